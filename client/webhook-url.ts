@@ -1,0 +1,114 @@
+/**
+ * The webhook URL rules (source spec §6 rule 1, §7, §8; x-decisions: webhook-url-policy),
+ * one implementation for the client, the CLI and the server's sender. Browser-safe: no
+ * Node built-ins. DNS-time checks reuse `classifyAddress` on every resolved address.
+ */
+import ipaddr from 'ipaddr.js';
+
+/** Why a URL was refused. */
+export type WebhookUrlProblem = 'invalid' | 'not_absolute' | 'not_https' | 'credentials' | 'blocked_address';
+
+/** Result of `validateWebhookUrl`: the parsed URL, or a code and a sentence saying what to fix. */
+export type WebhookUrlCheck =
+  | { ok: true; url: URL }
+  | { ok: false; code: WebhookUrlProblem; reason: string };
+
+/** Where an IP address points; only `public` is a legitimate webhook target by default. */
+export type AddressClass = 'public' | 'loopback' | 'private' | 'link_local' | 'reserved';
+
+/** Options of the URL rules. */
+export interface WebhookUrlOptions {
+  /**
+   * Allow loopback and private-network receivers, for local testing only (default false).
+   * Link-local addresses (cloud metadata, 169.254.169.254) stay refused even then.
+   */
+  allowPrivate?: boolean;
+}
+
+// Ranges ipaddr.js names for each class; anything not `unicast` and not listed is reserved
+// (multicast, 6to4 and NAT64 that may embed a private IPv4, documentation, ...).
+const LOOPBACK = new Set(['loopback', 'unspecified']);
+const PRIVATE = new Set(['private', 'uniqueLocal', 'carrierGradeNat']);
+const LINK_LOCAL = new Set(['linkLocal']);
+
+/**
+ * Classifies an IP literal (IPv4, IPv6, IPv4-mapped IPv6, with or without brackets).
+ * Returns undefined for a host name.
+ */
+export function classifyAddress(address: string): AddressClass | undefined {
+  const bare = address.replace(/^\[|\]$/g, '');
+  if (!ipaddr.isValid(bare)) return undefined;
+  // process() turns ::ffff:a.b.c.d into the IPv4 address it carries.
+  const range = ipaddr.process(bare).range();
+  if (range === 'unicast') return 'public';
+  if (LOOPBACK.has(range)) return 'loopback';
+  if (PRIVATE.has(range)) return 'private';
+  if (LINK_LOCAL.has(range)) return 'link_local';
+  return 'reserved';
+}
+
+/** Whether an address class may receive webhooks under `options`. */
+export function isAllowedAddressClass(cls: AddressClass, options: WebhookUrlOptions = {}): boolean {
+  if (cls === 'public') return true;
+  return Boolean(options.allowPrivate) && (cls === 'loopback' || cls === 'private');
+}
+
+/** `localhost` and `*.localhost` always mean loopback (RFC 6761 §6.3). */
+function isLocalhostName(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+/**
+ * Checks a webhook URL: absolute, `https:` (plain HTTP is rejected, source spec §6 rule 1),
+ * no credentials, and a host that is not an IP literal or localhost name in a loopback,
+ * private, link-local or reserved range (every spelling the URL parser accepts: decimal,
+ * hex, octal, IPv4-mapped IPv6). Host names are checked again after DNS by the sender.
+ */
+export function validateWebhookUrl(input: string | URL, options: WebhookUrlOptions = {}): WebhookUrlCheck {
+  const text = String(input).trim();
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    const relative = (() => {
+      try {
+        new URL(text, 'https://base.invalid');
+        return text.length > 0;
+      } catch {
+        return false;
+      }
+    })();
+    return relative
+      ? { ok: false, code: 'not_absolute', reason: `"${text}" is not an absolute URL: give the full https://host/path.` }
+      : { ok: false, code: 'invalid', reason: `"${text}" is not a URL.` };
+  }
+  if (url.protocol !== 'https:') {
+    return {
+      ok: false,
+      code: 'not_https',
+      reason: `Webhook URLs must use HTTPS (source spec §6): "${url.protocol}" is refused, use https://.`,
+    };
+  }
+  if (!url.hostname) {
+    return { ok: false, code: 'invalid', reason: `"${text}" has no host.` };
+  }
+  if (url.username || url.password) {
+    return {
+      ok: false,
+      code: 'credentials',
+      reason: 'Webhook URLs must not contain credentials (user:password@): put a secret token in the path instead.',
+    };
+  }
+  const cls = isLocalhostName(url.hostname) ? 'loopback' : classifyAddress(url.hostname);
+  if (cls && !isAllowedAddressClass(cls, options)) {
+    return {
+      ok: false,
+      code: 'blocked_address',
+      reason:
+        `Webhook host ${url.hostname} is a ${cls.replace('_', '-')} address; webhooks go only to public hosts` +
+        (cls === 'loopback' || cls === 'private' ? ' (allowPrivate permits it for local testing).' : '.'),
+    };
+  }
+  return { ok: true, url };
+}
