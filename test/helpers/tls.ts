@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -50,6 +51,8 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** The SNI name the client sent (undefined when it sent none, e.g. for an IP literal). */
+  servername: string | undefined;
   /** Date.now() when the body had been read. */
   receivedAt: number;
 }
@@ -63,7 +66,7 @@ export type ReceiverHandler = (
 
 /** A running HTTPS receiver. */
 export interface HttpsReceiver {
-  /** https://127.0.0.1:<port> (no trailing slash). */
+  /** https://127.0.0.1:<port> or https://[::1]:<port> (no trailing slash). */
   origin: string;
   port: number;
   /** Every request received so far, in arrival order. */
@@ -79,8 +82,11 @@ const answer200: ReceiverHandler = (_request, res) => {
   res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true,"duplicate":false}');
 };
 
-/** Starts an HTTPS server on 127.0.0.1:0 with the test certificate that records each request. */
-export async function startHttpsReceiver(handler: ReceiverHandler = answer200): Promise<HttpsReceiver> {
+/** Starts an HTTPS server on 127.0.0.1:0 (or `host`, e.g. '::1') with the test certificate that records each request. */
+export async function startHttpsReceiver(
+  handler: ReceiverHandler = answer200,
+  { host = '127.0.0.1' }: { host?: string } = {},
+): Promise<HttpsReceiver> {
   const certificate = getTestCertificate();
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -93,6 +99,7 @@ export async function startHttpsReceiver(handler: ReceiverHandler = answer200): 
         path: req.url ?? '',
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
+        servername: (req.socket as TLSSocket).servername || undefined,
         receivedAt: Date.now(),
       };
       requests.push(recorded);
@@ -109,11 +116,11 @@ export async function startHttpsReceiver(handler: ReceiverHandler = answer200): 
   server.on('tlsClientError', () => undefined);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(0, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   return {
-    origin: `https://127.0.0.1:${port}`,
+    origin: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     requests,
     certificate,

@@ -106,6 +106,35 @@ describe('deliverEvent', () => {
     expect(lookup.calls).toEqual(['localhost']);
     expect(r.requests).toHaveLength(1);
     expect(r.requests[0]?.headers.host).toBe(`localhost:${r.port}`);
+    expect(r.requests[0]?.servername).toBe('localhost');
+  });
+
+  it('delivers to an IPv6 literal, sending no SNI for an IP (RFC 6066 §3)', async () => {
+    const r = await receiver(undefined, { host: '::1' });
+    const result = await deliverEvent(`${r.origin}/h`, event, { insecureLocalhost: true });
+    expect(result).toMatchObject({ delivered: true, resolvedAddress: '::1' });
+    expect(r.requests[0]?.servername).toBeUndefined();
+  });
+
+  it('checks the certificate against the host name, not the pinned address', async () => {
+    const r = await receiver();
+    // The certificate names localhost and 127.0.0.1, never hooks.example.com.
+    const result = await deliverEvent(`https://hooks.example.com:${r.port}/h`, event, {
+      allowPrivate: true,
+      ca,
+      lookup: fakeLookup(['127.0.0.1']),
+    });
+    expect(result).toMatchObject({ delivered: false, reason: 'tls_failed', resolvedAddress: '127.0.0.1' });
+    expect(result.delivered === false && result.message).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
+    expect(r.requests).toHaveLength(0);
+  });
+
+  it('reports connection_failed when the receiver drops the connection without answering', async () => {
+    const r = await receiver((_req, res) => {
+      res.socket?.destroy();
+    });
+    const result = await deliverEvent(`${r.origin}/h`, event, { allowPrivate: true, ca });
+    expect(result).toMatchObject({ delivered: false, reason: 'connection_failed' });
   });
 
   it('does not follow a 302: failed as redirect, nothing reaches the target', async () => {
