@@ -36,6 +36,8 @@ export interface CreateWebhookSenderOptions {
   maxDelayMs?: number;
   /** Resolver returning every address of a host (default: the system's); for tests. */
   lookup?: WebhookLookup;
+  /** Attempts in flight at once, across all events, so a burst cannot open thousands of sockets (default 16). */
+  concurrency?: number;
   /** Random source in [0, 1) for the jitter (default Math.random); for tests. */
   random?: () => number;
 }
@@ -47,6 +49,8 @@ export class WebhookSenderConfigError extends Error {
 
 /** Default time `close` waits for pending deliveries, in ms (WebhookSender contract). */
 const CLOSE_TIMEOUT_MS = 10_000;
+/** Default number of attempts in flight at once. */
+const DEFAULT_CONCURRENCY = 16;
 
 interface Job {
   event: SessionEvent;
@@ -78,13 +82,32 @@ export function createWebhookSender(options: CreateWebhookSenderOptions): Webhoo
     timestamp: event.timestamp,
   });
 
-  const attempt = (job: Job): Promise<DeliveryResult> =>
-    deliverEvent(options.url, job.event, {
-      timeoutMs: config.timeoutMs,
-      allowPrivate: options.allowPrivate,
-      ca: options.ca,
-      lookup: options.lookup,
-    });
+  // A counting semaphore: a finished attempt hands its slot straight to the next waiter.
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  const acquire = () =>
+    active < config.concurrency ? (active++, Promise.resolve()) : new Promise<void>((resolve) => waiting.push(resolve));
+  const release = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else active--;
+  };
+
+  /** One attempt once a slot is free; undefined when close gave up on the job meanwhile. */
+  const attempt = async (job: Job): Promise<DeliveryResult | undefined> => {
+    await acquire();
+    try {
+      if (job.abandoned) return undefined;
+      return await deliverEvent(options.url, job.event, {
+        timeoutMs: config.timeoutMs,
+        allowPrivate: options.allowPrivate,
+        ca: options.ca,
+        lookup: options.lookup,
+      });
+    } finally {
+      release();
+    }
+  };
 
   const waitOrWake = (job: Job, ms: number) =>
     new Promise<void>((resolve) => {
@@ -101,7 +124,7 @@ export function createWebhookSender(options: CreateWebhookSenderOptions): Webhoo
     for (;;) {
       job.attempts++;
       const result = await attempt(job);
-      if (job.abandoned) return;
+      if (!result || job.abandoned) return;
       const fields = { ...identity(job.event), attempt: job.attempts, maxAttempts: config.maxAttempts, durationMs: result.durationMs };
       if (result.delivered) {
         logger.info({ ...fields, status: result.status, address: result.resolvedAddress }, 'webhook delivered');
@@ -133,7 +156,8 @@ export function createWebhookSender(options: CreateWebhookSenderOptions): Webhoo
         logger.error({ detail: valid.message }, 'webhook event is not a SessionEvent (spec/openapi.yaml); dropped');
         return;
       }
-      const job: Job = { event, attempts: 0, abandoned: false };
+      // A private copy: every attempt sends the same bytes even if the caller mutates its object (§6 rule 3).
+      const job: Job = { event: structuredClone(event), attempts: 0, abandoned: false };
       jobs.add(job);
       // Start on a later turn: the caller's answer never waits for DNS or a connection.
       const task = new Promise<void>((resolve) => setImmediate(resolve))
@@ -190,6 +214,7 @@ function checkOptions(options: CreateWebhookSenderOptions) {
     maxAttempts: number('maxAttempts', WEBHOOK_RETRY_DEFAULTS.maxAttempts, 1),
     baseDelayMs: number('baseDelayMs', WEBHOOK_RETRY_DEFAULTS.baseDelayMs, 0),
     maxDelayMs: number('maxDelayMs', WEBHOOK_RETRY_DEFAULTS.maxDelayMs, 0),
+    concurrency: number('concurrency', DEFAULT_CONCURRENCY, 1),
   };
   if (config.maxDelayMs < config.baseDelayMs) {
     throw new WebhookSenderConfigError(`maxDelayMs (${config.maxDelayMs}) must be ≥ baseDelayMs (${config.baseDelayMs}).`);

@@ -117,6 +117,23 @@ describe('createWebhookSender delivery', () => {
     await sender.close();
   });
 
+  it('follows the default schedule (base 1 s, factor 2) with a fixed jitter of 0.5', async () => {
+    const r = await scripted(500, 500, 200);
+    const { logger, lines } = captureLogger();
+    const sender = createWebhookSender({ url: `${r.origin}/h`, allowPrivate: true, ca, logger, random: () => 0.5 });
+    sender.enqueue(makeEvent());
+    await waitFor(() => lines.some((l) => l.msg === 'webhook delivered'), { timeoutMs: 5000 });
+    const planned = lines.filter((l) => l.nextDelayMs !== undefined).map((l) => l.nextDelayMs);
+    expect(planned).toEqual([500, 1000]);
+    const gaps = r.requests.slice(1).map((q, i) => q.receivedAt - (r.requests[i]?.receivedAt ?? 0));
+    console.info(`[measure] default schedule: planned ${planned.join(', ')} ms, measured gaps ${gaps.join(', ')} ms`);
+    gaps.forEach((gap, i) => {
+      expect(gap).toBeGreaterThanOrEqual((planned[i] ?? 0) - 5);
+      expect(gap).toBeLessThan((planned[i] ?? 0) + 500);
+    });
+    await sender.close();
+  });
+
   it('times out a slow receiver and retries', async () => {
     let n = 0;
     const r = await receiver(async (_req, res) => {
@@ -132,6 +149,25 @@ describe('createWebhookSender delivery', () => {
     expect(failed?.durationMs).toBeGreaterThanOrEqual(400);
     expect(lines.find((l) => l.msg === 'webhook delivered')).toMatchObject({ attempt: 2 });
     await sender.close();
+  });
+
+  it('keeps at most `concurrency` attempts in flight and sends a private copy of the event', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const r = await receiver(async (_req, res) => {
+      peak = Math.max(peak, ++inFlight);
+      await sleep(100);
+      inFlight--;
+      res.writeHead(200).end();
+    });
+    const sender = createWebhookSender({ url: `${r.origin}/h`, allowPrivate: true, ca, logger: captureLogger().logger, concurrency: 2 });
+    const events = ['a', 'b', 'c', 'd', 'e'].map((id) => makeEvent(id));
+    for (const e of events) sender.enqueue(e);
+    (events[0] as SessionEvent).session.id = 'mutated-after-enqueue';
+    await sender.close();
+    expect(r.requests).toHaveLength(5);
+    expect(peak).toBe(2);
+    expect(r.requests.map((q) => (JSON.parse(q.body) as SessionEvent).session.id).sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 
   it('gives up after maxAttempts', async () => {
@@ -169,21 +205,27 @@ describe('createWebhookSender close', () => {
 
   it('logs what is still pending at the close timeout as dropped, and drops events enqueued after close', async () => {
     const r = await receiver(async (_req, res) => {
-      await sleep(2000);
+      await sleep(1500);
       if (!res.destroyed) res.writeHead(200).end();
     });
     const { logger, lines } = captureLogger();
-    const sender = createWebhookSender({ url: `${r.origin}/h`, allowPrivate: true, ca, logger });
+    const sender = createWebhookSender({ url: `${r.origin}/h`, allowPrivate: true, ca, logger, concurrency: 1 });
     sender.enqueue(makeEvent('slow'));
+    sender.enqueue(makeEvent('queued'));
     await waitFor(() => r.requests.length === 1, { timeoutMs: 5000 });
     const t0 = performance.now();
     await sender.close({ timeoutMs: 200 });
     const closeMs = performance.now() - t0;
+    console.info(`[measure] close({ timeoutMs: 200 }) resolved after ${closeMs.toFixed(0)} ms`);
     expect(closeMs).toBeGreaterThanOrEqual(190);
     expect(closeMs).toBeLessThan(1000);
-    expect(lines.find((l) => /close timeout; dropped/.test(l.msg))).toMatchObject({ sessionId: 'slow', level: 50 });
+    const dropped = lines.filter((l) => /close timeout; dropped/.test(l.msg)).map((l) => l.sessionId);
+    expect(dropped.sort()).toEqual(['queued', 'slow']);
     sender.enqueue(makeEvent('late'));
     expect(lines.find((l) => /after close; dropped/.test(l.msg))).toMatchObject({ sessionId: 'late' });
+    // The event waiting for a slot is never sent once dropped.
+    await sleep(1800);
+    expect(r.requests).toHaveLength(1);
   });
 });
 
