@@ -76,10 +76,11 @@ export function createWebhookSender(options: CreateWebhookSenderOptions): Webhoo
   let closing = false;
   let closed: Promise<void> | undefined;
 
-  const identity = (event: SessionEvent) => ({
-    event: event.event,
-    sessionId: event.session.id,
-    timestamp: event.timestamp,
+  // Optional chaining: enqueue logs whatever it is given and must never throw.
+  const identity = (event: SessionEvent | undefined) => ({
+    event: event?.event,
+    sessionId: event?.session?.id,
+    timestamp: event?.timestamp,
   });
 
   // A counting semaphore: a finished attempt hands its slot straight to the next waiter.
@@ -156,8 +157,16 @@ export function createWebhookSender(options: CreateWebhookSenderOptions): Webhoo
         logger.error({ detail: valid.message }, 'webhook event is not a SessionEvent (spec/openapi.yaml); dropped');
         return;
       }
-      // A private copy: every attempt sends the same bytes even if the caller mutates its object (§6 rule 3).
-      const job: Job = { event: structuredClone(event), attempts: 0, abandoned: false };
+      let snapshot: SessionEvent;
+      try {
+        // The wire form, copied once: every attempt sends the same bytes even if the caller
+        // mutates its object afterwards (dedupe by identity, source spec §6 rule 3).
+        snapshot = JSON.parse(JSON.stringify(event)) as SessionEvent;
+      } catch (error) {
+        logger.error({ ...identity(event), err: error }, 'webhook event cannot be serialized as JSON; dropped');
+        return;
+      }
+      const job: Job = { event: snapshot, attempts: 0, abandoned: false };
       jobs.add(job);
       // Start on a later turn: the caller's answer never waits for DNS or a connection.
       const task = new Promise<void>((resolve) => setImmediate(resolve))

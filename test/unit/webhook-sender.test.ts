@@ -63,6 +63,16 @@ describe('createWebhookSender options', () => {
     expect(lines.find((l) => l.level === 40)?.msg).toMatch(/allowPrivate is ON/);
   });
 
+  it('enqueue never throws: an invalid or unserializable event is logged and dropped', async () => {
+    const { logger, lines } = captureLogger();
+    const sender = createWebhookSender({ url: 'https://hooks.example.com/h', logger });
+    expect(() => sender.enqueue({ event: 'e' } as unknown as SessionEvent)).not.toThrow();
+    expect(() => sender.enqueue({ ...makeEvent(), big: 1n } as unknown as SessionEvent)).not.toThrow();
+    expect(lines.filter((l) => /dropped/.test(l.msg))).toHaveLength(2);
+    await sender.close();
+    expect(() => sender.enqueue(undefined as unknown as SessionEvent)).not.toThrow();
+  });
+
   it('refuses impossible numbers', () => {
     expect(() => createWebhookSender({ url: 'https://hooks.example.com/h', maxAttempts: 0 })).toThrow(/maxAttempts/);
     expect(() => createWebhookSender({ url: 'https://hooks.example.com/h', baseDelayMs: 10, maxDelayMs: 5 })).toThrow(/maxDelayMs/);
