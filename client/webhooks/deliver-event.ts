@@ -284,7 +284,7 @@ function post(
       res.on('end', conclude);
       // An answer cut mid-body still carries its status line: judge on that.
       res.on('error', conclude);
-      res.on('aborted', conclude);
+      res.on('close', conclude);
     });
 
     req.end(body);
