@@ -89,9 +89,9 @@ function checkApiKey(apiKey: unknown): string {
   if (typeof apiKey !== 'string' || !apiKey.trim()) {
     throw new TypeError('createSessionsClient: apiKey is required (the key sent as Authorization: Bearer <apiKey>).');
   }
-  // RFC 6750 §2.1: b64token has no spaces or control characters.
-  if (/[\s\u0000-\u001f\u007f]/.test(apiKey)) {
-    throw new TypeError('createSessionsClient: apiKey contains whitespace or control characters; check how it was copied.');
+  // RFC 6750 §2.1: a b64token is visible ASCII, no spaces or control characters.
+  if (!/^[\x21-\x7e]+$/.test(apiKey)) {
+    throw new TypeError('createSessionsClient: apiKey contains whitespace, control or non-ASCII characters; check how it was copied.');
   }
   return apiKey;
 }
