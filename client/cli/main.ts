@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+/** Entry of the `session-resume-api` command (package `bin`): one line per command. */
+import { createProgram, runProgram } from './program.js';
+import { createResumeCommand } from './resume-command.js';
+
+const program = createProgram([
+  createResumeCommand(),
+]);
+process.exitCode = await runProgram(program, process.argv);
