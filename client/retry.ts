@@ -19,7 +19,7 @@ export interface RetryOptions {
   fetch: FetchLike;
   /** Retries after the first attempt (0 = never retry). */
   maxRetries: number;
-  /** Deadline of each attempt, in ms, until the response headers arrive. */
+  /** Deadline of each attempt, in ms; its signal stays on the response, so it also bounds the body. */
   timeoutMs: number;
   /** Longest single wait between attempts, in ms; a Retry-After beyond it ends the retries. */
   maxRetryDelayMs: number;

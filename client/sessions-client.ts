@@ -4,7 +4,7 @@
  */
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
-import { SessionsClientError } from './errors.js';
+import { describeFetchError, SessionsClientError } from './errors.js';
 import { toResumeOutcome, type ResumeOutcome } from './outcome.js';
 import { createRetryingFetch, type FetchLike } from './retry.js';
 import { PACKAGE_VERSION } from './version.js';
@@ -17,7 +17,7 @@ export interface SessionsClientOptions {
   apiKey: string;
   /** The fetch to use (default globalThis.fetch); also the hook for extra headers or instrumentation. */
   fetch?: FetchLike;
-  /** Deadline of each attempt until the response headers arrive, in ms (default 10 000). */
+  /** Deadline of each attempt, in ms, from sending to the end of the body (default 10 000). */
   timeoutMs?: number;
   /** Retries of 429, 502, 503, 504 and network failures after the first attempt (default 2; 0 disables). */
   maxRetries?: number;
@@ -148,14 +148,24 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
       return toResumeOutcome({ sessionId, status: response.status, headers: response.headers, text, attempts });
     } catch (error) {
       if (error instanceof SessionsClientError) throw error;
-      // The body stopped arriving: the caller aborted, or the connection broke.
+      // The body stopped arriving: the caller aborted, the attempt's deadline passed, or the
+      // connection broke.
       const url = `${baseUrl}/v1/sessions/${encodeURIComponent(sessionId)}/resume`;
-      const aborted = callOptions.signal?.aborted === true;
-      throw new SessionsClientError(
-        aborted ? 'aborted' : 'network',
-        aborted ? `The request to ${url} was aborted.` : `The answer from ${url} broke off: ${String(error)}`,
-        { cause: error, url, attempts },
-      );
+      if (callOptions.signal?.aborted) {
+        throw new SessionsClientError('aborted', `The request to ${url} was aborted.`, { cause: error, url, attempts });
+      }
+      if ((error as { name?: unknown } | null)?.name === 'TimeoutError') {
+        throw new SessionsClientError('timeout', `The answer from ${url} did not complete within ${timeoutMs} ms.`, {
+          cause: error,
+          url,
+          attempts,
+        });
+      }
+      throw new SessionsClientError('network', `The answer from ${url} broke off: ${describeFetchError(error)}.`, {
+        cause: error,
+        url,
+        attempts,
+      });
     }
   }
 

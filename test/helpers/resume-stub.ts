@@ -36,7 +36,7 @@ const resumed = (res: ServerResponse, id: string) => json(res, 200, { success: t
  * 400, as text/plain. `rl-seconds`/`rl-date`: 429 with Retry-After 120 s / an HTTP date an
  * hour ahead. `rl-then-ok`, `503-then-ok`, `reset-then-ok`: one failure, then 200. `always-503`,
  * `bad-request`, `html-500`, `forbidden`, `unknown-*` (404 echoing the id), `hang` (never
- * answers), `garbage-200` (200 text). Anything else: 200 resumed, echoing what it saw.
+ * answers), `hang-body` (headers, then a body that never ends), `garbage-200` (200 text). Anything else: 200 resumed, echoing what it saw.
  */
 export async function startResumeStub(): Promise<ResumeStub> {
   const requests: SeenRequest[] = [];
@@ -85,6 +85,9 @@ export async function startResumeStub(): Promise<ResumeStub> {
         return res.end('OK');
       case 'hang':
         return; // never answers
+      case 'hang-body':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.write('{"success":'); // headers, then a body that never ends
       default:
         if (sessionId.startsWith('unknown')) {
           return json(res, 404, { success: false, error: 'not_found', message: `Session ${sessionId} was not found.` });

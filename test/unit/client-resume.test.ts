@@ -114,6 +114,11 @@ describe('failures without an answer', () => {
     expect((error as Error).cause).toMatchObject({ name: 'TimeoutError' });
   });
 
+  it('throws SessionsClientError `timeout` when the body stops arriving after the headers', async () => {
+    const slow = createSessionsClient({ baseUrl: stub.url, apiKey: 'k', timeoutMs: 300 });
+    await expect(slow.resume('hang-body')).rejects.toMatchObject({ name: 'SessionsClientError', code: 'timeout' });
+  });
+
   it('throws SessionsClientError `network` for a refused connection, after its retries', async () => {
     const dead = createSessionsClient({ baseUrl: `http://127.0.0.1:${await getFreePort()}`, apiKey: 'k', maxRetries: 1 });
     const error = await dead.resume('x').catch((e: unknown) => e);
