@@ -1,13 +1,11 @@
 /** Public entry of `session-resume-api/client`: browser-safe (no Node built-ins). */
 export { createSessionsClient } from './sessions-client.js';
 export type { ResumeOptions, SessionsClient, SessionsClientOptions } from './sessions-client.js';
-export { NOT_PAUSED_MARKER, toResumeOutcome } from './outcome.js';
-export type { ResumeAnswer, ResumeOutcome, ResumeOutcomeKind } from './outcome.js';
+export { NOT_PAUSED_MARKER } from './outcome.js';
+export type { ResumeOutcome, ResumeOutcomeKind } from './outcome.js';
 export { SessionsClientError } from './errors.js';
 export type { SessionsClientErrorCode } from './errors.js';
-export { parseRetryAfter, RETRYABLE_STATUSES } from './retry.js';
 export type { FetchLike } from './retry.js';
 export { classifyAddress, isAllowedAddressClass, validateWebhookUrl } from './webhook-url.js';
 export type { AddressClass, WebhookUrlCheck, WebhookUrlOptions, WebhookUrlProblem } from './webhook-url.js';
 export type { ErrorBody, ResumeResult } from '../spec/types.js';
-export { PACKAGE_VERSION } from './version.js';

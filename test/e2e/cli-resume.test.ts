@@ -77,6 +77,12 @@ describe('session-resume-api resume', () => {
     noStack(run);
   });
 
+  it('warns that a not_paused after a retry may mean the first attempt resumed the session', async () => {
+    const run = await cli(['resume', 'reset-after-resume'], env);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/not paused \(HTTP 409 after 2 attempts\)[\s\S]*An earlier attempt may have resumed it/);
+  });
+
   it.each([
     ['code=409, example=notPaused', 3, 'not_paused'],
     ['code=404', 4, 'not_found'],

@@ -34,7 +34,8 @@ const resumed = (res: ServerResponse, id: string) => json(res, 200, { success: t
 /**
  * Answers by session id. `np-200`, `np-400`, `np-text`: not_paused as 200 success:false, as
  * 400, as text/plain. `rl-seconds`/`rl-date`: 429 with Retry-After 120 s / an HTTP date an
- * hour ahead. `rl-then-ok`, `503-then-ok`, `reset-then-ok`: one failure, then 200. `always-503`,
+ * hour ahead. `rl-then-ok`, `503-then-ok`, `reset-then-ok`: one failure, then 200. `reset-after-resume`: a reset,
+ * then 409 not_paused. `always-503`,
  * `bad-request`, `html-500`, `forbidden`, `unknown-*` (404 echoing the id), `hang` (never
  * answers), `hang-body` (headers, then a body that never ends), `garbage-200` (200 text). Anything else: 200 resumed, echoing what it saw.
  */
@@ -71,6 +72,10 @@ export async function startResumeStub(): Promise<ResumeStub> {
       case 'reset-then-ok':
         if (n === 1) return req.socket.destroy();
         return resumed(res, sessionId);
+      case 'reset-after-resume':
+        // The first attempt resumes the session but its answer is lost; the retry finds it running.
+        if (n === 1) return req.socket.destroy();
+        return json(res, 409, { success: false, error: 'not_paused', message: `Session ${sessionId} is not paused.` });
       case 'always-503':
         return json(res, 503, { success: false, error: 'service_unavailable', message: 'Store down.' });
       case 'bad-request':

@@ -5,14 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createSessionsClient,
-  PACKAGE_VERSION,
-  parseRetryAfter,
-  SessionsClientError,
-  toResumeOutcome,
-  type SessionsClient,
-} from '../../client/index.js';
+import { createSessionsClient, SessionsClientError, type SessionsClient } from '../../client/index.js';
+import { toResumeOutcome } from '../../client/outcome.js';
+import { parseRetryAfter } from '../../client/retry.js';
+import { PACKAGE_VERSION } from '../../client/version.js';
 import { getFreePort } from '../helpers/free-port.js';
 import { startResumeStub, type ResumeStub } from '../helpers/resume-stub.js';
 
@@ -93,6 +89,12 @@ describe('retries', () => {
 
   it('retries after a connection reset, then resumes', async () => {
     expect(await client.resume('reset-then-ok')).toMatchObject({ kind: 'resumed', attempts: 2 });
+  });
+
+  it('can report not_paused after a retry whose first attempt resumed the session (README caveat)', async () => {
+    const outcome = await client.resume('reset-after-resume');
+    expect(outcome).toMatchObject({ kind: 'not_paused', attempts: 2 });
+    expect(stub.hits('reset-after-resume')).toBe(2);
   });
 
   it('stops after maxRetries and returns the last answer', async () => {
