@@ -56,6 +56,9 @@ export function isAllowedAddressClass(cls: AddressClass, options: WebhookUrlOpti
   return Boolean(options.allowPrivate) && (cls === 'loopback' || cls === 'private');
 }
 
+/** Longest accepted webhook URL (WebhookUrl schema, maxLength). */
+const MAX_URL_LENGTH = 2048;
+
 /** `localhost` and `*.localhost` always mean loopback (RFC 6761 §6.3). */
 function isLocalhostName(hostname: string): boolean {
   const name = hostname.toLowerCase().replace(/\.$/, '');
@@ -69,7 +72,14 @@ function isLocalhostName(hostname: string): boolean {
  * hex, octal, IPv4-mapped IPv6). Host names are checked again after DNS by the sender.
  */
 export function validateWebhookUrl(input: string | URL, options: WebhookUrlOptions = {}): WebhookUrlCheck {
-  const text = String(input).trim();
+  const text = String(input);
+  // The WebhookUrl schema's limits: the URL is sent as given, so it is checked as given.
+  if (text.length > MAX_URL_LENGTH) {
+    return { ok: false, code: 'invalid', reason: `The URL is ${text.length} characters long; at most ${MAX_URL_LENGTH} are accepted.` };
+  }
+  if (text !== text.trim()) {
+    return { ok: false, code: 'invalid', reason: `"${text}" has leading or trailing whitespace; remove it.` };
+  }
   let url: URL;
   try {
     url = new URL(text);
@@ -92,6 +102,11 @@ export function validateWebhookUrl(input: string | URL, options: WebhookUrlOptio
       code: 'not_https',
       reason: `Webhook URLs must use HTTPS (source spec §6): "${url.protocol}" is refused, use https://.`,
     };
+  }
+  // The URL parser also reads "https:host/path" and "https:/host/path"; the WebhookUrl schema
+  // (pattern ^https://[^/?#]) and other parsers do not, so only the full form is accepted.
+  if (!/^https:\/\/[^/?#]/i.test(text)) {
+    return { ok: false, code: 'not_absolute', reason: `"${text}" is not an absolute URL: write it as https://host/path.` };
   }
   if (!url.hostname) {
     return { ok: false, code: 'invalid', reason: `"${text}" has no host.` };

@@ -1,11 +1,8 @@
 #!/usr/bin/env node
-/** The `session-resume-api` command line (minimal entry; subcommands live in their own files). */
-import { Command } from 'commander';
-import { runProgram } from './run-program.js';
+/** Entry of the `session-resume-api` command (package `bin`): one line per command. */
+import { createProgram, runProgram } from './program.js';
+import { createResumeCommand } from './resume-command.js';
 import { createWebhookCommand } from './webhook-command.js';
 
-const program = new Command('session-resume-api')
-  .description('Tools for the Session Resume API and its session webhooks.')
-  .addCommand(createWebhookCommand());
-
+const program = createProgram([createResumeCommand(), createWebhookCommand()]);
 process.exitCode = await runProgram(program, process.argv);

@@ -1,13 +1,13 @@
 /**
  * `session-resume-api webhook …`: `check` (the source's troubleshooting list, §6 rule 5) and
  * `send` (deliver events exactly as the service would). Exit codes: 0 ok, 1 a check or
- * delivery failed, 2 usage (see run-program.ts).
+ * delivery failed, 2 usage (see program.ts).
  */
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { contract } from '../../spec/contract.js';
 import { DELIVERY_TIMEOUT_MS } from '../webhooks/deliver-event.js';
-import { EXIT_FAILED, EXIT_USAGE } from './run-program.js';
+import { EXIT } from './program.js';
 import { runWebhookCheck } from './webhook-check.js';
 import { formatSendSummary, runWebhookSend } from './webhook-send.js';
 
@@ -47,7 +47,7 @@ function readCa(command: Command, file: string | undefined): string | undefined 
     return readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    return command.error(`error: cannot read --ca file ${file} (${code}): give a readable PEM file.`, { exitCode: EXIT_USAGE });
+    return command.error(`error: cannot read --ca file ${file} (${code}): give a readable PEM file.`, { exitCode: EXIT.usage });
   }
 }
 
@@ -64,7 +64,7 @@ function createCheckCommand(): Command {
       ca: readCa(command, flags.ca),
       timeoutMs: flags.timeoutMs,
     });
-    if (!ok) process.exitCode = EXIT_FAILED;
+    if (!ok) process.exitCode = EXIT.failed;
   });
 }
 
@@ -93,7 +93,7 @@ function createSendCommand(): Command {
   return addConnectionOptions(send).action(async (url: string, flags: SendFlags, command: Command) => {
     const event = { event: flags.event, session: { id: flags.session }, timestamp: flags.timestamp ?? new Date().toISOString() };
     const valid = contract.validate('SessionEvent', event);
-    if (!valid.ok) command.error(`error: the event is not a SessionEvent (${valid.message}).`, { exitCode: EXIT_USAGE });
+    if (!valid.ok) command.error(`error: the event is not a SessionEvent (${valid.message}).`, { exitCode: EXIT.usage });
     const summary = await runWebhookSend(url, event, {
       times: flags.times,
       concurrency: flags.concurrency,
@@ -102,7 +102,7 @@ function createSendCommand(): Command {
       timeoutMs: flags.timeoutMs,
     });
     process.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : `${formatSendSummary(summary).join('\n')}\n`);
-    if (summary.failed > 0) process.exitCode = EXIT_FAILED;
+    if (summary.failed > 0) process.exitCode = EXIT.failed;
   });
 }
 

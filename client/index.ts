@@ -1,0 +1,11 @@
+/** Public entry of `session-resume-api/client`: browser-safe (no Node built-ins). */
+export { createSessionsClient } from './sessions-client.js';
+export type { ResumeOptions, SessionsClient, SessionsClientOptions } from './sessions-client.js';
+export { NOT_PAUSED_MARKER } from './outcome.js';
+export type { ResumeOutcome, ResumeOutcomeKind } from './outcome.js';
+export { SessionsClientError } from './errors.js';
+export type { SessionsClientErrorCode } from './errors.js';
+export type { FetchLike } from './retry.js';
+export { classifyAddress, isAllowedAddressClass, validateWebhookUrl } from './webhook-url.js';
+export type { AddressClass, WebhookUrlCheck, WebhookUrlOptions, WebhookUrlProblem } from './webhook-url.js';
+export type { ErrorBody, ResumeResult } from '../spec/types.js';

@@ -1,0 +1,101 @@
+/**
+ * Answer → outcome: the one place that reads the `not_paused` marker (source spec §4 rule 3,
+ * §7; x-decisions: not-paused-status). Never throws, whatever the body is.
+ */
+import type { ResumeResult } from '../spec/types.js';
+import { parseRetryAfter } from './retry.js';
+
+/** The marker the service puts in the body text of a resume refused because the session is not paused. */
+export const NOT_PAUSED_MARKER = 'not_paused';
+
+/** Fields of every outcome: the final HTTP status and how many requests were sent (1 + retries). */
+interface OutcomeBase {
+  status: number;
+  /** Above 1, an earlier attempt may have resumed the session: see the README on retries and not_paused. */
+  attempts: number;
+}
+
+/** Fields of every outcome that is not `resumed`: a human message and the raw body text. */
+interface FailedOutcome extends OutcomeBase {
+  /** The body's `message` when it is JSON with one, else the start of the body text, else "HTTP <status>". */
+  message: string;
+  /** The body exactly as received (may be empty, plain text or HTML). */
+  body: string;
+}
+
+/** What a resume came to; switch on `kind`. */
+export type ResumeOutcome =
+  | (OutcomeBase & { kind: 'resumed'; result: ResumeResult })
+  | (FailedOutcome & { kind: 'not_paused' })
+  | (FailedOutcome & { kind: 'not_found' })
+  | (FailedOutcome & { kind: 'unauthorized' })
+  | (FailedOutcome & { kind: 'rate_limited'; retryAfterSeconds: number | undefined })
+  | (FailedOutcome & { kind: 'unexpected' });
+
+/** The values of `ResumeOutcome['kind']`. */
+export type ResumeOutcomeKind = ResumeOutcome['kind'];
+
+/** One answer of the service, as `toResumeOutcome` needs it. */
+export interface ResumeAnswer {
+  sessionId: string;
+  status: number;
+  headers: Headers;
+  /** The raw body text. */
+  text: string;
+  attempts: number;
+  /** Clock for an HTTP-date Retry-After, in ms since the epoch (default Date.now()). */
+  now?: number;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isResumeResult(value: unknown): value is ResumeResult {
+  const v = value as { success?: unknown; message?: unknown } | null | undefined;
+  return typeof v === 'object' && v !== null && typeof v.success === 'boolean' && typeof v.message === 'string';
+}
+
+function messageOf(json: unknown, text: string, status: number): string {
+  const message = (json as { message?: unknown } | null | undefined)?.message;
+  if (typeof message === 'string' && message) return message;
+  const start = text.trim().slice(0, 200);
+  return start || `HTTP ${status}`;
+}
+
+/**
+ * Whether the body text carries the not_paused marker. When the session id itself contains
+ * the marker, its echoes are removed first, so that "Session sess_not_paused_1 was not
+ * found." stays a not_found. (An id equal to the bare marker therefore never reads as one.)
+ */
+export function hasNotPausedMarker(text: string, sessionId: string): boolean {
+  if (!sessionId.includes(NOT_PAUSED_MARKER)) return text.includes(NOT_PAUSED_MARKER);
+  const echoes = [sessionId, encodeURIComponent(sessionId), JSON.stringify(sessionId).slice(1, -1)];
+  const stripped = echoes.reduce((t, echo) => t.split(echo).join(''), text);
+  return stripped.includes(NOT_PAUSED_MARKER);
+}
+
+/** Maps one answer to its outcome: success first, then the marker (whatever the status), then the status. */
+export function toResumeOutcome(answer: ResumeAnswer): ResumeOutcome {
+  const { status, text, attempts } = answer;
+  const json = parseJson(text);
+  // Source spec §4 rule 1: a resumed session is answered with success = true.
+  if (status >= 200 && status < 300 && isResumeResult(json) && json.success === true) {
+    return { kind: 'resumed', status, attempts, result: json };
+  }
+  const failed = { status, attempts, message: messageOf(json, text, status), body: text };
+  // Source spec §4 rule 3: the marker decides, whatever the status (x-decisions: not-paused-status).
+  if (hasNotPausedMarker(text, answer.sessionId)) return { kind: 'not_paused', ...failed };
+  if (status === 404) return { kind: 'not_found', ...failed };
+  // x-decisions: unauthorized; 403 is also read as a refused key.
+  if (status === 401 || status === 403) return { kind: 'unauthorized', ...failed };
+  if (status === 429) {
+    const retryAfterSeconds = parseRetryAfter(answer.headers.get('retry-after'), answer.now);
+    return { kind: 'rate_limited', ...failed, retryAfterSeconds };
+  }
+  return { kind: 'unexpected', ...failed };
+}

@@ -1,0 +1,114 @@
+/**
+ * The fetch layer under openapi-fetch: one timeout per attempt, and retries of 429, 502, 503,
+ * 504 and network failures with backoff, honouring Retry-After up to a cap
+ * (x-decisions: rate-limit, store-unavailable). Browser-safe: no Node built-ins.
+ */
+import { describeFetchError, SessionsClientError } from './errors.js';
+
+/** A fetch that takes a Request (the shape openapi-fetch calls). */
+export type FetchLike = (input: Request) => Promise<Response>;
+
+/** Statuses worth another attempt: rate limited (RFC 6585 §4) and gateway/unavailable (RFC 9110 §15.6.3-5). */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+
+/** Base of the exponential backoff when the answer has no Retry-After, in ms. */
+const BACKOFF_BASE_MS = 250;
+
+/** Settings of `createRetryingFetch`. */
+export interface RetryOptions {
+  fetch: FetchLike;
+  /** Retries after the first attempt (0 = never retry). */
+  maxRetries: number;
+  /** Deadline of each attempt, in ms; its signal stays on the response, so it also bounds the body. */
+  timeoutMs: number;
+  /** Longest single wait between attempts, in ms; a Retry-After beyond it ends the retries. */
+  maxRetryDelayMs: number;
+}
+
+/** Per-request hooks: `onAttempt` is told the number of each attempt as it starts. */
+export interface AttemptHooks {
+  onAttempt?: (attempt: number) => void;
+}
+
+/**
+ * Reads Retry-After (RFC 9110 §10.2.3): `delay-seconds` or an HTTP-date. Returns whole seconds
+ * from `now` (never negative), or undefined when the header is absent or unreadable.
+ */
+export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
+  if (value == null) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  // HTTP-date (RFC 9110 §5.6.7): IMF-fixdate, or the obsolete RFC 850 and asctime forms.
+  if (!/[a-z]/i.test(text)) return undefined;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+/** Full-jitter exponential backoff for `attempt` (1-based), capped at `capMs`. */
+export function backoffDelay(attempt: number, capMs: number, random: () => number = Math.random): number {
+  return Math.floor(random() * Math.min(capMs, BACKOFF_BASE_MS * 2 ** (attempt - 1)));
+}
+
+/** Waits `ms`, or rejects with the signal's reason when it aborts first. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Wraps `options.fetch` with timeouts and retries. Throws `SessionsClientError` only when no
+ * answer arrives; a retryable answer still there after the last attempt is returned as is.
+ */
+export function createRetryingFetch(options: RetryOptions): (request: Request, hooks?: AttemptHooks) => Promise<Response> {
+  const { maxRetries, timeoutMs, maxRetryDelayMs } = options;
+  return async (request, hooks = {}) => {
+    const caller = request.signal;
+    const fail = (code: 'network' | 'timeout' | 'aborted', message: string, cause: unknown, attempts: number) =>
+      new SessionsClientError(code, message, { cause, url: request.url, attempts });
+    const wait = async (ms: number, attempt: number) => {
+      try {
+        await sleep(ms, caller);
+      } catch (reason) {
+        throw fail('aborted', `The request to ${request.url} was aborted.`, reason, attempt);
+      }
+    };
+    for (let attempt = 1; ; attempt++) {
+      hooks.onAttempt?.(attempt);
+      const timeout = AbortSignal.timeout(timeoutMs);
+      let response: Response;
+      try {
+        response = await options.fetch(new Request(request.clone(), { signal: AbortSignal.any([caller, timeout]) }));
+      } catch (error) {
+        if (caller.aborted) throw fail('aborted', `The request to ${request.url} was aborted.`, caller.reason ?? error, attempt);
+        // A timed-out attempt is not retried: the service may still be working on it.
+        if (timeout.aborted) {
+          throw fail('timeout', `No answer from ${request.url} within ${timeoutMs} ms.`, timeout.reason ?? error, attempt);
+        }
+        // Refused, reset, DNS or CORS failure: browsers do not say which, so all are retried.
+        if (attempt > maxRetries) {
+          throw fail('network', `Cannot reach ${request.url}: ${describeFetchError(error)}.`, error, attempt);
+        }
+        await wait(backoffDelay(attempt, maxRetryDelayMs), attempt);
+        continue;
+      }
+      if (!RETRYABLE_STATUSES.has(response.status) || attempt > maxRetries) return response;
+      const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+      const delayMs = retryAfter === undefined ? backoffDelay(attempt, maxRetryDelayMs) : retryAfter * 1000;
+      // A server asking for a longer wait than we accept gets its answer back to the caller.
+      if (delayMs > maxRetryDelayMs) return response;
+      await response.body?.cancel().catch(() => undefined);
+      await wait(delayMs, attempt);
+    }
+  };
+}

@@ -1,0 +1,173 @@
+/**
+ * `createSessionsClient`: the typed client of the Session Resume API, built on openapi-fetch
+ * with the generated `paths`. Browser-safe: nothing here (or below) imports a Node built-in.
+ */
+import createClient, { type Client } from 'openapi-fetch';
+import type { paths } from '../generated/api.js';
+import { describeFetchError, SessionsClientError } from './errors.js';
+import { toResumeOutcome, type ResumeOutcome } from './outcome.js';
+import { createRetryingFetch, type FetchLike } from './retry.js';
+import { PACKAGE_VERSION } from './version.js';
+
+/** Options of `createSessionsClient`. */
+export interface SessionsClientOptions {
+  /** Base URL of the service without the /v1 prefix, e.g. "https://api.example.com" (source spec §4). */
+  baseUrl: string;
+  /** The API key, sent as `Authorization: Bearer <apiKey>` (source spec §5). */
+  apiKey: string;
+  /** The fetch to use (default globalThis.fetch); also the hook for extra headers or instrumentation. */
+  fetch?: FetchLike;
+  /** Deadline of each attempt, in ms, from sending to the end of the body (default 10 000). */
+  timeoutMs?: number;
+  /** Retries of 429, 502, 503, 504 and network failures after the first attempt (default 2; 0 disables). */
+  maxRetries?: number;
+  /** Longest wait between attempts, in ms (default 10 000); a longer Retry-After ends the retries. */
+  maxRetryDelayMs?: number;
+  /** User-Agent header (default "session-resume-api/<version>" outside browsers; browsers send their own). */
+  userAgent?: string;
+}
+
+/** Per-call options of `resume`. */
+export interface ResumeOptions {
+  /** Aborts the call (and any wait between retries); the call then throws a SessionsClientError `aborted`. */
+  signal?: AbortSignal;
+  /** Extra request headers for this call only (e.g. `Prefer` for a Prism mock). */
+  headers?: Record<string, string>;
+}
+
+/** The client: `resume` for the outcome, `raw` for the typed openapi-fetch client underneath. */
+export interface SessionsClient {
+  /**
+   * Resumes a paused session. Resolves to an outcome for every answer the service gives;
+   * throws SessionsClientError only when no answer arrives (network, timeout, aborted), and
+   * TypeError for an empty session id or one that cannot be a path segment ("." or "..").
+   */
+  resume(sessionId: string, options?: ResumeOptions): Promise<ResumeOutcome>;
+  /** The openapi-fetch client (same base URL, key, timeouts and retries), for typed raw calls. */
+  raw: Client<paths>;
+}
+
+const RESUME_PATH = '/v1/sessions/{session_id}/resume';
+
+const DEFAULTS = { timeoutMs: 10_000, maxRetries: 2, maxRetryDelayMs: 10_000 } as const;
+
+function checkNumber(name: string, value: number | undefined, fallback: number, min: number, max: number, integer = false): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
+    throw new TypeError(
+      `createSessionsClient: ${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${String(value)}.`,
+    );
+  }
+  return value;
+}
+
+function checkBaseUrl(baseUrl: unknown): string {
+  if (typeof baseUrl !== 'string' || !baseUrl) {
+    throw new TypeError('createSessionsClient: baseUrl is required, e.g. "https://api.example.com".');
+  }
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TypeError(`createSessionsClient: baseUrl "${baseUrl}" is not an absolute URL; give e.g. "https://api.example.com".`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new TypeError(`createSessionsClient: baseUrl must use https:// (or http:// for local testing), got "${url.protocol}".`);
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new TypeError('createSessionsClient: baseUrl must not carry a query, fragment or credentials; pass the key as apiKey.');
+  }
+  const path = url.pathname.replace(/\/+$/, '');
+  // Source spec §4: the path is {base_url}/v1/...; the client adds /v1 itself.
+  if (/\/v1$/.test(path)) {
+    throw new TypeError(`createSessionsClient: baseUrl "${baseUrl}" ends with /v1; leave it out, the client adds it.`);
+  }
+  return `${url.origin}${path}`;
+}
+
+function checkApiKey(apiKey: unknown): string {
+  if (typeof apiKey !== 'string' || !apiKey.trim()) {
+    throw new TypeError('createSessionsClient: apiKey is required (the key sent as Authorization: Bearer <apiKey>).');
+  }
+  // RFC 6750 §2.1: a b64token is visible ASCII, no spaces or control characters.
+  if (!/^[\x21-\x7e]+$/.test(apiKey)) {
+    throw new TypeError('createSessionsClient: apiKey contains whitespace, control or non-ASCII characters; check how it was copied.');
+  }
+  return apiKey;
+}
+
+/** Creates a client; throws TypeError naming the option to fix when an option is invalid. */
+export function createSessionsClient(options: SessionsClientOptions): SessionsClient {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError('createSessionsClient: pass an options object { baseUrl, apiKey }.');
+  }
+  const baseUrl = checkBaseUrl(options.baseUrl);
+  const apiKey = checkApiKey(options.apiKey);
+  const timeoutMs = checkNumber('timeoutMs', options.timeoutMs, DEFAULTS.timeoutMs, 1, 2 ** 31 - 1);
+  const maxRetries = checkNumber('maxRetries', options.maxRetries, DEFAULTS.maxRetries, 0, 10, true);
+  const maxRetryDelayMs = checkNumber('maxRetryDelayMs', options.maxRetryDelayMs, DEFAULTS.maxRetryDelayMs, 0, 2 ** 31 - 1);
+  if (options.fetch !== undefined && typeof options.fetch !== 'function') {
+    throw new TypeError('createSessionsClient: fetch must be a function (input: Request) => Promise<Response>.');
+  }
+  // Called through a closure: a detached window.fetch throws "Illegal invocation" in browsers.
+  const baseFetch: FetchLike = options.fetch ?? ((request) => globalThis.fetch(request));
+  const retrying = createRetryingFetch({ fetch: baseFetch, timeoutMs, maxRetries, maxRetryDelayMs });
+  const inBrowser = typeof (globalThis as { document?: unknown }).document !== 'undefined';
+  const userAgent = options.userAgent ?? (inBrowser ? undefined : `session-resume-api/${PACKAGE_VERSION}`);
+  const raw = createClient<paths>({
+    baseUrl,
+    fetch: (request) => retrying(request),
+    headers: { Authorization: `Bearer ${apiKey}`, ...(userAgent ? { 'User-Agent': userAgent } : {}) },
+  });
+
+  async function resume(sessionId: string, callOptions: ResumeOptions = {}): Promise<ResumeOutcome> {
+    if (typeof sessionId !== 'string' || sessionId === '') {
+      throw new TypeError('resume: sessionId must be a non-empty string.');
+    }
+    // URL parsers remove "." and ".." segments even percent-encoded (WHATWG URL path state),
+    // so such an id can never reach the server as itself.
+    if (sessionId === '.' || sessionId === '..') {
+      throw new TypeError(`resume: sessionId "${sessionId}" cannot be sent as a URL path segment.`);
+    }
+    let attempts = 0;
+    let answer: Response | undefined;
+    try {
+      const { response } = await raw.POST(RESUME_PATH, {
+        // openapi-fetch percent-encodes path parameters (encodeURIComponent): one segment.
+        params: { path: { session_id: sessionId } },
+        parseAs: 'text',
+        ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+        ...(callOptions.headers ? { headers: callOptions.headers } : {}),
+        fetch: async (request: Request) => {
+          const res = await retrying(request, { onAttempt: (n) => (attempts = n) });
+          answer = res.clone();
+          return res;
+        },
+      });
+      const text = await (answer ?? response).text();
+      return toResumeOutcome({ sessionId, status: response.status, headers: response.headers, text, attempts });
+    } catch (error) {
+      if (error instanceof SessionsClientError) throw error;
+      // The body stopped arriving: the caller aborted, the attempt's deadline passed, or the
+      // connection broke.
+      const url = `${baseUrl}/v1/sessions/${encodeURIComponent(sessionId)}/resume`;
+      if (callOptions.signal?.aborted) {
+        throw new SessionsClientError('aborted', `The request to ${url} was aborted.`, { cause: error, url, attempts });
+      }
+      if ((error as { name?: unknown } | null)?.name === 'TimeoutError') {
+        throw new SessionsClientError('timeout', `The answer from ${url} did not complete within ${timeoutMs} ms.`, {
+          cause: error,
+          url,
+          attempts,
+        });
+      }
+      throw new SessionsClientError('network', `The answer from ${url} broke off: ${describeFetchError(error)}.`, {
+        cause: error,
+        url,
+        attempts,
+      });
+    }
+  }
+
+  return { resume, raw };
+}
