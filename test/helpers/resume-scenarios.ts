@@ -1,0 +1,240 @@
+/**
+ * The resume scenarios of issue #3, written once and run against the reference server
+ * directly (test/unit/server/app.test.ts) and through `prism proxy --errors`
+ * (test/contract/server-prism.test.ts). Every answer is also checked against the spec's
+ * own schemas. Each scenario uses its own sessions, so the order does not matter.
+ */
+import { expect } from 'vitest';
+import { contract } from '../../spec/contract.js';
+import type { SessionSeed } from '../../server/sessions/session-store.js';
+
+/** The sessions the scenarios expect; seed them into the server under test. */
+export const SCENARIO_SESSIONS: SessionSeed[] = [
+  'resume-ok',
+  'resume-twice',
+  'lowercase-scheme',
+  'json-no-body',
+  'json-empty-body',
+  'json-empty-object',
+  'json-extra-members',
+  'unauth-paused',
+].map((name) => ({ id: `sc_${name}`, status: 'paused' }));
+SCENARIO_SESSIONS.push({ id: 'sc_running', status: 'running' }, { id: 'sc_cancelled', status: 'cancelled' });
+
+/** One scenario: `viaPrism` is false when Prism answers the request itself instead of forwarding it. */
+export interface ResumeScenario {
+  name: string;
+  viaPrism: boolean;
+  run(ctx: { baseUrl: string; apiKey: string }): Promise<void>;
+}
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+async function resume(baseUrl: string, id: string, init: { headers?: Record<string, string>; body?: string; method?: string } = {}) {
+  const res = await fetch(`${baseUrl}/v1/sessions/${encodeURIComponent(id)}/resume`, {
+    method: init.method ?? 'POST',
+    headers: init.headers ?? {},
+    ...(init.body !== undefined ? { body: init.body } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) as Record<string, unknown> };
+}
+
+type Answer = Awaited<ReturnType<typeof resume>>;
+
+function expectResumed(answer: Answer) {
+  expect(answer.status, answer.text).toBe(200);
+  expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(contract.validate('ResumeResult', answer.json())).toMatchObject({ ok: true });
+  expect(answer.json().success).toBe(true);
+}
+
+function expectError(answer: Answer, status: number, code: string) {
+  expect(answer.status, answer.text).toBe(status);
+  expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(contract.validate('Error', answer.json())).toMatchObject({ ok: true });
+  expect(answer.json().error).toBe(code);
+  expect(answer.text).not.toMatch(/\bat .+\.(ts|js):\d+/); // no stack trace
+}
+
+const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/** All scenarios, in a stable order. */
+export const resumeScenarios: ResumeScenario[] = [
+  {
+    name: 'a paused session resumes: 200 ResumeResult with success true',
+    viaPrism: true,
+    async run({ baseUrl, apiKey }) {
+      expectResumed(await resume(baseUrl, 'sc_resume-ok', { headers: auth(apiKey) }));
+    },
+  },
+  {
+    name: 'a second resume gets 409 whose body text contains not_paused',
+    viaPrism: true,
+    async run({ baseUrl, apiKey }) {
+      expectResumed(await resume(baseUrl, 'sc_resume-twice', { headers: auth(apiKey) }));
+      const second = await resume(baseUrl, 'sc_resume-twice', { headers: auth(apiKey) });
+      expectError(second, 409, 'not_paused');
+      expect(second.text).toContain('not_paused');
+    },
+  },
+  {
+    name: 'running and cancelled sessions get not_paused',
+    viaPrism: true,
+    async run({ baseUrl, apiKey }) {
+      for (const id of ['sc_running', 'sc_cancelled']) {
+        const answer = await resume(baseUrl, id, { headers: auth(apiKey) });
+        expectError(answer, 409, 'not_paused');
+        expect(answer.json().message).toContain('not_paused');
+      }
+    },
+  },
+  {
+    name: 'an unknown session id gets 404 not_found',
+    viaPrism: true,
+    async run({ baseUrl, apiKey }) {
+      expectError(await resume(baseUrl, 'sc_does_not_exist', { headers: auth(apiKey) }), 404, 'not_found');
+    },
+  },
+  {
+    name: 'the scheme name matches case-insensitively (bearer, BEARER)',
+    viaPrism: true,
+    async run({ baseUrl, apiKey }) {
+      expectResumed(await resume(baseUrl, 'sc_lowercase-scheme', { headers: { authorization: `bearer ${apiKey}` } }));
+      const upper = await resume(baseUrl, 'sc_lowercase-scheme', { headers: { authorization: `BEARER ${apiKey}` } });
+      expectError(upper, 409, 'not_paused');
+    },
+  },
+  {
+    name: 'a wrong key gets 401 with WWW-Authenticate error="invalid_token", whether the session exists or not',
+    viaPrism: true,
+    async run({ baseUrl }) {
+      const known = await resume(baseUrl, 'sc_unauth-paused', { headers: auth('wrong-key') });
+      const unknown = await resume(baseUrl, 'sc_does_not_exist', { headers: auth('wrong-key') });
+      for (const answer of [known, unknown]) {
+        expectError(answer, 401, 'unauthorized');
+        expect(answer.headers.get('www-authenticate')).toBe('Bearer realm="session-resume-api", error="invalid_token"');
+      }
+      // An unauthenticated caller learns nothing about which sessions exist.
+      expect(known.text).toBe(unknown.text);
+    },
+  },
+  {
+    name: 'no Authorization header gets 401 with a challenge without error code (RFC 6750 §3.1)',
+    viaPrism: false,
+    async run({ baseUrl }) {
+      const known = await resume(baseUrl, 'sc_unauth-paused');
+      const unknown = await resume(baseUrl, 'sc_does_not_exist');
+      for (const answer of [known, unknown]) {
+        expectError(answer, 401, 'unauthorized');
+        expect(answer.headers.get('www-authenticate')).toBe('Bearer realm="session-resume-api"');
+      }
+      expect(known.text).toBe(unknown.text);
+    },
+  },
+  {
+    name: 'a malformed Authorization header (Basic, Bearer without token) gets 401',
+    viaPrism: false,
+    async run({ baseUrl }) {
+      for (const authorization of ['Basic dXNlcjpwYXNz', 'Bearer', 'Bearer ', 'Bearer a b', 'Token abc']) {
+        const answer = await resume(baseUrl, 'sc_unauth-paused', { headers: { authorization } });
+        expectError(answer, 401, 'unauthorized');
+        expect(answer.headers.get('www-authenticate')).toBe('Bearer realm="session-resume-api"');
+      }
+    },
+  },
+  {
+    name: 'authentication runs before the body is read: bad JSON without a key gets 401, not 400',
+    viaPrism: false,
+    async run({ baseUrl }) {
+      const answer = await resume(baseUrl, 'sc_unauth-paused', { headers: JSON_TYPE, body: '{' });
+      expectError(answer, 401, 'unauthorized');
+    },
+  },
+  {
+    name: 'Content-Type application/json with no body is accepted',
+    viaPrism: true,
+    async run({ baseUrl, apiKey }) {
+      expectResumed(await resume(baseUrl, 'sc_json-no-body', { headers: { ...auth(apiKey), ...JSON_TYPE } }));
+    },
+  },
+  {
+    name: 'Content-Type application/json with an empty body is accepted',
+    viaPrism: true,
+    async run({ baseUrl, apiKey }) {
+      expectResumed(await resume(baseUrl, 'sc_json-empty-body', { headers: { ...auth(apiKey), ...JSON_TYPE }, body: '' }));
+    },
+  },
+  {
+    name: 'a {} body is accepted',
+    viaPrism: true,
+    async run({ baseUrl, apiKey }) {
+      expectResumed(await resume(baseUrl, 'sc_json-empty-object', { headers: { ...auth(apiKey), ...JSON_TYPE }, body: '{}' }));
+    },
+  },
+  {
+    name: 'unknown members of a JSON object are ignored',
+    viaPrism: true,
+    async run({ baseUrl, apiKey }) {
+      const body = JSON.stringify({ reason: 'approved', nested: { a: [1, 2] } });
+      expectResumed(await resume(baseUrl, 'sc_json-extra-members', { headers: { ...auth(apiKey), ...JSON_TYPE }, body }));
+    },
+  },
+  {
+    name: 'a body over 100 KB gets 413 payload_too_large',
+    viaPrism: true,
+    async run({ baseUrl, apiKey }) {
+      const body = JSON.stringify({ padding: 'x'.repeat(101 * 1024) });
+      expectError(await resume(baseUrl, 'sc_running', { headers: { ...auth(apiKey), ...JSON_TYPE }, body }), 413, 'payload_too_large');
+    },
+  },
+  {
+    name: 'a body that is not JSON gets 400 bad_request',
+    viaPrism: false,
+    async run({ baseUrl, apiKey }) {
+      for (const body of ['{', 'not json', '"a string"', 'null']) {
+        expectError(await resume(baseUrl, 'sc_running', { headers: { ...auth(apiKey), ...JSON_TYPE }, body }), 400, 'bad_request');
+      }
+    },
+  },
+  {
+    name: 'JSON that is not an object gets 400 bad_request',
+    viaPrism: false,
+    async run({ baseUrl, apiKey }) {
+      for (const body of ['[]', '[{}]']) {
+        expectError(await resume(baseUrl, 'sc_running', { headers: { ...auth(apiKey), ...JSON_TYPE }, body }), 400, 'bad_request');
+      }
+    },
+  },
+  {
+    name: 'a text/plain body gets 415 unsupported_media_type',
+    viaPrism: false,
+    async run({ baseUrl, apiKey }) {
+      const headers = { ...auth(apiKey), 'content-type': 'text/plain' };
+      expectError(await resume(baseUrl, 'sc_running', { headers, body: 'resume please' }), 415, 'unsupported_media_type');
+    },
+  },
+  {
+    name: 'another method on the resume path gets 405 method_not_allowed with Allow: POST',
+    viaPrism: false,
+    async run({ baseUrl, apiKey }) {
+      for (const method of ['GET', 'PUT', 'DELETE']) {
+        const answer = await resume(baseUrl, 'sc_running', { method, headers: auth(apiKey) });
+        expectError(answer, 405, 'method_not_allowed');
+        expect(answer.headers.get('allow')).toBe('POST');
+      }
+    },
+  },
+  {
+    name: 'a path outside the contract gets 404 not_found in the Error shape',
+    viaPrism: false,
+    async run({ baseUrl, apiKey }) {
+      for (const path of ['/v1/sessions', '/v1/sessions/sc_running', '/v2/sessions/sc_running/resume']) {
+        const res = await fetch(baseUrl + path, { method: 'POST', headers: auth(apiKey) });
+        const text = await res.text();
+        expect(res.status).toBe(404);
+        expect(contract.validate('Error', JSON.parse(text))).toMatchObject({ ok: true });
+      }
+    },
+  },
+];
