@@ -89,10 +89,11 @@ describe('rate limit across processes', () => {
 
 describe('startup', () => {
   it('refuses an http:// WEBHOOK_URL with a message that webhook URLs must use HTTPS, even with WEBHOOK_ALLOW_PRIVATE=1', async () => {
-    for (const env of [
+    const envs: Record<string, string>[] = [
       { WEBHOOK_URL: 'http://hooks.example.org/in' },
       { WEBHOOK_URL: 'http://127.0.0.1:8443/in', WEBHOOK_ALLOW_PRIVATE: '1' },
-    ]) {
+    ];
+    for (const env of envs) {
       const { code, output } = await runServerExpectingExit(env);
       expect(code).toBe(1);
       expect(output).toContain('Webhook URLs must use HTTPS');
