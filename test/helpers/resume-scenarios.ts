@@ -21,17 +21,31 @@ export const SCENARIO_SESSIONS: SessionSeed[] = [
 ].map((name) => ({ id: `sc_${name}`, status: 'paused' }));
 SCENARIO_SESSIONS.push({ id: 'sc_running', status: 'running' }, { id: 'sc_cancelled', status: 'cancelled' });
 
-/** One scenario: `viaPrism` is false when Prism answers the request itself instead of forwarding it. */
+/** Where a scenario sends its requests; `fetch` lets the Prism run inspect every answer (default: global fetch). */
+export interface ScenarioContext {
+  baseUrl: string;
+  apiKey: string;
+  fetch?: typeof fetch;
+}
+
+/**
+ * One scenario: `viaPrism` is false when Prism answers the request itself instead of
+ * forwarding it (a request the spec does not allow), or cannot handle it (see the scenario).
+ */
 export interface ResumeScenario {
   name: string;
   viaPrism: boolean;
-  run(ctx: { baseUrl: string; apiKey: string }): Promise<void>;
+  run(ctx: ScenarioContext): Promise<void>;
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-async function resume(baseUrl: string, id: string, init: { headers?: Record<string, string>; body?: string; method?: string } = {}) {
-  const res = await fetch(`${baseUrl}/v1/sessions/${encodeURIComponent(id)}/resume`, {
+async function resume(
+  ctx: ScenarioContext,
+  id: string,
+  init: { headers?: Record<string, string>; body?: string; method?: string } = {},
+) {
+  const res = await (ctx.fetch ?? fetch)(`${ctx.baseUrl}/v1/sessions/${encodeURIComponent(id)}/resume`, {
     method: init.method ?? 'POST',
     headers: init.headers ?? {},
     ...(init.body !== undefined ? { body: init.body } : {}),
@@ -64,16 +78,18 @@ export const resumeScenarios: ResumeScenario[] = [
   {
     name: 'a paused session resumes: 200 ResumeResult with success true',
     viaPrism: true,
-    async run({ baseUrl, apiKey }) {
-      expectResumed(await resume(baseUrl, 'sc_resume-ok', { headers: auth(apiKey) }));
+    async run(ctx) {
+      const { apiKey } = ctx;
+      expectResumed(await resume(ctx, 'sc_resume-ok', { headers: auth(apiKey) }));
     },
   },
   {
     name: 'a second resume gets 409 whose body text contains not_paused',
     viaPrism: true,
-    async run({ baseUrl, apiKey }) {
-      expectResumed(await resume(baseUrl, 'sc_resume-twice', { headers: auth(apiKey) }));
-      const second = await resume(baseUrl, 'sc_resume-twice', { headers: auth(apiKey) });
+    async run(ctx) {
+      const { apiKey } = ctx;
+      expectResumed(await resume(ctx, 'sc_resume-twice', { headers: auth(apiKey) }));
+      const second = await resume(ctx, 'sc_resume-twice', { headers: auth(apiKey) });
       expectError(second, 409, 'not_paused');
       expect(second.text).toContain('not_paused');
     },
@@ -81,9 +97,10 @@ export const resumeScenarios: ResumeScenario[] = [
   {
     name: 'running and cancelled sessions get not_paused',
     viaPrism: true,
-    async run({ baseUrl, apiKey }) {
+    async run(ctx) {
+      const { apiKey } = ctx;
       for (const id of ['sc_running', 'sc_cancelled']) {
-        const answer = await resume(baseUrl, id, { headers: auth(apiKey) });
+        const answer = await resume(ctx, id, { headers: auth(apiKey) });
         expectError(answer, 409, 'not_paused');
         expect(answer.json().message).toContain('not_paused');
       }
@@ -92,25 +109,28 @@ export const resumeScenarios: ResumeScenario[] = [
   {
     name: 'an unknown session id gets 404 not_found',
     viaPrism: true,
-    async run({ baseUrl, apiKey }) {
-      expectError(await resume(baseUrl, 'sc_does_not_exist', { headers: auth(apiKey) }), 404, 'not_found');
+    async run(ctx) {
+      const { apiKey } = ctx;
+      expectError(await resume(ctx, 'sc_does_not_exist', { headers: auth(apiKey) }), 404, 'not_found');
     },
   },
   {
     name: 'the scheme name matches case-insensitively (bearer, BEARER)',
-    viaPrism: true,
-    async run({ baseUrl, apiKey }) {
-      expectResumed(await resume(baseUrl, 'sc_lowercase-scheme', { headers: { authorization: `bearer ${apiKey}` } }));
-      const upper = await resume(baseUrl, 'sc_lowercase-scheme', { headers: { authorization: `BEARER ${apiKey}` } });
+    // Prism 5.14.2 matches "Bearer" case-sensitively (against RFC 7235 §2.1) and answers 401 itself.
+    viaPrism: false,
+    async run(ctx) {
+      const { apiKey } = ctx;
+      expectResumed(await resume(ctx, 'sc_lowercase-scheme', { headers: { authorization: `bearer ${apiKey}` } }));
+      const upper = await resume(ctx, 'sc_lowercase-scheme', { headers: { authorization: `BEARER ${apiKey}` } });
       expectError(upper, 409, 'not_paused');
     },
   },
   {
     name: 'a wrong key gets 401 with WWW-Authenticate error="invalid_token", whether the session exists or not',
     viaPrism: true,
-    async run({ baseUrl }) {
-      const known = await resume(baseUrl, 'sc_unauth-paused', { headers: auth('wrong-key') });
-      const unknown = await resume(baseUrl, 'sc_does_not_exist', { headers: auth('wrong-key') });
+    async run(ctx) {
+      const known = await resume(ctx, 'sc_unauth-paused', { headers: auth('wrong-key') });
+      const unknown = await resume(ctx, 'sc_does_not_exist', { headers: auth('wrong-key') });
       for (const answer of [known, unknown]) {
         expectError(answer, 401, 'unauthorized');
         expect(answer.headers.get('www-authenticate')).toBe('Bearer realm="session-resume-api", error="invalid_token"');
@@ -122,9 +142,9 @@ export const resumeScenarios: ResumeScenario[] = [
   {
     name: 'no Authorization header gets 401 with a challenge without error code (RFC 6750 §3.1)',
     viaPrism: false,
-    async run({ baseUrl }) {
-      const known = await resume(baseUrl, 'sc_unauth-paused');
-      const unknown = await resume(baseUrl, 'sc_does_not_exist');
+    async run(ctx) {
+      const known = await resume(ctx, 'sc_unauth-paused');
+      const unknown = await resume(ctx, 'sc_does_not_exist');
       for (const answer of [known, unknown]) {
         expectError(answer, 401, 'unauthorized');
         expect(answer.headers.get('www-authenticate')).toBe('Bearer realm="session-resume-api"');
@@ -135,9 +155,9 @@ export const resumeScenarios: ResumeScenario[] = [
   {
     name: 'a malformed Authorization header (Basic, Bearer without token) gets 401',
     viaPrism: false,
-    async run({ baseUrl }) {
+    async run(ctx) {
       for (const authorization of ['Basic dXNlcjpwYXNz', 'Bearer', 'Bearer ', 'Bearer a b', 'Token abc']) {
-        const answer = await resume(baseUrl, 'sc_unauth-paused', { headers: { authorization } });
+        const answer = await resume(ctx, 'sc_unauth-paused', { headers: { authorization } });
         expectError(answer, 401, 'unauthorized');
         expect(answer.headers.get('www-authenticate')).toBe('Bearer realm="session-resume-api"');
       }
@@ -146,80 +166,89 @@ export const resumeScenarios: ResumeScenario[] = [
   {
     name: 'authentication runs before the body is read: bad JSON without a key gets 401, not 400',
     viaPrism: false,
-    async run({ baseUrl }) {
-      const answer = await resume(baseUrl, 'sc_unauth-paused', { headers: JSON_TYPE, body: '{' });
+    async run(ctx) {
+      const answer = await resume(ctx, 'sc_unauth-paused', { headers: JSON_TYPE, body: '{' });
       expectError(answer, 401, 'unauthorized');
     },
   },
   {
     name: 'Content-Type application/json with no body is accepted',
     viaPrism: true,
-    async run({ baseUrl, apiKey }) {
-      expectResumed(await resume(baseUrl, 'sc_json-no-body', { headers: { ...auth(apiKey), ...JSON_TYPE } }));
+    async run(ctx) {
+      const { apiKey } = ctx;
+      expectResumed(await resume(ctx, 'sc_json-no-body', { headers: { ...auth(apiKey), ...JSON_TYPE } }));
     },
   },
   {
     name: 'Content-Type application/json with an empty body is accepted',
     viaPrism: true,
-    async run({ baseUrl, apiKey }) {
-      expectResumed(await resume(baseUrl, 'sc_json-empty-body', { headers: { ...auth(apiKey), ...JSON_TYPE }, body: '' }));
+    async run(ctx) {
+      const { apiKey } = ctx;
+      expectResumed(await resume(ctx, 'sc_json-empty-body', { headers: { ...auth(apiKey), ...JSON_TYPE }, body: '' }));
     },
   },
   {
     name: 'a {} body is accepted',
     viaPrism: true,
-    async run({ baseUrl, apiKey }) {
-      expectResumed(await resume(baseUrl, 'sc_json-empty-object', { headers: { ...auth(apiKey), ...JSON_TYPE }, body: '{}' }));
+    async run(ctx) {
+      const { apiKey } = ctx;
+      expectResumed(await resume(ctx, 'sc_json-empty-object', { headers: { ...auth(apiKey), ...JSON_TYPE }, body: '{}' }));
     },
   },
   {
     name: 'unknown members of a JSON object are ignored',
     viaPrism: true,
-    async run({ baseUrl, apiKey }) {
+    async run(ctx) {
+      const { apiKey } = ctx;
       const body = JSON.stringify({ reason: 'approved', nested: { a: [1, 2] } });
-      expectResumed(await resume(baseUrl, 'sc_json-extra-members', { headers: { ...auth(apiKey), ...JSON_TYPE }, body }));
+      expectResumed(await resume(ctx, 'sc_json-extra-members', { headers: { ...auth(apiKey), ...JSON_TYPE }, body }));
     },
   },
   {
     name: 'a body over 100 KB gets 413 payload_too_large',
     viaPrism: true,
-    async run({ baseUrl, apiKey }) {
+    async run(ctx) {
+      const { apiKey } = ctx;
       const body = JSON.stringify({ padding: 'x'.repeat(101 * 1024) });
-      expectError(await resume(baseUrl, 'sc_running', { headers: { ...auth(apiKey), ...JSON_TYPE }, body }), 413, 'payload_too_large');
+      expectError(await resume(ctx, 'sc_running', { headers: { ...auth(apiKey), ...JSON_TYPE }, body }), 413, 'payload_too_large');
     },
   },
   {
     name: 'a body that is not JSON gets 400 bad_request',
     viaPrism: false,
-    async run({ baseUrl, apiKey }) {
+    async run(ctx) {
+      const { apiKey } = ctx;
       for (const body of ['{', 'not json', '"a string"', 'null']) {
-        expectError(await resume(baseUrl, 'sc_running', { headers: { ...auth(apiKey), ...JSON_TYPE }, body }), 400, 'bad_request');
+        expectError(await resume(ctx, 'sc_running', { headers: { ...auth(apiKey), ...JSON_TYPE }, body }), 400, 'bad_request');
       }
     },
   },
   {
     name: 'JSON that is not an object gets 400 bad_request',
     viaPrism: false,
-    async run({ baseUrl, apiKey }) {
+    async run(ctx) {
+      const { apiKey } = ctx;
       for (const body of ['[]', '[{}]']) {
-        expectError(await resume(baseUrl, 'sc_running', { headers: { ...auth(apiKey), ...JSON_TYPE }, body }), 400, 'bad_request');
+        expectError(await resume(ctx, 'sc_running', { headers: { ...auth(apiKey), ...JSON_TYPE }, body }), 400, 'bad_request');
       }
     },
   },
   {
     name: 'a text/plain body gets 415 unsupported_media_type',
     viaPrism: false,
-    async run({ baseUrl, apiKey }) {
+    async run(ctx) {
+      const { apiKey } = ctx;
       const headers = { ...auth(apiKey), 'content-type': 'text/plain' };
-      expectError(await resume(baseUrl, 'sc_running', { headers, body: 'resume please' }), 415, 'unsupported_media_type');
+      expectError(await resume(ctx, 'sc_running', { headers, body: 'resume please' }), 415, 'unsupported_media_type');
     },
   },
   {
     name: 'another method on the resume path gets 405 method_not_allowed with Allow: POST',
     viaPrism: false,
-    async run({ baseUrl, apiKey }) {
+    async run(ctx) {
+      const { apiKey } = ctx;
       for (const method of ['GET', 'PUT', 'DELETE']) {
-        const answer = await resume(baseUrl, 'sc_running', { method, headers: auth(apiKey) });
+        const answer = await resume(ctx, 'sc_running', { method, headers: auth(apiKey) });
         expectError(answer, 405, 'method_not_allowed');
         expect(answer.headers.get('allow')).toBe('POST');
       }
@@ -228,9 +257,10 @@ export const resumeScenarios: ResumeScenario[] = [
   {
     name: 'a path outside the contract gets 404 not_found in the Error shape',
     viaPrism: false,
-    async run({ baseUrl, apiKey }) {
+    async run(ctx) {
+      const { apiKey } = ctx;
       for (const path of ['/v1/sessions', '/v1/sessions/sc_running', '/v2/sessions/sc_running/resume']) {
-        const res = await fetch(baseUrl + path, { method: 'POST', headers: auth(apiKey) });
+        const res = await (ctx.fetch ?? fetch)(ctx.baseUrl + path, { method: 'POST', headers: auth(apiKey) });
         const text = await res.text();
         expect(res.status).toBe(404);
         expect(contract.validate('Error', JSON.parse(text))).toMatchObject({ ok: true });
