@@ -73,6 +73,20 @@ function expectError(answer: Answer, status: number, code: string) {
 
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 
+/**
+ * Sends `headers` for an existing and an unknown session: both get the same 401 with
+ * `challenge`, so an unauthenticated caller learns nothing about which sessions exist.
+ */
+async function expectSameChallenge(ctx: ScenarioContext, headers: Record<string, string>, challenge: string) {
+  const known = await resume(ctx, 'sc_unauth-paused', { headers });
+  const unknown = await resume(ctx, 'sc_does_not_exist', { headers });
+  for (const answer of [known, unknown]) {
+    expectError(answer, 401, 'unauthorized');
+    expect(answer.headers.get('www-authenticate')).toBe(challenge);
+  }
+  expect(known.text).toBe(unknown.text);
+}
+
 /** All scenarios, in a stable order. */
 export const resumeScenarios: ResumeScenario[] = [
   {
@@ -128,29 +142,12 @@ export const resumeScenarios: ResumeScenario[] = [
   {
     name: 'a wrong key gets 401 with WWW-Authenticate error="invalid_token", whether the session exists or not',
     viaPrism: true,
-    async run(ctx) {
-      const known = await resume(ctx, 'sc_unauth-paused', { headers: auth('wrong-key') });
-      const unknown = await resume(ctx, 'sc_does_not_exist', { headers: auth('wrong-key') });
-      for (const answer of [known, unknown]) {
-        expectError(answer, 401, 'unauthorized');
-        expect(answer.headers.get('www-authenticate')).toBe('Bearer realm="session-resume-api", error="invalid_token"');
-      }
-      // An unauthenticated caller learns nothing about which sessions exist.
-      expect(known.text).toBe(unknown.text);
-    },
+    run: (ctx) => expectSameChallenge(ctx, auth('wrong-key'), 'Bearer realm="session-resume-api", error="invalid_token"'),
   },
   {
     name: 'no Authorization header gets 401 with a challenge without error code (RFC 6750 §3.1)',
     viaPrism: false,
-    async run(ctx) {
-      const known = await resume(ctx, 'sc_unauth-paused');
-      const unknown = await resume(ctx, 'sc_does_not_exist');
-      for (const answer of [known, unknown]) {
-        expectError(answer, 401, 'unauthorized');
-        expect(answer.headers.get('www-authenticate')).toBe('Bearer realm="session-resume-api"');
-      }
-      expect(known.text).toBe(unknown.text);
-    },
+    run: (ctx) => expectSameChallenge(ctx, {}, 'Bearer realm="session-resume-api"'),
   },
   {
     name: 'a malformed Authorization header (Basic, Bearer without token) gets 401',

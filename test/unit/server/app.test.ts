@@ -28,6 +28,15 @@ afterAll(async () => {
   await Promise.all(running.map((s) => s.close()));
 });
 
+/** A memory store whose `method` always throws `error`. */
+function failingStore(error: Error, method: 'resume' | 'ping' = 'resume'): SessionStore {
+  const store = createMemorySessionStore();
+  store[method] = async () => {
+    throw error;
+  };
+  return store;
+}
+
 const post = (url: string, id: string, headers: Record<string, string> = { authorization: `Bearer ${API_KEY}` }) =>
   fetch(`${url}/v1/sessions/${encodeURIComponent(id)}/resume`, { method: 'POST', headers });
 
@@ -49,11 +58,7 @@ describe('operational endpoints', () => {
   });
 
   it('GET /healthz answers 503 when the store does not', async () => {
-    const store = createMemorySessionStore();
-    store.ping = async () => {
-      throw new StoreUnavailableError('down');
-    };
-    const { url } = await serve({ store });
+    const { url } = await serve({ store: failingStore(new StoreUnavailableError('down'), 'ping') });
     const res = await fetch(`${url}/healthz`);
     expect(res.status).toBe(503);
     expect(contract.validate('Error', await res.json())).toMatchObject({ ok: true });
@@ -78,11 +83,7 @@ describe('operational endpoints', () => {
 
 describe('store failures and defects', () => {
   it('a store that is unavailable gives 503 service_unavailable with Retry-After', async () => {
-    const store = createMemorySessionStore();
-    store.resume = async () => {
-      throw new StoreUnavailableError('Redis resume failed: connection refused');
-    };
-    const { url } = await serve({ store });
+    const { url } = await serve({ store: failingStore(new StoreUnavailableError('Redis resume failed: connection refused')) });
     const res = await post(url, 'sc_resume-ok');
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('1');
@@ -92,11 +93,7 @@ describe('store failures and defects', () => {
   });
 
   it('a defect gives 500 internal_error without its message or stack', async () => {
-    const store = createMemorySessionStore();
-    store.resume = async () => {
-      throw new Error('secret internal detail');
-    };
-    const { url } = await serve({ store });
+    const { url } = await serve({ store: failingStore(new Error('secret internal detail')) });
     const res = await post(url, 'sc_resume-ok');
     expect(res.status).toBe(500);
     const text = await res.text();
