@@ -118,10 +118,13 @@ export async function createApp(deps: AppDeps): Promise<Express> {
 
   app.post(RESUME_PATH, async (req, res) => {
     const id = String(req.params.session_id);
+    // Messages never echo the id: clients detect not_paused by the marker anywhere in the
+    // body text (x-decisions: not-paused-status), so an id like "x_not_paused" must not
+    // turn a 200 or a 404 into a false not_paused.
     const outcome = await store.resume(id);
     switch (outcome.kind) {
       case 'resumed': {
-        res.status(200).json({ success: true, message: `Session ${id} resumed.` } satisfies ResumeResult);
+        res.status(200).json({ success: true, message: 'Session resumed.' } satisfies ResumeResult);
         // After the answer and never awaited: delivery must not delay it (issue #3).
         try {
           webhookSender?.enqueue({ event: 'session.resumed', session: { id }, timestamp: new Date().toISOString() });
@@ -131,11 +134,11 @@ export async function createApp(deps: AppDeps): Promise<Express> {
         return;
       }
       case 'not_found':
-        res.status(404).json(errorBody('not_found', `Session ${id} was not found.`));
+        res.status(404).json(errorBody('not_found', 'Session not found.'));
         return;
       case 'not_paused':
         // Source spec §4 rule 3: the body text contains not_paused (x-decisions: not-paused-status).
-        res.status(409).json(errorBody('not_paused', `Session ${id} is not paused (not_paused).`));
+        res.status(409).json(errorBody('not_paused', 'Session is not paused (not_paused).'));
         return;
     }
   });

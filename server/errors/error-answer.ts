@@ -50,8 +50,18 @@ const error = (status: number, code: ErrorCode, message: string, headers: Record
   defect,
 });
 
-/** Renders `err` as an Error answer; never exposes a stack or an internal message on a 500. */
+/**
+ * Renders `err` as an Error answer; never exposes a stack or an internal message on a 500.
+ * Only the not_paused answer may carry the marker `not_paused`: validator messages can
+ * quote the request (a path, a member name), and clients search the body text for it.
+ */
 export function toErrorAnswer(err: unknown): ErrorAnswer {
+  const answer = render(err);
+  if (answer.body.error !== 'not_paused') answer.body.message = answer.body.message.replace(/not_paused/gi, 'not-paused');
+  return answer;
+}
+
+function render(err: unknown): ErrorAnswer {
   if (err instanceof HttpError) return error(err.status, err.code, err.message, err.headers);
   if (err instanceof StoreUnavailableError) {
     return error(503, 'service_unavailable', 'The session store is unavailable; retry later.', { 'Retry-After': '1' });

@@ -18,6 +18,7 @@ export const SCENARIO_SESSIONS: SessionSeed[] = [
   'json-empty-object',
   'json-extra-members',
   'unauth-paused',
+  'was_not_paused_before',
 ].map((name) => ({ id: `sc_${name}`, status: 'paused' }));
 SCENARIO_SESSIONS.push({ id: 'sc_running', status: 'running' }, { id: 'sc_cancelled', status: 'cancelled' });
 
@@ -106,6 +107,17 @@ export const resumeScenarios: ResumeScenario[] = [
       const second = await resume(ctx, 'sc_resume-twice', { headers: auth(apiKey) });
       expectError(second, 409, 'not_paused');
       expect(second.text).toContain('not_paused');
+    },
+  },
+  {
+    name: 'only the not_paused answer carries the marker, whatever the session id holds',
+    viaPrism: true,
+    async run(ctx) {
+      const resumed = await resume(ctx, 'sc_was_not_paused_before', { headers: auth(ctx.apiKey) });
+      expectResumed(resumed);
+      const unknown = await resume(ctx, 'sc_not_paused', { headers: auth(ctx.apiKey) });
+      expectError(unknown, 404, 'not_found');
+      for (const answer of [resumed, unknown]) expect(answer.text).not.toContain('not_paused');
     },
   },
   {

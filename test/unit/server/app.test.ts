@@ -81,6 +81,20 @@ describe('operational endpoints', () => {
   });
 });
 
+describe('error messages', () => {
+  it('a 400 that quotes the request never carries the not_paused marker', async () => {
+    const { url } = await serve();
+    const res = await fetch(`${url}/v1/sessions/not_paused%E0%A4%A/resume`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}` },
+    });
+    expect(res.status).toBe(400);
+    const text = await res.text();
+    expect(contract.validate('Error', JSON.parse(text))).toMatchObject({ ok: true });
+    expect(text).not.toContain('not_paused');
+  });
+});
+
 describe('store failures and defects', () => {
   it('a store that is unavailable gives 503 service_unavailable with Retry-After', async () => {
     const { url } = await serve({ store: failingStore(new StoreUnavailableError('Redis resume failed: connection refused')) });
