@@ -3,11 +3,11 @@
  * sender, app → listen; graceful shutdown on SIGTERM/SIGINT. One of the two files that read
  * `process.env`. Startup problems end the process with one line saying what to fix.
  */
-import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { loadConfig, type ServerConfig } from './config.js';
+import { createHttpServer } from './http/create-http-server.js';
 import { createRedisRateLimitStore } from './http/redis-rate-limit-store.js';
 import { createMemorySessionStore } from './sessions/memory-session-store.js';
 import { createRedisClient, waitUntilReady } from './sessions/redis-client.js';
@@ -17,9 +17,6 @@ import type { SessionStore } from './sessions/session-store.js';
 import { createWebhookSender } from './webhooks/create-webhook-sender.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
 
-/** Node's header timeout is 60 s and request timeout 300 s; a slow client gets far less here. */
-const HEADERS_TIMEOUT_MS = 10_000;
-const REQUEST_TIMEOUT_MS = 30_000;
 /** In-flight requests and pending webhooks get this long after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -71,9 +68,8 @@ async function main(): Promise<void> {
     ...(config.rateLimit ? { rateLimit: { ...config.rateLimit, ...(rateLimitStore ? { store: rateLimitStore } : {}) } } : {}),
   });
 
-  const server = createServer(app);
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  // Default timeouts: 10 s for headers, 30 s for the whole request (Node: 60 s and 300 s).
+  const server = createHttpServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, resolve);
