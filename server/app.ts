@@ -8,7 +8,7 @@ import express, { type ErrorRequestHandler, type Express, type Request, type Req
 import * as OpenApiValidator from 'express-openapi-validator';
 import { pino, type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
-import { loadContract, specPath as defaultSpecPath } from '../spec/contract.js';
+import { ContractError, loadContract, specPath as defaultSpecPath } from '../spec/contract.js';
 import type { ResumeResult, ErrorBody } from '../spec/types.js';
 import { createApiKeyCheck, parseBearer, wwwAuthenticate } from './auth/bearer-auth.js';
 import { toErrorAnswer } from './errors/error-answer.js';
@@ -110,7 +110,9 @@ export async function createApp(deps: AppDeps): Promise<Express> {
       },
     },
   });
-  await initValidator(validator, app);
+  await initValidator(validator, app).catch((cause: unknown) => {
+    throw new ContractError(`${specFile} cannot be used by the request validator: ${(cause as Error).message}`, { cause });
+  });
   app.use(validator);
   // Body failures surface only now, after the bearer check (x-decisions: unauthorized).
   app.use(raiseBodyError);

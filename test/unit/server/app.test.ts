@@ -227,6 +227,9 @@ describe('createApp options', () => {
     const bad = join(dir, 'openapi.yaml');
     // Parses and compiles, but the resume operation points at a response that does not exist.
     writeFileSync(bad, readFileSync(specPath, 'utf8').replace('$ref: "#/components/responses/BadRequest"', '$ref: "#/components/responses/Missing"'));
-    await expect(createApp({ store, apiKeys: ['k'], specPath: bad })).rejects.toThrow();
+    const error = await createApp({ store, apiKeys: ['k'], specPath: bad }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ContractError);
+    expect((error as Error).message).toContain(bad);
+    expect((error as Error).message).toContain('#/components/responses/Missing');
   });
 });
