@@ -173,11 +173,18 @@ export const resumeScenarios: ResumeScenario[] = [
     },
   },
   {
-    name: 'authentication runs before the body is read: bad JSON without a key gets 401, not 400',
+    name: 'authentication runs before the body is judged: without a key, bad, oversized or text bodies get 401',
     viaPrism: false,
     async run(ctx) {
-      const answer = await resume(ctx, 'sc_unauth-paused', { headers: JSON_TYPE, body: '{' });
-      expectError(answer, 401, 'unauthorized');
+      const bodies: [Record<string, string>, string][] = [
+        [JSON_TYPE, '{'],
+        [JSON_TYPE, '[]'],
+        [JSON_TYPE, JSON.stringify({ padding: 'x'.repeat(101 * 1024) })],
+        [{ 'content-type': 'text/plain' }, 'resume please'],
+      ];
+      for (const [headers, body] of bodies) {
+        expectError(await resume(ctx, 'sc_unauth-paused', { headers, body }), 401, 'unauthorized');
+      }
     },
   },
   {
