@@ -1,0 +1,210 @@
+/**
+ * `createApp(deps)`: the express app of the reference server (issue #3) — validator, bearer
+ * check, routes and error rendering. It neither listens nor reads the environment.
+ */
+import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { pino, type Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import { ContractError, loadContract, specPath as defaultSpecPath } from '../spec/contract.js';
+import type { ResumeResult, ErrorBody } from '../spec/types.js';
+import { createApiKeyCheck, parseBearer, wwwAuthenticate } from './auth/bearer-auth.js';
+import { toErrorAnswer } from './errors/error-answer.js';
+import { HttpError } from './errors/http-error.js';
+import { createCors } from './http/cors.js';
+import { parseJsonBody, raiseBodyError } from './http/json-body.js';
+import { checkRateLimitOptions, createRateLimit, type RateLimitOptions } from './http/rate-limit.js';
+import type { SessionStore } from './sessions/session-store.js';
+import type { WebhookSender } from './webhooks/webhook-sender.js';
+
+/** What the app is built from. */
+export interface AppDeps {
+  /** Where sessions live (memory or Redis). */
+  store: SessionStore;
+  /** Accepted bearer tokens (at least one, non-empty). */
+  apiKeys: string[];
+  /** Structured logger (default: silent). */
+  logger?: Logger;
+  /** Per-API-key rate limit (default: off). */
+  rateLimit?: RateLimitOptions;
+  /** Receives a `session.resumed` event after each successful resume (default: none). */
+  webhookSender?: WebhookSender;
+  /** Origins allowed by CORS (default: none, CORS off); `*` allows any. */
+  corsOrigins?: string[];
+  /** OpenAPI document to serve and enforce (default: spec/openapi.yaml). */
+  specPath?: string;
+}
+
+/** Thrown by `createApp` for options that cannot work; the message names the option. */
+export class AppOptionsError extends TypeError {
+  override name = 'AppOptionsError';
+}
+
+const RESUME_PATH = '/v1/sessions/:session_id/resume';
+
+/**
+ * Builds the app. Async because it loads and checks the spec, then initialises the
+ * validator (which otherwise loads lazily on the first request), so a broken spec fails
+ * here with a `ContractError` naming the file rather than as a 500 later.
+ */
+export async function createApp(deps: AppDeps): Promise<Express> {
+  checkDeps(deps);
+  const logger = deps.logger ?? pino({ enabled: false });
+  const specFile = deps.specPath ?? defaultSpecPath;
+  const contract = loadContract(specFile);
+  const specText = readFileSync(specFile, 'utf8');
+  const { store, webhookSender } = deps;
+  const checkKey = createApiKeyCheck(deps.apiKeys);
+  const keyIds = new WeakMap<Request, string>();
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req, res) => {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      // Never log bearer tokens.
+      redact: ['req.headers.authorization'],
+    }),
+  );
+  if (deps.corsOrigins?.length) app.use(createCors(deps.corsOrigins));
+
+  // Outside /v1 and outside the contract: operational endpoints, no auth.
+  app.get('/healthz', async (_req, res) => {
+    try {
+      await store.ping();
+      res.status(200).json({ status: 'ok' });
+    } catch {
+      res.status(503).json({ success: false, error: 'service_unavailable', message: 'The session store does not answer.' });
+    }
+  });
+  app.get('/openapi.yaml', (_req, res) => {
+    res.type('application/yaml').send(specText);
+  });
+
+  app.use(parseJsonBody());
+  const validator = OpenApiValidator.middleware({
+    // The validator mutates the document it is given; the contract's copy is frozen.
+    apiSpec: structuredClone(contract.document) as never,
+    validateApiSpec: true,
+    // Unknown query parameters are ignored, like unknown body members (x-decisions: request-body).
+    validateRequests: { allowUnknownQueryParameters: true },
+    validateResponses: true,
+    validateSecurity: {
+      handlers: {
+        // The real check: without it the validator accepts any token.
+        bearerAuth: (req: Request) => {
+          const credentials = parseBearer(req.headers.authorization);
+          const keyId = credentials.kind === 'token' ? checkKey(credentials.token) : undefined;
+          if (!keyId) throw new HttpError(401, 'unauthorized', 'Unauthorized.');
+          keyIds.set(req, keyId);
+          return true;
+        },
+      },
+    },
+  });
+  await initValidator(validator, app).catch((cause: unknown) => {
+    throw new ContractError(`${specFile} cannot be used by the request validator: ${(cause as Error).message}`, { cause });
+  });
+  app.use(validator);
+  // Body failures surface only now, after the bearer check (x-decisions: unauthorized).
+  app.use(raiseBodyError);
+  if (deps.rateLimit) app.use(createRateLimit(deps.rateLimit, (req) => keyIds.get(req) ?? 'anonymous'));
+
+  app.post(RESUME_PATH, async (req, res) => {
+    const id = String(req.params.session_id);
+    // Messages never echo the id: clients detect not_paused by the marker anywhere in the
+    // body text (x-decisions: not-paused-status), so an id like "x_not_paused" must not
+    // turn a 200 or a 404 into a false not_paused.
+    const outcome = await store.resume(id);
+    switch (outcome.kind) {
+      case 'resumed': {
+        res.status(200).json({ success: true, message: 'Session resumed.' } satisfies ResumeResult);
+        // After the answer and never awaited: delivery must not delay it (issue #3).
+        try {
+          webhookSender?.enqueue({ event: 'session.resumed', session: { id }, timestamp: new Date().toISOString() });
+        } catch (err) {
+          req.log.error({ err }, 'webhook sender refused the event');
+        }
+        return;
+      }
+      case 'not_found':
+        res.status(404).json(errorBody('not_found', 'Session not found.'));
+        return;
+      case 'not_paused':
+        // Source spec §4 rule 3: the body text contains not_paused (x-decisions: not-paused-status).
+        res.status(409).json(errorBody('not_paused', 'Session is not paused (not_paused).'));
+        return;
+    }
+  });
+
+  app.use(renderError);
+  return app;
+}
+
+const errorBody = (error: ErrorBody['error'], message: string): ErrorBody => ({ success: false, error, message });
+
+const UNAUTHORIZED_MESSAGES = {
+  missing: 'Missing bearer token: send Authorization: Bearer <API_KEY>.',
+  malformed: 'The Authorization header is not a Bearer token: send Authorization: Bearer <API_KEY>.',
+  token: 'The bearer token is not a valid API key.',
+} as const;
+
+/** The last middleware: every error becomes the spec's Error body; no stack ever leaves. */
+const renderError: ErrorRequestHandler = (err, req, res, _next) => {
+  const answer = toErrorAnswer(err);
+  if (answer.status === 401) {
+    // RFC 6750 §3: every 401 carries the Bearer challenge.
+    const credentials = parseBearer(req.headers.authorization);
+    answer.headers['WWW-Authenticate'] = wwwAuthenticate(credentials);
+    answer.body.message = UNAUTHORIZED_MESSAGES[credentials.kind];
+  }
+  if (answer.defect) req.log.error({ err }, 'defect: answered 500');
+  else if (answer.status === 503) req.log.warn({ err }, 'session store unavailable: answered 503');
+  if (res.headersSent) {
+    req.socket.destroy();
+    return;
+  }
+  // send, not json: the validator's response check wraps json and must not re-enter here.
+  res.status(answer.status).set(answer.headers).type('application/json').send(JSON.stringify(answer.body));
+};
+
+/**
+ * Runs the validator's first middleware once with the app, which awaits its spec loading and
+ * installs its path parameters; a spec the validator cannot use rejects here.
+ */
+async function initValidator(validator: RequestHandler[], app: Express): Promise<void> {
+  const first = validator[0];
+  if (!first) throw new Error('express-openapi-validator returned no middleware');
+  await new Promise<void>((resolve, reject) => {
+    const req = { app } as unknown as Request;
+    void first(req, {} as never, (err?: unknown) => (err ? reject(err) : resolve()));
+  });
+}
+
+function checkDeps(deps: AppDeps): void {
+  if (!deps || typeof deps.store?.resume !== 'function') throw new AppOptionsError('createApp: deps.store must be a SessionStore.');
+  if (!Array.isArray(deps.apiKeys) || deps.apiKeys.length === 0 || deps.apiKeys.some((k) => typeof k !== 'string' || !k)) {
+    throw new AppOptionsError('createApp: deps.apiKeys must be a non-empty list of non-empty strings.');
+  }
+  if (deps.corsOrigins && (!Array.isArray(deps.corsOrigins) || deps.corsOrigins.some((o) => typeof o !== 'string' || !o))) {
+    throw new AppOptionsError('createApp: deps.corsOrigins must be a list of origins such as https://app.example.org.');
+  }
+  if (deps.webhookSender && typeof deps.webhookSender.enqueue !== 'function') {
+    throw new AppOptionsError('createApp: deps.webhookSender must implement WebhookSender (enqueue, close).');
+  }
+  if (deps.rateLimit) {
+    try {
+      checkRateLimitOptions(deps.rateLimit);
+    } catch (err) {
+      throw new AppOptionsError(`createApp: ${(err as Error).message}`);
+    }
+  }
+}

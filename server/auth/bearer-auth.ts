@@ -1,0 +1,62 @@
+/**
+ * The bearer check (source spec §5; x-decisions: unauthorized): parses `Authorization`,
+ * compares the key in constant time, and builds the RFC 6750 §3 challenge.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/** What the Authorization header carried. */
+export type BearerCredentials =
+  | { kind: 'missing' }
+  | { kind: 'malformed' }
+  | { kind: 'token'; token: string };
+
+/** The realm of the challenge (RFC 6750 §3). */
+export const REALM = 'session-resume-api';
+
+// RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token; the scheme is case-insensitive
+// (RFC 7235 §2.1).
+const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/** Parses an Authorization header value: missing, malformed (another scheme, no token) or a bearer token. */
+export function parseBearer(header: string | undefined): BearerCredentials {
+  if (header === undefined || header.trim() === '') return { kind: 'missing' };
+  const match = BEARER.exec(header.trim());
+  return match?.[1] ? { kind: 'token', token: match[1] } : { kind: 'malformed' };
+}
+
+/**
+ * The `WWW-Authenticate` value of a 401: `error="invalid_token"` only when a bearer token was
+ * sent; a request without authentication information gets no error code (RFC 6750 §3.1).
+ */
+export function wwwAuthenticate(credentials: BearerCredentials): string {
+  const base = `Bearer realm="${REALM}"`;
+  return credentials.kind === 'token' ? `${base}, error="invalid_token"` : base;
+}
+
+/** Checks a token against the configured keys. */
+export interface ApiKeyCheck {
+  /** The matching key's id (a short hash, safe to log and to count by), or undefined. */
+  (token: string): string | undefined;
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/**
+ * Builds the key check. Tokens and keys are compared as SHA-256 digests (equal length) with
+ * `timingSafeEqual`, and every key is compared on every call, so the time taken reveals
+ * neither a key's length nor which key nearly matched. Throws when `apiKeys` is empty.
+ */
+export function createApiKeyCheck(apiKeys: readonly string[]): ApiKeyCheck {
+  if (apiKeys.length === 0 || apiKeys.some((k) => typeof k !== 'string' || k === '')) {
+    throw new TypeError('apiKeys must be a non-empty list of non-empty strings.');
+  }
+  const keys = apiKeys.map((key) => ({ digest: digest(key), id: digest(key).toString('hex').slice(0, 16) }));
+  return (token) => {
+    const candidate = digest(token);
+    let found: string | undefined;
+    for (const key of keys) {
+      if (timingSafeEqual(candidate, key.digest)) found ??= key.id;
+    }
+    return found;
+  };
+}

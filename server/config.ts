@@ -1,0 +1,126 @@
+/**
+ * The typed configuration of the reference server, read from an environment object. One of
+ * the two files allowed to see `process.env` (it is handed in by `server/main.ts`).
+ */
+import { randomBytes } from 'node:crypto';
+import { validateWebhookUrl } from '../client/webhook-url.js';
+
+/** Everything `server/main.ts` needs, checked. */
+export interface ServerConfig {
+  /** TCP port (`PORT`, default 3000; 0 picks a free one). */
+  port: number;
+  /** Interface to bind (`HOST`, default 127.0.0.1: local use; set 0.0.0.0 to expose). */
+  host: string;
+  /** Accepted API keys (`API_KEYS`, comma-separated). */
+  apiKeys: string[];
+  /** True when `API_KEYS` was unset and one random development key was generated. */
+  apiKeyGenerated: boolean;
+  /** Seed file (`SESSIONS_FILE`); undefined: the demo set. */
+  sessionsFile?: string;
+  /** Redis URL (`REDIS_URL`); undefined: in-memory store. */
+  redisUrl?: string;
+  /** Prefix of every Redis key (`REDIS_KEY_PREFIX`, default `session-resume:`). */
+  redisKeyPrefix: string;
+  /** Webhook delivery (`WEBHOOK_URL`, `WEBHOOK_ALLOW_PRIVATE=1`, `WEBHOOK_CA_FILE`); undefined: none. */
+  webhook?: { url: string; allowPrivate: boolean; caFile?: string };
+  /** Per-key rate limit (`RATE_LIMIT` requests per `RATE_LIMIT_WINDOW_MS`, default 60 000 ms); undefined: off. */
+  rateLimit?: { limit: number; windowMs: number };
+  /** CORS origins (`CORS_ORIGINS`, comma-separated); empty: CORS off. */
+  corsOrigins: string[];
+  /** pino level (`LOG_LEVEL`, default info). */
+  logLevel: string;
+}
+
+/** Thrown for an unusable environment; the message names the variable and what to fix. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** The environment shape `loadConfig` reads. */
+export type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Reads and checks the configuration; throws `ConfigError` for the first problem found. */
+export function loadConfig(env: Env): ServerConfig {
+  const text = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value ? value : undefined;
+  };
+  const integer = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
+    const raw = text(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || value < min || value > max) {
+      throw new ConfigError(`${name}=${raw} must be a whole number from ${min} to ${max}.`);
+    }
+    return value;
+  };
+  const list = (name: string): string[] =>
+    (text(name) ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
+
+  const port = integer('PORT', 3000, 0, 65535);
+  const configuredKeys = list('API_KEYS');
+  const apiKeyGenerated = configuredKeys.length === 0;
+  const apiKeys = apiKeyGenerated ? [`dev_${randomBytes(18).toString('base64url')}`] : configuredKeys;
+  const badKey = apiKeys.find((key) => !/^[A-Za-z0-9\-._~+/]+=*$/.test(key));
+  if (badKey !== undefined) {
+    // RFC 6750 §2.1 b64token: anything else could never be sent in a Bearer header.
+    throw new ConfigError('API_KEYS holds a key with characters a Bearer token cannot carry (allowed: A-Z a-z 0-9 - . _ ~ + / and trailing =).');
+  }
+
+  const redisUrl = text('REDIS_URL');
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError(`REDIS_URL=${redisUrl} must start with redis:// or rediss://.`);
+  }
+
+  let webhook: ServerConfig['webhook'];
+  const webhookUrl = text('WEBHOOK_URL');
+  const allowPrivate = flag(env, 'WEBHOOK_ALLOW_PRIVATE');
+  if (webhookUrl) {
+    // Source spec §6 rule 1: HTTPS only; plain HTTP stays refused even with WEBHOOK_ALLOW_PRIVATE.
+    const check = validateWebhookUrl(webhookUrl, { allowPrivate });
+    if (!check.ok) throw new ConfigError(`WEBHOOK_URL is refused: ${check.reason}`);
+    const caFile = text('WEBHOOK_CA_FILE');
+    webhook = { url: check.url.href, allowPrivate, ...(caFile ? { caFile } : {}) };
+  }
+
+  const limit = integer('RATE_LIMIT', 0, 0);
+  const rateLimit = limit > 0 ? { limit, windowMs: integer('RATE_LIMIT_WINDOW_MS', 60_000, 1) } : undefined;
+
+  const corsOrigins = list('CORS_ORIGINS');
+  for (const origin of corsOrigins) {
+    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
+      throw new ConfigError(`CORS_ORIGINS entry "${origin}" must be an origin like https://app.example.org (no path) or *.`);
+    }
+  }
+
+  const logLevel = text('LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL=${logLevel} must be one of ${LOG_LEVELS.join(', ')}.`);
+
+  const sessionsFile = text('SESSIONS_FILE');
+  return {
+    port,
+    host: text('HOST') ?? '127.0.0.1',
+    apiKeys,
+    apiKeyGenerated,
+    ...(sessionsFile ? { sessionsFile } : {}),
+    ...(redisUrl ? { redisUrl } : {}),
+    redisKeyPrefix: text('REDIS_KEY_PREFIX') ?? 'session-resume:',
+    ...(webhook ? { webhook } : {}),
+    ...(rateLimit ? { rateLimit } : {}),
+    corsOrigins,
+    logLevel,
+  };
+}
+
+/** `1`, `true`, `yes` (any case) are on; unset, `0`, `false`, `no` are off; anything else is an error. */
+function flag(env: Env, name: string): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw || ['0', 'false', 'no'].includes(raw)) return false;
+  if (['1', 'true', 'yes'].includes(raw)) return true;
+  throw new ConfigError(`${name}=${env[name]} must be 1 or 0.`);
+}

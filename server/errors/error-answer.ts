@@ -1,0 +1,87 @@
+/**
+ * Maps anything thrown in a request to one answer in the spec's Error shape
+ * (x-decisions: error-body, store-unavailable): our own HttpError, the validator's errors,
+ * body-parser's errors and store failures. Unknown errors are defects: 500, no details.
+ */
+import { StoreUnavailableError } from '../sessions/session-store.js';
+import { HttpError, type ErrorCode } from './http-error.js';
+import type { ErrorBody } from '../../spec/types.js';
+
+/** A rendered error: status, headers and the Error body; `defect` marks a 500 worth logging loudly. */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: ErrorBody;
+  defect: boolean;
+}
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  503: 'service_unavailable',
+};
+
+const MESSAGES: Partial<Record<ErrorCode, string>> = {
+  payload_too_large: 'The request body is larger than 100 KB.',
+  unsupported_media_type: 'Unsupported media type: send application/json or no body.',
+  method_not_allowed: 'Method not allowed on this path.',
+  not_found: 'No operation at this path.',
+};
+
+/** Shape of errors from express-openapi-validator and body-parser (both carry a numeric status). */
+interface StatusError {
+  status?: unknown;
+  statusCode?: unknown;
+  type?: unknown;
+  message?: unknown;
+  errors?: { path?: string; message?: string }[];
+  headers?: Record<string, string>;
+}
+
+const error = (status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}, defect = false) => ({
+  status,
+  headers,
+  body: { success: false as const, error: code, message },
+  defect,
+});
+
+/**
+ * Renders `err` as an Error answer; never exposes a stack or an internal message on a 500.
+ * Only the not_paused answer may carry the marker `not_paused`: validator messages can
+ * quote the request (a path, a member name), and clients search the body text for it.
+ */
+export function toErrorAnswer(err: unknown): ErrorAnswer {
+  const answer = render(err);
+  if (answer.body.error !== 'not_paused') answer.body.message = answer.body.message.replace(/not_paused/gi, 'not-paused');
+  return answer;
+}
+
+function render(err: unknown): ErrorAnswer {
+  if (err instanceof HttpError) return error(err.status, err.code, err.message, err.headers);
+  if (err instanceof StoreUnavailableError) {
+    return error(503, 'service_unavailable', 'The session store is unavailable; retry later.', { 'Retry-After': '1' });
+  }
+  const e = (typeof err === 'object' && err !== null ? err : {}) as StatusError;
+  const status = Number(e.status ?? e.statusCode);
+  // body-parser: `type` names the failure (https://github.com/expressjs/body-parser#errors).
+  if (e.type === 'entity.parse.failed') return error(400, 'bad_request', 'The request body is not valid JSON.');
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
+    return error(415, 'unsupported_media_type', 'Unsupported content encoding or charset: send UTF-8 JSON.');
+  }
+  if (Number.isInteger(status) && status >= 400 && status < 500) {
+    const code = CODE_BY_STATUS[status] ?? 'bad_request';
+    const detail = e.errors?.length
+      ? e.errors.map((d) => `${d.path ?? ''} ${d.message ?? ''}`.trim()).join('; ')
+      : undefined;
+    const message =
+      code === 'bad_request' ? `Invalid request: ${detail ?? String(e.message ?? 'malformed')}.` : (MESSAGES[code] ?? String(e.message));
+    const headers: Record<string, string> = status === 405 && e.headers?.Allow ? { Allow: e.headers.Allow } : {};
+    return error(status === 400 || CODE_BY_STATUS[status] ? status : 400, code, message, headers);
+  }
+  return error(500, 'internal_error', 'Internal server error.', {}, true);
+}

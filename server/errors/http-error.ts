@@ -1,0 +1,28 @@
+/** An answer the server decides to give as an error, rendered with the spec's Error body. */
+
+/** Machine codes of the Error body (spec: components.schemas.Error, x-decisions: error-body). */
+export type ErrorCode =
+  | 'unauthorized'
+  | 'not_found'
+  | 'not_paused'
+  | 'rate_limited'
+  | 'bad_request'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'method_not_allowed'
+  | 'service_unavailable'
+  | 'internal_error';
+
+/** An error with its HTTP status, Error code, message safe to show, and extra response headers. */
+export class HttpError extends Error {
+  override name = 'HttpError';
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * An express-rate-limit store counting in Redis (fixed window), shared by every process on
+ * the same Redis. Written here rather than rate-limit-redis 6.0.1 because that one caches a
+ * failed SCRIPT LOAD for good, so a Redis outage at startup would break it until a restart.
+ */
+import type { Redis } from 'ioredis';
+import type { IncrementResponse, Options, Store } from 'express-rate-limit';
+import { StoreUnavailableError } from '../sessions/session-store.js';
+
+// INCR and the window's expiry in one atomic step; returns the count and the ms left.
+const INCREMENT_SCRIPT = `
+local hits = redis.call('INCR', KEYS[1])
+if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {hits, ttl}
+`;
+
+/** Creates the store; `keyPrefix` defaults to `session-resume:rate:`. Redis failures throw `StoreUnavailableError`. */
+export function createRedisRateLimitStore(client: Redis, keyPrefix = 'session-resume:rate:'): Store {
+  let windowMs = 60_000;
+  const guard = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (cause) {
+      throw new StoreUnavailableError(`Redis rate limit failed: ${(cause as Error).message}`, { cause });
+    }
+  };
+  return {
+    prefix: keyPrefix,
+    localKeys: false,
+    init(options: Options) {
+      windowMs = options.windowMs;
+    },
+    async increment(key): Promise<IncrementResponse> {
+      const [hits, ttl] = (await guard(() =>
+        client.eval(INCREMENT_SCRIPT, 1, keyPrefix + key, String(windowMs)),
+      )) as [number, number];
+      return { totalHits: hits, resetTime: new Date(Date.now() + ttl) };
+    },
+    async decrement(key) {
+      await guard(() => client.decr(keyPrefix + key));
+    },
+    async resetKey(key) {
+      await guard(() => client.del(keyPrefix + key));
+    },
+  };
+}

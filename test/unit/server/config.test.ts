@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../../server/config.js';
+
+describe('loadConfig', () => {
+  it('has the documented defaults: port 3000, loopback host, memory store, no webhook, no rate limit, no CORS', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 3000, host: '127.0.0.1', apiKeyGenerated: true, corsOrigins: [], logLevel: 'info' });
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.webhook).toBeUndefined();
+    expect(config.rateLimit).toBeUndefined();
+    expect(config.sessionsFile).toBeUndefined();
+  });
+
+  it('generates a random development key when API_KEYS is unset, a new one each time', () => {
+    const a = loadConfig({}).apiKeys;
+    const b = loadConfig({ API_KEYS: ' ' }).apiKeys;
+    expect(a).toHaveLength(1);
+    expect(a[0]).toMatch(/^dev_[\w-]{24}$/);
+    expect(a[0]).not.toBe(b[0]);
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      API_KEYS: 'k1, k2,,',
+      SESSIONS_FILE: './sessions.json',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_KEY_PREFIX: 'x:',
+      WEBHOOK_URL: 'https://hooks.example.org/in/abc',
+      RATE_LIMIT: '10',
+      RATE_LIMIT_WINDOW_MS: '1000',
+      CORS_ORIGINS: 'https://a.example.org, http://localhost:5173',
+      LOG_LEVEL: 'warn',
+    });
+    expect(config).toEqual({
+      port: 8080,
+      host: '0.0.0.0',
+      apiKeys: ['k1', 'k2'],
+      apiKeyGenerated: false,
+      sessionsFile: './sessions.json',
+      redisUrl: 'redis://127.0.0.1:6379',
+      redisKeyPrefix: 'x:',
+      webhook: { url: 'https://hooks.example.org/in/abc', allowPrivate: false },
+      rateLimit: { limit: 10, windowMs: 1000 },
+      corsOrigins: ['https://a.example.org', 'http://localhost:5173'],
+      logLevel: 'warn',
+    });
+  });
+
+  it('refuses an http:// webhook URL with a message that says webhook URLs must use HTTPS, even with WEBHOOK_ALLOW_PRIVATE', () => {
+    for (const env of [{ WEBHOOK_URL: 'http://hooks.example.org/x' }, { WEBHOOK_URL: 'http://127.0.0.1:9/x', WEBHOOK_ALLOW_PRIVATE: '1' }]) {
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(/Webhook URLs must use HTTPS/);
+    }
+  });
+
+  it('refuses webhook URLs with credentials or private hosts; WEBHOOK_ALLOW_PRIVATE=1 allows loopback', () => {
+    expect(() => loadConfig({ WEBHOOK_URL: 'https://u:p@hooks.example.org/x' })).toThrow(/credentials/);
+    expect(() => loadConfig({ WEBHOOK_URL: 'https://127.0.0.1:8443/x' })).toThrow(/loopback/);
+    expect(() => loadConfig({ WEBHOOK_URL: 'https://10.0.0.5/x' })).toThrow(/private/);
+    expect(() => loadConfig({ WEBHOOK_URL: 'https://169.254.169.254/x', WEBHOOK_ALLOW_PRIVATE: '1' })).toThrow(ConfigError);
+    const config = loadConfig({ WEBHOOK_URL: 'https://127.0.0.1:8443/x', WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_CA_FILE: '/tmp/ca.pem' });
+    expect(config.webhook).toEqual({ url: 'https://127.0.0.1:8443/x', allowPrivate: true, caFile: '/tmp/ca.pem' });
+  });
+
+  it('names the variable and the fix for bad values', () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ PORT: 'abc' }, /PORT=abc must be a whole number from 0 to 65535/],
+      [{ PORT: '70000' }, /PORT/],
+      [{ RATE_LIMIT: '-1' }, /RATE_LIMIT/],
+      [{ RATE_LIMIT: '5', RATE_LIMIT_WINDOW_MS: '0' }, /RATE_LIMIT_WINDOW_MS/],
+      [{ REDIS_URL: 'localhost:6379' }, /REDIS_URL.*redis:\/\//],
+      [{ API_KEYS: 'good,bad key' }, /API_KEYS/],
+      [{ CORS_ORIGINS: 'https://a.example.org/path' }, /CORS_ORIGINS/],
+      [{ WEBHOOK_ALLOW_PRIVATE: 'maybe', WEBHOOK_URL: 'https://hooks.example.org/x' }, /WEBHOOK_ALLOW_PRIVATE/],
+      [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+    ];
+    for (const [env, message] of cases) expect(() => loadConfig(env), JSON.stringify(env)).toThrow(message);
+  });
+
+  it('RATE_LIMIT=0 keeps the rate limit off', () => {
+    expect(loadConfig({ RATE_LIMIT: '0' }).rateLimit).toBeUndefined();
+  });
+});

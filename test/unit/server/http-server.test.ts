@@ -1,0 +1,51 @@
+/** The HTTP server's lowered timeouts cut off slow clients (issue #3). */
+import { Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Server } from 'node:http';
+import { createHttpServer } from '../../../server/http/create-http-server.js';
+
+let server: Server | undefined;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((r) => server?.close(r));
+});
+
+/** Sends `partial` and resolves with what the server wrote before closing the connection. */
+async function sendAndWait(port: number, partial: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = new Socket();
+    let received = '';
+    socket.on('data', (d) => (received += d.toString()));
+    socket.on('close', () => resolve(received));
+    socket.on('error', reject);
+    socket.connect(port, '127.0.0.1', () => socket.write(partial));
+  });
+}
+
+describe('createHttpServer', () => {
+  it('has timeouts lower than Node defaults by default', () => {
+    server = createHttpServer((_req, res) => res.end());
+    expect(server.headersTimeout).toBe(10_000);
+    expect(server.requestTimeout).toBe(30_000);
+  });
+
+  it('answers 408 and closes a connection whose headers do not complete in time', async () => {
+    server = createHttpServer((_req, res) => res.end('ok'), { headersTimeoutMs: 500, requestTimeoutMs: 1000 });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    const received = await sendAndWait(port, 'POST /v1/sessions/x/resume HTTP/1.1\r\nHost: x\r\n');
+    expect(received).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('answers 408 when the body does not complete within the request timeout', async () => {
+    server = createHttpServer((req, res) => req.resume().on('end', () => res.end('ok')), {
+      headersTimeoutMs: 500,
+      requestTimeoutMs: 1000,
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    const received = await sendAndWait(port, 'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{');
+    expect(received).toMatch(/^HTTP\/1\.1 408/);
+  });
+});
