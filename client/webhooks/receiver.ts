@@ -125,6 +125,7 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     process: async (recorded) => {
       await onEvent(recorded.event, context(recorded));
     },
+    onStoreError: (error, what) => logger?.warn?.({ err: error }, what),
     onFailure: (error, recorded, final) => {
       try {
         onError(error, { ...context(recorded), event: recorded.event, final });

@@ -131,7 +131,8 @@ export function createRedisStore(options: RedisStoreOptions): ReceiverStore {
       processing = p;
       if (!runWorker) return;
       workerConnection = connect({ maxRetriesPerRequest: null });
-      workerConnection!.on('error', () => {}); // the worker reconnects by itself
+      // The worker reconnects by itself; the receiver's logger hears about it.
+      workerConnection!.on('error', (error) => p.onStoreError?.(error, 'receiver worker: Redis connection error'));
       worker = new Worker<JobData>(
         queueName,
         async (job) => {
@@ -152,7 +153,7 @@ export function createRedisStore(options: RedisStoreOptions): ReceiverStore {
           maxStalledCount,
         },
       );
-      worker.on('error', () => {}); // connection errors; the worker reconnects by itself
+      worker.on('error', (error) => p.onStoreError?.(error, 'receiver worker error'));
       worker.on('failed', (job, error) => {
         if (!job) return;
         const final = job.attemptsMade >= (job.opts.attempts ?? 1) || job.finishedOn !== undefined;

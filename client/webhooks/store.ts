@@ -49,6 +49,8 @@ export interface ProcessingOptions {
   retryDelayMs: number;
   /** Called after each failed attempt; `final` is true when the event was dead-lettered. */
   onFailure(error: unknown, recorded: RecordedEvent, final: boolean): void;
+  /** Reports a store problem that does not belong to one event (e.g. a lost connection). */
+  onStoreError?(error: unknown, what: string): void;
 }
 
 /** Shared storage of a receiver: durable records, dedupe, queue, dead letters. */

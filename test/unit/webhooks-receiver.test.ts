@@ -2,7 +2,9 @@
  * The receiver semantics (source spec §6 rules 2–4), one suite run against both stores:
  * validation, dedupe key and window, ack before processing, retries, dead letters, close.
  */
+import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { contract } from '../../spec/contract.js';
 import {
   createMemoryStore,
   createRedisStore,
@@ -213,6 +215,45 @@ describe.each(stores)('receiver semantics with the %s store', (_name, makeStore)
   });
 });
 
+describe('memory store with a fake clock (§6 rule 4: about an hour)', () => {
+  it('is still a duplicate 10 minutes later and processed again after the 3600 s default window', async () => {
+    let clock = Date.parse('2026-11-21T16:00:00.000Z');
+    const seen: string[] = [];
+    const receiver = createWebhookReceiver({ store: createMemoryStore({ now: () => clock }), onEvent: (e) => void seen.push(e.timestamp) });
+    const event = anEvent();
+    expect((await receiver.receive(body(event))).body).toMatchObject({ duplicate: false });
+    clock += 10 * 60_000;
+    expect((await receiver.receive(body(event))).body).toMatchObject({ duplicate: true });
+    clock += 49 * 60_000 + 59_000;
+    expect((await receiver.receive(body(event))).body).toMatchObject({ duplicate: true });
+    clock += 1_000;
+    expect((await receiver.receive(body(event))).body).toMatchObject({ duplicate: false });
+    await waitFor(() => seen.length === 2);
+    await receiver.close();
+  });
+});
+
+describe('answers are in the spec shapes', () => {
+  it('200 bodies are WebhookAck, 400/413/503 bodies are Error (contract.validate)', async () => {
+    const receiver = createWebhookReceiver({ store: createMemoryStore(), onEvent: () => {}, maxBodyBytes: 1000 });
+    const event = anEvent();
+    const results = [
+      await receiver.receive(body(event)),
+      await receiver.receive(new TextEncoder().encode(body(event))),
+      await receiver.receive('nope'),
+      await receiver.receive(new Uint8Array([0x7b, 0xff, 0x7d])),
+      await receiver.receive(body({ ...event, padding: 'x'.repeat(1000) })),
+    ];
+    await receiver.close();
+    results.push(await receiver.receive(body(anEvent())));
+    expect(results.map((r) => r.status)).toEqual([200, 200, 400, 400, 413, 503]);
+    for (const r of results) {
+      const checked = contract.validate(r.status === 200 ? 'WebhookAck' : 'Error', r.body);
+      expect(checked.ok, JSON.stringify(r)).toBe(true);
+    }
+  });
+});
+
 describe('createWebhookReceiver options', () => {
   const store = createMemoryStore();
   it.each([
@@ -240,6 +281,20 @@ describe('redis store: recorded in Redis before the 200, 503 when Redis is unrea
     expect((await a.receive(body(event))).body).toMatchObject({ duplicate: false });
     expect((await b.receive(body(event))).body).toMatchObject({ duplicate: true });
     await Promise.all([a.close(), b.close()]);
+  });
+
+  it('takes an ioredis client (duplicated, left open for its owner)', async () => {
+    const prefix = uniquePrefix('recv-client');
+    prefixes.push(prefix);
+    const client = new Redis(redisUrl);
+    const seen: string[] = [];
+    const receiver = createWebhookReceiver({ store: createRedisStore({ client, prefix }), onEvent: (e) => void seen.push(e.session.id) });
+    const event = anEvent();
+    expect((await receiver.receive(body(event))).status).toBe(200);
+    await waitFor(() => seen.length === 1);
+    await receiver.close();
+    expect(await client.ping()).toBe('PONG');
+    client.disconnect();
   });
 
   it('answers 503 quickly when nothing listens on the Redis port', async () => {
