@@ -3,7 +3,8 @@
  * the spec, record durably with dedupe, answer 200 fast, process at least once.
  */
 export { createWebhookReceiver } from './receiver.js';
-export type { EventContext, ReceiveResult, ReceiverLogger, WebhookReceiver, WebhookReceiverOptions } from './receiver.js';
+export type { EventContext, ReceiverLogger, WebhookReceiver, WebhookReceiverOptions } from './receiver.js';
+export type { ErrorStatus, ReceiveResult } from './answers.js';
 export type { NodeHandler } from './node-handler.js';
 export { createMemoryStore } from './memory-store.js';
 export type { MemoryStoreOptions } from './memory-store.js';

@@ -4,7 +4,7 @@
  * hands it to the framework-free `receive` core.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ReceiveResult } from './receiver.js';
+import { errorResult as fail, type ReceiveResult } from './answers.js';
 import { tokenFromUrl, urlTokensEqual } from './url-token.js';
 
 /** A request handler for node:http and express (a `next` argument is accepted and never called). */
@@ -15,12 +15,6 @@ interface AdapterOptions {
   urlToken: string | undefined;
   maxBodyBytes: number;
 }
-
-/** The error answers the adapter itself gives (same body shape as the core's). */
-const fail = (status: 404 | 405 | 413, error: string, message: string): ReceiveResult => ({
-  status,
-  body: { success: false, error, message },
-});
 
 /** Reads the request body up to `limit` bytes; resolves 'too_large' as soon as it is exceeded. */
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large' | 'aborted'> {
@@ -107,7 +101,7 @@ export function createNodeHandler({ receive, urlToken, maxBodyBytes }: AdapterOp
         if (result) send(res, result);
       },
       // Not reachable by input (receive never throws); answer so that the sender retries.
-      () => send(res, { status: 503, body: { success: false, error: 'service_unavailable', message: 'Unexpected receiver failure; retry later.' } }),
+      () => send(res, fail(503, 'service_unavailable', 'Unexpected receiver failure; retry later.')),
     );
   };
 }

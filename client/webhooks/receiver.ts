@@ -3,7 +3,8 @@
  * answer, process later. `receiver.handler` (node-handler.ts) is a thin adapter over it.
  */
 import { contract } from '../../spec/contract.js';
-import type { ErrorBody, SessionEvent, WebhookAck } from '../../spec/types.js';
+import type { SessionEvent } from '../../spec/types.js';
+import { errorResult, type ReceiveResult } from './answers.js';
 import { dedupeKey } from './dedupe-key.js';
 import { createNodeHandler, type NodeHandler } from './node-handler.js';
 import { StoreUnavailableError, type DeadLetter, type ReceiverStore, type RecordedEvent } from './store.js';
@@ -53,11 +54,6 @@ export interface WebhookReceiverOptions {
   maxBodyBytes?: number;
 }
 
-/** An answer of the core: status and a body in the spec's shapes. */
-export type ReceiveResult =
-  | { status: 200; body: WebhookAck & { received: true; duplicate: boolean; id: string } }
-  | { status: 400 | 404 | 405 | 413 | 503; body: ErrorBody };
-
 /** A webhook receiver: the core, its Node/express handler, dead-letter tools and close. */
 export interface WebhookReceiver {
   /** Validates, records (durably, before resolving) and queues one delivery. Never throws. */
@@ -70,11 +66,6 @@ export interface WebhookReceiver {
   retryDeadLetter(id: string): Promise<boolean>;
   /** Stops processing after the attempts under way finish, and closes the store. */
   close(): Promise<void>;
-}
-
-/** Error body helper: `{ success: false, error, message }` (x-decisions: error-body). */
-export function errorResult<S extends 400 | 404 | 405 | 413 | 503>(status: S, error: string, message: string) {
-  return { status, body: { success: false as const, error, message } };
 }
 
 const DEFAULT_MAX_BODY = 1024 * 1024;

@@ -21,6 +21,7 @@ import {
   type ProcessingOptions,
   type ReceiverStore,
   type RecordOutcome,
+  type RecordedEvent,
 } from './store.js';
 
 /** Options of `createRedisStore`; give `url` or `client`. */
@@ -115,13 +116,24 @@ export function createRedisStore(options: RedisStoreOptions): ReceiverStore {
     removeOnFail: false,
   });
 
-  async function reviveIfDead(id: string): Promise<void> {
+  const recordedFrom = (job: Job<JobData>, attempt: number): RecordedEvent => ({
+    id: job.id!,
+    key: job.data.key,
+    event: job.data.event,
+    receivedAt: job.data.receivedAt,
+    attempt,
+  });
+
+  /** Moves a failed (dead-lettered) job back to the queue with fresh attempts; false otherwise. */
+  async function retryIfDead(id: string): Promise<boolean> {
     const job = await Job.fromId<JobData>(queue, id);
-    if (!job || !(await job.isFailed())) return;
+    if (!job || !(await job.isFailed())) return false;
     try {
       await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+      return true;
     } catch {
-      // Another delivery or instance revived it first.
+      // Another delivery or instance retried it first.
+      return false;
     }
   }
 
@@ -136,13 +148,7 @@ export function createRedisStore(options: RedisStoreOptions): ReceiverStore {
       worker = new Worker<JobData>(
         queueName,
         async (job) => {
-          await p.process({
-            id: job.id!,
-            key: job.data.key,
-            event: job.data.event,
-            receivedAt: job.data.receivedAt,
-            attempt: job.attemptsMade + 1,
-          });
+          await p.process(recordedFrom(job, job.attemptsMade + 1));
         },
         {
           connection: workerConnection,
@@ -157,7 +163,7 @@ export function createRedisStore(options: RedisStoreOptions): ReceiverStore {
       worker.on('failed', (job, error) => {
         if (!job) return;
         const final = job.attemptsMade >= (job.opts.attempts ?? 1) || job.finishedOn !== undefined;
-        p.onFailure(error, { id: job.id!, key: job.data.key, event: job.data.event, receivedAt: job.data.receivedAt, attempt: job.attemptsMade }, final);
+        p.onFailure(error, recordedFrom(job, job.attemptsMade), final);
       });
     },
 
@@ -169,7 +175,7 @@ export function createRedisStore(options: RedisStoreOptions): ReceiverStore {
         const job = await within(queue.add(JOB_NAME, { key, event, receivedAt: Date.now() }, opts), recordTimeoutMs, 'the recording');
         const duplicate = job.id !== opts.jobId;
         // A dedupe record never suppresses a retry of a failed processing.
-        if (duplicate && job.id) await within(reviveIfDead(job.id), recordTimeoutMs, 'the dead-letter check');
+        if (duplicate && job.id) await within(retryIfDead(job.id), recordTimeoutMs, 'the dead-letter check');
         return { id: job.id!, duplicate };
       } catch (error) {
         if (error instanceof StoreUnavailableError) throw error;
@@ -182,26 +188,13 @@ export function createRedisStore(options: RedisStoreOptions): ReceiverStore {
       return jobs
         .filter((job): job is Job<JobData> => Boolean(job))
         .sort((a, b) => a.timestamp - b.timestamp)
-        .map((job) => ({
-          id: job.id!,
-          key: job.data.key,
-          event: job.data.event,
-          receivedAt: job.data.receivedAt,
-          attempts: job.attemptsMade,
-          error: job.failedReason ?? '',
-        }));
+        .map((job) => {
+          const { attempt: _attempt, ...recorded } = recordedFrom(job, 0);
+          return { ...recorded, attempts: job.attemptsMade, error: job.failedReason ?? '' };
+        });
     },
 
-    async retryDeadLetter(id) {
-      const job = await Job.fromId<JobData>(queue, id);
-      if (!job || !(await job.isFailed())) return false;
-      try {
-        await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    retryDeadLetter: retryIfDead,
 
     async close() {
       if (closed) return;

@@ -20,11 +20,7 @@ export interface RecordedEvent {
 }
 
 /** An event whose processing failed `maxAttempts` times; kept until retried or removed. */
-export interface DeadLetter {
-  id: string;
-  key: string;
-  event: SessionEvent;
-  receivedAt: number;
+export interface DeadLetter extends Omit<RecordedEvent, 'attempt'> {
   /** Processing attempts made. */
   attempts: number;
   /** Message of the last error. */
