@@ -1,0 +1,15 @@
+/** The answers of the receiver core, in the spec's shapes (webhooks.sessionEvent responses). */
+import type { ErrorBody, WebhookAck } from '../../spec/types.js';
+
+/** Statuses of the error answers: bad body, wrong URL token, method, size, store down. */
+export type ErrorStatus = 400 | 404 | 405 | 413 | 503;
+
+/** An answer: 200 with a `WebhookAck` (plus the store id), or an error status with `ErrorBody`. */
+export type ReceiveResult =
+  | { status: 200; body: WebhookAck & { received: true; duplicate: boolean; id: string } }
+  | { status: ErrorStatus; body: ErrorBody };
+
+/** An error answer `{ success: false, error, message }` (x-decisions: error-body). */
+export function errorResult(status: ErrorStatus, error: string, message: string): ReceiveResult {
+  return { status, body: { success: false, error, message } };
+}

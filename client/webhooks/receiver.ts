@@ -1,0 +1,170 @@
+/**
+ * The framework-free core of the webhook receiver (source spec §6): validate, record durably,
+ * answer, process later. `receiver.handler` (node-handler.ts) is a thin adapter over it.
+ */
+import { contract } from '../../spec/contract.js';
+import type { SessionEvent } from '../../spec/types.js';
+import { errorResult, type ReceiveResult } from './answers.js';
+import { dedupeKey } from './dedupe-key.js';
+import { createNodeHandler, type NodeHandler } from './node-handler.js';
+import { StoreUnavailableError, type DeadLetter, type ReceiverStore, type RecordedEvent } from './store.js';
+import { MIN_URL_TOKEN_LENGTH } from './url-token.js';
+
+/** What `onEvent` gets besides the event. */
+export interface EventContext {
+  /** Store id of the recording. */
+  id: string;
+  /** The dedupe key (sha256 hex). */
+  key: string;
+  /** 1 on the first attempt, then 2, 3, ... on retries. */
+  attempt: number;
+  /** When the event was recorded, epoch milliseconds. */
+  receivedAt: number;
+}
+
+/** A pino-compatible subset; every method optional in use. */
+export interface ReceiverLogger {
+  info?(obj: object, msg?: string): void;
+  warn?(obj: object, msg?: string): void;
+  error?(obj: object, msg?: string): void;
+}
+
+/** Options of `createWebhookReceiver`; checked at creation. */
+export interface WebhookReceiverOptions {
+  /** Where events are recorded: `createMemoryStore()` (one process) or `createRedisStore()` (shared). */
+  store: ReceiverStore;
+  /** Processes one event after it was acknowledged; throw to have it retried. */
+  onEvent(event: SessionEvent, context: EventContext): unknown;
+  /** Seconds a processed-event record is kept for dedupe (default 3600, §6 rule 4). */
+  dedupeWindowSeconds?: number;
+  /** Processing attempts per event before it is dead-lettered (default 5). */
+  maxAttempts?: number;
+  /** Delay before the first retry in ms, doubled on each further retry (default 1000). */
+  retryDelayMs?: number;
+  /** Called after each failed processing attempt; `final` means the event was dead-lettered. */
+  onError?(error: unknown, context: EventContext & { event: SessionEvent; final: boolean }): void;
+  /** Logger for store outages and failed attempts (default: none). */
+  logger?: ReceiverLogger;
+  /**
+   * Secret last path segment the webhook URL must end with (x-decisions: webhook-signing);
+   * at least 22 characters, e.g. from `generateUrlToken()`. A wrong or missing token → 404.
+   */
+  urlToken?: string;
+  /** Largest accepted body in bytes (default 1 MiB); larger → 413. */
+  maxBodyBytes?: number;
+}
+
+/** A webhook receiver: the core, its Node/express handler, dead-letter tools and close. */
+export interface WebhookReceiver {
+  /** Validates, records (durably, before resolving) and queues one delivery. Never throws. */
+  receive(rawBody: string | Uint8Array): Promise<ReceiveResult>;
+  /** `http.createServer(receiver.handler)` or an express route handler (with or without a body parser). */
+  handler: NodeHandler;
+  /** Events whose processing failed `maxAttempts` times. */
+  deadLetters(): Promise<DeadLetter[]>;
+  /** Processes a dead letter again; false when `id` is not dead-lettered. */
+  retryDeadLetter(id: string): Promise<boolean>;
+  /** Stops processing after the attempts under way finish, and closes the store. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_MAX_BODY = 1024 * 1024;
+
+function check(condition: boolean, message: string): void {
+  if (!condition) throw new TypeError(`createWebhookReceiver: ${message}`);
+}
+
+/** Creates a webhook receiver over `store`; throws TypeError for a bad option. */
+export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookReceiver {
+  const {
+    store,
+    onEvent,
+    dedupeWindowSeconds = 3600,
+    maxAttempts = 5,
+    retryDelayMs = 1000,
+    logger,
+    urlToken,
+    maxBodyBytes = DEFAULT_MAX_BODY,
+  } = options ?? ({} as WebhookReceiverOptions);
+  check(typeof store?.record === 'function' && typeof store.start === 'function', 'store must be a ReceiverStore (createMemoryStore() or createRedisStore())');
+  check(typeof onEvent === 'function', 'onEvent must be a function');
+  check(Number.isFinite(dedupeWindowSeconds) && dedupeWindowSeconds > 0, 'dedupeWindowSeconds must be a positive number of seconds');
+  check(Number.isInteger(maxAttempts) && maxAttempts >= 1, 'maxAttempts must be an integer ≥ 1');
+  check(Number.isFinite(retryDelayMs) && retryDelayMs >= 0, 'retryDelayMs must be a number of milliseconds ≥ 0');
+  check(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0, 'maxBodyBytes must be a positive integer');
+  check(
+    urlToken === undefined || (typeof urlToken === 'string' && urlToken.length >= MIN_URL_TOKEN_LENGTH && !/[/?#]/.test(urlToken)),
+    `urlToken must be a string of at least ${MIN_URL_TOKEN_LENGTH} characters without / ? # (use generateUrlToken())`,
+  );
+  check(options.onError === undefined || typeof options.onError === 'function', 'onError must be a function');
+
+  const context = (r: RecordedEvent): EventContext => ({ id: r.id, key: r.key, attempt: r.attempt, receivedAt: r.receivedAt });
+  const onError =
+    options.onError ??
+    ((error: unknown, ctx: EventContext & { event: SessionEvent; final: boolean }) => {
+      logger?.[ctx.final ? 'error' : 'warn']?.(
+        { err: error, id: ctx.id, attempt: ctx.attempt, event: ctx.event.event, sessionId: ctx.event.session.id },
+        ctx.final ? 'webhook event dead-lettered' : 'webhook event processing failed; will retry',
+      );
+    });
+
+  store.start({
+    windowSeconds: dedupeWindowSeconds,
+    maxAttempts,
+    retryDelayMs,
+    // §6 rule 2: slow work happens here, after the 200.
+    process: async (recorded) => {
+      await onEvent(recorded.event, context(recorded));
+    },
+    onStoreError: (error, what) => logger?.warn?.({ err: error }, what),
+    onFailure: (error, recorded, final) => {
+      try {
+        onError(error, { ...context(recorded), event: recorded.event, final });
+      } catch {
+        // a throwing onError must not stop the queue
+      }
+    },
+  });
+
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+
+  async function receive(rawBody: string | Uint8Array): Promise<ReceiveResult> {
+    const size = typeof rawBody === 'string' ? Buffer.byteLength(rawBody) : rawBody.byteLength;
+    if (size > maxBodyBytes) {
+      return errorResult(413, 'payload_too_large', `The body has ${size} bytes; this receiver accepts at most ${maxBodyBytes}.`);
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(typeof rawBody === 'string' ? rawBody : decoder.decode(rawBody));
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      return errorResult(400, 'bad_request', `Invalid session event: the body is not UTF-8 JSON (${why}).`);
+    }
+    // The spec's SessionEvent schema, compiled by Ajv 2020 from spec/openapi.yaml: unknown
+    // `event` values and extra fields pass (x-decisions: event-kinds).
+    const checked = contract.validate('SessionEvent', value);
+    if (!checked.ok) return errorResult(400, 'bad_request', `Invalid session event: ${checked.message}.`);
+    const event = checked.value as SessionEvent;
+    const key = dedupeKey(event);
+    try {
+      // §6 rules 2–4: recorded durably (shared store) before the 200; a duplicate is answered
+      // 200 and not processed again.
+      const { id, duplicate } = await store.record(key, event);
+      return { status: 200, body: { received: true, duplicate, id } };
+    } catch (error) {
+      // Never a 200 for an event that is not recorded: 503 makes the sender retry.
+      logger?.error?.({ err: error, key }, 'webhook event could not be recorded; answered 503');
+      const reason = error instanceof StoreUnavailableError ? error.message : 'the store failed';
+      return errorResult(503, 'service_unavailable', `The event could not be recorded (${reason}); retry later.`);
+    }
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    receive,
+    handler: createNodeHandler({ receive, urlToken, maxBodyBytes }),
+    deadLetters: () => store.deadLetters(),
+    retryDeadLetter: (id) => store.retryDeadLetter(id),
+    close: () => (closing ??= store.close()),
+  };
+}

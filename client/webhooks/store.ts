@@ -1,0 +1,74 @@
+/**
+ * The role every receiver store plays (source spec §6 rules 3 and 4): record an event durably
+ * and say whether it was seen before, then run the processing of recorded events with
+ * retries and dead letters. Implementations: `createMemoryStore`, `createRedisStore`.
+ */
+import type { SessionEvent } from '../../spec/types.js';
+
+/** One recorded event as handed to the processor. */
+export interface RecordedEvent {
+  /** Store-assigned id of this recording (a dead letter is retried by this id). */
+  id: string;
+  /** The dedupe key: sha256 hex of event, session.id and timestamp as sent (§6 rule 3). */
+  key: string;
+  /** The payload as received (validated against the spec's `SessionEvent`). */
+  event: SessionEvent;
+  /** When the event was recorded, epoch milliseconds. */
+  receivedAt: number;
+  /** 1 for the first processing attempt, 2 for the first retry, ... */
+  attempt: number;
+}
+
+/** An event whose processing failed `maxAttempts` times; kept until retried or removed. */
+export interface DeadLetter extends Omit<RecordedEvent, 'attempt'> {
+  /** Processing attempts made. */
+  attempts: number;
+  /** Message of the last error. */
+  error: string;
+}
+
+/** Outcome of `record`: `duplicate` is true when the key was recorded within the window. */
+export interface RecordOutcome {
+  id: string;
+  duplicate: boolean;
+}
+
+/** How recorded events are processed; given to a store once by `createWebhookReceiver`. */
+export interface ProcessingOptions {
+  /** Runs one attempt; a throw or rejection is a failed attempt. */
+  process(recorded: RecordedEvent): Promise<void>;
+  /** Seconds a dedupe record is kept (§6 rule 4). */
+  windowSeconds: number;
+  /** Processing attempts before an event is dead-lettered (≥ 1). */
+  maxAttempts: number;
+  /** Delay before the first retry, milliseconds; doubles on each further retry. */
+  retryDelayMs: number;
+  /** Called after each failed attempt; `final` is true when the event was dead-lettered. */
+  onFailure(error: unknown, recorded: RecordedEvent, final: boolean): void;
+  /** Reports a store problem that does not belong to one event (e.g. a lost connection). */
+  onStoreError?(error: unknown, what: string): void;
+}
+
+/** Shared storage of a receiver: durable records, dedupe, queue, dead letters. */
+export interface ReceiverStore {
+  /** Starts processing recorded events (called once, by `createWebhookReceiver`). */
+  start(options: ProcessingOptions): void;
+  /**
+   * Records `event` under `key` durably before resolving, atomically telling a first delivery
+   * from a duplicate. A duplicate of a dead-lettered event puts it back in the queue: a
+   * dedupe record never suppresses a retry of a failed processing. Throws
+   * `StoreUnavailableError` when the event could not be recorded.
+   */
+  record(key: string, event: SessionEvent): Promise<RecordOutcome>;
+  /** The dead-lettered events, oldest first. */
+  deadLetters(): Promise<DeadLetter[]>;
+  /** Queues a dead letter again with a fresh set of attempts; false when `id` is not dead-lettered. */
+  retryDeadLetter(id: string): Promise<boolean>;
+  /** Stops taking events and waits for the processing attempts under way to finish. */
+  close(): Promise<void>;
+}
+
+/** The store could not record or read; the receiver answers 503 so the sender retries. `cause` holds why. */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+}

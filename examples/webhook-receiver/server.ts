@@ -1,0 +1,46 @@
+/**
+ * A webhook receiver you can copy: express + Redis, `onEvent` logs each session event.
+ *
+ *   REDIS_URL=redis://127.0.0.1:6379 WEBHOOK_URL_TOKEN=$(node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))") \
+ *     node --import tsx examples/webhook-receiver/server.ts
+ *
+ * Register https://<your-host>/webhooks/session-events/<WEBHOOK_URL_TOKEN> with the service
+ * (HTTPS: put TLS in front, e.g. a reverse proxy or load balancer). Run as many instances as
+ * you like against the same Redis: an event is processed once across all of them.
+ */
+import express from 'express';
+import { createRedisStore, createWebhookReceiver } from 'session-resume-api/webhooks';
+
+const port = Number(process.env.PORT ?? 3001);
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const urlToken = process.env.WEBHOOK_URL_TOKEN;
+if (!urlToken) throw new Error('Set WEBHOOK_URL_TOKEN to a long random string (32 random bytes, base64url).');
+
+const receiver = createWebhookReceiver({
+  store: createRedisStore({ url: redisUrl }),
+  urlToken,
+  // Runs after the 200; throw to have the event retried (5 attempts, then a dead letter).
+  onEvent: async (event, { attempt }) => {
+    console.log(JSON.stringify({ msg: 'session event', event: event.event, sessionId: event.session.id, timestamp: event.timestamp, attempt }));
+  },
+  onError: (error, { event, attempt, final }) => {
+    console.error(JSON.stringify({ msg: final ? 'dead-lettered' : 'will retry', sessionId: event.session.id, attempt, error: String(error) }));
+  },
+});
+
+const app = express();
+// No body parser needed: the handler reads the raw body (express.json() before it works too).
+app.post('/webhooks/session-events/:token', receiver.handler);
+app.get('/healthz', (_req, res) => {
+  res.json({ ok: true });
+});
+
+const server = app.listen(port, () => console.log(JSON.stringify({ msg: 'listening', port })));
+
+// Graceful shutdown: stop accepting, let the handlers under way finish; queued events stay in Redis.
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    server.close();
+    void receiver.close().then(() => process.exit(0));
+  });
+}
