@@ -58,7 +58,23 @@ Mock limits (Prism 5.14.2): it is stateless (a second resume still answers 200 u
 \`bearer ${MOCK_SAMPLE_KEY}\` gets 401 (the spec and the reference server accept any case);
 its \`WWW-Authenticate\` is always the first header example, without \`error="invalid_token"\`.
 
-This section is generated from the spec: \`npm run mock:readme\` rewrites \`README-mock.md\`,
-and a test fails when it is out of date.
+### Frontend unit tests without a server (MSW)
+
+\`client/msw/handlers.ts\` exports \`createResumeHandlers({ baseUrl, scenario? })\`: typed
+[MSW](https://mswjs.io) 2 handlers (via openapi-msw) that answer the same examples, selected by
+the same \`Prefer\` header, or by \`scenario\` (an example name) for every request of a test.
+Without a bearer token they answer 401 \`missingToken\`. Browser-safe: the examples are
+embedded in \`client/msw/scenarios.generated.ts\`; your project needs \`msw\` 2.x.
+
+\`\`\`ts
+import { setupServer } from 'msw/node'; // or setupWorker from 'msw/browser'
+import { createResumeHandlers } from 'session-resume-api/client/msw/handlers';
+
+const server = setupServer(...createResumeHandlers({ baseUrl: 'https://api.test' }));
+server.use(...createResumeHandlers({ baseUrl: 'https://api.test', scenario: 'notPaused' }));
+\`\`\`
+
+This section is generated from the spec: \`npm run mock:generate\` rewrites \`README-mock.md\`
+(and the MSW handlers' examples), and a test fails when it is out of date.
 `;
 }

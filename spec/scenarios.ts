@@ -1,8 +1,9 @@
 /**
  * The mock scenario table, derived from spec/openapi.yaml: one row per named response
  * example of `resumeSession`, selectable on the Prism mock with `Prefer: code=<status>,
- * example=<name>`. Used by the mock launcher's printout, README-mock.md and the tests,
- * so none of them can drift from the document. Node-only (reads the contract).
+ * example=<name>`. Used by the mock launcher's printout, README-mock.md, the MSW handlers'
+ * generated module and the tests, so none of them can drift from the document. Node-only
+ * (reads the contract).
  */
 import { contract, type OpenApiDocument } from './contract.js';
 

@@ -29,7 +29,7 @@ describe('mock scenario table', () => {
     expect(scenarios.find((s) => s.status === 429)?.headers).toEqual({ 'Retry-After': '30' });
   });
 
-  it('README-mock.md is the table rendered from the spec (run `npm run mock:readme`)', () => {
+  it('README-mock.md is the table rendered from the spec (run `npm run mock:generate`)', () => {
     const file = readFileSync(new URL('../../README-mock.md', import.meta.url), 'utf8');
     expect(file).toBe(renderMockReadme(scenarios));
   });
