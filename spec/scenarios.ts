@@ -6,6 +6,7 @@
  * (reads the contract).
  */
 import { contract, type OpenApiDocument } from './contract.js';
+import { resolveRef } from './resolve-ref.js';
 
 /** One scenario a frontend must handle: what to send to the mock and what it answers. */
 export interface Scenario {
@@ -25,26 +26,12 @@ export interface Scenario {
 
 const RESUME_PATH = '/v1/sessions/{session_id}/resume';
 
-/** Follows a local `$ref` ("#/a/b") inside the document; returns other values unchanged. */
-export function resolveLocalRef(doc: unknown, node: unknown): unknown {
-  const ref = (node as { $ref?: unknown } | undefined)?.$ref;
-  if (typeof ref !== 'string' || !ref.startsWith('#/')) return node;
-  const target = ref
-    .slice(2)
-    .split('/')
-    .reduce<unknown>(
-      (at, key) => (at as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')],
-      doc,
-    );
-  return resolveLocalRef(doc, target);
-}
-
 type Named = Record<string, unknown>;
 
 function firstExampleValue(doc: OpenApiDocument, header: Named): unknown {
   if ('example' in header) return header.example;
   const examples = Object.values((header.examples ?? {}) as Named);
-  const first = resolveLocalRef(doc, examples[0]) as Named | undefined;
+  const first = resolveRef(doc, examples[0]) as Named | undefined;
   return first?.value;
 }
 
@@ -57,16 +44,16 @@ export function listScenarios(doc: OpenApiDocument = contract.document): Scenari
   if (!operation) throw new Error(`spec has no POST ${RESUME_PATH}`);
   const scenarios: Scenario[] = [];
   for (const [code, raw] of Object.entries(operation.responses as Named)) {
-    const response = resolveLocalRef(doc, raw) as Named;
+    const response = resolveRef(doc, raw) as Named;
     const status = Number(code);
     const headers: Record<string, string> = {};
     for (const [name, rawHeader] of Object.entries((response.headers ?? {}) as Named)) {
-      const header = resolveLocalRef(doc, rawHeader) as Named;
+      const header = resolveRef(doc, rawHeader) as Named;
       if (header.required === true) headers[name] = String(firstExampleValue(doc, header));
     }
     const media = ((response.content ?? {}) as Named)['application/json'] as Named | undefined;
     for (const [example, rawExample] of Object.entries((media?.examples ?? {}) as Named)) {
-      const ex = resolveLocalRef(doc, rawExample) as Named;
+      const ex = resolveRef(doc, rawExample) as Named;
       scenarios.push({
         example,
         summary: String(ex.summary ?? example),

@@ -6,7 +6,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { Contract } from '../../../spec/contract.js';
 import type { SchemaName } from '../../../spec/types.js';
-import { resolveLocalRef } from '../../../spec/scenarios.js';
+import { resolveRef } from '../../../spec/resolve-ref.js';
 
 /** An answer as received: status, lower-cased headers and raw body text. */
 export interface ReceivedAnswer {
@@ -35,15 +35,15 @@ export function createResponseCheck(contract: Contract, path: string, method: st
     const problems: string[] = [];
     const raw = responses[String(answer.status)] ?? responses.default;
     if (!raw) return [`status ${answer.status} is not declared by the spec`];
-    const response = resolveLocalRef(doc, raw) as Node;
+    const response = resolveRef(doc, raw) as Node;
     for (const [name, rawHeader] of Object.entries((response.headers ?? {}) as Node)) {
-      const header = resolveLocalRef(doc, rawHeader) as Node;
+      const header = resolveRef(doc, rawHeader) as Node;
       const value = answer.headers.get(name);
       if (value === null) {
         if (header.required === true) problems.push(`required header ${name} is missing`);
         continue;
       }
-      const schema = resolveLocalRef(doc, header.schema) as Node;
+      const schema = resolveRef(doc, header.schema) as Node;
       const typed = (schema.type === 'integer' || schema.type === 'number') && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
       if (!headerValidator(schema)(typed)) problems.push(`header ${name}: ${JSON.stringify(value)} does not match its schema`);
     }
