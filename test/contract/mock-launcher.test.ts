@@ -1,8 +1,10 @@
 /**
  * `npm run mock` as a user runs it: starts Prism on PORT, prints base URL, sample key and
- * the scenario table, answers the examples, and stops on SIGTERM (issue #6).
+ * the scenario table and answers the examples; its entry point forwards SIGTERM to Prism
+ * (issue #6).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listScenarios } from '../../spec/scenarios.js';
@@ -53,21 +55,23 @@ describe('npm run mock', () => {
     });
     expect(missing.status).toBe(404);
   });
+});
 
-  it('stops Prism on SIGTERM (the port is released)', async () => {
-    const exited = new Promise((r) => proc.once('exit', r));
-    process.kill(-proc.pid!, 'SIGTERM');
+describe('start-mock.ts (what `npm run mock` runs)', () => {
+  it('forwards SIGTERM to Prism: signalling the launcher alone releases the port', async () => {
+    const own = await getFreePort();
+    const launcher = spawn(join(root, 'node_modules/.bin/tsx'), ['server/mock/start-mock.ts'], {
+      cwd: root,
+      env: { ...process.env, PORT: String(own) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let printed = '';
+    launcher.stdout.on('data', (d: Buffer) => (printed += d.toString()));
+    await waitFor(() => printed.includes('Stop with Ctrl+C'), { timeoutMs: 45_000, what: 'the launcher' });
+    expect((await fetch(`http://127.0.0.1:${own}/v1/sessions/x/resume`, { method: 'POST' })).status).toBe(401);
+    const exited = new Promise((r) => launcher.once('exit', r));
+    launcher.kill('SIGTERM');
     await exited;
-    await waitFor(
-      async () => {
-        try {
-          await fetch(`http://127.0.0.1:${port}/`);
-          return false;
-        } catch {
-          return true;
-        }
-      },
-      { what: 'the mock port to close' },
-    );
+    await waitFor(() => fetch(`http://127.0.0.1:${own}/`).then(() => false, () => true), { what: 'the mock port to close' });
   });
 });
