@@ -23,6 +23,8 @@ export interface WebhookUrlOptions {
    * Link-local addresses (cloud metadata, 169.254.169.254) stay refused even then.
    */
   allowPrivate?: boolean;
+  /** Allow loopback receivers only (not private networks), e.g. the CLI's --insecure-localhost (default false). */
+  allowLoopback?: boolean;
 }
 
 // Ranges ipaddr.js names for each class; anything not `unicast` and not listed is reserved
@@ -50,6 +52,7 @@ export function classifyAddress(address: string): AddressClass | undefined {
 /** Whether an address class may receive webhooks under `options`. */
 export function isAllowedAddressClass(cls: AddressClass, options: WebhookUrlOptions = {}): boolean {
   if (cls === 'public') return true;
+  if (cls === 'loopback' && options.allowLoopback) return true;
   return Boolean(options.allowPrivate) && (cls === 'loopback' || cls === 'private');
 }
 

@@ -1,0 +1,71 @@
+/**
+ * `webhook check`: the source's troubleshooting list (§6 rule 5: URL validity, HTTPS,
+ * response time, reachable from outside) automated, one line per check, stopping at the
+ * first failure. The last check delivers one test event exactly as the service would.
+ */
+import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '../webhooks/deliver-event.js';
+import { resolveWebhookHost } from '../webhooks/resolve-webhook-host.js';
+import { classifyAddress, validateWebhookUrl } from '../webhook-url.js';
+import type { SessionEvent } from '../../spec/types.js';
+
+/** Options of `runWebhookCheck`. */
+export interface WebhookCheckOptions {
+  /** Allow loopback receivers and skip certificate verification for them only (default false). */
+  insecureLocalhost?: boolean;
+  /** CA certificate(s) to trust instead of the system roots (PEM). */
+  ca?: string | Buffer;
+  /** Deadline of the test delivery in ms (default 5000, source spec §6 rule 2). */
+  timeoutMs?: number;
+  /** Where lines go (default: stdout). */
+  print?: (line: string) => void;
+}
+
+/** The test event sent by the last check; a receiver records it like any other event. */
+export function checkEvent(): SessionEvent {
+  return { event: 'webhook.check', session: { id: 'sess_webhook_check' }, timestamp: new Date().toISOString() };
+}
+
+/** Runs the checks on `url`; resolves true when every check passed. Never throws for a failed check. */
+export async function runWebhookCheck(url: string, options: WebhookCheckOptions = {}): Promise<boolean> {
+  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const pass = (name: string, detail: string) => (print(`ok    ${name.padEnd(22)} ${detail}`), true);
+  const fail = (name: string, detail: string) => (print(`FAIL  ${name.padEnd(22)} ${detail}`), false);
+  const rules = { allowLoopback: options.insecureLocalhost };
+
+  const check = validateWebhookUrl(url, rules);
+  if (!check.ok && check.code !== 'not_https' && check.code !== 'blocked_address') {
+    return fail('URL valid', check.reason);
+  }
+  pass('URL valid', url);
+  if (!check.ok && check.code === 'not_https') return fail('HTTPS', check.reason);
+  pass('HTTPS', 'https://');
+
+  const hostname = new URL(url).hostname;
+  const resolution = await resolveWebhookHost(hostname, rules);
+  if (resolution.addresses.length === 0) return fail('host resolves', resolution.ok ? hostname : resolution.message);
+  pass('host resolves', resolution.addresses.map((a) => `${a.address} (${a.addressClass})`).join(', '));
+  if (!resolution.ok) return fail('address allowed', resolution.message);
+  if (!check.ok) return fail('address allowed', check.reason);
+  const classes = [...new Set(resolution.addresses.map((a) => a.addressClass))].join(', ');
+  pass('address allowed', options.insecureLocalhost && classes.includes('loopback') ? `${classes} (--insecure-localhost)` : classes);
+
+  const result = await deliverEvent(url, checkEvent(), {
+    insecureLocalhost: options.insecureLocalhost,
+    ca: options.ca,
+    timeoutMs: options.timeoutMs,
+  });
+  if (!result.certificate) return fail('TLS handshake', failureText(result));
+  const verified = options.insecureLocalhost && isLoopback(result.resolvedAddress) ? ' (not verified: --insecure-localhost)' : '';
+  pass('TLS handshake', `${result.certificate.subject}, expires ${result.certificate.validTo}${verified}`);
+  const answers = `answers 200 in ${(options.timeoutMs ?? DELIVERY_TIMEOUT_MS) / 1000} s`;
+  if (!result.delivered) return fail(answers, failureText(result));
+  return pass(answers, `200 in ${result.durationMs} ms (test event ${checkEvent().event})`);
+}
+
+function failureText(result: DeliveryResult): string {
+  return result.delivered ? '' : result.message;
+}
+
+function isLoopback(address: string | undefined): boolean {
+  return address !== undefined && classifyAddress(address) === 'loopback';
+}

@@ -1,0 +1,115 @@
+/**
+ * `session-resume-api webhook …`: `check` (the source's troubleshooting list, §6 rule 5) and
+ * `send` (deliver events exactly as the service would). Exit codes: 0 ok, 1 a check or
+ * delivery failed, 2 usage (see run-program.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { contract } from '../../spec/contract.js';
+import { DELIVERY_TIMEOUT_MS } from '../webhooks/deliver-event.js';
+import { EXIT_FAILED, EXIT_USAGE } from './run-program.js';
+import { runWebhookCheck } from './webhook-check.js';
+import { formatSendSummary, runWebhookSend } from './webhook-send.js';
+
+interface ConnectionFlags {
+  insecureLocalhost?: boolean;
+  ca?: string;
+  timeoutMs: number;
+}
+
+/** A commander parser for an integer in [min, max]. */
+function integer(min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < min || n > max) {
+      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}.`);
+    }
+    return n;
+  };
+}
+
+/** The options `check` and `send` share. */
+function addConnectionOptions(command: Command): Command {
+  return command
+    .option('--insecure-localhost', 'allow a loopback receiver and skip certificate verification for it only (local testing)')
+    .option('--ca <file>', 'PEM file of the CA to trust instead of the system roots')
+    .addOption(
+      new Option('--timeout-ms <ms>', 'deadline of a delivery in ms (the service uses 5000, source spec §6 rule 2)')
+        .argParser(integer(1, 600_000))
+        .default(DELIVERY_TIMEOUT_MS),
+    );
+}
+
+/** Reads the --ca file, or stops with a usage error that names it. */
+function readCa(command: Command, file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    return command.error(`error: cannot read --ca file ${file} (${code}): give a readable PEM file.`, { exitCode: EXIT_USAGE });
+  }
+}
+
+function createCheckCommand(): Command {
+  const check = new Command('check')
+    .description(
+      'Check a webhook URL the way the source troubleshooting list says (§6 rule 5): URL valid, HTTPS, host resolves, ' +
+        'address allowed, TLS handshake, and a 200 to a test event within 5 s. Stops at the first failure (exit 1).',
+    )
+    .argument('<url>', 'the webhook URL (https://...)');
+  return addConnectionOptions(check).action(async (url: string, flags: ConnectionFlags, command: Command) => {
+    const ok = await runWebhookCheck(url, {
+      insecureLocalhost: flags.insecureLocalhost,
+      ca: readCa(command, flags.ca),
+      timeoutMs: flags.timeoutMs,
+    });
+    if (!ok) process.exitCode = EXIT_FAILED;
+  });
+}
+
+interface SendFlags extends ConnectionFlags {
+  event: string;
+  session: string;
+  timestamp?: string;
+  times: number;
+  concurrency: number;
+  json?: boolean;
+}
+
+function createSendCommand(): Command {
+  const send = new Command('send')
+    .description(
+      'Deliver one session event N times with the same event, session id and timestamp, exactly as the service would ' +
+        '(POST JSON, 5 s deadline, only 200 counts, no redirects). Exit 1 if any delivery failed.',
+    )
+    .argument('<url>', 'the webhook URL (https://...)')
+    .requiredOption('--event <name>', 'value of payload.event, e.g. session.resumed')
+    .requiredOption('--session <id>', 'value of payload.session.id')
+    .option('--timestamp <t>', 'value of payload.timestamp (default: now, RFC 3339, fixed once for all N)')
+    .addOption(new Option('--times <n>', 'how many deliveries').argParser(integer(1, 100_000)).default(1))
+    .addOption(new Option('--concurrency <c>', 'how many at a time').argParser(integer(1, 1000)).default(1))
+    .option('--json', 'print the summary as JSON');
+  return addConnectionOptions(send).action(async (url: string, flags: SendFlags, command: Command) => {
+    const event = { event: flags.event, session: { id: flags.session }, timestamp: flags.timestamp ?? new Date().toISOString() };
+    const valid = contract.validate('SessionEvent', event);
+    if (!valid.ok) command.error(`error: the event is not a SessionEvent (${valid.message}).`, { exitCode: EXIT_USAGE });
+    const summary = await runWebhookSend(url, event, {
+      times: flags.times,
+      concurrency: flags.concurrency,
+      insecureLocalhost: flags.insecureLocalhost,
+      ca: readCa(command, flags.ca),
+      timeoutMs: flags.timeoutMs,
+    });
+    process.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : `${formatSendSummary(summary).join('\n')}\n`);
+    if (summary.failed > 0) process.exitCode = EXIT_FAILED;
+  });
+}
+
+/** The `webhook` command with its `check` and `send` subcommands, for the CLI's main program. */
+export function createWebhookCommand(): Command {
+  return new Command('webhook')
+    .description('Check a webhook URL and send test events to it (source spec §6).')
+    .addCommand(createCheckCommand())
+    .addCommand(createSendCommand());
+}

@@ -1,0 +1,86 @@
+/**
+ * `webhook send`: delivers one event N times, C at a time, exactly as the service would
+ * (deliverEvent: same payload shape, 5 s deadline, only 200 counts), with the same identity
+ * every time, so that a receiver's dedupe (source spec §6 rule 3) can be tested.
+ */
+import { deliverEvent, type DeliveryFailureReason, type DeliveryResult } from '../webhooks/deliver-event.js';
+import type { SessionEvent } from '../../spec/types.js';
+
+/** Options of `runWebhookSend`. */
+export interface WebhookSendOptions {
+  /** How many deliveries (default 1). */
+  times?: number;
+  /** How many at a time (default 1). */
+  concurrency?: number;
+  /** Allow loopback receivers and skip certificate verification for them only (default false). */
+  insecureLocalhost?: boolean;
+  /** CA certificate(s) to trust instead of the system roots (PEM). */
+  ca?: string | Buffer;
+  /** Deadline of each delivery in ms (default 5000, source spec §6 rule 2). */
+  timeoutMs?: number;
+}
+
+/** What `runWebhookSend` did: counts, failures by reason with one example message each, timings in ms. */
+export interface WebhookSendSummary {
+  event: SessionEvent;
+  sent: number;
+  delivered: number;
+  failed: number;
+  failures: Partial<Record<DeliveryFailureReason, { count: number; example: string }>>;
+  durationMs: { min: number; median: number; max: number };
+}
+
+/** Delivers `event` `times` times with at most `concurrency` in flight; never throws for a failed delivery. */
+export async function runWebhookSend(
+  url: string,
+  event: SessionEvent,
+  options: WebhookSendOptions = {},
+): Promise<WebhookSendSummary> {
+  const times = options.times ?? 1;
+  const results: DeliveryResult[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < times) {
+      next++;
+      results.push(
+        await deliverEvent(url, event, { insecureLocalhost: options.insecureLocalhost, ca: options.ca, timeoutMs: options.timeoutMs }),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 1, times) }, worker));
+
+  const failures: WebhookSendSummary['failures'] = {};
+  for (const r of results) {
+    if (r.delivered) continue;
+    const entry = (failures[r.reason] ??= { count: 0, example: r.message });
+    entry.count++;
+  }
+  const durations = results.map((r) => r.durationMs).sort((a, b) => a - b);
+  const delivered = results.filter((r) => r.delivered).length;
+  return {
+    event,
+    sent: results.length,
+    delivered,
+    failed: results.length - delivered,
+    failures,
+    durationMs: {
+      min: durations[0] ?? 0,
+      median: durations[Math.floor(durations.length / 2)] ?? 0,
+      max: durations[durations.length - 1] ?? 0,
+    },
+  };
+}
+
+/** The summary as human-readable lines. */
+export function formatSendSummary(summary: WebhookSendSummary): string[] {
+  const { event, sent, delivered, failed, durationMs } = summary;
+  const lines = [
+    `event ${JSON.stringify(event)}`,
+    `sent ${sent}: ${delivered} delivered, ${failed} failed ` +
+      `(ms min ${durationMs.min}, median ${durationMs.median}, max ${durationMs.max})`,
+  ];
+  for (const [reason, entry] of Object.entries(summary.failures)) {
+    lines.push(`  ${reason}: ${entry.count}  e.g. ${entry.example}`);
+  }
+  return lines;
+}

@@ -1,0 +1,300 @@
+/**
+ * ONE webhook delivery attempt, exactly as the service delivers (source spec §6), shared by
+ * the server's sender and the CLI: URL rules, DNS with every address checked, a connection
+ * pinned to the checked address, no redirects, one deadline, and only a 200 counts.
+ * Uses node:https directly: fetch/undici follow redirects and skip custom lookups.
+ */
+import { request } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import type { SessionEvent } from '../../spec/types.js';
+import { validateWebhookUrl } from '../webhook-url.js';
+import { resolveWebhookHost, type CheckedAddress, type WebhookLookup } from './resolve-webhook-host.js';
+
+/** Options of one delivery attempt. */
+export interface DeliverEventOptions {
+  /** One deadline for DNS + connect + TLS + answer, in ms (default 5000, source spec §6 rule 2). */
+  timeoutMs?: number;
+  /** Allow loopback and private receivers, for local testing only (default false); link-local stays refused. */
+  allowPrivate?: boolean;
+  /**
+   * CLI testing aid (default false): allow loopback receivers, and skip certificate
+   * verification only when the pinned address is loopback.
+   */
+  insecureLocalhost?: boolean;
+  /** CA certificate(s) to trust instead of the system roots (PEM). */
+  ca?: string | Buffer;
+  /** Resolver returning all addresses of a host (default: the system's getaddrinfo). */
+  lookup?: WebhookLookup;
+  /** How much of the answer body is read, in bytes (default 65 536); the rest is cut. */
+  maxResponseBytes?: number;
+  /** User-Agent header (default `session-resume-api-webhooks/0.1`). */
+  userAgent?: string;
+}
+
+/** Why a delivery failed. */
+export type DeliveryFailureReason =
+  | 'invalid_url'
+  | 'dns_failed'
+  | 'blocked_address'
+  | 'tls_failed'
+  | 'connection_failed'
+  | 'timeout'
+  | 'redirect'
+  | 'bad_status';
+
+/** The receiver's certificate as seen during the handshake. */
+export interface CertificateSummary {
+  subject: string;
+  issuer: string;
+  /** Not-after date as OpenSSL prints it, e.g. "Nov 22 17:00:00 2026 GMT". */
+  validTo: string;
+}
+
+/** What was read of the answer body: at most `maxResponseBytes`, as UTF-8 text. */
+export interface ResponseSummary {
+  body: string;
+  bytes: number;
+  truncated: boolean;
+}
+
+/** Fields known once a connection was attempted. */
+interface AttemptDetails {
+  /** Elapsed time of the whole attempt in ms. */
+  durationMs: number;
+  /** The checked address the connection was pinned to. */
+  resolvedAddress?: string;
+  /** Present once the TLS handshake completed. */
+  certificate?: CertificateSummary;
+  /** Present once an answer arrived. */
+  response?: ResponseSummary;
+}
+
+/** Outcome of `deliverEvent`; a failure carries a message saying what to check (source spec §6 rule 5). */
+export type DeliveryResult =
+  | (AttemptDetails & { delivered: true; status: 200; resolvedAddress: string })
+  | (AttemptDetails & { delivered: false; reason: DeliveryFailureReason; status?: number; message: string });
+
+/** Default deadline of one attempt: a receiver must answer 200 within 5 s (source spec §6 rule 2, §8). */
+export const DELIVERY_TIMEOUT_MS = 5000;
+/** Default cap on the answer body read, in bytes. */
+export const MAX_RESPONSE_BYTES = 65_536;
+const DEFAULT_USER_AGENT = 'session-resume-api-webhooks/0.1';
+
+// OpenSSL verification results and Node TLS errors (node:tls, "X509 certificate error codes").
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_|EPROTO$)/;
+
+/**
+ * POSTs `JSON.stringify(event)` once to `url` and says whether it was delivered: a 200
+ * within `timeoutMs`. Never throws for delivery problems; redirects are failures, never
+ * followed (x-decisions: webhook-ack).
+ */
+export async function deliverEvent(
+  url: string | URL,
+  event: SessionEvent,
+  options: DeliverEventOptions = {},
+): Promise<DeliveryResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const rules = { allowPrivate: options.allowPrivate, allowLoopback: options.insecureLocalhost };
+
+  const check = validateWebhookUrl(url, rules);
+  if (!check.ok) {
+    return {
+      delivered: false,
+      reason: check.code === 'blocked_address' ? 'blocked_address' : 'invalid_url',
+      message: `${check.reason} (URL validity and HTTPS, source spec §6 rule 5)`,
+      durationMs: elapsed(),
+    };
+  }
+  const target = check.url;
+
+  // The deadline covers DNS as well: the receiver is judged on the whole 5 s (§6 rule 2).
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  try {
+    const resolution = await Promise.race([resolveWebhookHost(target.hostname, { ...rules, lookup: options.lookup }), deadline]);
+    if (resolution === 'timeout') {
+      return { delivered: false, reason: 'timeout', message: timeoutMessage(target, timeoutMs, 'DNS'), durationMs: elapsed() };
+    }
+    if (!resolution.ok) {
+      return { delivered: false, reason: resolution.reason, message: resolution.message, durationMs: elapsed() };
+    }
+    // Every address passed; connect to the first, pinned (no second lookup, no rebinding).
+    const pinned = resolution.addresses[0] as CheckedAddress;
+    return await post(target, pinned, JSON.stringify(event), deadline, timeoutMs, options, elapsed);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The lookup given to node:net: always answers the checked address, whatever it is asked. */
+function pinnedLookup({ address, family }: CheckedAddress): LookupFunction {
+  return (_hostname, lookupOptions, callback) => {
+    // Node ≥ 20 asks for `all` when autoSelectFamily is on (net.connect, "lookup").
+    if (lookupOptions.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+}
+
+function timeoutMessage(url: URL, timeoutMs: number, stage: string): string {
+  return (
+    `${url.host} gave no 200 within ${timeoutMs} ms (stuck at ${stage}): a receiver must answer within 5 s and ` +
+    'process afterwards; check response time and that it accepts connections from outside (source spec §6 rules 2 and 5).'
+  );
+}
+
+function post(
+  url: URL,
+  pinned: CheckedAddress,
+  body: string,
+  deadline: Promise<'timeout'>,
+  timeoutMs: number,
+  options: DeliverEventOptions,
+  elapsed: () => number,
+): Promise<DeliveryResult> {
+  const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  const isLiteral = hostname === pinned.address;
+  const skipVerify = Boolean(options.insecureLocalhost) && pinned.addressClass === 'loopback';
+
+  return new Promise<DeliveryResult>((resolve) => {
+    let stage = 'connect';
+    let certificate: CertificateSummary | undefined;
+    let settled = false;
+    const details = () => ({ durationMs: elapsed(), resolvedAddress: pinned.address, ...(certificate ? { certificate } : {}) });
+    const finish = (result: DeliveryResult) => {
+      if (settled) return;
+      settled = true;
+      req.destroy();
+      resolve(result);
+    };
+
+    const req = request({
+      method: 'POST',
+      hostname,
+      port: url.port || 443,
+      path: `${url.pathname}${url.search}`,
+      headers: {
+        host: url.host,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        'user-agent': options.userAgent ?? DEFAULT_USER_AGENT,
+      },
+      lookup: pinnedLookup(pinned),
+      // SNI carries the host name, never an IP literal (RFC 6066 §3); identity is checked against it.
+      ...(isLiteral ? {} : { servername: hostname }),
+      ...(options.ca ? { ca: options.ca } : {}),
+      rejectUnauthorized: !skipVerify,
+      agent: false,
+    });
+
+    void deadline.then(() =>
+      finish({ delivered: false, reason: 'timeout', message: timeoutMessage(url, timeoutMs, stage), ...details() }),
+    );
+
+    req.on('socket', (socket) => {
+      socket.once('connect', () => (stage = 'TLS handshake'));
+      socket.once('secureConnect', () => {
+        stage = 'waiting for the answer';
+        const cert = (socket as TLSSocket).getPeerCertificate();
+        if (cert && Object.keys(cert).length > 0) {
+          certificate = { subject: formatName(cert.subject), issuer: formatName(cert.issuer), validTo: cert.valid_to };
+        }
+      });
+    });
+
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      const code = error.code ?? error.message;
+      const tls = TLS_CODE.test(code) || stage === 'TLS handshake';
+      finish(
+        tls
+          ? {
+              delivered: false,
+              reason: 'tls_failed',
+              message:
+                `TLS handshake with ${url.host} (${pinned.address}) failed (${code}: ${error.message}): check the certificate ` +
+                `is valid for ${hostname}, not expired, and chained to a trusted CA (HTTPS, source spec §6 rule 5).`,
+              ...details(),
+            }
+          : {
+              delivered: false,
+              reason: 'connection_failed',
+              message:
+                `Could not ${stage === 'connect' ? 'connect to' : 'get an answer from'} ${pinned.address}:${url.port || 443} ` +
+                `(${code}): check the receiver accepts incoming connections from outside (source spec §6 rule 5).`,
+              ...details(),
+            },
+      );
+    });
+
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      stage = 'reading the answer';
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      let truncated = false;
+      const conclude = () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const response: ResponseSummary = { body: text, bytes, truncated };
+        if (status === 200) {
+          finish({ delivered: true, status: 200, ...details(), resolvedAddress: pinned.address, response });
+        } else if (status >= 300 && status < 400) {
+          // Redirects are never followed (x-decisions: webhook-ack): the target could be anywhere.
+          const location = res.headers.location ? ` to ${res.headers.location}` : '';
+          finish({
+            delivered: false,
+            reason: 'redirect',
+            status,
+            message:
+              `${url.host} answered ${status} (redirect${location}); redirects are not followed: configure the final ` +
+              'URL, which must answer 200 (URL validity, source spec §6 rules 2 and 5).',
+            ...details(),
+            response,
+          });
+        } else {
+          finish({
+            delivered: false,
+            reason: 'bad_status',
+            status,
+            message:
+              `${url.host} answered ${status}; only 200 counts as delivered (source spec §6 rule 2; x-decisions: ` +
+              'webhook-ack): check the receiver answers 200 once it has recorded the event.',
+            ...details(),
+            response,
+          });
+        }
+      };
+      res.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        const room = maxBytes - bytes;
+        if (chunk.length > room) {
+          chunks.push(chunk.subarray(0, room));
+          bytes += room;
+          truncated = true;
+          conclude();
+          return;
+        }
+        chunks.push(chunk);
+        bytes += chunk.length;
+      });
+      res.on('end', conclude);
+      // An answer cut mid-body still carries its status line: judge on that.
+      res.on('error', conclude);
+      res.on('close', conclude);
+    });
+
+    req.end(body);
+  });
+}
+
+/** "CN=localhost, O=Example" from a certificate subject or issuer object. */
+function formatName(name: Record<string, string | string[] | undefined> | undefined): string {
+  if (!name) return '';
+  return Object.entries(name)
+    .map(([key, value]) => `${key}=${Array.isArray(value) ? value.join('+') : (value ?? '')}`)
+    .join(', ');
+}

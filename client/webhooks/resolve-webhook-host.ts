@@ -1,0 +1,88 @@
+/**
+ * DNS step of a webhook delivery: resolves the URL's host and checks EVERY address with the
+ * one set of URL rules (client/webhook-url.ts; x-decisions: webhook-url-policy), so that a
+ * name pointing at a private or metadata address is refused before any connection.
+ */
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { classifyAddress, isAllowedAddressClass, type AddressClass, type WebhookUrlOptions } from '../webhook-url.js';
+
+/** One resolved address, as `dns.lookup(host, { all: true })` gives it. */
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+/** Resolves a host name to all its addresses; injectable so tests can fake DNS answers. */
+export type WebhookLookup = (hostname: string) => Promise<ResolvedAddress[]>;
+
+/** A resolved address with the class the URL rules gave it. */
+export interface CheckedAddress extends ResolvedAddress {
+  addressClass: AddressClass;
+}
+
+/** Outcome of `resolveWebhookHost`: every address allowed, or the first problem with a sentence saying what to check. */
+export type HostResolution =
+  | { ok: true; addresses: CheckedAddress[] }
+  | { ok: false; reason: 'dns_failed' | 'blocked_address'; message: string; addresses: CheckedAddress[] };
+
+/** Options: the URL rules (`allowPrivate`, `allowLoopback`) and the resolver (default: the system's, all addresses). */
+export interface ResolveWebhookHostOptions extends WebhookUrlOptions {
+  lookup?: WebhookLookup;
+}
+
+/** The system resolver (getaddrinfo), every address in the order it returns them. */
+export const systemLookup: WebhookLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+/**
+ * Resolves `hostname` (an IP literal resolves to itself, brackets removed) and classifies
+ * every address; one refused address refuses the host, since the connection could go to
+ * any of them. Never throws.
+ */
+export async function resolveWebhookHost(
+  hostname: string,
+  options: ResolveWebhookHostOptions = {},
+): Promise<HostResolution> {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  let resolved: ResolvedAddress[];
+  if (classifyAddress(host)) {
+    resolved = [{ address: host, family: host.includes(':') ? 6 : 4 }];
+  } else {
+    try {
+      resolved = await (options.lookup ?? systemLookup)(host);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException | undefined)?.code ?? String(error);
+      return {
+        ok: false,
+        reason: 'dns_failed',
+        addresses: [],
+        message: `${host} does not resolve (${code}): check the host name of the webhook URL (URL validity, source spec §6 rule 5).`,
+      };
+    }
+  }
+  if (resolved.length === 0) {
+    return {
+      ok: false,
+      reason: 'dns_failed',
+      addresses: [],
+      message: `${host} resolves to no address: check the host name of the webhook URL (URL validity, source spec §6 rule 5).`,
+    };
+  }
+  // An unparsable answer is treated as reserved: refused, never connected to.
+  const addresses = resolved.map((r) => ({ ...r, addressClass: classifyAddress(r.address) ?? ('reserved' as const) }));
+  const refused = addresses.find((a) => !isAllowedAddressClass(a.addressClass, options));
+  if (refused) {
+    const kind = refused.addressClass.replace('_', '-');
+    return {
+      ok: false,
+      reason: 'blocked_address',
+      addresses,
+      message:
+        `${host} resolves to ${refused.address}, a ${kind} address: webhooks go only to public hosts that accept ` +
+        'connections from outside (source spec §6 rule 5; x-decisions: webhook-url-policy)' +
+        (refused.addressClass === 'loopback' || refused.addressClass === 'private'
+          ? '; allowPrivate (or --insecure-localhost for loopback) permits it for local testing.'
+          : '.'),
+    };
+  }
+  return { ok: true, addresses };
+}

@@ -1,0 +1,39 @@
+/**
+ * When to retry a failed webhook delivery (x-decisions: webhook-retry): exponential backoff
+ * with full jitter, base 1 s, factor 2, cap 60 s, at most 6 attempts. Keep in sync with the
+ * spec; test/unit/webhook-sender.test.ts reads the decision text.
+ */
+
+/** The retry policy's numbers. */
+export interface RetryPolicy {
+  /** Attempts in all, the first included (default 6). */
+  maxAttempts: number;
+  /** Delay scale of the first retry, in ms (default 1000). */
+  baseDelayMs: number;
+  /** Upper bound of any delay, in ms (default 60 000). */
+  maxDelayMs: number;
+}
+
+/** The defaults recorded in spec/openapi.yaml x-decisions: webhook-retry. */
+export const WEBHOOK_RETRY_DEFAULTS: Readonly<RetryPolicy> = Object.freeze({
+  maxAttempts: 6,
+  baseDelayMs: 1000,
+  maxDelayMs: 60_000,
+});
+
+/** Growth factor of the backoff between attempts. */
+export const BACKOFF_FACTOR = 2;
+
+/**
+ * Delay in ms before the attempt that follows failed attempt number `failedAttempt` (1-based):
+ * uniform in [0, min(maxDelayMs, baseDelayMs × 2^(failedAttempt − 1))) ("full jitter"), so
+ * that many senders failing together do not retry together. `random` is injectable for tests.
+ */
+export function backoffDelayMs(
+  failedAttempt: number,
+  policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'> = WEBHOOK_RETRY_DEFAULTS,
+  random: () => number = Math.random,
+): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * BACKOFF_FACTOR ** Math.max(0, failedAttempt - 1));
+  return Math.floor(random() * ceiling);
+}
