@@ -34,12 +34,14 @@ function isRemovedWebhook(diff: Diff): boolean {
   return diff.path.length === 1 || diff.path.length === 2 || (diff.path.length === 3 && HTTP_METHODS.has(String(diff.path[2])));
 }
 
-/** Compares `before` and `after` (parsed OpenAPI documents); annotation-only changes are left out. */
+/** Compares `before` and `after` (parsed OpenAPI documents); annotations and top-level `x-` extensions are left out. */
 export function compareSpecs(before: unknown, after: unknown): SpecComparison {
   const { diffs } = apiCompare(structuredClone(before) as object, structuredClone(after) as object);
   const result: SpecComparison = { breaking: [], nonBreaking: [], unclassified: [] };
   const seen = new Set<string>();
   for (const diff of diffs) {
+    // Top-level extensions (x-decisions) document the contract; they are not wire shapes.
+    if (String(diff.path[0]).startsWith('x-')) continue;
     const kind = isRemovedWebhook(diff) ? 'breaking' : diff.type;
     const change = toChange(diff);
     const key = `${kind} ${change.path}`;

@@ -59,6 +59,10 @@ describe('compareSpecs: non-breaking changes', () => {
     expect(nonBreaking.map((c) => c.path)).toContain(`paths/${RESUME}/post/responses/422`);
   });
 
+  it('leaves out edits of the decision record (top-level x- extensions)', () => {
+    expect(changed((d) => (d['x-decisions'][0].chosen = 'Reworded.'))).toEqual({ breaking: [], nonBreaking: [], unclassified: [] });
+  });
+
   it('finds nothing between a document and itself', () => {
     expect(changed(() => undefined)).toEqual({ breaking: [], nonBreaking: [], unclassified: [] });
   });
