@@ -87,7 +87,7 @@ export function parseConformanceArgs(argv: readonly string[]): ParsedConformance
   return typeof problem === 'string' ? { kind: 'usage-error', message: problem } : { kind: 'run', options: problem };
 }
 
-/** Checks options; returns them with defaults removed of undefined members, or a sentence saying what to fix. */
+/** Checks options; returns them without undefined members, or a sentence saying what to fix. */
 export function checkConformanceOptions(options: ConformanceOptions): ConformanceOptions | string {
   if (!options.baseUrl) return '--base-url is required';
   let url: URL;
