@@ -1,10 +1,2 @@
-/** Follows a local `$ref` ("#/a/b") inside an OpenAPI document; returns other values unchanged. */
-export function resolveRef(doc: unknown, node: unknown): unknown {
-  const ref = (node as { $ref?: unknown } | undefined)?.$ref;
-  if (typeof ref !== 'string' || !ref.startsWith('#/')) return node;
-  const target = ref
-    .slice(2)
-    .split('/')
-    .reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
-  return resolveRef(doc, target);
-}
+/** Follows a local `$ref` ("#/a/b") inside an OpenAPI document; one implementation, in spec/resolve-ref.ts. */
+export { resolveRef } from '../../spec/resolve-ref.js';

@@ -1,0 +1,146 @@
+/**
+ * The conformance checks as data: each is a name and a sequence of requests with what the
+ * answer must show. Built from the options, so a live target gets its given session ids
+ * and a Prism mock gets `Prefer` headers that select the answer a stateful target would give.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ConformanceOptions } from './conformance-options.js';
+
+/** One request to `POST /v1/sessions/{sessionId}/resume`. */
+export interface CheckRequest {
+  /** The raw session id; the runner percent-encodes it as one path segment. */
+  sessionId: string;
+  /** The whole Authorization header value, or null to send none. */
+  authorization: string | null;
+  /** Content-Type to send, if any. */
+  contentType?: string;
+  /** Body text to send, if any. */
+  body?: string;
+  /** `Prefer` header, sent in mock mode only. */
+  prefer?: string;
+}
+
+/** What an answer must show, beyond matching the spec (always checked). */
+export interface Expectation {
+  /** Required status. */
+  status?: number;
+  /** Statuses the answer must not have. */
+  notStatus?: number[];
+  /** Text the raw body must contain (e.g. the `not_paused` marker, source spec §4 rule 3). */
+  bodyContains?: string;
+  /** Members the JSON body must have with these values. */
+  bodyHas?: Record<string, unknown>;
+  /** Headers that must be present, matched by these patterns. */
+  headers?: Record<string, RegExp>;
+  /** Index of an earlier step whose status, body and WWW-Authenticate this answer must repeat. */
+  sameAsStep?: number;
+}
+
+/** One step: a request and its expectation. */
+export interface CheckStep {
+  request: CheckRequest;
+  expect: Expectation;
+}
+
+/** A named check; `skip` says why it cannot run against this target. */
+export interface ConformanceCheck {
+  name: string;
+  steps: CheckStep[];
+  skip?: string;
+}
+
+/** Session ids the Prism mock's examples talk about. */
+const MOCK_PAUSED = 'sess_paused_1';
+const MOCK_NOT_PAUSED = 'sess_running_1';
+
+const NOT_PAUSED = 'not_paused';
+const CHALLENGE = { 'www-authenticate': /^Bearer\b/i };
+
+/** Builds the checks for a target. Unknown ids are random, so a live service never resumes one by chance. */
+export function createConformanceChecks(options: ConformanceOptions): ConformanceCheck[] {
+  const mock = options.mode === 'mock';
+  const bearer = `Bearer ${options.apiKey}`;
+  const unknown = () => `conformance-unknown-${randomUUID()}`;
+  const paused = mock ? MOCK_PAUSED : options.pausedSession;
+  // An existing session to compare 401 answers with: the not-paused one cannot be resumed
+  // even by a broken auth check.
+  const existing = mock ? MOCK_NOT_PAUSED : (options.notPausedSession ?? options.pausedSession);
+  const wrongToken = `Bearer conformance-wrong-key-${randomUUID()}`;
+
+  const noLeak = (authorization: string | null, prefer: string): CheckStep[] => {
+    const first: CheckStep = {
+      request: { sessionId: unknown(), authorization, prefer },
+      expect: { status: 401, headers: CHALLENGE, bodyHas: { success: false } },
+    };
+    if (!existing) return [first];
+    return [first, { request: { sessionId: existing, authorization, prefer }, expect: { status: 401, sameAsStep: 0 } }];
+  };
+  const on404 = (request: Omit<CheckRequest, 'sessionId' | 'prefer'> & { sessionId?: string }): CheckStep[] => [
+    { request: { sessionId: unknown(), prefer: 'code=404', ...request }, expect: { status: 404, notStatus: [401] } },
+  ];
+
+  return [
+    {
+      // x-decisions: unauthorized; authentication runs before the lookup (source spec §5).
+      name: 'no token → 401, same answer for an unknown and an existing session',
+      steps: noLeak(null, 'code=401, example=missingToken'),
+    },
+    {
+      name: 'wrong token → 401, same answer for an unknown and an existing session',
+      steps: noLeak(wrongToken, 'code=401, example=invalidToken'),
+    },
+    {
+      // Source spec §4 rule 2, §7.
+      name: 'unknown session id → 404',
+      steps: on404({ authorization: bearer }),
+    },
+    {
+      // Source spec §4 rules 1 and 3: resume once, then the same session is not paused.
+      name: 'paused session → 200 success, then not_paused on a second call',
+      skip: paused ? undefined : 'needs --paused-session <id>',
+      steps: [
+        {
+          request: { sessionId: paused ?? '', authorization: bearer, prefer: 'code=200, example=resumed' },
+          expect: { status: 200, bodyHas: { success: true } },
+        },
+        {
+          request: { sessionId: paused ?? '', authorization: bearer, prefer: 'code=409, example=notPaused' },
+          expect: { notStatus: [200], bodyContains: NOT_PAUSED },
+        },
+      ],
+    },
+    {
+      name: 'session that is not paused → not_paused marker',
+      skip: mock || options.notPausedSession ? undefined : 'needs --not-paused-session <id>',
+      steps: [
+        {
+          request: {
+            sessionId: mock ? MOCK_NOT_PAUSED : (options.notPausedSession ?? ''),
+            authorization: bearer,
+            prefer: 'code=409, example=notPaused',
+          },
+          expect: { notStatus: [200], bodyContains: NOT_PAUSED },
+        },
+      ],
+    },
+    // Request shapes real clients send (x-decisions: request-body, unauthorized); each goes to
+    // an unknown id, so a 404 proves it passed the body parser and the bearer check.
+    {
+      name: 'no body with Content-Type: application/json is accepted',
+      steps: on404({ authorization: bearer, contentType: 'application/json' }),
+    },
+    {
+      name: 'an empty JSON object body is accepted',
+      steps: on404({ authorization: bearer, contentType: 'application/json', body: '{}' }),
+    },
+    {
+      name: 'lowercase `bearer` scheme is accepted (RFC 7235 §2.1)',
+      skip: mock ? 'Prism 5.14.2 matches the Bearer scheme case-sensitively' : undefined,
+      steps: on404({ authorization: `bearer ${options.apiKey}` }),
+    },
+    {
+      name: 'an id that needs URL encoding reaches the route',
+      steps: on404({ authorization: bearer, sessionId: `conformance unknown/${randomUUID()}?#%ü` }),
+    },
+  ];
+}

@@ -1,0 +1,62 @@
+/**
+ * Typed MSW handlers for frontend unit tests without any server (openapi-msw over the
+ * generated `paths`). They answer like the Prism mock: the spec's named examples, selected
+ * with the same `Prefer` header (README-mock.md), 401 without a bearer token, else 200.
+ * Browser-safe: the examples come from the generated module, not from the spec file.
+ */
+import { HttpResponse, type HttpHandler } from 'msw';
+import { createOpenApiHttp } from 'openapi-msw';
+import type { paths } from '../../generated/api.js';
+import type { ResumeScenario } from './resume-scenario.js';
+import { resumeScenarios } from './scenarios.generated.js';
+
+export type { ResumeScenario } from './resume-scenario.js';
+export { resumeScenarios } from './scenarios.generated.js';
+
+/** Options of `createResumeHandlers`. */
+export interface ResumeHandlersOptions {
+  /** Base URL the app calls, without /v1 (e.g. `https://api.test` or `/api`). */
+  baseUrl: string;
+  /** Example answered when a request has no `Prefer` (default `resumed`; `missingToken` without a token). */
+  scenario?: string;
+}
+
+const byName = new Map<string, ResumeScenario>(resumeScenarios.map((s) => [s.example, s]));
+
+function pick(name: string): ResumeScenario {
+  const found = byName.get(name);
+  if (!found) throw new TypeError(`unknown scenario "${name}"; known: ${[...byName.keys()].join(', ')}`);
+  return found;
+}
+
+// Same selection as Prism: `example=` names the example; `code=` alone takes the first
+// example of that status.
+function fromPrefer(prefer: string): ResumeScenario | undefined {
+  const example = /(?:^|[,;\s])example=([^,;\s]+)/.exec(prefer)?.[1];
+  if (example) return byName.get(example);
+  const code = Number(/(?:^|[,;\s])code=(\d{3})/.exec(prefer)?.[1]);
+  return resumeScenarios.find((s) => s.status === code);
+}
+
+/** Creates the handlers; throws at creation on an unknown `scenario` or an empty `baseUrl`. */
+export function createResumeHandlers(options: ResumeHandlersOptions): HttpHandler[] {
+  if (!options.baseUrl) throw new TypeError('baseUrl is required (e.g. https://api.test)');
+  const fallback = pick(options.scenario ?? 'resumed');
+  const missingToken = pick('missingToken');
+  const http = createOpenApiHttp<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, '') });
+  return [
+    http.post('/v1/sessions/{session_id}/resume', ({ request }) => {
+      const prefer = request.headers.get('prefer');
+      let scenario = prefer ? fromPrefer(prefer) : fallback;
+      if (!scenario) {
+        return HttpResponse.json(
+          { success: false, error: 'unknown_scenario', message: `No example matches Prefer: ${prefer}` },
+          { status: 500 },
+        );
+      }
+      // Source spec §5: the Bearer scheme is required; like Prism, no token means 401.
+      if (!/^bearer\s+\S/i.test(request.headers.get('authorization') ?? '')) scenario = missingToken;
+      return HttpResponse.json(scenario.body, { status: scenario.status, headers: { ...scenario.headers } });
+    }),
+  ];
+}

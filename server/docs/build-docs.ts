@@ -1,0 +1,57 @@
+/**
+ * Renders spec/openapi.yaml to one self-contained HTML page with Redocly `build-docs`
+ * (Redoc scripts inlined, so the page works offline). The decisions are rendered by
+ * building from a temporary copy whose `info.description` ends with the `x-decisions`
+ * table; the spec file stays the one source.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { parse, stringify } from 'yaml';
+import { specPath as defaultSpecPath } from '../../spec/contract.js';
+import { renderDecisionsMarkdown, type Decision } from './decisions-markdown.js';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const redoclyBin = join(root, 'node_modules/.bin/redocly');
+
+/** Default output of `npm run docs`: dist/docs/index.html. */
+export const defaultDocsHtmlPath: string = join(root, 'dist/docs/index.html');
+
+/** Options of `buildDocs`. */
+export interface BuildDocsOptions {
+  /** OpenAPI document to render (default: spec/openapi.yaml). */
+  specPath?: string;
+  /** HTML file to write (default: dist/docs/index.html). */
+  outputPath?: string;
+}
+
+/** Writes the HTML reference; resolves with its path. Rejects with Redocly's output on failure. */
+export async function buildDocs(options: BuildDocsOptions = {}): Promise<string> {
+  const source = options.specPath ?? defaultSpecPath;
+  const output = options.outputPath ?? defaultDocsHtmlPath;
+  const document = parse(await readFile(source, 'utf8')) as {
+    info: { title?: string; description?: string };
+    'x-decisions'?: Decision[];
+  };
+  const decisions = document['x-decisions'] ?? [];
+  document.info.description = `${document.info.description ?? ''}\n${renderDecisionsMarkdown(decisions)}`;
+  const dir = await mkdtemp(join(tmpdir(), 'session-resume-docs-'));
+  try {
+    const copy = join(dir, 'openapi.yaml');
+    await writeFile(copy, stringify(document));
+    await mkdir(dirname(output), { recursive: true });
+    // --inlineBundle: Redoc's scripts go into the page instead of loading from the Redocly
+    // CDN. Redoc still reaches for its attribution logo and telemetry; the docs router's
+    // Content-Security-Policy keeps the browser from contacting anyone but the server.
+    const args = ['build-docs', copy, '-o', output, '--inlineBundle', '--title', document.info.title ?? 'API'];
+    args.push('--openapi.routingBasePath=/docs');
+    await run(redoclyBin, args, { cwd: root });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  return output;
+}

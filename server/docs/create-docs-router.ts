@@ -1,0 +1,44 @@
+/**
+ * Express router of the HTML reference: `GET /docs` serves the page built by `npm run docs`,
+ * `GET /openapi.yaml` the raw spec. When the page is not built, `/docs` answers 503 with the
+ * command to run (building on a request would stall it for seconds and needs dev tools).
+ * The page gets a Content-Security-Policy that keeps the browser from calling third parties.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { Router } from 'express';
+import { specPath as defaultSpecPath } from '../../spec/contract.js';
+import { defaultDocsHtmlPath } from './build-docs.js';
+
+/** Options of `createDocsRouter`. */
+export interface DocsRouterOptions {
+  /** The built HTML page (default dist/docs/index.html); read on each request, so a rebuild shows at once. */
+  docsHtmlPath?: string;
+  /** The OpenAPI document served at /openapi.yaml (default spec/openapi.yaml, read once). */
+  specPath?: string;
+}
+
+/** Creates the router; throws at creation when the spec cannot be read. */
+export function createDocsRouter(options: DocsRouterOptions = {}): Router {
+  const htmlPath = options.docsHtmlPath ?? defaultDocsHtmlPath;
+  if (typeof htmlPath !== 'string' || htmlPath === '') throw new TypeError('docsHtmlPath must be a file path');
+  const specText = readFileSync(options.specPath ?? defaultSpecPath, 'utf8');
+  const router = Router();
+  router.get('/openapi.yaml', (_req, res) => {
+    // RFC 9512: application/yaml.
+    res.type('application/yaml; charset=utf-8').send(specText);
+  });
+  router.get('/docs', (_req, res) => {
+    if (!existsSync(htmlPath)) {
+      res
+        .status(503)
+        .type('text/plain; charset=utf-8')
+        .send(`The API reference is not built: run \`npm run docs\` (writes ${htmlPath}).\n`);
+      return;
+    }
+    // The page is self-contained: scripts and styles are inline. Redoc 3 also fetches its
+    // attribution logo from cdn.redoc.ly and posts telemetry; the policy stops both.
+    res.set('content-security-policy', "connect-src 'self'; img-src 'self' data: blob:");
+    res.type('html').send(readFileSync(htmlPath, 'utf8'));
+  });
+  return router;
+}

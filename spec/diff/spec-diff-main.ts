@@ -1,0 +1,59 @@
+/**
+ * Entry point of `npm run spec:diff -- <git-ref>`: compares spec/openapi.yaml at that ref
+ * with the working copy and exits 1 on a breaking change, unless info.version got a new
+ * major version (x-decisions: versioning). Exit 0 when the ref or the file at that ref does
+ * not exist (a first commit has nothing to break); exit 2 on a usage error.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { compareSpecs, isMajorBump, type SpecChange } from './compare-specs.js';
+
+const SPEC = 'spec/openapi.yaml';
+const git = (...args: string[]): string => execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const succeeds = (...args: string[]): boolean => {
+  try {
+    git(...args);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const ref = process.argv[2];
+if (!ref || ref.startsWith('-')) {
+  console.error('Usage: npm run spec:diff -- <git-ref>   (e.g. HEAD~1, main)');
+  process.exit(2);
+}
+if (!succeeds('rev-parse', '--verify', '--quiet', `${ref}^{commit}`)) {
+  console.log(`spec:diff: no commit ${ref}; nothing to compare.`);
+  process.exit(0);
+}
+if (!succeeds('cat-file', '-e', `${ref}:${SPEC}`)) {
+  console.log(`spec:diff: ${SPEC} does not exist at ${ref}; nothing to compare.`);
+  process.exit(0);
+}
+const before = parse(git('show', `${ref}:${SPEC}`)) as { info?: { version?: string } };
+const after = parse(readFileSync(join(git('rev-parse', '--show-toplevel').trim(), SPEC), 'utf8')) as {
+  info?: { version?: string };
+};
+const { breaking, nonBreaking, unclassified } = compareSpecs(before, after);
+const versions = `${before.info?.version ?? '?'} → ${after.info?.version ?? '?'}`;
+const list = (title: string, changes: SpecChange[]) => {
+  if (!changes.length) return;
+  console.log(`\n${title} (${changes.length}):`);
+  for (const c of changes) console.log(`  - ${c.description}\n      at ${c.path}`);
+};
+console.log(`spec:diff ${ref} → working copy, info.version ${versions}`);
+list('Breaking changes', breaking);
+list('Non-breaking changes', nonBreaking);
+list('Unclassified changes (not checked)', unclassified);
+if (!breaking.length) {
+  console.log('\nNo breaking change.');
+} else if (isMajorBump(before.info?.version ?? '', after.info?.version ?? '')) {
+  console.log(`\nBreaking changes, allowed: info.version has a new major version (${versions}).`);
+} else {
+  console.log(`\nBreaking changes without a new major info.version (${versions}): bump the major version or undo them.`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,80 @@
+/**
+ * Renders the mock scenario table (spec/scenarios.ts) as Markdown for README-mock.md and
+ * as plain text for the mock launcher's console output.
+ */
+import type { Scenario } from './scenarios.js';
+
+/** The sample bearer key printed and documented for the mock; Prism accepts any token. */
+export const MOCK_SAMPLE_KEY = 'mock-key';
+
+const escapeCell = (text: string): string => text.replace(/\|/g, '\\|');
+
+function answer(s: Scenario): string {
+  const headers = Object.entries(s.headers).map(([k, v]) => `${k}: ${v}`);
+  return [String(s.status), ...headers, JSON.stringify(s.body)].join(' ');
+}
+
+/** Markdown table: scenario → header to send → answer (status, required headers, body). */
+export function renderScenarioMarkdown(scenarios: readonly Scenario[]): string {
+  const rows = scenarios.map(
+    (s) =>
+      `| ${escapeCell(s.summary)} (\`${s.example}\`) | \`Prefer: ${s.prefer}\` | ${s.status} ${Object.entries(s.headers)
+        .map(([k, v]) => `\`${escapeCell(`${k}: ${v}`)}\` `)
+        .join('')}\`${escapeCell(JSON.stringify(s.body))}\` |`,
+  );
+  return ['| Scenario | Header to send | Answer |', '|---|---|---|', ...rows].join('\n') + '\n';
+}
+
+/** Plain-text lines for a terminal: one scenario per line. */
+export function renderScenarioText(scenarios: readonly Scenario[]): string {
+  const width = Math.max(...scenarios.map((s) => s.prefer.length)) + 'Prefer: '.length;
+  return scenarios
+    .map((s) => `  ${`Prefer: ${s.prefer}`.padEnd(width)}  → ${s.summary}\n  ${' '.repeat(width)}    ${answer(s)}`)
+    .join('\n');
+}
+
+/** The whole README section on the mock, rendered from the scenario list. */
+export function renderMockReadme(scenarios: readonly Scenario[]): string {
+  return `## Mock for frontends
+
+\`npm run mock\` starts [Prism](https://github.com/stoplightio/prism) 5.14.2 on
+\`http://127.0.0.1:4010\` (set \`PORT\` to change it) serving \`spec/openapi.yaml\`, and prints
+this table. It answers with the spec's named examples; CORS is on, so a page on any origin
+can call it with an \`Authorization\` header.
+
+\`\`\`sh
+npm run mock
+curl -X POST http://127.0.0.1:4010/v1/sessions/sess_paused_1/resume \\
+  -H 'Authorization: Bearer ${MOCK_SAMPLE_KEY}' -H 'Prefer: code=409, example=notPaused'
+\`\`\`
+
+Any non-empty bearer token is accepted (\`Bearer ${MOCK_SAMPLE_KEY}\`). Without an
+\`Authorization\` header the mock answers 401 \`missingToken\`. Without \`Prefer\` it
+answers 200 \`resumed\`. Select every other scenario with \`Prefer\`:
+
+${renderScenarioMarkdown(scenarios)}
+Mock limits (Prism 5.14.2): it is stateless (a second resume still answers 200 unless
+\`Prefer\` says otherwise); it matches the \`Bearer\` scheme case-sensitively, so
+\`bearer ${MOCK_SAMPLE_KEY}\` gets 401 (the spec and the reference server accept any case);
+its \`WWW-Authenticate\` is always the first header example, without \`error="invalid_token"\`.
+
+### Frontend unit tests without a server (MSW)
+
+\`client/msw/handlers.ts\` exports \`createResumeHandlers({ baseUrl, scenario? })\`: typed
+[MSW](https://mswjs.io) 2 handlers (via openapi-msw) that answer the same examples, selected by
+the same \`Prefer\` header, or by \`scenario\` (an example name) for every request of a test.
+Without a bearer token they answer 401 \`missingToken\`. Browser-safe: the examples are
+embedded in \`client/msw/scenarios.generated.ts\`; your project needs \`msw\` 2.x.
+
+\`\`\`ts
+import { setupServer } from 'msw/node'; // or setupWorker from 'msw/browser'
+import { createResumeHandlers } from 'session-resume-api/client/msw/handlers';
+
+const server = setupServer(...createResumeHandlers({ baseUrl: 'https://api.test' }));
+server.use(...createResumeHandlers({ baseUrl: 'https://api.test', scenario: 'notPaused' }));
+\`\`\`
+
+This section is generated from the spec: \`npm run mock:generate\` rewrites \`README-mock.md\`
+(and the MSW handlers' examples), and a test fails when it is out of date.
+`;
+}

@@ -1,0 +1,98 @@
+/**
+ * The HTML reference (issue #6): `npm run docs`'s builder renders the spec, the docs router
+ * serves it at /docs and the raw spec at /openapi.yaml, and headless Chromium shows the
+ * resume operation, its responses, the webhook payload and the decisions, with every
+ * request outside the server refused (the page works offline). Screenshot: test-output/docs.png.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { specPath } from '../../spec/contract.js';
+import { buildDocs } from '../../server/docs/build-docs.js';
+import { createDocsRouter } from '../../server/docs/create-docs-router.js';
+import { launchBrowser } from '../helpers/browser.js';
+
+const outDir = fileURLToPath(new URL('../../test-output/', import.meta.url));
+const htmlPath = `${outDir}docs-page/index.html`;
+
+let server: Server;
+let baseUrl: string;
+let browser: Browser;
+
+const listen = async (router: express.Router): Promise<[Server, string]> => {
+  const app = express().use(router);
+  const s = await new Promise<Server>((resolve) => {
+    const started: Server = app.listen(0, '127.0.0.1', () => resolve(started));
+  });
+  return [s, `http://127.0.0.1:${(s.address() as AddressInfo).port}`];
+};
+
+beforeAll(async () => {
+  mkdirSync(outDir, { recursive: true });
+  await buildDocs({ outputPath: htmlPath });
+  [server, baseUrl] = await listen(createDocsRouter({ docsHtmlPath: htmlPath }));
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((r) => server?.close(r));
+});
+
+describe('API reference at /docs', () => {
+  it('shows the resume operation, its responses, the webhook payload and the decisions, offline', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const external: string[] = [];
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(baseUrl) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+      external.push(url);
+      return route.abort();
+    });
+    const res = await page.goto(`${baseUrl}/docs`);
+    expect(res?.status()).toBe(200);
+    expect(res?.headers()['content-security-policy']).toContain("connect-src 'self'");
+    const textOf = async (hash: string, waitFor: string) => {
+      await page.goto(`${baseUrl}/docs${hash}`);
+      await page.waitForFunction((t) => document.body.innerText.includes(t), waitFor);
+      return page.locator('body').innerText();
+    };
+    // Redoc 3 shows one section per route: the overview with the decisions, then the tags.
+    const overview = await textOf('', 'Decision record');
+    expect(overview).toContain('not-paused-status');
+    const sessions = await textOf('#/sessions', '/v1/sessions/{session_id}/resume');
+    expect(sessions).toContain('Resume a paused session');
+    // Every declared response is listed; the first is open, the others open on a click.
+    expect(sessions).toContain('Responses\n200\n400\n401\n404\n409\n413\n415\n429\n500\n503\n');
+    expect(sessions).toContain('The session was paused and has resumed');
+    await page.getByText('409', { exact: true }).first().click();
+    await page.waitForFunction(() => document.body.innerText.includes('The session exists but is not paused'));
+    await page.screenshot({ path: `${outDir}docs.png`, fullPage: false });
+    const webhooks = await textOf('#/webhooks', 'Session event delivered to your webhook URL');
+    expect(webhooks).toContain('The same event can be delivered more than once');
+    for (const field of ['event', 'session', 'timestamp']) expect(webhooks).toMatch(new RegExp(`^${field}\\b`, 'm'));
+    expect(external).toEqual([]);
+    await page.close();
+  });
+
+  it('serves the raw spec at /openapi.yaml', async () => {
+    const res = await fetch(`${baseUrl}/openapi.yaml`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/yaml/);
+    expect(await res.text()).toBe(readFileSync(specPath, 'utf8'));
+  });
+
+  it('answers 503 with the command to run when the page is not built', async () => {
+    const [other, url] = await listen(createDocsRouter({ docsHtmlPath: `${outDir}missing/index.html` }));
+    try {
+      const res = await fetch(`${url}/docs`);
+      expect(res.status).toBe(503);
+      expect(await res.text()).toContain('npm run docs');
+    } finally {
+      await new Promise((r) => other.close(r));
+    }
+  });
+});

@@ -1,0 +1,93 @@
+/**
+ * The one conformance suite, run in-process against each target (issue #6). Targets are a
+ * list: the Prism mock now; the reference server (in memory, on Redis) joins at integration.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ConformanceOptions } from '../../client/cli/conformance/conformance-options.js';
+import { runConformance } from '../../client/cli/conformance/run-conformance.js';
+import { startPrism } from '../helpers/prism.js';
+
+/** A target: starts something and says how to reach it; `expectedSkips` are the checks it cannot run. */
+interface Target {
+  name: string;
+  start(): Promise<{ options: ConformanceOptions; stop(): Promise<void> }>;
+  expectedSkips: string[];
+}
+
+const targets: Target[] = [
+  {
+    name: 'Prism mock (driven by Prefer)',
+    expectedSkips: ['lowercase `bearer` scheme is accepted (RFC 7235 §2.1)'],
+    async start() {
+      const prism = await startPrism();
+      return { options: { baseUrl: prism.url, apiKey: 'mock-key', mode: 'mock' }, stop: () => prism.stop() };
+    },
+  },
+];
+
+const stops: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const stop of stops) await stop();
+});
+
+describe.each(targets)('conformance against $name', (target) => {
+  it('passes every check it can run, and skips only the known ones', async () => {
+    const { options, stop } = await target.start();
+    stops.push(stop);
+    const report = await runConformance(options);
+    const failed = report.results.filter((r) => r.outcome === 'fail');
+    expect(failed).toEqual([]);
+    expect(report.results.filter((r) => r.outcome === 'skip').map((r) => r.name)).toEqual(target.expectedSkips);
+    expect(report.ok).toBe(true);
+  });
+});
+
+describe('conformance detects a non-conforming target', () => {
+  it('fails the stateful checks against a stateless mock treated as a live service', async () => {
+    const prism = await startPrism();
+    stops.push(() => prism.stop());
+    // Without Prefer, Prism answers 200 to any token and any id: a service that ignores
+    // auth, never says 404 and resumes twice.
+    const report = await runConformance({ baseUrl: prism.url, apiKey: 'k', pausedSession: 'sess_paused_1' });
+    const outcome = Object.fromEntries(report.results.map((r) => [r.name, r.outcome]));
+    expect(report.ok).toBe(false);
+    expect(outcome).toMatchObject({
+      'wrong token → 401, same answer for an unknown and an existing session': 'fail',
+      'unknown session id → 404': 'fail',
+      'paused session → 200 success, then not_paused on a second call': 'fail',
+      'session that is not paused → not_paused marker': 'skip',
+    });
+  });
+
+  it('fails an answer that does not match the spec (undeclared status, body shape)', async () => {
+    const { createServer } = await import('node:http');
+    // A target answering 418 text/plain to everything.
+    const server = createServer((_, res) => res.writeHead(418, { 'content-type': 'text/plain' }).end('teapot'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    stops.push(() => new Promise((r) => server.close(() => r())));
+    const { port } = server.address() as { port: number };
+    const report = await runConformance({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k' });
+    expect(report.results.find((r) => r.name === 'unknown session id → 404')?.detail).toContain(
+      'status 418 is not declared by the spec',
+    );
+  });
+});
+
+describe('answer validation against the declared responses', () => {
+  it('requires Retry-After on 429, the Bearer challenge on 401, and the Error body shape', async () => {
+    const { createResponseCheck } = await import('../../client/cli/conformance/response-check.js');
+    const { contract } = await import('../../spec/contract.js');
+    const check = createResponseCheck(contract, '/v1/sessions/{session_id}/resume', 'post');
+    const json = { 'content-type': 'application/json' };
+    const error = JSON.stringify({ success: false, error: 'rate_limited', message: 'slow down' });
+    expect(check({ status: 429, headers: new Headers({ ...json, 'retry-after': '30' }), text: error })).toEqual([]);
+    expect(check({ status: 429, headers: new Headers(json), text: error })).toEqual(['required header Retry-After is missing']);
+    expect(check({ status: 429, headers: new Headers({ ...json, 'retry-after': 'soon' }), text: error })[0]).toContain(
+      'header Retry-After',
+    );
+    expect(check({ status: 401, headers: new Headers({ ...json, 'www-authenticate': 'Basic' }), text: error })[0]).toContain(
+      'header WWW-Authenticate',
+    );
+    expect(check({ status: 404, headers: new Headers(json), text: '{"success":true}' })[0]).toContain('body does not match Error');
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * `npm run spec:diff -- <ref>` in a scratch git repository: passes with no previous commit
+ * or no spec there, fails on a breaking change, passes it with a new major info.version.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { specPath } from '../../spec/contract.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const tsx = join(root, 'node_modules/.bin/tsx');
+const main = join(root, 'spec/diff/spec-diff-main.ts');
+const original = readFileSync(specPath, 'utf8');
+
+let repo: string;
+const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
+const writeSpec = (text: string) => writeFileSync(join(repo, 'spec/openapi.yaml'), text);
+const commit = (message: string) => {
+  git('add', '-A');
+  git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', message);
+};
+const specDiff = (ref: string) => spawnSync(tsx, [main, ref], { cwd: repo, encoding: 'utf8', timeout: 60_000 });
+const without404 = original.replace(/\n {8}"404":\n(?: {10}.*\n)+/, '\n');
+
+beforeEach(() => {
+  repo = mkdtempSync(join(tmpdir(), 'spec-diff-'));
+  mkdirSync(join(repo, 'spec'));
+  git('init', '-q');
+});
+afterEach(() => rmSync(repo, { recursive: true, force: true }));
+
+describe('spec:diff', () => {
+  it('passes when there is no previous commit', () => {
+    writeSpec(original);
+    commit('first');
+    const result = specDiff('HEAD~1');
+    expect(result.stdout).toContain('no commit HEAD~1');
+    expect(result.status).toBe(0);
+  });
+
+  it('passes when the spec did not exist at the ref', () => {
+    commit('empty');
+    writeSpec(original);
+    commit('add spec');
+    const result = specDiff('HEAD~1');
+    expect(result.stdout).toContain('does not exist at HEAD~1');
+    expect(result.status).toBe(0);
+  });
+
+  it('fails on a removed response without a new major version, naming it', () => {
+    expect(without404).not.toBe(original);
+    writeSpec(original);
+    commit('first');
+    writeSpec(without404);
+    const result = specDiff('HEAD');
+    expect(result.stdout).toContain('[Removed] Response 404');
+    expect(result.status).toBe(1);
+  });
+
+  it('passes the same change when info.version gets a new major version', () => {
+    writeSpec(original);
+    commit('first');
+    writeSpec(without404.replace(/^ {2}version: 1\.0\.0$/m, '  version: 2.0.0'));
+    const result = specDiff('HEAD');
+    expect(result.stdout).toContain('allowed: info.version has a new major version (1.0.0 → 2.0.0)');
+    expect(result.status).toBe(0);
+  });
+
+  it('exits 2 without a ref', () => {
+    writeSpec(original);
+    commit('first');
+    expect(specDiff('').status).toBe(2);
+  });
+});
