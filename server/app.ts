@@ -2,7 +2,6 @@
  * `createApp(deps)`: the express app of the reference server (issue #3) — validator, bearer
  * check, routes and error rendering. It neither listens nor reads the environment.
  */
-import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -11,6 +10,7 @@ import { pinoHttp } from 'pino-http';
 import { ContractError, loadContract, specPath as defaultSpecPath } from '../spec/contract.js';
 import type { ResumeResult, ErrorBody } from '../spec/types.js';
 import { createApiKeyCheck, parseBearer, wwwAuthenticate } from './auth/bearer-auth.js';
+import { createDocsRouter } from './docs/create-docs-router.js';
 import { toErrorAnswer } from './errors/error-answer.js';
 import { HttpError } from './errors/http-error.js';
 import { createCors } from './http/cors.js';
@@ -35,6 +35,8 @@ export interface AppDeps {
   corsOrigins?: string[];
   /** OpenAPI document to serve and enforce (default: spec/openapi.yaml). */
   specPath?: string;
+  /** HTML reference served at /docs (default: dist/docs/index.html, built by `npm run docs`). */
+  docsHtmlPath?: string;
 }
 
 /** Thrown by `createApp` for options that cannot work; the message names the option. */
@@ -54,7 +56,6 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   const logger = deps.logger ?? pino({ enabled: false });
   const specFile = deps.specPath ?? defaultSpecPath;
   const contract = loadContract(specFile);
-  const specText = readFileSync(specFile, 'utf8');
   const { store, webhookSender } = deps;
   const checkKey = createApiKeyCheck(deps.apiKeys);
   const keyIds = new WeakMap<Request, string>();
@@ -85,9 +86,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
       res.status(503).json({ success: false, error: 'service_unavailable', message: 'The session store does not answer.' });
     }
   });
-  app.get('/openapi.yaml', (_req, res) => {
-    res.type('application/yaml').send(specText);
-  });
+  // The reference for review: /docs (HTML) and /openapi.yaml (raw spec), no auth (issue #6).
+  app.use(createDocsRouter({ specPath: specFile, ...(deps.docsHtmlPath ? { docsHtmlPath: deps.docsHtmlPath } : {}) }));
 
   app.use(parseJsonBody());
   const validator = OpenApiValidator.middleware({

@@ -15,3 +15,5 @@ export type { DeadLetter, ProcessingOptions, ReceiverStore, RecordOutcome, Recor
 export { dedupeKey } from './dedupe-key.js';
 export { generateUrlToken } from './url-token.js';
 export type { SessionEvent, WebhookAck } from '../../spec/types.js';
+export { deliverEvent, DELIVERY_TIMEOUT_MS } from './deliver-event.js';
+export type { DeliverEventOptions, DeliveryFailureReason, DeliveryResult } from './deliver-event.js';

@@ -2,7 +2,7 @@
  * A webhook receiver you can copy: express + Redis, `onEvent` logs each session event.
  *
  *   REDIS_URL=redis://127.0.0.1:6379 WEBHOOK_URL_TOKEN=$(node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))") \
- *     node --import tsx examples/webhook-receiver/server.ts
+ *     node --import tsx server.ts        (in this repository: node --conditions=source --import tsx examples/webhook-receiver/server.ts)
  *
  * Register https://<your-host>/webhooks/session-events/<WEBHOOK_URL_TOKEN> with the service
  * (HTTPS: put TLS in front, e.g. a reverse proxy or load balancer). Run as many instances as

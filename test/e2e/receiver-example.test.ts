@@ -18,7 +18,7 @@ describe('examples/webhook-receiver', () => {
     redis = await startRedisServer();
     const port = await getFreePort();
     const token = generateUrlToken();
-    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', script], {
       env: { ...process.env, PORT: String(port), REDIS_URL: redis.url, WEBHOOK_URL_TOKEN: token },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
