@@ -5,8 +5,11 @@
  */
 import { describeFetchError, SessionsClientError } from './errors.js';
 
-/** A fetch that takes a Request (the shape openapi-fetch calls). */
-export type FetchLike = (input: Request) => Promise<Response>;
+/**
+ * A fetch that takes a Request (the shape openapi-fetch calls) and an `init` carrying the
+ * attempt's signal again; pass `init` on to the real fetch, or timeouts may not fire.
+ */
+export type FetchLike = (input: Request, init?: { signal?: AbortSignal }) => Promise<Response>;
 
 /** Statuses worth another attempt: rate limited (RFC 6585 §4) and gateway/unavailable (RFC 9110 §15.6.3-5). */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
@@ -67,6 +70,27 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
+ * One attempt's abort signal: fires when the caller aborts or after `timeoutMs`. Built from a
+ * controller held by its own timer, not `AbortSignal.any([caller, AbortSignal.timeout()])`:
+ * Node 20 can garbage-collect those composites mid-request so the timeout never fires
+ * (nodejs/node#57736), which hung the CLI under load.
+ */
+function startDeadline(caller: AbortSignal, timeoutMs: number): { signal: AbortSignal; timedOut: () => boolean } {
+  const controller = new AbortController();
+  let expired = false;
+  const timer = setTimeout(() => {
+    expired = true;
+    controller.abort(new DOMException(`No answer within ${timeoutMs} ms.`, 'TimeoutError'));
+  }, timeoutMs);
+  // Node: a finished call must not hold the process open until the timer ends (browsers have no unref).
+  (timer as { unref?: () => void }).unref?.();
+  if (caller.aborted) controller.abort(caller.reason);
+  else caller.addEventListener('abort', () => controller.abort(caller.reason), { once: true });
+  controller.signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
+  return { signal: controller.signal, timedOut: () => expired };
+}
+
+/**
  * Wraps `options.fetch` with timeouts and retries. Throws `SessionsClientError` only when no
  * answer arrives; a retryable answer still there after the last attempt is returned as is.
  */
@@ -85,15 +109,18 @@ export function createRetryingFetch(options: RetryOptions): (request: Request, h
     };
     for (let attempt = 1; ; attempt++) {
       hooks.onAttempt?.(attempt);
-      const timeout = AbortSignal.timeout(timeoutMs);
+      const deadline = startDeadline(caller, timeoutMs);
       let response: Response;
       try {
-        response = await options.fetch(new Request(request.clone(), { signal: AbortSignal.any([caller, timeout]) }));
+        // The signal goes in `init` as well: undici drops the abort of a signal that reaches
+        // fetch only inside a Request once a garbage collection has run (nodejs/undici#4068).
+        const signal = deadline.signal;
+        response = await options.fetch(new Request(request.clone(), { signal }), { signal });
       } catch (error) {
         if (caller.aborted) throw fail('aborted', `The request to ${request.url} was aborted.`, caller.reason ?? error, attempt);
         // A timed-out attempt is not retried: the service may still be working on it.
-        if (timeout.aborted) {
-          throw fail('timeout', `No answer from ${request.url} within ${timeoutMs} ms.`, timeout.reason ?? error, attempt);
+        if (deadline.timedOut()) {
+          throw fail('timeout', `No answer from ${request.url} within ${timeoutMs} ms.`, deadline.signal.reason ?? error, attempt);
         }
         // Refused, reset, DNS or CORS failure: browsers do not say which, so all are retried.
         if (attempt > maxRetries) {

@@ -15,7 +15,7 @@ export interface SessionsClientOptions {
   baseUrl: string;
   /** The API key, sent as `Authorization: Bearer <apiKey>` (source spec §5). */
   apiKey: string;
-  /** The fetch to use (default globalThis.fetch); also the hook for extra headers or instrumentation. */
+  /** The fetch to use (default globalThis.fetch); also the hook for extra headers or instrumentation. Pass its `init` on: it carries the timeout signal. */
   fetch?: FetchLike;
   /** Deadline of each attempt, in ms, from sending to the end of the body (default 10 000). */
   timeoutMs?: number;
@@ -107,10 +107,10 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
   const maxRetries = checkNumber('maxRetries', options.maxRetries, DEFAULTS.maxRetries, 0, 10, true);
   const maxRetryDelayMs = checkNumber('maxRetryDelayMs', options.maxRetryDelayMs, DEFAULTS.maxRetryDelayMs, 0, 2 ** 31 - 1);
   if (options.fetch !== undefined && typeof options.fetch !== 'function') {
-    throw new TypeError('createSessionsClient: fetch must be a function (input: Request) => Promise<Response>.');
+    throw new TypeError('createSessionsClient: fetch must be a function (input: Request, init?) => Promise<Response>.');
   }
   // Called through a closure: a detached window.fetch throws "Illegal invocation" in browsers.
-  const baseFetch: FetchLike = options.fetch ?? ((request) => globalThis.fetch(request));
+  const baseFetch: FetchLike = options.fetch ?? ((request, init) => globalThis.fetch(request, init));
   const retrying = createRetryingFetch({ fetch: baseFetch, timeoutMs, maxRetries, maxRetryDelayMs });
   const inBrowser = typeof (globalThis as { document?: unknown }).document !== 'undefined';
   const userAgent = options.userAgent ?? (inBrowser ? undefined : `session-resume-api/${PACKAGE_VERSION}`);
