@@ -1,5 +1,5 @@
 /**
- * Renders the mock scenario table (spec/scenarios.ts) as Markdown for README-mock.md and
+ * Renders the mock scenario table (spec/scenarios.ts) as Markdown for the README mock section and
  * as plain text for the mock launcher's console output.
  */
 import type { Scenario } from './scenarios.js';
@@ -68,13 +68,31 @@ embedded in \`client/msw/scenarios.generated.ts\`; your project needs \`msw\` 2.
 
 \`\`\`ts
 import { setupServer } from 'msw/node'; // or setupWorker from 'msw/browser'
-import { createResumeHandlers } from 'session-resume-api/client/msw/handlers';
+import { createResumeHandlers } from 'session-resume-api/msw';
 
 const server = setupServer(...createResumeHandlers({ baseUrl: 'https://api.test' }));
 server.use(...createResumeHandlers({ baseUrl: 'https://api.test', scenario: 'notPaused' }));
 \`\`\`
 
-This section is generated from the spec: \`npm run mock:generate\` rewrites \`README-mock.md\`
-(and the MSW handlers' examples), and a test fails when it is out of date.
+This section is generated from the spec: \`npm run mock:generate\` rewrites it in
+\`README.md\` (and the MSW handlers' examples), and a test fails when it is out of date.
 `;
+}
+
+/** Markers around the generated mock section in README.md. */
+export const MOCK_SECTION_MARKERS = { start: '<!-- mock-section:start (npm run mock:generate) -->', end: '<!-- mock-section:end -->' } as const;
+
+/** The text between the mock section markers of `readme`; throws when they are missing. */
+export function readMockSection(readme: string): string {
+  const start = readme.indexOf(MOCK_SECTION_MARKERS.start);
+  const end = readme.indexOf(MOCK_SECTION_MARKERS.end);
+  if (start < 0 || end < start) throw new Error(`README.md lacks the markers ${MOCK_SECTION_MARKERS.start} … ${MOCK_SECTION_MARKERS.end}`);
+  return readme.slice(start + MOCK_SECTION_MARKERS.start.length + 1, end);
+}
+
+/** `readme` with the text between the mock section markers replaced by `section`. */
+export function writeMockSection(readme: string, section: string): string {
+  const current = readMockSection(readme);
+  const at = readme.indexOf(MOCK_SECTION_MARKERS.start) + MOCK_SECTION_MARKERS.start.length + 1;
+  return readme.slice(0, at) + section + readme.slice(at + current.length);
 }

@@ -12,7 +12,7 @@ export const resumeScenarios = [
     "headers": {},
     "body": {
       "success": true,
-      "message": "Session sess_paused_1 resumed."
+      "message": "Session resumed."
     }
   },
   {
@@ -64,7 +64,7 @@ export const resumeScenarios = [
     "body": {
       "success": false,
       "error": "not_found",
-      "message": "Session sess_unknown was not found."
+      "message": "Session not found."
     }
   },
   {
@@ -76,7 +76,7 @@ export const resumeScenarios = [
     "body": {
       "success": false,
       "error": "not_paused",
-      "message": "Session sess_running_1 is not paused (not_paused)."
+      "message": "Session is not paused (not_paused)."
     }
   },
   {

@@ -1,20 +1,20 @@
 /**
- * Entry point of `npm run mock:generate`: rewrites README-mock.md and
+ * Entry point of `npm run mock:generate`: rewrites the mock section of README.md and
  * client/msw/scenarios.generated.ts from the spec's scenarios.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { renderScenarioModule } from '../../spec/scenario-module.js';
-import { renderMockReadme } from '../../spec/scenario-table.js';
+import { renderMockReadme, writeMockSection } from '../../spec/scenario-table.js';
 import { listScenarios } from '../../spec/scenarios.js';
 
 /** Files this script writes, with their renderers. */
 export const mockFiles = {
-  readme: fileURLToPath(new URL('../../README-mock.md', import.meta.url)),
+  readme: fileURLToPath(new URL('../../README.md', import.meta.url)),
   mswScenarios: fileURLToPath(new URL('../../client/msw/scenarios.generated.ts', import.meta.url)),
 };
 
 const scenarios = listScenarios();
-writeFileSync(mockFiles.readme, renderMockReadme(scenarios));
+writeFileSync(mockFiles.readme, writeMockSection(readFileSync(mockFiles.readme, 'utf8'), renderMockReadme(scenarios)));
 writeFileSync(mockFiles.mswScenarios, renderScenarioModule(scenarios));
 console.log(`wrote ${Object.values(mockFiles).join(', ')}`);

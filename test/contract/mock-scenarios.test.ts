@@ -1,11 +1,11 @@
 /**
  * Every row of the mock scenario table (derived from the spec) is answered by the real
- * Prism mock as documented, and README-mock.md is exactly the rendered table (issue #6).
+ * Prism mock as documented, and README.md's mock section is exactly the rendered table (issue #6).
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract } from '../../spec/contract.js';
-import { MOCK_SAMPLE_KEY, renderMockReadme } from '../../spec/scenario-table.js';
+import { MOCK_SAMPLE_KEY, readMockSection, renderMockReadme } from '../../spec/scenario-table.js';
 import { listScenarios } from '../../spec/scenarios.js';
 import { startPrism, type PrismServer } from '../helpers/prism.js';
 
@@ -29,9 +29,9 @@ describe('mock scenario table', () => {
     expect(scenarios.find((s) => s.status === 429)?.headers).toEqual({ 'Retry-After': '30' });
   });
 
-  it('README-mock.md is the table rendered from the spec (run `npm run mock:generate`)', () => {
-    const file = readFileSync(new URL('../../README-mock.md', import.meta.url), 'utf8');
-    expect(file).toBe(renderMockReadme(scenarios));
+  it("README.md's mock section is the table rendered from the spec (run `npm run mock:generate`)", () => {
+    const file = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    expect(readMockSection(file)).toBe(renderMockReadme(scenarios));
   });
 
   it.each(scenarios.map((s) => [s.prefer, s] as const))('Prefer: %s answers as the table says', async (_, s) => {

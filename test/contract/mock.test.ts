@@ -26,7 +26,7 @@ describe('Prism mock of spec/openapi.yaml', () => {
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(contract.validate('ResumeResult', body)).toMatchObject({ ok: true });
-    expect(body).toEqual({ success: true, message: 'Session sess_paused_1 resumed.' });
+    expect(body).toEqual({ success: true, message: 'Session resumed.' });
   });
 
   it('answers 401 with a Bearer challenge when there is no Authorization header', async () => {

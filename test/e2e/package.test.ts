@@ -131,7 +131,7 @@ describe('npm package', () => {
     expect(report.node).toMatch(version);
     expect(report).toMatchObject({
       kinds: ['resumed', 'not_paused', 'not_found'],
-      message: 'Session sess_paused_1 resumed.',
+      message: 'Session resumed.',
       errorClass: 'function',
       specIsYaml: true,
       contractPaths: ['/v1/sessions/{session_id}/resume'],

@@ -23,13 +23,13 @@ describe('client against the Prism mock', () => {
   it('resumed: the 200 example, a valid ResumeResult', async () => {
     const outcome = await client.resume('sess_paused_1');
     if (outcome.kind !== 'resumed') throw new Error(`got ${outcome.kind}`);
-    expect(outcome.result).toEqual({ success: true, message: 'Session sess_paused_1 resumed.' });
+    expect(outcome.result).toEqual({ success: true, message: 'Session resumed.' });
     expect(contract.validate('ResumeResult', outcome.result).ok).toBe(true);
   });
 
   it('not_paused: code=409, example=notPaused', async () => {
     const outcome = await client.resume('sess_running_1', prefer('code=409, example=notPaused'));
-    expect(outcome).toMatchObject({ kind: 'not_paused', status: 409, message: 'Session sess_running_1 is not paused (not_paused).' });
+    expect(outcome).toMatchObject({ kind: 'not_paused', status: 409, message: 'Session is not paused (not_paused).' });
   });
 
   it('not_found: code=404', async () => {
