@@ -1,8 +1,15 @@
 /**
- * The one conformance suite, run in-process against each target (issue #6). Targets are a
- * list: the Prism mock now; the reference server (in memory, on Redis) joins at integration.
+ * The one conformance suite, run in-process against each target (issue #6): the Prism mock
+ * (driven by Prefer) and the reference server in memory and on Redis (stateful checks).
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { createApp } from '../../server/app.js';
+import { createMemorySessionStore } from '../../server/sessions/memory-session-store.js';
+import { createRedisClient, waitUntilReady } from '../../server/sessions/redis-client.js';
+import { createRedisSessionStore } from '../../server/sessions/redis-session-store.js';
+import type { SessionStore } from '../../server/sessions/session-store.js';
+import { listen } from '../helpers/listen.js';
 import type { ConformanceOptions } from '../../client/cli/conformance/conformance-options.js';
 import { runConformance } from '../../client/cli/conformance/run-conformance.js';
 import { startPrism } from '../helpers/prism.js';
@@ -14,6 +21,24 @@ interface Target {
   expectedSkips: string[];
 }
 
+const API_KEY = 'conformance-key';
+
+/** The reference server on `store`, seeded with one paused and one running session. */
+async function referenceServer(store: SessionStore, cleanup: () => Promise<void> = async () => undefined) {
+  await store.seed([
+    { id: 'conf_paused', status: 'paused' },
+    { id: 'conf_running', status: 'running' },
+  ]);
+  const server = await listen(await createApp({ store, apiKeys: [API_KEY] }));
+  return {
+    options: { baseUrl: server.url, apiKey: API_KEY, pausedSession: 'conf_paused', notPausedSession: 'conf_running' },
+    stop: async () => {
+      await server.close();
+      await cleanup();
+    },
+  };
+}
+
 const targets: Target[] = [
   {
     name: 'Prism mock (driven by Prefer)',
@@ -21,6 +46,26 @@ const targets: Target[] = [
     async start() {
       const prism = await startPrism();
       return { options: { baseUrl: prism.url, apiKey: 'mock-key', mode: 'mock' }, stop: () => prism.stop() };
+    },
+  },
+  {
+    name: 'reference server, in-memory store',
+    expectedSkips: [],
+    start: () => referenceServer(createMemorySessionStore()),
+  },
+  {
+    name: 'reference server, Redis store',
+    expectedSkips: [],
+    async start() {
+      const client = createRedisClient(inject('redisUrl'));
+      await waitUntilReady(client);
+      // A random prefix on the shared Redis: never FLUSHALL.
+      const keyPrefix = `conformance-${randomUUID()}:`;
+      return referenceServer(createRedisSessionStore({ client, keyPrefix }), async () => {
+        const keys = await client.keys(`${keyPrefix}*`);
+        if (keys.length) await client.del(...keys);
+        await client.quit();
+      });
     },
   },
 ];
