@@ -16,7 +16,10 @@ import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResumeOutcome } from '../../client/index.js';
+import { createApp } from '../../server/app.js';
+import { createMemorySessionStore } from '../../server/sessions/memory-session-store.js';
 import { launchBrowser } from '../helpers/browser.js';
+import { listen } from '../helpers/listen.js';
 import { startPrism } from '../helpers/prism.js';
 import { startResumeStub } from '../helpers/resume-stub.js';
 
@@ -26,6 +29,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 interface BrowserCase {
   sessionId: string;
   headers?: Record<string, string>;
+  /** Key to send instead of the target's (default: the target's valid key). */
+  apiKey?: string;
   kind: ResumeOutcome['kind'];
   /** Other fields the outcome must have. */
   also?: Record<string, unknown>;
@@ -38,7 +43,23 @@ interface Target {
   cases: BrowserCase[];
 }
 
-// The reference server joins here at integration: { name, start: () => a CORS-enabled URL, cases }.
+/** The reference server with CORS for the page's origin only and a rate limit of 3 per key. */
+async function startReferenceServer() {
+  const store = createMemorySessionStore();
+  await store.seed([
+    { id: 'br_paused', status: 'paused' },
+    { id: 'br_running', status: 'running' },
+  ]);
+  const app = await createApp({
+    store,
+    apiKeys: ['browser-key'],
+    corsOrigins: [pageOrigin],
+    rateLimit: { limit: 3, windowMs: 60_000 },
+  });
+  const server = await listen(app);
+  return { url: server.url, apiKey: 'browser-key', stop: () => server.close() };
+}
+
 const targets: Target[] = [
   {
     name: 'Prism mock',
@@ -50,6 +71,19 @@ const targets: Target[] = [
       { sessionId: 'sess_paused_1', headers: { Prefer: 'code=401' }, kind: 'unauthorized' },
       // Retry-After is readable cross-origin only when exposed (Access-Control-Expose-Headers).
       { sessionId: 'sess_paused_1', headers: { Prefer: 'code=429' }, kind: 'rate_limited', also: { retryAfterSeconds: 30 } },
+    ],
+  },
+  {
+    name: 'reference server (CORS_ORIGINS = the page origin)',
+    start: startReferenceServer,
+    // In order: three counted requests, a refused key (not counted), then the fourth counted → 429.
+    cases: [
+      { sessionId: 'br_paused', kind: 'resumed' },
+      { sessionId: 'br_paused', kind: 'not_paused' },
+      { sessionId: 'br_unknown', kind: 'not_found' },
+      { sessionId: 'br_running', apiKey: 'wrong-key', kind: 'unauthorized' },
+      // Retry-After is read cross-origin: the server exposes it (Access-Control-Expose-Headers).
+      { sessionId: 'br_running', kind: 'rate_limited', also: { retryAfterSeconds: expect.any(Number) } },
     ],
   },
 ];
@@ -136,12 +170,26 @@ describe('the built client in headless Chromium', () => {
 
       for (const c of target.cases) {
         it(`${c.sessionId}${c.headers ? ` (${Object.values(c.headers).join(', ')})` : ''} → ${c.kind}`, async () => {
-          const outcome = await resumeInPage(service.url, service.apiKey, c);
+          const outcome = await resumeInPage(service.url, c.apiKey ?? service.apiKey, c);
           expect(outcome).toMatchObject({ kind: c.kind, ...c.also });
         });
       }
     });
   }
+
+  it('cannot call the reference server from an origin it does not allow', async () => {
+    const store = createMemorySessionStore();
+    await store.seed([{ id: 'br_other', status: 'paused' }]);
+    const server = await listen(await createApp({ store, apiKeys: ['k'], corsOrigins: ['https://frontend.example.org'] }));
+    try {
+      const outcome = await resumeInPage(server.url, 'k', { sessionId: 'br_other', kind: 'resumed' });
+      expect(outcome).toEqual({ thrown: { name: 'SessionsClientError', code: 'network', isClass: true } });
+      // The POST never ran: the session is still paused.
+      expect(await store.resume('br_other')).toMatchObject({ kind: 'resumed' });
+    } finally {
+      await server.close();
+    }
+  });
 
   it('throws SessionsClientError `network` when the other origin does not allow CORS (the preflight is real)', async () => {
     const stub = await startResumeStub();
