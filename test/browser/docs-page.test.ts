@@ -1,45 +1,42 @@
 /**
- * The HTML reference (issue #6): `npm run docs`'s builder renders the spec, the docs router
- * serves it at /docs and the raw spec at /openapi.yaml, and headless Chromium shows the
+ * The HTML reference (issue #6): `npm run docs`'s builder renders the spec, the reference
+ * server (createApp, through its docs router) serves it at /docs and the raw spec at
+ * /openapi.yaml without a key, and headless Chromium shows the
  * resume operation, its responses, the webhook payload and the decisions, with every
  * request outside the server refused (the page works offline). Screenshot: test-output/docs.png.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import express from 'express';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { specPath } from '../../spec/contract.js';
 import { buildDocs } from '../../server/docs/build-docs.js';
-import { createDocsRouter } from '../../server/docs/create-docs-router.js';
+import { createApp } from '../../server/app.js';
+import { createMemorySessionStore } from '../../server/sessions/memory-session-store.js';
 import { launchBrowser } from '../helpers/browser.js';
+import { listen, type Listening } from '../helpers/listen.js';
 
 const outDir = fileURLToPath(new URL('../../test-output/', import.meta.url));
 const htmlPath = `${outDir}docs-page/index.html`;
 
-let server: Server;
+let server: Listening;
 let baseUrl: string;
 let browser: Browser;
 
-const listen = async (router: express.Router): Promise<[Server, string]> => {
-  const app = express().use(router);
-  const s = await new Promise<Server>((resolve) => {
-    const started: Server = app.listen(0, '127.0.0.1', () => resolve(started));
-  });
-  return [s, `http://127.0.0.1:${(s.address() as AddressInfo).port}`];
-};
+/** The reference server with its HTML reference at `docsHtmlPath`. */
+const serve = async (docsHtmlPath: string) =>
+  listen(await createApp({ store: createMemorySessionStore(), apiKeys: ['docs-key'], docsHtmlPath }));
 
 beforeAll(async () => {
   mkdirSync(outDir, { recursive: true });
   await buildDocs({ outputPath: htmlPath });
-  [server, baseUrl] = await listen(createDocsRouter({ docsHtmlPath: htmlPath }));
+  server = await serve(htmlPath);
+  baseUrl = server.url;
   browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
-  await new Promise((r) => server?.close(r));
+  await server?.close();
 });
 
 describe('API reference at /docs', () => {
@@ -86,13 +83,13 @@ describe('API reference at /docs', () => {
   });
 
   it('answers 503 with the command to run when the page is not built', async () => {
-    const [other, url] = await listen(createDocsRouter({ docsHtmlPath: `${outDir}missing/index.html` }));
+    const other = await serve(`${outDir}missing/index.html`);
     try {
-      const res = await fetch(`${url}/docs`);
+      const res = await fetch(`${other.url}/docs`);
       expect(res.status).toBe(503);
       expect(await res.text()).toContain('npm run docs');
     } finally {
-      await new Promise((r) => other.close(r));
+      await other.close();
     }
   });
 });
