@@ -93,7 +93,8 @@ export interface components {
             /**
              * @description Machine-readable code: unauthorized, not_found, not_paused, rate_limited,
              *     bad_request, payload_too_large, unsupported_media_type, method_not_allowed,
-             *     service_unavailable or internal_error. Treat unknown values as errors.
+             *     request_timeout, header_too_large, service_unavailable or internal_error.
+             *     Treat unknown values as errors.
              * @example not_paused
              */
             error: string;
@@ -168,6 +169,24 @@ export interface components {
         Unauthorized: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request did not arrive in time: headers within 10 s, the whole request within 30 s (`x-decisions: connection-limits`). */
+        RequestTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request headers exceed the server's limit (`x-decisions: connection-limits`). */
+        HeaderTooLarge: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -273,6 +292,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            408: components["responses"]["RequestTimeout"];
             /**
              * @description The session exists but is not paused, so it cannot be resumed (source spec
              *     §3 rule, §4 rule 3, §7). The source fixes only the marker `not_paused` in the
@@ -301,6 +321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            431: components["responses"]["HeaderTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -68,6 +68,18 @@ export const resumeScenarios = [
     }
   },
   {
+    "example": "slowClient",
+    "summary": "Request too slow",
+    "status": 408,
+    "prefer": "code=408, example=slowClient",
+    "headers": {},
+    "body": {
+      "success": false,
+      "error": "request_timeout",
+      "message": "The request did not arrive in time: send the headers within 10 s and the whole request within 30 s."
+    }
+  },
+  {
     "example": "notPaused",
     "summary": "Session is not paused",
     "status": 409,
@@ -115,6 +127,18 @@ export const resumeScenarios = [
       "success": false,
       "error": "rate_limited",
       "message": "Too many requests for this API key; retry after 30 seconds."
+    }
+  },
+  {
+    "example": "hugeHeaders",
+    "summary": "Headers too large",
+    "status": 431,
+    "prefer": "code=431, example=hugeHeaders",
+    "headers": {},
+    "body": {
+      "success": false,
+      "error": "header_too_large",
+      "message": "The request headers are too large."
     }
   },
   {

@@ -1,5 +1,6 @@
 /** The Node HTTP server around the app, with timeouts lowered from Node's defaults (issue #3). */
 import { createServer, type RequestListener, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 
 /** Timeouts in ms. */
 export interface HttpServerOptions {
@@ -14,12 +15,43 @@ export interface HttpServerOptions {
 /**
  * Creates (does not start) the server. Node enforces the header and request timeouts only
  * when it checks its connections, every 30 s by default; checking every second keeps the
- * timeouts close to their values.
+ * timeouts close to their values. Errors Node answers itself before the app runs (a slow
+ * client, oversized headers, unparsable HTTP) get the spec's Error body too.
  */
 export function createHttpServer(app: RequestListener, options: HttpServerOptions = {}): Server {
   const server = createServer({ connectionsCheckingInterval: 1000 }, app);
   server.headersTimeout = options.headersTimeoutMs ?? 10_000;
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
+  server.on('clientError', answerClientError);
   return server;
+}
+
+// What Node would answer without a listener (node:http "Event: 'clientError'"), with the
+// spec's Error body instead of an empty one (x-decisions: error-body).
+const CLIENT_ERRORS: Record<string, [number, string, string, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'request_timeout', 'The request did not arrive in time: send the headers within 10 s and the whole request within 30 s.'],
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'header_too_large', 'The request headers are too large.'],
+};
+
+/** Answers a client-level error once, in the Error shape, and closes the connection. */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  // Nothing can be answered on a reset connection, or once the app's answer has begun: the
+  // same rule as Node's default handler (lib/_http_server.js socketOnError).
+  const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, error, message] = CLIENT_ERRORS[err.code ?? ''] ?? [
+    400,
+    'Bad Request',
+    'bad_request',
+    'The request is not valid HTTP/1.1.',
+  ];
+  const body = JSON.stringify({ success: false, error, message });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
 }

@@ -3,6 +3,7 @@ import { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Server } from 'node:http';
+import { contract } from '../../../spec/contract.js';
 import { createHttpServer } from '../../../server/http/create-http-server.js';
 
 let server: Server | undefined;
@@ -10,6 +11,13 @@ afterEach(async () => {
   server?.closeAllConnections();
   await new Promise((r) => server?.close(r));
 });
+
+/** The body of a raw HTTP answer, checked against the spec's Error schema. */
+function errorBodyOf(received: string): unknown {
+  const body = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4));
+  expect(contract.validate('Error', body)).toMatchObject({ ok: true });
+  return body;
+}
 
 /** Sends `partial` and resolves with what the server wrote before closing the connection. */
 async function sendAndWait(port: number, partial: string): Promise<string> {
@@ -36,6 +44,7 @@ describe('createHttpServer', () => {
     const { port } = server.address() as AddressInfo;
     const received = await sendAndWait(port, 'POST /v1/sessions/x/resume HTTP/1.1\r\nHost: x\r\n');
     expect(received).toMatch(/^HTTP\/1\.1 408/);
+    expect(errorBodyOf(received)).toMatchObject({ error: 'request_timeout' });
   });
 
   it('answers 408 when the body does not complete within the request timeout', async () => {
@@ -47,5 +56,18 @@ describe('createHttpServer', () => {
     const { port } = server.address() as AddressInfo;
     const received = await sendAndWait(port, 'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{');
     expect(received).toMatch(/^HTTP\/1\.1 408/);
+    expect(errorBodyOf(received)).toMatchObject({ error: 'request_timeout' });
+  });
+
+  it('answers unparsable HTTP with 400 and oversized headers with 431, in the Error shape', async () => {
+    server = createHttpServer((_req, res) => res.end('ok'));
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    const garbage = await sendAndWait(port, 'NOT HTTP AT ALL\r\n\r\n');
+    expect(garbage).toMatch(/^HTTP\/1\.1 400/);
+    expect(errorBodyOf(garbage)).toMatchObject({ error: 'bad_request' });
+    const huge = await sendAndWait(port, `POST / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431/);
+    expect(errorBodyOf(huge)).toMatchObject({ error: 'header_too_large' });
   });
 });
