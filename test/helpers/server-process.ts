@@ -1,4 +1,7 @@
-/** Runs `server/main.ts` as its own process (as `npm start` does) on a free port, for e2e tests. */
+/**
+ * Runs `server/main.ts` as its own process on a free port, for e2e tests: directly with
+ * `node --import tsx`, or through `npm start` in its own process group.
+ */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { getFreePort } from './free-port.js';
@@ -11,17 +14,27 @@ export interface ServerProcess {
   url: string;
   pid: number;
   output(): string;
+  /** Resolves with the exit code once the spawned process (node, or npm) has exited. */
+  exited: Promise<number | null>;
   /** Sends `signal` (default SIGTERM) and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** How to start it: `node` (default, LOG_LEVEL warn unless given) or `npm start` (only PATH and `env`). */
+export type ServerLauncher = 'node' | 'npm-start';
+
 /** Spawns the server with `env` added to a minimal environment. */
-function spawnServer(env: Record<string, string>) {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+function spawnServer(env: Record<string, string>, launcher: ServerLauncher = 'node') {
+  const path = { PATH: process.env.PATH ?? '' };
+  const proc =
+    launcher === 'npm-start'
+      ? // Own process group: npm does not forward SIGTERM to the server, so stop() signals the group.
+        spawn('npm', ['start'], { cwd: root, env: { ...path, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+      : spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+          cwd: root,
+          env: { ...path, LOG_LEVEL: 'warn', ...env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
   let log = '';
   proc.stdout.on('data', (d: Buffer) => (log += d.toString()));
   proc.stderr.on('data', (d: Buffer) => (log += d.toString()));
@@ -30,9 +43,10 @@ function spawnServer(env: Record<string, string>) {
 }
 
 /** Starts the server and resolves once `/healthz` answers 200; rejects with its output if it exits first. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+export async function startServerProcess(env: Record<string, string>, launcher: ServerLauncher = 'node'): Promise<ServerProcess> {
   const port = await getFreePort();
-  const { proc, output, exited } = spawnServer({ PORT: String(port), ...env });
+  const { proc, output, exited } = spawnServer({ PORT: String(port), ...env }, launcher);
+  const signal = (sig: NodeJS.Signals) => (launcher === 'npm-start' ? process.kill(-proc.pid!, sig) : proc.kill(sig));
   const url = `http://127.0.0.1:${port}`;
   let exitCode: number | null | undefined;
   void exited.then((code) => (exitCode = code));
@@ -43,15 +57,16 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     },
     { timeoutMs: 30_000, what: `server on ${port}` },
   ).catch((err) => {
-    proc.kill('SIGKILL');
+    signal('SIGKILL');
     throw new Error(`${(err as Error).message}\n${output()}`);
   });
   return {
     url,
     pid: proc.pid!,
     output,
-    stop: async (signal = 'SIGTERM') => {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+    exited,
+    stop: async (sig = 'SIGTERM') => {
+      if (proc.exitCode === null && proc.signalCode === null) signal(sig);
       return exited;
     },
   };
