@@ -1,0 +1,54 @@
+/** Runs one autocannon load against a loopback URL and keeps the numbers the report needs. */
+import autocannon from 'autocannon';
+
+/** One load: where, what to send, for how long. */
+export interface LoadCase {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  /** A fixed body, or a function giving the body of request n (distinct payloads). */
+  body?: string | ((n: number) => string);
+  /** Seconds of measured load (default 3). */
+  durationS?: number;
+  /** Concurrent connections (default 10). */
+  connections?: number;
+}
+
+/** What one load measured: requests per second and latency percentiles in ms. */
+export interface LoadResult {
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+/** Runs the load; never throws for HTTP answers (non-2xx and errors are counted). */
+export async function runLoad(load: LoadCase): Promise<LoadResult> {
+  let n = 0;
+  const { body } = load;
+  const result = await autocannon({
+    url: load.url,
+    method: load.method ?? 'GET',
+    headers: load.headers ?? {},
+    duration: load.durationS ?? 3,
+    connections: load.connections ?? 10,
+    ...(typeof body === 'string' ? { body } : {}),
+    ...(typeof body === 'function'
+      ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: body(n++) }) }] }
+      : {}),
+  });
+  return {
+    requestsPerSec: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    maxMs: result.latency.max,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+}

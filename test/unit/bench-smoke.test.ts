@@ -1,0 +1,23 @@
+/** The bench's runner and report work end to end on one short case (no timing is asserted). */
+import { describe, expect, it } from 'vitest';
+import { listCases, runCases } from '../../bench/cases.js';
+import { renderReport } from '../../bench/report.js';
+
+describe('bench', () => {
+  it('loads the reference server and its baseline, and reports the ratio', async () => {
+    const cases = listCases('redis://unused').filter((c) => c.group === 'resume' && !c.name.includes('Redis'));
+    const results = await runCases(cases, { durationS: 1, connections: 2 });
+    expect(results.map((r) => r.name)).toEqual(['bare express, same 409 JSON', 'reference server, memory store']);
+    for (const { result } of results) {
+      expect(result.requests).toBeGreaterThan(0);
+      expect(result.errors).toBe(0);
+      // Every answer is the steady-state 409 not_paused, so all are non-2xx.
+      expect(result.non2xx).toBe(result.requests);
+    }
+    const report = renderReport(results, { durationS: 1, connections: 2 }, {
+      date: 'd', node: 'n', cpus: 2, cpuModel: 'cpu', command: 'npm run bench',
+    });
+    expect(report).toMatch(/\| reference server, memory store \| [\d,]+ \| \d+\.\d\d× \|/);
+    expect(report).toContain('| bare express, same 409 JSON | ');
+  }, 30_000);
+});
