@@ -8,9 +8,9 @@ import {
   BENCH_KEY,
   startBareExpress,
   startBareHttp,
-  startMemoryServer,
+  startMemoryReferenceServer,
   startReceiver,
-  startRedisServer,
+  startRedisReferenceServer,
   type Target,
 } from './targets.js';
 
@@ -55,8 +55,8 @@ export function listCases(redisUrl: string): CaseSpec[] {
   const hook = { path: '/', method: 'POST' as const, headers: { 'content-type': 'application/json' } };
   return [
     { group: 'resume', name: 'bare express, same 409 JSON', baseline: 'bare express, same 409 JSON', start: startBareExpress, ...resume },
-    { group: 'resume', name: 'reference server, memory store', baseline: 'bare express, same 409 JSON', start: startMemoryServer, ...resume },
-    { group: 'resume', name: 'reference server, Redis store', baseline: 'bare express, same 409 JSON', start: () => startRedisServer(redisUrl), ...resume },
+    { group: 'resume', name: 'reference server, memory store', baseline: 'bare express, same 409 JSON', start: startMemoryReferenceServer, ...resume },
+    { group: 'resume', name: 'reference server, Redis store', baseline: 'bare express, same 409 JSON', start: () => startRedisReferenceServer(redisUrl), ...resume },
     { group: 'webhook ack', name: 'bare node:http 200', baseline: 'bare node:http 200', start: startBareHttp, ...hook, body: distinct },
     { group: 'webhook ack', name: 'receiver, memory store, distinct events', baseline: 'bare node:http 200', start: () => startReceiver('memory'), ...hook, body: distinct },
     { group: 'webhook ack', name: 'receiver, Redis store, distinct events', baseline: 'bare node:http 200', start: () => startReceiver({ redisUrl }), ...hook, body: distinct },

@@ -29,10 +29,10 @@ async function referenceServer(store: SessionStore, cleanup: () => Promise<void>
 }
 
 /** The reference server on the in-memory store. */
-export const startMemoryServer = (): Promise<Target> => referenceServer(createMemorySessionStore(), async () => undefined);
+export const startMemoryReferenceServer = (): Promise<Target> => referenceServer(createMemorySessionStore(), async () => undefined);
 
 /** The reference server on Redis at `redisUrl`. */
-export async function startRedisServer(redisUrl: string): Promise<Target> {
+export async function startRedisReferenceServer(redisUrl: string): Promise<Target> {
   const client = createRedisClient(redisUrl);
   await waitUntilReady(client);
   return referenceServer(createRedisSessionStore({ client, keyPrefix: 'bench:' }), async () => void (await client.quit()));
