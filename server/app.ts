@@ -8,10 +8,10 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { pino, type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { ContractError, loadContract, specPath as defaultSpecPath } from '../spec/contract.js';
-import type { ResumeResult, ErrorBody } from '../spec/types.js';
+import type { ResumeResult } from '../spec/types.js';
 import { createApiKeyCheck, parseBearer, wwwAuthenticate } from './auth/bearer-auth.js';
 import { createDocsRouter } from './docs/create-docs-router.js';
-import { toErrorAnswer } from './errors/error-answer.js';
+import { errorBody, toErrorAnswer } from './errors/error-answer.js';
 import { HttpError } from './errors/http-error.js';
 import { createCors } from './http/cors.js';
 import { parseJsonBody, raiseBodyError } from './http/json-body.js';
@@ -83,7 +83,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
       await store.ping();
       res.status(200).json({ status: 'ok' });
     } catch {
-      res.status(503).json({ success: false, error: 'service_unavailable', message: 'The session store does not answer.' });
+      res.status(503).json(errorBody('service_unavailable', 'The session store does not answer.'));
     }
   });
   // The reference for review: /docs (HTML) and /openapi.yaml (raw spec), no auth (issue #6).
@@ -149,7 +149,6 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   return app;
 }
 
-const errorBody = (error: ErrorBody['error'], message: string): ErrorBody => ({ success: false, error, message });
 
 const UNAUTHORIZED_MESSAGES = {
   missing: 'Missing bearer token: send Authorization: Bearer <API_KEY>.',

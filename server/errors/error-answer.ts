@@ -43,10 +43,15 @@ interface StatusError {
   headers?: Record<string, string>;
 }
 
+/** The spec's Error body `{ success: false, error, message }`: every non-2xx answer of the server uses it. */
+export function errorBody(code: ErrorCode, message: string): ErrorBody {
+  return { success: false, error: code, message };
+}
+
 const error = (status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}, defect = false) => ({
   status,
   headers,
-  body: { success: false as const, error: code, message },
+  body: errorBody(code, message),
   defect,
 });
 

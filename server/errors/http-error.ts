@@ -10,6 +10,8 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'method_not_allowed'
+  | 'request_timeout'
+  | 'header_too_large'
   | 'service_unavailable'
   | 'internal_error';
 

@@ -1,6 +1,8 @@
 /** The Node HTTP server around the app, with timeouts lowered from Node's defaults (issue #3). */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { errorBody } from '../errors/error-answer.js';
+import type { ErrorCode } from '../errors/http-error.js';
 
 /** Timeouts in ms. */
 export interface HttpServerOptions {
@@ -29,7 +31,7 @@ export function createHttpServer(app: RequestListener, options: HttpServerOption
 
 // What Node would answer without a listener (node:http "Event: 'clientError'"), with the
 // spec's Error body instead of an empty one (x-decisions: error-body).
-const CLIENT_ERRORS: Record<string, [number, string, string, string]> = {
+const CLIENT_ERRORS: Record<string, [number, string, ErrorCode, string]> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'request_timeout', 'The request did not arrive in time: send the headers within 10 s and the whole request within 30 s.'],
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'header_too_large', 'The request headers are too large.'],
 };
@@ -49,7 +51,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
     'bad_request',
     'The request is not valid HTTP/1.1.',
   ];
-  const body = JSON.stringify({ success: false, error, message });
+  const body = JSON.stringify(errorBody(error, message));
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `Connection: close\r\n\r\n${body}`,
