@@ -10,6 +10,7 @@ import { createRedisClient, waitUntilReady } from '../../server/sessions/redis-c
 import { createRedisSessionStore } from '../../server/sessions/redis-session-store.js';
 import type { SessionStore } from '../../server/sessions/session-store.js';
 import { listen } from '../helpers/listen.js';
+import { deletePrefix } from '../helpers/redis-keys.js';
 import type { ConformanceOptions } from '../../client/cli/conformance/conformance-options.js';
 import { runConformance } from '../../client/cli/conformance/run-conformance.js';
 import { startPrism } from '../helpers/prism.js';
@@ -62,8 +63,7 @@ const targets: Target[] = [
       // A random prefix on the shared Redis: never FLUSHALL.
       const keyPrefix = `conformance-${randomUUID()}:`;
       return referenceServer(createRedisSessionStore({ client, keyPrefix }), async () => {
-        const keys = await client.keys(`${keyPrefix}*`);
-        if (keys.length) await client.del(...keys);
+        await deletePrefix(inject('redisUrl'), keyPrefix);
         await client.quit();
       });
     },

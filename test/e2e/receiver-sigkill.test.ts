@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { SessionEvent } from '../../client/webhooks/index.js';
-import { deletePrefix, uniquePrefix } from '../helpers/receiver-redis.js';
+import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
 import { countBy, doneIds, startReceiverProcess, type ReceiverProcess } from '../helpers/receiver-processes.js';
 import { waitFor } from '../helpers/wait-for.js';
 

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createRedisStore, createWebhookReceiver, generateUrlToken, type WebhookReceiver } from '../../client/webhooks/index.js';
 import { contract, type SessionEvent } from '../../spec/contract.js';
-import { deletePrefix, uniquePrefix } from '../helpers/receiver-redis.js';
+import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { getTestCertificate } from '../helpers/tls.js';
 import { waitFor } from '../helpers/wait-for.js';

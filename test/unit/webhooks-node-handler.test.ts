@@ -17,7 +17,7 @@ import {
   type SessionEvent,
   type WebhookReceiver,
 } from '../../client/webhooks/index.js';
-import { deletePrefix, uniquePrefix } from '../helpers/receiver-redis.js';
+import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const redisUrl = inject('redisUrl');

@@ -15,7 +15,7 @@ import {
   type WebhookReceiverOptions,
 } from '../../client/webhooks/index.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { deletePrefix, uniquePrefix } from '../helpers/receiver-redis.js';
+import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
 
 const redisUrl = inject('redisUrl');
 const prefixes: string[] = [];

@@ -8,8 +8,8 @@ import { request } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { deletePrefix } from '../../helpers/redis-keys.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { runServerExpectingExit, startServerProcess, type ServerProcess } from '../../helpers/server-process.js';
 
@@ -47,10 +47,7 @@ beforeAll(() => {
 
 afterAll(async () => {
   await Promise.all(started.map((s) => s.stop('SIGKILL')));
-  const redis = new Redis(inject('redisUrl'));
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
+  await deletePrefix(inject('redisUrl'), prefix);
 });
 
 describe('two processes sharing Redis', () => {

@@ -7,6 +7,7 @@ import { createRedisSessionStore } from '../../../server/sessions/redis-session-
 import { StoreUnavailableError } from '../../../server/sessions/session-store.js';
 import { startRedisServer } from '../../helpers/redis-server.js';
 import { sessionStoreSuite } from './session-store-suite.js';
+import { deletePrefix } from '../../helpers/redis-keys.js';
 
 const clients: Redis[] = [];
 const prefixes: string[] = [];
@@ -19,12 +20,7 @@ async function sharedClient(): Promise<Redis> {
 }
 
 afterAll(async () => {
-  // Only our own keys on the shared Redis: never FLUSHALL.
-  const client = clients[0];
-  for (const prefix of prefixes) {
-    const keys = await client!.keys(`${prefix}*`);
-    if (keys.length) await client!.del(...keys);
-  }
+  for (const prefix of prefixes) await deletePrefix(inject('redisUrl'), prefix);
   await Promise.all(clients.map((c) => c.quit()));
 });
 

@@ -1,4 +1,4 @@
-/** Test helpers for receiver suites that use Redis: unique key prefixes and their cleanup. */
+/** Test helpers for suites on the shared Redis: unique key prefixes and their cleanup (never FLUSHALL). */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 
