@@ -6,6 +6,6 @@ export type { ResumeOutcome, ResumeOutcomeKind } from './outcome.js';
 export { SessionsClientError } from './errors.js';
 export type { SessionsClientErrorCode } from './errors.js';
 export type { FetchLike } from './retry.js';
-export { classifyAddress, isAllowedAddressClass, validateWebhookUrl } from './webhook-url.js';
-export type { AddressClass, WebhookUrlCheck, WebhookUrlOptions, WebhookUrlProblem } from './webhook-url.js';
+export { classifyAddress, isAllowedAddressClass, validateWebhookUrl } from '../spec/webhook-url.js';
+export type { AddressClass, WebhookUrlCheck, WebhookUrlOptions, WebhookUrlProblem } from '../spec/webhook-url.js';
 export type { ErrorBody, ResumeResult } from '../spec/types.js';

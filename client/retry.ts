@@ -3,6 +3,7 @@
  * 504 and network failures with backoff, honouring Retry-After up to a cap
  * (x-decisions: rate-limit, store-unavailable). Browser-safe: no Node built-ins.
  */
+import { fullJitterDelayMs } from '../spec/backoff.js';
 import { describeFetchError, SessionsClientError } from './errors.js';
 
 /**
@@ -50,7 +51,7 @@ export function parseRetryAfter(value: string | null | undefined, now: number = 
 
 /** Full-jitter exponential backoff for `attempt` (1-based), capped at `capMs`. */
 export function backoffDelay(attempt: number, capMs: number, random: () => number = Math.random): number {
-  return Math.floor(random() * Math.min(capMs, BACKOFF_BASE_MS * 2 ** (attempt - 1)));
+  return fullJitterDelayMs(attempt, { baseDelayMs: BACKOFF_BASE_MS, maxDelayMs: capMs }, random);
 }
 
 /** Waits `ms`, or rejects with the signal's reason when it aborts first. */

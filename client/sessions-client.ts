@@ -3,6 +3,7 @@
  * with the generated `paths`. Browser-safe: nothing here (or below) imports a Node built-in.
  */
 import createClient, { type Client } from 'openapi-fetch';
+import { RESUME_PATH, resumeUrl } from '../spec/resume-path.js';
 import type { paths } from '../generated/api.js';
 import { describeFetchError, SessionsClientError } from './errors.js';
 import { toResumeOutcome, type ResumeOutcome } from './outcome.js';
@@ -47,7 +48,6 @@ export interface SessionsClient {
   raw: Client<paths>;
 }
 
-const RESUME_PATH = '/v1/sessions/{session_id}/resume';
 
 const DEFAULTS = { timeoutMs: 10_000, maxRetries: 2, maxRetryDelayMs: 10_000 } as const;
 
@@ -150,7 +150,7 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
       if (error instanceof SessionsClientError) throw error;
       // The body stopped arriving: the caller aborted, the attempt's deadline passed, or the
       // connection broke.
-      const url = `${baseUrl}/v1/sessions/${encodeURIComponent(sessionId)}/resume`;
+      const url = resumeUrl(baseUrl, sessionId);
       if (callOptions.signal?.aborted) {
         throw new SessionsClientError('aborted', `The request to ${url} was aborted.`, { cause: error, url, attempts });
       }

@@ -3,6 +3,7 @@
  * check, routes and error rendering. It neither listens nor reads the environment.
  */
 import { randomUUID } from 'node:crypto';
+import { RESUME_ROUTE } from '../spec/resume-path.js';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { pino, type Logger } from 'pino';
@@ -44,7 +45,6 @@ export class AppOptionsError extends TypeError {
   override name = 'AppOptionsError';
 }
 
-const RESUME_PATH = '/v1/sessions/:session_id/resume';
 
 /**
  * Builds the app. Async because it loads and checks the spec, then initialises the
@@ -118,7 +118,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.use(raiseBodyError);
   if (deps.rateLimit) app.use(createRateLimit(deps.rateLimit, (req) => keyIds.get(req) ?? 'anonymous'));
 
-  app.post(RESUME_PATH, async (req, res) => {
+  app.post(RESUME_ROUTE, async (req, res) => {
     const id = String(req.params.session_id);
     // Messages never echo the id: clients detect not_paused by the marker anywhere in the
     // body text (x-decisions: not-paused-status), so an id like "x_not_paused" must not

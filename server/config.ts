@@ -3,7 +3,7 @@
  * the two files allowed to see `process.env` (it is handed in by `server/main.ts`).
  */
 import { randomBytes } from 'node:crypto';
-import { validateWebhookUrl } from '../client/webhook-url.js';
+import { validateWebhookUrl } from '../spec/webhook-url.js';
 
 /** Everything `server/main.ts` needs, checked. */
 export interface ServerConfig {

@@ -3,9 +3,9 @@
  * response time, reachable from outside) automated, one line per check, stopping at the
  * first failure. The last check delivers one test event exactly as the service would.
  */
-import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '../webhooks/deliver-event.js';
-import { resolveWebhookHost } from '../webhooks/resolve-webhook-host.js';
-import { classifyAddress, validateWebhookUrl } from '../webhook-url.js';
+import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '../../spec/delivery/deliver-event.js';
+import { resolveWebhookHost } from '../../spec/delivery/resolve-webhook-host.js';
+import { classifyAddress, validateWebhookUrl } from '../../spec/webhook-url.js';
 import type { SessionEvent } from '../../spec/types.js';
 
 /** Options of `runWebhookCheck`. */

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { contract } from '../../spec/contract.js';
-import { DELIVERY_TIMEOUT_MS } from '../webhooks/deliver-event.js';
+import { DELIVERY_TIMEOUT_MS } from '../../spec/delivery/deliver-event.js';
 import { EXIT } from './program.js';
 import { runWebhookCheck } from './webhook-check.js';
 import { formatSendSummary, runWebhookSend } from './webhook-send.js';

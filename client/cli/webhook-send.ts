@@ -3,7 +3,7 @@
  * (deliverEvent: same payload shape, 5 s deadline, only 200 counts), with the same identity
  * every time, so that a receiver's dedupe (source spec §6 rule 3) can be tested.
  */
-import { deliverEvent, type DeliveryFailureReason, type DeliveryResult } from '../webhooks/deliver-event.js';
+import { deliverEvent, type DeliveryFailureReason, type DeliveryResult } from '../../spec/delivery/deliver-event.js';
 import type { SessionEvent } from '../../spec/types.js';
 
 /** Options of `runWebhookSend`. */

@@ -5,6 +5,7 @@
  * Browser-safe: the examples come from the generated module, not from the spec file.
  */
 import { HttpResponse, type HttpHandler } from 'msw';
+import { RESUME_PATH } from '../../spec/resume-path.js';
 import { createOpenApiHttp } from 'openapi-msw';
 import type { paths } from '../../generated/api.js';
 import type { ResumeScenario } from './resume-scenario.js';
@@ -45,7 +46,7 @@ export function createResumeHandlers(options: ResumeHandlersOptions): HttpHandle
   const missingToken = pick('missingToken');
   const http = createOpenApiHttp<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, '') });
   return [
-    http.post('/v1/sessions/{session_id}/resume', ({ request }) => {
+    http.post(RESUME_PATH, ({ request }) => {
       const prefer = request.headers.get('prefer');
       let scenario = prefer ? fromPrefer(prefer) : fallback;
       if (!scenario) {

@@ -5,7 +5,7 @@
 import { contract } from '../../spec/contract.js';
 import type { SessionEvent } from '../../spec/types.js';
 import { errorResult, type ReceiveResult } from './answers.js';
-import { dedupeKey } from './dedupe-key.js';
+import { dedupeKey } from '../../spec/event-identity.js';
 import { createNodeHandler, type NodeHandler } from './node-handler.js';
 import { StoreUnavailableError, type DeadLetter, type ReceiverStore, type RecordedEvent } from './store.js';
 import { MIN_URL_TOKEN_LENGTH } from './url-token.js';

@@ -7,11 +7,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Router } from 'express';
 import { specPath as defaultSpecPath } from '../../spec/contract.js';
-import { defaultDocsHtmlPath } from './build-docs.js';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Where the build puts the HTML reference: server/dist/docs/index.html. The same relative path
+ * holds from this source file and from the bundled server in server/dist/.
+ */
+export const DEFAULT_DOCS_HTML_PATH: string = fileURLToPath(new URL('../dist/docs/index.html', import.meta.url));
 
 /** Options of `createDocsRouter`. */
 export interface DocsRouterOptions {
-  /** The built HTML page (default dist/docs/index.html); read on each request, so a rebuild shows at once. */
+  /** The built HTML page (default server/dist/docs/index.html); read on each request, so a rebuild shows at once. */
   docsHtmlPath?: string;
   /** The OpenAPI document served at /openapi.yaml (default spec/openapi.yaml, read once). */
   specPath?: string;
@@ -19,7 +25,7 @@ export interface DocsRouterOptions {
 
 /** Creates the router; throws at creation when the spec cannot be read. */
 export function createDocsRouter(options: DocsRouterOptions = {}): Router {
-  const htmlPath = options.docsHtmlPath ?? defaultDocsHtmlPath;
+  const htmlPath = options.docsHtmlPath ?? DEFAULT_DOCS_HTML_PATH;
   if (typeof htmlPath !== 'string' || htmlPath === '') throw new TypeError('docsHtmlPath must be a file path');
   const specText = readFileSync(options.specPath ?? defaultSpecPath, 'utf8');
   const router = Router();

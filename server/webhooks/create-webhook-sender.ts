@@ -9,9 +9,9 @@
  * still unfinished when the close timeout passes is logged as dropped (error level).
  */
 import { pino, type Logger } from 'pino';
-import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '../../client/webhooks/deliver-event.js';
-import type { WebhookLookup } from '../../client/webhooks/resolve-webhook-host.js';
-import { validateWebhookUrl } from '../../client/webhook-url.js';
+import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '../../spec/delivery/deliver-event.js';
+import type { WebhookLookup } from '../../spec/delivery/resolve-webhook-host.js';
+import { validateWebhookUrl } from '../../spec/webhook-url.js';
 import { contract, type SessionEvent } from '../../spec/contract.js';
 import { backoffDelayMs, WEBHOOK_RETRY_DEFAULTS } from './retry-schedule.js';
 import type { WebhookSender } from './webhook-sender.js';

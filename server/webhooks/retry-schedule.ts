@@ -4,14 +4,14 @@
  * spec; test/unit/webhook-sender.test.ts reads the decision text.
  */
 
+import { fullJitterDelayMs, type BackoffPolicy } from '../../spec/backoff.js';
+
+export { BACKOFF_FACTOR } from '../../spec/backoff.js';
+
 /** The retry policy's numbers. */
-export interface RetryPolicy {
+export interface RetryPolicy extends BackoffPolicy {
   /** Attempts in all, the first included (default 6). */
   maxAttempts: number;
-  /** Delay scale of the first retry, in ms (default 1000). */
-  baseDelayMs: number;
-  /** Upper bound of any delay, in ms (default 60 000). */
-  maxDelayMs: number;
 }
 
 /** The defaults recorded in spec/openapi.yaml x-decisions: webhook-retry. */
@@ -20,9 +20,6 @@ export const WEBHOOK_RETRY_DEFAULTS: Readonly<RetryPolicy> = Object.freeze({
   baseDelayMs: 1000,
   maxDelayMs: 60_000,
 });
-
-/** Growth factor of the backoff between attempts. */
-export const BACKOFF_FACTOR = 2;
 
 /**
  * Delay in ms before the attempt that follows failed attempt number `failedAttempt` (1-based):
@@ -34,6 +31,5 @@ export function backoffDelayMs(
   policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'> = WEBHOOK_RETRY_DEFAULTS,
   random: () => number = Math.random,
 ): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * BACKOFF_FACTOR ** Math.max(0, failedAttempt - 1));
-  return Math.floor(random() * ceiling);
+  return fullJitterDelayMs(failedAttempt, policy, random);
 }

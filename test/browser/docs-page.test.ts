@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { specPath } from '../../spec/contract.js';
-import { buildDocs } from '../../server/docs/build-docs.js';
+import { buildDocs } from '../../spec/tools/docs/build-docs.js';
 import { createApp } from '../../server/app.js';
 import { createMemorySessionStore } from '../../server/sessions/memory-session-store.js';
 import { launchBrowser } from '../helpers/browser.js';

@@ -2,9 +2,9 @@
 import { createServer as createTcpServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { deliverEvent } from '../../client/webhooks/deliver-event.js';
-import type { WebhookLookup } from '../../client/webhooks/resolve-webhook-host.js';
-import { validateWebhookUrl } from '../../client/webhook-url.js';
+import { deliverEvent } from '../../spec/delivery/deliver-event.js';
+import type { WebhookLookup } from '../../spec/delivery/resolve-webhook-host.js';
+import { validateWebhookUrl } from '../../spec/webhook-url.js';
 import { contract, type SessionEvent } from '../../spec/contract.js';
 import { getFreePort } from '../helpers/free-port.js';
 import { getTestCertificate, startHttpsReceiver, type HttpsReceiver } from '../helpers/tls.js';

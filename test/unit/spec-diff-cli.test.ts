@@ -12,7 +12,7 @@ import { specPath } from '../../spec/contract.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsx = join(root, 'node_modules/.bin/tsx');
-const main = join(root, 'spec/diff/spec-diff-main.ts');
+const main = join(root, 'spec/tools/diff/spec-diff-main.ts');
 const original = readFileSync(specPath, 'utf8');
 
 let repo: string;

@@ -3,7 +3,7 @@
  * and x-decisions: webhook-url-policy, and its agreement with the spec's WebhookUrl schema.
  */
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, validateWebhookUrl, type WebhookUrlProblem } from '../../client/webhook-url.js';
+import { classifyAddress, validateWebhookUrl, type WebhookUrlProblem } from '../../spec/webhook-url.js';
 import { contract } from '../../spec/contract.js';
 
 const refused = (input: string, code: WebhookUrlProblem, options = {}) => {

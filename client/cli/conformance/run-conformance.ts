@@ -3,9 +3,10 @@
  * check. Programmatic entry: tests and integrators call `runConformance(options)`.
  */
 import { contract as defaultContract, type Contract } from '../../../spec/contract.js';
+import { RESUME_PATH, resumeUrl } from '../../../spec/resume-path.js';
 import { createConformanceChecks, type CheckRequest, type CheckStep, type ConformanceCheck } from './conformance-checks.js';
 import { checkConformanceOptions, type ConformanceOptions } from './conformance-options.js';
-import { validateWebhookUrl } from '../../webhook-url.js';
+import { validateWebhookUrl } from '../../../spec/webhook-url.js';
 import { createResponseCheck, type ReceivedAnswer } from './response-check.js';
 
 /** Result of one check. */
@@ -23,7 +24,6 @@ export interface ConformanceReport {
   results: CheckResult[];
 }
 
-const RESUME_PATH = '/v1/sessions/{session_id}/resume';
 
 /** Runs every check in order (defaults: mode live, timeout 10 s). Throws on invalid options. */
 export async function runConformance(
@@ -76,7 +76,7 @@ async function send(request: CheckRequest, options: ConformanceOptions): Promise
   if (request.authorization !== null) headers.authorization = request.authorization;
   if (request.contentType) headers['content-type'] = request.contentType;
   if (options.mode === 'mock' && request.prefer) headers.prefer = request.prefer;
-  const res = await fetch(`${base}/v1/sessions/${encodeURIComponent(request.sessionId)}/resume`, {
+  const res = await fetch(resumeUrl(base, request.sessionId), {
     method: 'POST',
     headers,
     body: request.body,

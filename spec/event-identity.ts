@@ -1,6 +1,6 @@
 /** The dedupe key of a session event (source spec §6 rule 3; x-decisions: event-timestamp). */
 import { createHash } from 'node:crypto';
-import type { SessionEvent } from '../../spec/types.js';
+import type { SessionEvent } from './types.js';
 
 /**
  * sha256 hex of `event`, `session.id` and `timestamp` exactly as sent (the timestamp is never

@@ -5,8 +5,9 @@
  * generated module and the tests, so none of them can drift from the document. Node-only
  * (reads the contract).
  */
-import { contract, type OpenApiDocument } from './contract.js';
-import { resolveRef } from './resolve-ref.js';
+import { contract, type OpenApiDocument } from '../../contract.js';
+import { RESUME_PATH } from '../../resume-path.js';
+import { resolveRef } from '../../resolve-ref.js';
 
 /** One scenario a frontend must handle: what to send to the mock and what it answers. */
 export interface Scenario {
@@ -24,7 +25,6 @@ export interface Scenario {
   body: unknown;
 }
 
-const RESUME_PATH = '/v1/sessions/{session_id}/resume';
 
 type Named = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 /**
- * Renders the mock scenario table (spec/scenarios.ts) as Markdown for the README mock section and
+ * Renders the mock scenario table (spec/tools/mock/scenarios.ts) as Markdown for the README mock section and
  * as plain text for the mock launcher's console output.
  */
 import type { Scenario } from './scenarios.js';

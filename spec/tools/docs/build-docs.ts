@@ -11,21 +11,21 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parse, stringify } from 'yaml';
-import { specPath as defaultSpecPath } from '../../spec/contract.js';
+import { specPath as defaultSpecPath } from '../../contract.js';
 import { renderDecisionsMarkdown, type Decision } from './decisions-markdown.js';
 
 const run = promisify(execFile);
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = fileURLToPath(new URL('../../..', import.meta.url));
 const redoclyBin = join(root, 'node_modules/.bin/redocly');
 
-/** Default output of `npm run docs`: dist/docs/index.html. */
-export const defaultDocsHtmlPath: string = join(root, 'dist/docs/index.html');
+/** Default output of `npm run docs`: server/dist/docs/index.html, where the server's docs router looks. */
+export const defaultDocsHtmlPath: string = join(root, 'server/dist/docs/index.html');
 
 /** Options of `buildDocs`. */
 export interface BuildDocsOptions {
   /** OpenAPI document to render (default: spec/openapi.yaml). */
   specPath?: string;
-  /** HTML file to write (default: dist/docs/index.html). */
+  /** HTML file to write (default: server/dist/docs/index.html). */
   outputPath?: string;
 }
 

@@ -4,14 +4,14 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { renderScenarioModule } from '../../spec/scenario-module.js';
-import { renderMockReadme, writeMockSection } from '../../spec/scenario-table.js';
-import { listScenarios } from '../../spec/scenarios.js';
+import { renderScenarioModule } from './scenario-module.js';
+import { renderMockReadme, writeMockSection } from './scenario-table.js';
+import { listScenarios } from './scenarios.js';
 
 /** Files this script writes, with their renderers. */
 export const mockFiles = {
-  readme: fileURLToPath(new URL('../../README.md', import.meta.url)),
-  mswScenarios: fileURLToPath(new URL('../../client/msw/scenarios.generated.ts', import.meta.url)),
+  readme: fileURLToPath(new URL('../../../README.md', import.meta.url)),
+  mswScenarios: fileURLToPath(new URL('../../../client/msw/scenarios.generated.ts', import.meta.url)),
 };
 
 const scenarios = listScenarios();

@@ -7,7 +7,7 @@
 import { request } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import type { SessionEvent } from '../../spec/types.js';
+import type { SessionEvent } from '../types.js';
 import { validateWebhookUrl } from '../webhook-url.js';
 import { resolveWebhookHost, type CheckedAddress, type WebhookLookup } from './resolve-webhook-host.js';
 

@@ -1,0 +1,97 @@
+/**
+ * The lines ARCHITECTURE.md draws: server/ and client/ never import each other; spec/ (the
+ * contract layer under both) imports neither; everything reachable from client/index.ts (the
+ * browser entry) is free of Node built-ins and server dependencies; only entry points read
+ * process.env.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+const sources = (dir: string) =>
+  (readdirSync(join(root, dir), { recursive: true }) as string[])
+    .map((f) => f.split('\\').join('/'))
+    .filter((f) => f.endsWith('.ts') && !f.includes('node_modules/') && !f.startsWith('dist/'))
+    .map((f) => `${dir}/${f}`);
+
+const specifiers = (file: string) =>
+  [...readFileSync(join(root, file), 'utf8').matchAll(/(?:^|\s)(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm)].map(
+    (m) => (m[1] ?? m[2]) as string,
+  );
+
+/** Repo-relative path of a relative specifier, `.js` mapped back to its `.ts` source. */
+const target = (file: string, s: string) => relative(root, resolve(root, dirname(file), s)).split('\\').join('/').replace(/\.js$/, '.ts');
+
+const crossings = (from: string, forbidden: string[]) =>
+  sources(from).flatMap((file) =>
+    specifiers(file)
+      .filter((s) => s.startsWith('.') && forbidden.some((dir) => target(file, s).startsWith(`${dir}/`)))
+      .map((s) => `${file} → ${s}`),
+  );
+
+const builtins = new Set(builtinModules);
+const isBuiltin = (s: string) => s.startsWith('node:') || builtins.has(s.split('/')[0] ?? s);
+const SERVER_ONLY = ['express', 'express-openapi-validator', 'bullmq', 'ioredis', 'pino', 'pino-http', 'express-rate-limit', 'ajv', 'yaml'];
+
+/** Every file reachable from `entry` through relative imports (type-only ones included). */
+function reachable(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const queue = [entry];
+  while (queue.length) {
+    const file = queue.pop() as string;
+    if (seen.has(file) || !existsSync(join(root, file))) continue;
+    seen.add(file);
+    for (const s of specifiers(file)) if (s.startsWith('.')) queue.push(target(file, s));
+  }
+  return seen;
+}
+
+describe('boundaries between spec/, server/ and client/', () => {
+  it('finds the sources of all three', () => {
+    expect(sources('client')).toContain('client/sessions-client.ts');
+    expect(sources('server')).toContain('server/app.ts');
+    expect(sources('spec')).toContain('spec/contract.ts');
+  });
+
+  it('server/ never imports client/', () => {
+    expect(crossings('server', ['client'])).toEqual([]);
+  });
+
+  it('client/ never imports server/', () => {
+    expect(crossings('client', ['server'])).toEqual([]);
+  });
+
+  it('spec/ imports neither server/ nor client/, except the mock tools that render client/msw', () => {
+    const offenders = crossings('spec', ['server', 'client']).filter((line) => !line.startsWith('spec/tools/mock/'));
+    expect(offenders).toEqual([]);
+  });
+
+  it('the crossing check sees a crossing', () => {
+    expect(target('server/app.ts', '../client/index.js')).toBe('client/index.ts');
+    expect(target('server/webhooks/x.ts', '../../spec/backoff.js').startsWith('spec/')).toBe(true);
+  });
+
+  it('nothing reachable from client/index.ts imports a Node built-in or a server dependency', () => {
+    const files = [...reachable('client/index.ts')];
+    expect(files).toEqual(expect.arrayContaining(['client/sessions-client.ts', 'spec/resume-path.ts']));
+    const offenders = files.flatMap((file) =>
+      specifiers(file)
+        .filter((s) => !s.startsWith('.') && (isBuiltin(s) || SERVER_ONLY.includes(s.split('/')[0] ?? s)))
+        .map((s) => `${file} → ${s}`),
+    );
+    expect(offenders).toEqual([]);
+    expect(isBuiltin('node:fs') && isBuiltin('crypto') && !isBuiltin('openapi-fetch')).toBe(true);
+  });
+
+  it('reads process.env only in entry points', () => {
+    const entryPoints = ['client/cli/config.ts', 'server/main.ts', 'server/config.ts'];
+    const readers = [...sources('client'), ...sources('server'), ...sources('spec')]
+      .filter((f) => !f.startsWith('spec/tools/'))
+      .filter((f) => /process\.env/.test(readFileSync(join(root, f), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')));
+    expect(readers.filter((f) => !entryPoints.includes(f))).toEqual([]);
+  });
+});
