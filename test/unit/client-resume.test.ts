@@ -234,7 +234,7 @@ describe('pure parts', () => {
   });
 
   it('keeps PACKAGE_VERSION equal to package.json', () => {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const pkg = JSON.parse(readFileSync(new URL('../../client/package.json', import.meta.url), 'utf8')) as { version: string };
     expect(PACKAGE_VERSION).toBe(pkg.version);
   });
 });
