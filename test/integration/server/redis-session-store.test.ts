@@ -6,7 +6,7 @@ import { createRedisClient, waitUntilReady } from '../../../server/sessions/redi
 import { createRedisSessionStore } from '../../../server/sessions/redis-session-store.js';
 import { StoreUnavailableError } from '../../../server/sessions/session-store.js';
 import { startRedisServer } from '../../helpers/redis-server.js';
-import { sessionStoreSuite } from './session-store-suite.js';
+import { sessionStoreSuite } from '../../helpers/session-store-suite.js';
 import { deletePrefix } from '../../helpers/redis-keys.js';
 
 const clients: Redis[] = [];

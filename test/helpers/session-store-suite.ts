@@ -1,6 +1,6 @@
 /** The one behaviour suite every `SessionStore` must pass; run by the memory and Redis store tests. */
 import { describe, expect, it } from 'vitest';
-import type { SessionStore } from '../../../server/sessions/session-store.js';
+import type { SessionStore } from '../../server/sessions/session-store.js';
 
 /** Registers the suite; `makeStore` returns a fresh, empty store for each test. */
 export function sessionStoreSuite(name: string, makeStore: (now: () => Date) => Promise<SessionStore>): void {
