@@ -68,7 +68,7 @@ export function createWebhookSender(options: CreateWebhookSenderOptions): Webhoo
   if (options.allowPrivate) {
     logger.warn(
       'allowPrivate is ON: webhooks may go to loopback and private-network addresses. For local testing only; ' +
-        'never enable it in production (x-decisions: webhook-url-policy).',
+        'never enable it in production: webhooks must go only to public hosts.',
     );
   }
   const jobs = new Set<Job>();

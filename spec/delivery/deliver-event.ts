@@ -104,7 +104,7 @@ export async function deliverEvent(
     return {
       delivered: false,
       reason: check.code === 'blocked_address' ? 'blocked_address' : 'invalid_url',
-      message: `${check.reason} (URL validity and HTTPS, source spec §6 rule 5)`,
+      message: `${check.reason} (a webhook URL must be a valid https:// URL)`,
       durationMs: elapsed(),
     };
   }
@@ -143,7 +143,7 @@ function pinnedLookup({ address, family }: CheckedAddress): LookupFunction {
 function timeoutMessage(url: URL, timeoutMs: number, stage: string): string {
   return (
     `${url.host} gave no 200 within ${timeoutMs} ms (stuck at ${stage}): a receiver must answer within 5 s and ` +
-    'process afterwards; check response time and that it accepts connections from outside (source spec §6 rules 2 and 5).'
+    'process afterwards; check its response time and that it accepts connections from outside.'
   );
 }
 
@@ -217,7 +217,7 @@ function post(
               reason: 'tls_failed',
               message:
                 `TLS handshake with ${url.host} (${pinned.address}) failed (${code}: ${error.message}): check the certificate ` +
-                `is valid for ${hostname}, not expired, and chained to a trusted CA (HTTPS, source spec §6 rule 5).`,
+                `is valid for ${hostname}, not expired, and chained to a trusted CA.`,
               ...details(),
             }
           : {
@@ -225,7 +225,7 @@ function post(
               reason: 'connection_failed',
               message:
                 `Could not ${stage === 'connect' ? 'connect to' : 'get an answer from'} ${pinned.address}:${url.port || 443} ` +
-                `(${code}): check the receiver accepts incoming connections from outside (source spec §6 rule 5).`,
+                `(${code}): check the receiver accepts incoming connections from outside.`,
               ...details(),
             },
       );
@@ -251,7 +251,7 @@ function post(
             status,
             message:
               `${url.host} answered ${status} (redirect${location}); redirects are not followed: configure the final ` +
-              'URL, which must answer 200 (URL validity, source spec §6 rules 2 and 5).',
+              'URL, which must answer 200.',
             ...details(),
             response,
           });
@@ -261,8 +261,8 @@ function post(
             reason: 'bad_status',
             status,
             message:
-              `${url.host} answered ${status}; only 200 counts as delivered (source spec §6 rule 2; x-decisions: ` +
-              'webhook-ack): check the receiver answers 200 once it has recorded the event.',
+              `${url.host} answered ${status}; only 200 counts as delivered: check the receiver answers 200 ` +
+              'once it has recorded the event.',
             ...details(),
             response,
           });
