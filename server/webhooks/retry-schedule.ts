@@ -1,7 +1,7 @@
 /**
  * When to retry a failed webhook delivery (x-decisions: webhook-retry): exponential backoff
  * with full jitter, base 1 s, factor 2, cap 60 s, at most 6 attempts. Keep in sync with the
- * spec; test/unit/webhook-sender.test.ts reads the decision text.
+ * spec; test/integration/webhook-sender.test.ts reads the decision text.
  */
 
 import { fullJitterDelayMs, type BackoffPolicy } from '../../spec/backoff.js';
