@@ -1,4 +1,11 @@
-/** Public entry of `session-resume-api/client`: browser-safe (no Node built-ins). */
+/**
+ * Package session-resume-api, entry `./client`: the typed client. Browser-safe: nothing reachable
+ * from here imports a Node built-in (test/unit/boundaries.test.ts).
+ *
+ * Where it sits: over spec/ (wire types, the URL rules, backoff, the resume path); never imports
+ * server/. Siblings: webhooks/ (the receiver kit, Node), msw/ (frontend test handlers), cli/ (the
+ * `session-resume-api` command).
+ */
 export { createSessionsClient } from './sessions-client.js';
 export type { ResumeOptions, SessionsClient, SessionsClientOptions } from './sessions-client.js';
 export { NOT_PAUSED_MARKER } from './outcome.js';
