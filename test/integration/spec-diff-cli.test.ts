@@ -76,7 +76,8 @@ describe('spec:diff', () => {
   it('--format markdown prints the changelog, breaking first, with the same exit status', () => {
     writeSpec(original);
     commit('first');
-    writeSpec(without404.replace('  sessionEvent:\n', '  sessionEvent:\n    x-note: added\n'));
+    // The fixture change: a response removed (breaking) and one added (non-breaking).
+    writeSpec(without404.replace('      responses:\n', '      responses:\n        "422":\n          description: Unprocessable.\n'));
     const failing = specDiff('HEAD', '--format', 'markdown');
     expect(failing.stdout).toMatch(/^## API changes since `HEAD`\n/);
     expect(failing.stdout).toContain('### Breaking (');
