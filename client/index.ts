@@ -10,6 +10,8 @@ export { createSessionsClient } from './sessions-client.js';
 export type { ResumeOptions, SessionsClient, SessionsClientOptions } from './sessions-client.js';
 export { NOT_PAUSED_MARKER } from './outcome.js';
 export type { ResumeOutcome, ResumeOutcomeKind } from './outcome.js';
+export { parseRateLimit } from './rate-limit.js';
+export type { RateLimitInfo } from './rate-limit.js';
 export { SessionsClientError } from './errors.js';
 export type { SessionsClientErrorCode } from './errors.js';
 export type { FetchLike } from './retry.js';

@@ -16,7 +16,7 @@ import { errorBody, toErrorAnswer } from './errors/error-answer.js';
 import { HttpError } from './errors/http-error.js';
 import { createCors } from './http/cors.js';
 import { parseJsonBody, raiseBodyError } from './http/json-body.js';
-import { checkRateLimitOptions, createRateLimit, type RateLimitOptions } from './http/rate-limit.js';
+import { afterSecurityCheck, checkRateLimitOptions, createRateLimit, type RateLimitOptions } from './http/rate-limit.js';
 import type { SessionStore } from './sessions/session-store.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
 
@@ -113,10 +113,11 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   await initValidator(validator, app).catch((cause: unknown) => {
     throw new ContractError(`${specFile} cannot be used by the request validator: ${(cause as Error).message}`, { cause });
   });
-  app.use(validator);
+  // The rate limit counts right after the key check (x-decisions: rate-limit-headers).
+  const limiter = deps.rateLimit ? createRateLimit(deps.rateLimit, (req) => keyIds.get(req) ?? 'anonymous') : undefined;
+  app.use(afterSecurityCheck(validator, limiter));
   // Body failures surface only now, after the bearer check (x-decisions: unauthorized).
   app.use(raiseBodyError);
-  if (deps.rateLimit) app.use(createRateLimit(deps.rateLimit, (req) => keyIds.get(req) ?? 'anonymous'));
 
   app.post(RESUME_ROUTE, async (req, res) => {
     const id = String(req.params.session_id);

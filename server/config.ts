@@ -89,7 +89,7 @@ export function loadConfig(env: Env): ServerConfig {
   }
 
   const limit = integer('RATE_LIMIT', 0, 0);
-  const rateLimit = limit > 0 ? { limit, windowMs: integer('RATE_LIMIT_WINDOW_MS', 60_000, 1) } : undefined;
+  const rateLimit = limit > 0 ? { limit, windowMs: integer('RATE_LIMIT_WINDOW_MS', 60_000, 1, 86_400_000) } : undefined;
 
   const corsOrigins = list('CORS_ORIGINS');
   for (const origin of corsOrigins) {
