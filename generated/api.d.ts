@@ -93,7 +93,8 @@ export interface components {
             /**
              * @description Machine-readable code: unauthorized, not_found, not_paused, rate_limited,
              *     bad_request, payload_too_large, unsupported_media_type, method_not_allowed,
-             *     request_timeout, header_too_large, service_unavailable or internal_error.
+             *     request_timeout, header_too_large, service_unavailable, internal_error,
+             *     idempotency_key_in_use or idempotency_key_reused.
              *     Treat unknown values as errors.
              * @example not_paused
              */
@@ -235,6 +236,13 @@ export interface components {
     parameters: {
         /** @description Identifier of the session (source spec §2). Percent-encode it as one path segment. */
         SessionId: string;
+        /**
+         * @description Optional (draft-ietf-httpapi-idempotency-key-header-07; `x-decisions:
+         *     idempotency-key`). Send one unique value per resume and the same value on every
+         *     retry of it: a repeat gets the first answer again with `Idempotent-Replayed: true`.
+         *     Scoped to the API key; kept 24 hours; at most 255 characters.
+         */
+        IdempotencyKey: string;
     };
     requestBodies: {
         /**
@@ -260,7 +268,15 @@ export interface operations {
     resumeSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (draft-ietf-httpapi-idempotency-key-header-07; `x-decisions:
+                 *     idempotency-key`). Send one unique value per resume and the same value on every
+                 *     retry of it: a repeat gets the first answer again with `Idempotent-Replayed: true`.
+                 *     Scoped to the API key; kept 24 hours; at most 255 characters.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the session (source spec §2). Percent-encode it as one path segment. */
                 session_id: components["parameters"]["SessionId"];
@@ -272,6 +288,11 @@ export interface operations {
             /** @description The session was paused and has resumed (source spec §4 rule 1). */
             200: {
                 headers: {
+                    /**
+                     * @description `true` when this is the recorded answer to an earlier request with the same
+                     *     Idempotency-Key (`x-decisions: idempotency-key`); the resume happened once.
+                     */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -308,6 +329,18 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description The Idempotency-Key was already used with another session id
+             *     (`x-decisions: idempotency-key`).
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /**
              * @description Too many requests for this API key. Rate limits exist (source spec §1, §8);
              *     their values and scope are our decision (`x-decisions: rate-limit`).

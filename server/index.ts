@@ -10,7 +10,7 @@ export { createRedisSessionStore } from './sessions/redis-session-store.js';
 export type { RedisSessionStoreOptions } from './sessions/redis-session-store.js';
 export { DEMO_SESSIONS, loadSessionSeeds, parseSessionSeeds, SeedFileError } from './sessions/session-seeds.js';
 export { StoreUnavailableError } from './sessions/session-store.js';
-export type { ResumeOutcome, Session, SessionSeed, SessionStore } from './sessions/session-store.js';
+export type { OutboxEvent, ResumeTransition, Session, SessionSeed, SessionStore } from './sessions/session-store.js';
 export { createWebhookSender } from './webhooks/create-webhook-sender.js';
 export type { WebhookSender } from './webhooks/webhook-sender.js';
 export { createDocsRouter } from './docs/create-docs-router.js';
