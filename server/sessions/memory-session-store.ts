@@ -54,6 +54,8 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
       if (transition.kind === 'resumed' || transition.kind === 'not_found' || transition.kind === 'not_paused') {
         const answer = structuredClone(idem.answers[transition.kind]);
         keys.set(mapKey, { sessionId: id, answer, expiresAt: at.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000 });
+        // Expired keys go now and then, so a long-running process does not keep every key forever.
+        if (keys.size % 1024 === 0) for (const [k, r] of keys) if (r.expiresAt <= at.getTime()) keys.delete(k);
       }
       return transition;
     },
