@@ -55,7 +55,10 @@ export interface webhooks {
          *     - When events do not arrive, check: URL validity, HTTPS, response time, and
          *       that the receiver accepts connections from outside (§6 rule 5).
          *
-         *     Deliveries are not signed (§5); see `x-decisions: webhook-signing`.
+         *     Every delivery carries `webhook-id` (the same on every attempt and replay of one
+         *     event) and `webhook-timestamp`; with a server secret also `webhook-signature`
+         *     (Standard Webhooks; `x-decisions: webhook-standard-headers`). The source shows no
+         *     signing (§5); see also `x-decisions: webhook-signing`.
          */
         post: operations["receiveSessionEvent"];
         delete?: never;
@@ -362,7 +365,17 @@ export interface operations {
     receiveSessionEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Identity of the event, the same on every attempt and replay (Standard Webhooks). */
+                "webhook-id"?: string;
+                /** @description Unix time in seconds of this attempt; signed together with the id and body. */
+                "webhook-timestamp"?: string;
+                /**
+                 * @description Space-separated signatures `v1,<base64 HMAC-SHA256 of id.timestamp.body>`, sent
+                 *     when the server has a `whsec_` secret; verify with the `standardwebhooks` package.
+                 */
+                "webhook-signature"?: string;
+            };
             path?: never;
             cookie?: never;
         };
