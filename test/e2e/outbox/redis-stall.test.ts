@@ -27,15 +27,17 @@ let redis: Awaited<ReturnType<typeof startPrivateRedis>>;
 let receiver: HttpsReceiver;
 const servers: ServerProcess[] = [];
 
-const stall = async () => {
+/** Stops Redis now; the returned promise resolves once it runs again, STALL_MS later. */
+const stall = async (): Promise<{ resumed: Promise<void> }> => {
   const pid = await redis.pid();
   process.kill(pid, 'SIGSTOP');
-  return new Promise<void>((resolve) =>
+  const resumed = new Promise<void>((resolve) =>
     setTimeout(() => {
       process.kill(pid, 'SIGCONT');
       resolve();
     }, STALL_MS),
   );
+  return { resumed };
 };
 
 beforeAll(async () => {
@@ -54,9 +56,10 @@ afterAll(async () => {
 describe('resume during a 1.5 s Redis stall', () => {
   it('client.resume() with default options ends resumed, and exactly one signed session.resumed is delivered', async () => {
     const client = createSessionsClient({ baseUrl: servers[0]!.url, apiKey: API_KEY });
-    const stalled = stall();
+    const { resumed } = await stall();
     const outcome = await client.resume('stall_client');
-    await stalled;
+    await resumed;
+    console.info(`redis-stall: client.resume() -> ${outcome.kind} after ${outcome.attempts} attempts`);
     expect(outcome.kind).toBe('resumed');
     await waitFor(() => deliveriesFor(receiver, 'stall_client').length > 0, { timeoutMs: 20_000, what: 'the delivery' });
     // Give a duplicate (a late script, a relay re-add) every chance to arrive: 3 relay passes.
@@ -70,9 +73,11 @@ describe('resume during a 1.5 s Redis stall', () => {
 
   it('200 concurrent resumes with distinct keys over two instances: at most one 200, then exactly one resumed on retry', async () => {
     const keys = Array.from({ length: 200 }, () => randomUUID());
-    const stalled = stall();
+    const { resumed } = await stall();
     const first = await Promise.all(keys.map((key, i) => postResume(servers[i % 2]!.url, 'stall_many', key)));
-    await stalled;
+    await resumed;
+    const counts = first.reduce<Record<number, number>>((c, a) => ({ ...c, [a.status]: (c[a.status] ?? 0) + 1 }), {});
+    console.info(`redis-stall: first round statuses ${JSON.stringify(counts)}`);
     expect(first.filter((a) => a.status === 200).length).toBeLessThanOrEqual(1);
     expect(first.every((a) => [200, 409, 503].includes(a.status))).toBe(true);
     const outcomes = await Promise.all(
