@@ -48,7 +48,7 @@ local hasKey = ARGV[6] == '1'
 if hasKey then
   local recorded = redis.call('GET', KEYS[2])
   if recorded then
-    if ARGV[4] ~= '' then redis.call('SET', KEYS[3], '-', 'EX', 3600) end
+    if ARGV[4] ~= '' then redis.call('SET', KEYS[3], '-', 'EX', 3600, 'NX') end
     return {'replayed', recorded}
   end
 end
@@ -63,7 +63,9 @@ else
   redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updatedAt', ARGV[3])
   if ARGV[4] ~= '' then redis.call('SET', KEYS[3], ARGV[4], 'EX', ARGV[5]) end
 end
-if kind ~= 'resumed' and ARGV[4] ~= '' then redis.call('SET', KEYS[3], '-', 'EX', 3600) end
+-- NX: a copy of this script re-sent by ioredis after a reconnect must not erase the event
+-- the first copy wrote.
+if kind ~= 'resumed' and ARGV[4] ~= '' then redis.call('SET', KEYS[3], '-', 'EX', 3600, 'NX') end
 if hasKey then redis.call('SET', KEYS[2], answer, 'EX', ARGV[7]) end
 return {kind, status or ''}
 `;
@@ -134,8 +136,9 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
             answers ? encode(answers.not_paused) : '',
           ) as Promise<string[]>,
       );
-      // No event to deliver: the intent can go now (best effort; the relay clears what is left).
-      if (events && kind !== 'resumed') void client.zrem(keys.intents, intentMember(id, event.id)).catch(() => undefined);
+      // The intent stays even when this reply says no event: the reply may come from a copy of
+      // the script that ioredis re-sent, after a first copy wrote the event. The relay reads the
+      // event key and clears the intent.
       if (kind === 'replayed') return { kind: 'replayed', answer: JSON.parse(String(value)) as RecordedAnswer };
       if (kind === 'not_found') return { kind: 'not_found' };
       if (kind === 'not_paused') return { kind: 'not_paused', status: String(value) };

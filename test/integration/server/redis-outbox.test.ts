@@ -87,6 +87,31 @@ describe('Redis outbox', () => {
     });
   });
 
+  it('a resume script run twice (ioredis re-sending it after a reconnect) still delivers its event once', async () => {
+    const { keyPrefix } = setup();
+    // Every EVAL runs twice and the caller sees the second reply, as when the first reply is lost.
+    const twice = new Proxy(client, {
+      get(target, property) {
+        if (property === 'eval') {
+          return async (...args: Parameters<Redis['eval']>) => {
+            await target.eval(...args);
+            return target.eval(...args);
+          };
+        }
+        const value = Reflect.get(target, property) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const store = createRedisSessionStore({ client: twice, keyPrefix });
+    const sessionId = `twice_${randomUUID()}`;
+    await store.seed([{ id: sessionId, status: 'paused' }]);
+    // The second run sees the session running: the caller is told not_paused and enqueues nothing.
+    expect((await store.resume(sessionId)).kind).toBe('not_paused');
+    await waitFor(() => requestsFor(sessionId).length === 1, { what: 'the relayed delivery' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(requestsFor(sessionId)).toHaveLength(1);
+  });
+
   it('enqueue and relay of the same event deliver it once (jobId = webhook-id)', async () => {
     const { store, outbox } = setup();
     const sessionId = `once_${randomUUID()}`;
