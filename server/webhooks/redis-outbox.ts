@@ -205,26 +205,48 @@ interface RelayDeps {
 /** Intents whose script wrote no event are cleared after this long (the script can no longer run late). */
 const INTENT_GIVE_UP_MS = 60 * 60 * 1000;
 
+/** Intents read per batch; a pass goes on while batches come back full (at most 20 batches). */
+const RELAY_BATCH = 500;
+
 /** One pass over old intents: add the events that exist, clear what is settled. */
-async function relayPass({ client, keys, add, logger, minAgeMs }: RelayDeps): Promise<number> {
-  const now = Date.now();
-  const found = await client.zrangebyscore(keys.intents, '-inf', now - minAgeMs, 'WITHSCORES', 'LIMIT', 0, 100);
+async function relayPass(deps: RelayDeps): Promise<number> {
   let added = 0;
+  for (let batch = 0; batch < 20; batch++) {
+    const result = await relayBatch(deps);
+    added += result.added;
+    // Stop at a short batch, or at a full one that settled nothing (its scripts have not run yet).
+    if (result.read < RELAY_BATCH || result.settled === 0) break;
+  }
+  return added;
+}
+
+async function relayBatch({ client, keys, add, logger, minAgeMs }: RelayDeps): Promise<{ read: number; settled: number; added: number }> {
+  const now = Date.now();
+  const found = await client.zrangebyscore(keys.intents, '-inf', now - minAgeMs, 'WITHSCORES', 'LIMIT', 0, RELAY_BATCH);
+  const intents: { member: string; score: number; sessionId: string; eventId: string }[] = [];
   for (let i = 0; i < found.length; i += 2) {
     const member = found[i] as string;
-    const score = Number(found[i + 1]);
     const [sessionId, eventId] = JSON.parse(member) as [string, string];
-    const stored = await client.get(keys.event(sessionId, eventId));
-    if (stored === null && now - score < INTENT_GIVE_UP_MS) continue;
-    if (stored !== null && stored !== '-') {
-      const event = JSON.parse(stored) as OutboxEvent;
+    intents.push({ member, score: Number(found[i + 1]), sessionId, eventId });
+  }
+  // Sent together (one key each, so also on a cluster): one round trip for the batch.
+  const stored = await Promise.all(intents.map((intent) => client.get(keys.event(intent.sessionId, intent.eventId))));
+  const settled: string[] = [];
+  let added = 0;
+  for (const [index, intent] of intents.entries()) {
+    const value = stored[index] ?? null;
+    // No event key yet: the script may still run (a stalled Redis, a command re-sent later).
+    if (value === null && now - intent.score < INTENT_GIVE_UP_MS) continue;
+    if (value !== null && value !== '-') {
+      const event = JSON.parse(value) as OutboxEvent;
       await add(event);
       logger.info({ webhookId: event.id }, 'relay handed an event to the delivery queue');
       added++;
     }
-    await client.zrem(keys.intents, member);
+    settled.push(intent.member);
   }
-  return added;
+  if (settled.length > 0) await client.zrem(keys.intents, ...settled);
+  return { read: intents.length, settled: settled.length, added };
 }
 
 /** Runs `pass` every `intervalMs` (unref'd, never overlapping); returns the stop function. */
