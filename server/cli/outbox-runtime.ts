@@ -16,6 +16,7 @@ export interface OutboxRuntime {
 /**
  * Creates the BullMQ connection (ioredis with `maxRetriesPerRequest: null`, as BullMQ
  * requires for workers) and the outbox over `client`. `roles` picks worker and relay.
+ * @example const { outbox, close } = await startOutbox(config, redis, logger, { worker: true, relay: true });
  */
 export async function startOutbox(
   config: ServerConfig & { redisUrl: string },

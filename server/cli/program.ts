@@ -14,7 +14,10 @@ export interface CliIo {
   err: (text: string) => void;
 }
 
-/** Runs one command; resolves with the exit code. */
+/**
+ * Runs one command; resolves with the exit code (0 done, 1 failed, commander's code for usage errors).
+ * @example await runServerCli(['webhooks', 'replay', '--all'], process.env, { out: console.log, err: console.error });
+ */
 export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise<number> {
   let code = 0;
   const program = new Command('session-resume-api-server')
@@ -25,7 +28,7 @@ export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise
     .command('worker')
     .description('deliver webhooks from the Redis outbox without serving HTTP (REDIS_URL, WEBHOOK_URL); stops on SIGTERM')
     .action(async () => {
-      code = await runWorker(redisConfig(env), io);
+      code = await runWorker(redisConfig(env));
     });
   const webhooks = program.command('webhooks').description('the Redis outbox of webhook events');
   webhooks
@@ -84,7 +87,7 @@ async function withOutbox(config: ServerConfig & { redisUrl: string }, run: (out
   }
 }
 
-async function runWorker(config: ServerConfig & { redisUrl: string }, io: CliIo): Promise<number> {
+async function runWorker(config: ServerConfig & { redisUrl: string }): Promise<number> {
   if (!config.webhook) throw new ConfigError('A worker delivers webhooks: set WEBHOOK_URL.');
   const logger = pino({ level: config.logLevel, base: { service: 'session-resume-api-worker', pid: process.pid } });
   const client = await connectRedis(config.redisUrl, logger);
@@ -96,6 +99,5 @@ async function runWorker(config: ServerConfig & { redisUrl: string }, io: CliIo)
   });
   await runtime.close({ timeoutMs: 8000 });
   await client.quit().catch(() => undefined);
-  io.err('');
   return 0;
 }

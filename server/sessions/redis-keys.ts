@@ -19,7 +19,10 @@ export function checkKeyPrefix(prefix: string): string {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** The key names under one prefix. */
+/**
+ * The key names under one prefix.
+ * @example redisKeys('session-resume:').session('a/b') // 'session-resume:session:{a%2Fb}'
+ */
 export function redisKeys(prefix: string) {
   const tag = (sessionId: string) => `{${encodeURIComponent(sessionId)}}`;
   const keyHash = (scope: string, key: string) => sha256(JSON.stringify([scope, key]));

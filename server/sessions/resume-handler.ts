@@ -35,7 +35,10 @@ const UNKNOWN_OUTCOME =
   'The session store did not confirm in time: the resume may or may not have been applied. ' +
   'Retry with the same Idempotency-Key to get its outcome.';
 
-/** Builds the POST /v1/sessions/{session_id}/resume handler. */
+/**
+ * Builds the POST /v1/sessions/{session_id}/resume handler.
+ * @example app.post(RESUME_ROUTE, createResumeHandler({ store, webhookSender, keyIdOf: (req) => keyIds.get(req) ?? 'anonymous' }));
+ */
 export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
   const { store, webhookSender } = deps;
   // Keys whose first request this instance is still answering (x-decisions: idempotency-key).

@@ -107,7 +107,13 @@ export const OUTBOX_QUEUE = 'webhooks';
 const JOB_NAME = 'session-event';
 const COMPLETED_KEEP_SECONDS = 24 * 60 * 60;
 
-/** Creates the outbox; with `worker` and `relay` off it only serves the dead-letter operations (CLI). */
+/**
+ * Creates the outbox; with `worker` and `relay` off it only serves the dead-letter operations (CLI).
+ * @example
+ * const outbox = createRedisOutbox({ client, connection: new Redis(url, { maxRetriesPerRequest: null }),
+ *   url: 'https://hooks.example.org/in', secret: process.env.WEBHOOK_SECRET, schedule: [0, 5000, 300000] });
+ * await createApp({ store, apiKeys, webhookSender: outbox });
+ */
 export function createRedisOutbox(options: RedisOutboxOptions): RedisOutbox {
   const keys = redisKeys(checkKeyPrefix(options.keyPrefix ?? 'session-resume:'));
   const schedule = checkSchedule(options.schedule ?? STANDARD_WEBHOOKS_SCHEDULE_MS);
