@@ -23,7 +23,7 @@ import type { SessionEvent } from '../../spec/types.js';
 import { validateWebhookUrl } from '../../spec/webhook-url.js';
 import { checkKeyPrefix, intentMember, redisKeys } from '../sessions/redis-keys.js';
 import type { OutboxEvent } from '../sessions/session-store.js';
-import { STANDARD_WEBHOOKS_SCHEDULE_MS } from './retry-schedule.js';
+import { retryAfterMs, scheduledDelayMs, STANDARD_WEBHOOKS_SCHEDULE_MS } from './retry-schedule.js';
 import type { WebhookSender } from './webhook-sender.js';
 
 /** Options of `createRedisOutbox`, checked at creation. */
@@ -336,19 +336,9 @@ function judge(result: DeliveryResult, id: string, attempt: number, attempts: nu
   throw new AttemptFailedError(result.message, honoured ? retryAfterMs(result.retryAfter) : undefined);
 }
 
-/** Retry-After (seconds or HTTP-date) in ms, capped at 24 h; undefined when absent or unreadable. */
-function retryAfterMs(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text) - Date.now();
-  return Number.isFinite(ms) ? Math.min(Math.max(0, ms), 86_400_000) : undefined;
-}
-
 /** The scheduled delay before attempt `attemptsMade + 1`, never shorter than the receiver's Retry-After. */
 function nextDelay(schedule: readonly number[], attemptsMade: number, err: Error | undefined): number {
-  const scheduled = schedule[Math.min(attemptsMade, schedule.length - 1)] ?? 0;
-  const asked = err instanceof AttemptFailedError ? (err.retryAfterMs ?? 0) : 0;
-  return Math.max(scheduled, asked);
+  return scheduledDelayMs(schedule, attemptsMade, err instanceof AttemptFailedError ? err.retryAfterMs : 0);
 }
 
 function checkSchedule(schedule: readonly number[]): readonly number[] {

@@ -69,3 +69,28 @@ export function parseRetrySchedule(text: string): number[] {
     return ms;
   });
 }
+
+/** Longest Retry-After the outbox honours, in ms (24 h): a longer one is cut to this. */
+export const MAX_RETRY_AFTER_MS = 86_400_000;
+
+/**
+ * A receiver's Retry-After (RFC 9110 §10.2.3: seconds or an HTTP-date) in ms from `now`,
+ * between 0 and 24 h; undefined when absent or unreadable.
+ * @example retryAfterMs('120') // 120000
+ */
+export function retryAfterMs(value: string | undefined, now: number = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : /[a-z]/i.test(text) ? Date.parse(text) - now : Number.NaN;
+  return Number.isFinite(ms) ? Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS) : undefined;
+}
+
+/**
+ * The delay before attempt `attemptsMade + 1`: the schedule's entry, never shorter than the
+ * receiver asked with Retry-After (x-decisions: webhook-outbox).
+ * @example scheduledDelayMs([0, 5000, 300000], 1, 60000) // 60000
+ */
+export function scheduledDelayMs(schedule: readonly number[], attemptsMade: number, askedMs = 0): number {
+  const scheduled = schedule[Math.min(Math.max(attemptsMade, 0), schedule.length - 1)] ?? 0;
+  return Math.max(scheduled, askedMs);
+}

@@ -3,7 +3,13 @@ import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../server/config.js';
-import { parseRetrySchedule, RetryScheduleError, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../../../server/webhooks/retry-schedule.js';
+import {
+  parseRetrySchedule,
+  retryAfterMs,
+  RetryScheduleError,
+  scheduledDelayMs,
+  STANDARD_WEBHOOKS_SCHEDULE_MS,
+} from '../../../server/webhooks/retry-schedule.js';
 import { createWebhookHeaders, WebhookSecretError } from '../../../spec/delivery/webhook-headers.js';
 
 const URL_ENV = { WEBHOOK_URL: 'https://hooks.example.org/in' };
@@ -61,5 +67,30 @@ describe('Standard Webhooks headers', () => {
   it('without a secret sends id and timestamp only; refuses a secret that is not whsec_ + base64', () => {
     expect(Object.keys(createWebhookHeaders()('msg_2', '{}')).sort()).toEqual(['webhook-id', 'webhook-timestamp']);
     expect(() => createWebhookHeaders({ secret: 'not-a-secret' })).toThrow(WebhookSecretError);
+  });
+});
+
+describe('outbox retry delays', () => {
+  it('follow the schedule, never earlier than Retry-After, and stay on the last entry', () => {
+    const schedule = [0, 5000, 300_000];
+    expect(scheduledDelayMs(schedule, 1)).toBe(5000);
+    expect(scheduledDelayMs(schedule, 1, 60_000)).toBe(60_000);
+    expect(scheduledDelayMs(schedule, 2, 60_000)).toBe(300_000);
+    expect(scheduledDelayMs(schedule, 9)).toBe(300_000);
+  });
+
+  it('read Retry-After as seconds or an HTTP-date, capped at 24 h; anything else is ignored', () => {
+    const now = Date.parse('2026-11-23T10:00:00Z');
+    expect(retryAfterMs('120', now)).toBe(120_000);
+    expect(retryAfterMs('Mon, 23 Nov 2026 10:01:00 GMT', now)).toBe(60_000);
+    expect(retryAfterMs('999999999', now)).toBe(86_400_000);
+    expect(retryAfterMs('-5', now)).toBeUndefined();
+    expect(retryAfterMs(undefined, now)).toBeUndefined();
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        const ms = retryAfterMs(text, now);
+        return ms === undefined || (ms >= 0 && ms <= 86_400_000);
+      }),
+    );
   });
 });
