@@ -1,6 +1,6 @@
 /** Builds the Redis clients and the outbox from the typed config, for the server, the worker and the CLI. */
 import { readFile } from 'node:fs/promises';
-import { Redis } from 'ioredis';
+import { Redis, type Cluster } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config.js';
 import { createRedisClient, waitUntilReady } from '../sessions/redis-client.js';
@@ -20,12 +20,14 @@ export interface OutboxRuntime {
  */
 export async function startOutbox(
   config: ServerConfig & { redisUrl: string },
-  client: Redis,
+  client: Redis | Cluster,
   logger: Logger,
   roles: { worker: boolean; relay: boolean },
+  /** BullMQ's connection (default: a new ioredis on REDIS_URL); a Cluster client works too. */
+  bullConnection?: Redis | Cluster,
 ): Promise<OutboxRuntime> {
   const webhook = config.webhook;
-  const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  const connection = bullConnection ?? new Redis(config.redisUrl, { maxRetriesPerRequest: null });
   connection.on('error', (err) => logger.warn({ err: err.message }, 'Redis (outbox) connection error'));
   const ca = webhook?.caFile ? await readFile(webhook.caFile) : undefined;
   const outbox = createRedisOutbox({
