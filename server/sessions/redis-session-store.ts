@@ -104,16 +104,23 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
   return {
     async resume(id, resumeOptions = {}): Promise<ResumeTransition> {
       const idem = resumeOptions.idempotency;
-      if (idem) {
-        const claim = keys.idempotencyClaim(idem.scope, idem.key);
-        const bound = await call('resume', () => client.eval(CLAIM_SCRIPT, 1, claim, id, IDEMPOTENCY_TTL_SECONDS));
-        if (bound !== id) return { kind: 'key_reused' };
-      }
       const updatedAt = now().toISOString();
       const event = resumedEvent(`msg_${randomUUID()}`, id, updatedAt);
-      // The intent comes first: if this process dies after the script, the relay of any
-      // instance finds the event through it (server/webhooks/redis-outbox.ts).
-      if (events) await call('resume', () => client.zadd(keys.intents, Date.now(), intentMember(id, event.id)));
+      const intent = intentMember(id, event.id);
+      // The intent goes before the script: if this process dies after the script, the relay of
+      // any instance finds the event through it (server/webhooks/redis-outbox.ts). The claim of
+      // the key is independent of it, so both go in one round trip.
+      const [bound] = await call('resume', () =>
+        Promise.all([
+          idem ? client.eval(CLAIM_SCRIPT, 1, keys.idempotencyClaim(idem.scope, idem.key), id, IDEMPOTENCY_TTL_SECONDS) : id,
+          events ? client.zadd(keys.intents, Date.now(), intent) : 0,
+        ]),
+      );
+      if (bound !== id) {
+        // The script never runs for this event id: its intent can go at once.
+        if (events) void client.zrem(keys.intents, intent).catch(() => undefined);
+        return { kind: 'key_reused' };
+      }
       const answers = idem?.answers;
       const [kind, value] = await call(
         'resume',
