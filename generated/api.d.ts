@@ -55,7 +55,10 @@ export interface webhooks {
          *     - When events do not arrive, check: URL validity, HTTPS, response time, and
          *       that the receiver accepts connections from outside (§6 rule 5).
          *
-         *     Deliveries are not signed (§5); see `x-decisions: webhook-signing`.
+         *     Every delivery carries `webhook-id` (the same on every attempt and replay of one
+         *     event) and `webhook-timestamp`; with a server secret also `webhook-signature`
+         *     (Standard Webhooks; `x-decisions: webhook-standard-headers`). The source shows no
+         *     signing (§5); see also `x-decisions: webhook-signing`.
          */
         post: operations["receiveSessionEvent"];
         delete?: never;
@@ -93,7 +96,8 @@ export interface components {
             /**
              * @description Machine-readable code: unauthorized, not_found, not_paused, rate_limited,
              *     bad_request, payload_too_large, unsupported_media_type, method_not_allowed,
-             *     request_timeout, header_too_large, service_unavailable or internal_error.
+             *     request_timeout, header_too_large, service_unavailable, internal_error,
+             *     idempotency_key_in_use or idempotency_key_reused.
              *     Treat unknown values as errors (`x-decisions: text-bounds`).
              * @example not_paused
              */
@@ -261,6 +265,13 @@ export interface components {
          *     (`x-decisions: session-id-format`).
          */
         SessionId: string;
+        /**
+         * @description Optional (draft-ietf-httpapi-idempotency-key-header-07; `x-decisions:
+         *     idempotency-key`). Send one unique value per resume and the same value on every
+         *     retry of it: a repeat gets the first answer again with `Idempotent-Replayed: true`.
+         *     Scoped to the API key; kept 24 hours; at most 255 characters.
+         */
+        IdempotencyKey: string;
     };
     requestBodies: {
         /**
@@ -312,7 +323,15 @@ export interface operations {
     resumeSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (draft-ietf-httpapi-idempotency-key-header-07; `x-decisions:
+                 *     idempotency-key`). Send one unique value per resume and the same value on every
+                 *     retry of it: a repeat gets the first answer again with `Idempotent-Replayed: true`.
+                 *     Scoped to the API key; kept 24 hours; at most 255 characters.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description Identifier of the session (source spec §2). Percent-encode it as one path segment.
@@ -333,6 +352,11 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                    /**
+                     * @description `true` when this is the recorded answer to an earlier request with the same
+                     *     Idempotency-Key (`x-decisions: idempotency-key`); the resume happened once.
+                     */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -378,6 +402,22 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /**
+             * @description The Idempotency-Key was already used with another session id
+             *     (`x-decisions: idempotency-key`).
+             */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
              * @description Too many requests for this API key. Rate limits exist (source spec §1, §8);
              *     their values and scope are our decision (`x-decisions: rate-limit`).
              */
@@ -402,7 +442,17 @@ export interface operations {
     receiveSessionEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Identity of the event, the same on every attempt and replay (Standard Webhooks). */
+                "webhook-id"?: string;
+                /** @description Unix time in seconds of this attempt; signed together with the id and body. */
+                "webhook-timestamp"?: string;
+                /**
+                 * @description Space-separated signatures `v1,<base64 HMAC-SHA256 of id.timestamp.body>`, sent
+                 *     when the server has a `whsec_` secret; verify with the `standardwebhooks` package.
+                 */
+                "webhook-signature"?: string;
+            };
             path?: never;
             cookie?: never;
         };

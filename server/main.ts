@@ -16,6 +16,7 @@ import { DEMO_SESSIONS, loadSessionSeeds } from './sessions/session-seeds.js';
 import type { SessionStore } from './sessions/session-store.js';
 import { createWebhookSender } from './webhooks/create-webhook-sender.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
+import { startOutbox, type OutboxRuntime } from './cli/outbox-runtime.js';
 
 /** In-flight requests and pending webhooks get this long after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -35,7 +36,8 @@ async function main(): Promise<void> {
       onError: (err) => logger.warn({ err: err.message }, 'Redis connection error'),
     });
     await waitUntilReady(redis);
-    store = createRedisSessionStore({ client: redis, keyPrefix: config.redisKeyPrefix });
+    // Events are written only when something will deliver them (x-decisions: webhook-outbox).
+    store = createRedisSessionStore({ client: redis, keyPrefix: config.redisKeyPrefix, events: Boolean(config.webhook) });
     rateLimitStore = createRedisRateLimitStore(redis, `${config.redisKeyPrefix}rate:`);
   } else {
     store = createMemorySessionStore();
@@ -54,7 +56,13 @@ async function main(): Promise<void> {
     'sessions seeded',
   );
 
-  const webhookSender = config.webhook ? await startWebhookSender(config.webhook, logger) : undefined;
+  // On Redis the outbox is durable and every instance delivers (unless WEBHOOK_WORKER=0);
+  // in memory the in-process sender is NOT durable: pending events die with the process.
+  let outbox: OutboxRuntime | undefined;
+  if (config.webhook && redis && config.redisUrl) {
+    outbox = await startOutbox({ ...config, redisUrl: config.redisUrl }, redis, logger, { worker: config.webhook.worker, relay: true });
+  }
+  const webhookSender = outbox?.outbox ?? (config.webhook ? await startWebhookSender(config.webhook, logger) : undefined);
 
   // Imported here so that a broken spec (thrown while loading spec/contract.ts) is reported
   // like every other startup problem, not as an uncaught import error.
@@ -89,11 +97,17 @@ async function main(): Promise<void> {
     }, SHUTDOWN_GRACE_MS);
     force.unref();
     // close() stops accepting and resolves when in-flight requests are done; idle
-    // keep-alive sockets would hold it open, so they are closed now.
+    // keep-alive sockets would hold it open, so they are closed now. The sender closes at the
+    // same time, bounded: one slow client (headers sent, body trickling) must not keep pending
+    // events from their final attempt and their "dropped" log lines.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    await closed;
-    await webhookSender?.close();
+    const senderBound = SHUTDOWN_GRACE_MS - 2000;
+    await Promise.all([
+      Promise.race([closed, new Promise((resolve) => setTimeout(resolve, senderBound).unref())]),
+      (outbox ?? webhookSender)?.close({ timeoutMs: senderBound }),
+    ]);
+    server.closeAllConnections();
     await redis?.quit().catch(() => undefined);
     logger.info('stopped');
     process.exit(0);
@@ -112,12 +126,22 @@ async function startWebhookSender(
   return createWebhookSender({
     url: webhook.url,
     allowPrivate: webhook.allowPrivate,
+    secret: webhook.secret,
     ...(ca ? { ca } : {}),
     logger: logger.child({ component: 'webhook-sender' }),
   });
 }
 
-main().catch((err: unknown) => {
+// With a command (`worker`, `webhooks dead`, `webhooks replay`): the operator CLI; without: serve.
+const command = process.argv.slice(2);
+const run =
+  command.length > 0
+    ? import('./cli/program.js').then(async ({ runServerCli }) => {
+        const io = { out: (t: string) => process.stdout.write(t), err: (t: string) => process.stderr.write(t) };
+        process.exit(await runServerCli(command, process.env, io));
+      })
+    : main();
+run.catch((err: unknown) => {
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(`session-resume-api cannot start: ${message}\n`);
   process.exit(1);

@@ -30,6 +30,8 @@ export interface DeliverEventOptions {
   maxResponseBytes?: number;
   /** User-Agent header (default `session-resume-api-webhooks/0.1`). */
   userAgent?: string;
+  /** Extra headers of this attempt, computed from the exact body sent (e.g. Standard Webhooks signing). */
+  headers?: (body: string) => Record<string, string>;
 }
 
 /** Why a delivery failed. */
@@ -68,6 +70,8 @@ interface AttemptDetails {
   certificate?: CertificateSummary;
   /** Present once an answer arrived. */
   response?: ResponseSummary;
+  /** The answer's Retry-After header, as sent, when it had one. */
+  retryAfter?: string;
 }
 
 /** Outcome of `deliverEvent`; a failure carries a message saying what to check (source spec §6 rule 5). */
@@ -183,6 +187,7 @@ function post(
         'content-type': 'application/json',
         'content-length': Buffer.byteLength(body),
         'user-agent': options.userAgent ?? DEFAULT_USER_AGENT,
+        ...options.headers?.(body),
       },
       lookup: pinnedLookup(pinned),
       // SNI carries the host name, never an IP literal (RFC 6066 §3); identity is checked against it.
@@ -240,6 +245,7 @@ function post(
       const conclude = () => {
         const text = Buffer.concat(chunks).toString('utf8');
         const response: ResponseSummary = { body: text, bytes, truncated };
+        const retryAfter = res.headers['retry-after'];
         if (status === 200) {
           finish({ delivered: true, status: 200, ...details(), resolvedAddress: pinned.address, response });
         } else if (status >= 300 && status < 400) {
@@ -265,6 +271,7 @@ function post(
               'once it has recorded the event.',
             ...details(),
             response,
+            ...(retryAfter ? { retryAfter } : {}),
           });
         }
       };
