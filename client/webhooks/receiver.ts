@@ -9,6 +9,7 @@ import { dedupeKey } from '../../spec/event-identity.js';
 import { createNodeHandler, type NodeHandler } from './node-handler.js';
 import { StoreUnavailableError, type DeadLetter, type ReceiverStore, type RecordedEvent } from './store.js';
 import { MIN_URL_TOKEN_LENGTH } from './url-token.js';
+import { OptionsError } from '../../spec/options-error.js';
 
 /** What `onEvent` gets besides the event. */
 export interface EventContext {
@@ -31,15 +32,15 @@ export interface ReceiverLogger {
 
 /** Options of `createWebhookReceiver`; checked at creation. */
 export interface WebhookReceiverOptions {
-  /** Where events are recorded: `createMemoryStore()` (one process) or `createRedisStore()` (shared). */
+  /** Where events are recorded: `createMemoryEventStore()` (one process) or `createRedisEventStore()` from `session-resume-api/webhooks/redis` (shared). */
   store: ReceiverStore;
   /** Processes one event after it was acknowledged; throw to have it retried. */
   onEvent(event: SessionEvent, context: EventContext): unknown;
-  /** Seconds a processed-event record is kept for dedupe (default 3600, §6 rule 4). */
+  /** Seconds a processed-event record is kept for dedupe (default `DEFAULT_DEDUPE_WINDOW_SECONDS`, 3600: about an hour). */
   dedupeWindowSeconds?: number;
-  /** Processing attempts per event before it is dead-lettered (default 5). */
+  /** Processing attempts per event before it is dead-lettered (default `DEFAULT_MAX_ATTEMPTS`, 5). */
   maxAttempts?: number;
-  /** Delay before the first retry in ms, doubled on each further retry (default 1000). */
+  /** Delay before the first retry in ms, doubled on each further retry (default `DEFAULT_RETRY_DELAY_MS`, 1000). */
   retryDelayMs?: number;
   /** Called after each failed processing attempt; `final` means the event was dead-lettered. */
   onError?(error: unknown, context: EventContext & { event: SessionEvent; final: boolean }): void;
@@ -50,7 +51,7 @@ export interface WebhookReceiverOptions {
    * at least 22 characters, e.g. from `generateUrlToken()`. A wrong or missing token → 404.
    */
   urlToken?: string;
-  /** Largest accepted body in bytes (default 1 MiB); larger → 413. */
+  /** Largest accepted body in bytes (default `DEFAULT_MAX_BODY_BYTES`, 1 MiB); larger → 413. */
   maxBodyBytes?: number;
 }
 
@@ -68,25 +69,48 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-const DEFAULT_MAX_BODY = 1024 * 1024;
+/** Default seconds a received event is remembered for dedupe (the suggested window: about an hour). */
+export const DEFAULT_DEDUPE_WINDOW_SECONDS = 3600;
+/** Default processing attempts before an event is dead-lettered. */
+export const DEFAULT_MAX_ATTEMPTS = 5;
+/** Default delay before the first retry, ms (doubled on each further retry). */
+export const DEFAULT_RETRY_DELAY_MS = 1000;
+/** Default largest accepted body, bytes (1 MiB). */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 function check(condition: boolean, message: string): void {
-  if (!condition) throw new TypeError(`createWebhookReceiver: ${message}`);
+  if (!condition) throw new OptionsError(`createWebhookReceiver: ${message}`);
 }
 
-/** Creates a webhook receiver over `store`; throws TypeError for a bad option. */
+/**
+ * Creates a webhook receiver over `store`. Throws `OptionsError` (a TypeError) for a bad option.
+ *
+ * @param options - `store` and `onEvent` are required
+ * @param [options.dedupeWindowSeconds=3600] - seconds a received event is remembered
+ * @param [options.maxAttempts=5] - processing attempts before a dead letter
+ * @param [options.retryDelayMs=1000] - first retry delay, doubled on each further retry
+ * @param [options.maxBodyBytes=1048576] - largest accepted body
+ * @example
+ * import { createServer } from 'node:http';
+ * import { createMemoryEventStore, createWebhookReceiver } from 'session-resume-api/webhooks';
+ * const receiver = createWebhookReceiver({
+ *   store: createMemoryEventStore(),
+ *   onEvent: async (event, { attempt }) => console.log(event.event, event.session.id, attempt),
+ * });
+ * createServer(receiver.handler).listen(3001);
+ */
 export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookReceiver {
   const {
     store,
     onEvent,
-    dedupeWindowSeconds = 3600,
-    maxAttempts = 5,
-    retryDelayMs = 1000,
+    dedupeWindowSeconds = DEFAULT_DEDUPE_WINDOW_SECONDS,
+    maxAttempts = DEFAULT_MAX_ATTEMPTS,
+    retryDelayMs = DEFAULT_RETRY_DELAY_MS,
     logger,
     urlToken,
-    maxBodyBytes = DEFAULT_MAX_BODY,
+    maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
   } = options ?? ({} as WebhookReceiverOptions);
-  check(typeof store?.record === 'function' && typeof store.start === 'function', 'store must be a ReceiverStore (createMemoryStore() or createRedisStore())');
+  check(typeof store?.record === 'function' && typeof store.start === 'function', 'store must be a ReceiverStore (createMemoryEventStore() or createRedisEventStore())');
   check(typeof onEvent === 'function', 'onEvent must be a function');
   check(Number.isFinite(dedupeWindowSeconds) && dedupeWindowSeconds > 0, 'dedupeWindowSeconds must be a positive number of seconds');
   check(Number.isInteger(maxAttempts) && maxAttempts >= 1, 'maxAttempts must be an integer ≥ 1');

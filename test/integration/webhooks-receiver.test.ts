@@ -6,14 +6,14 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { contract } from '../../spec/contract.js';
 import {
-  createMemoryStore,
-  createRedisStore,
+  createMemoryEventStore,
   createWebhookReceiver,
   dedupeKey,
   type ReceiverStore,
   type SessionEvent,
   type WebhookReceiverOptions,
 } from '../../client/webhooks/index.js';
+import { createRedisEventStore } from '../../client/webhooks/redis/index.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
 
@@ -24,13 +24,13 @@ afterAll(async () => {
 });
 
 const stores: Array<[string, () => ReceiverStore]> = [
-  ['memory', () => createMemoryStore()],
+  ['memory', () => createMemoryEventStore()],
   [
     'redis',
     () => {
       const prefix = uniquePrefix('recv');
       prefixes.push(prefix);
-      return createRedisStore({ url: redisUrl, prefix });
+      return createRedisEventStore({ url: redisUrl, prefix });
     },
   ],
 ];
@@ -219,7 +219,7 @@ describe('memory store with a fake clock (§6 rule 4: about an hour)', () => {
   it('is still a duplicate 10 minutes later and processed again after the 3600 s default window', async () => {
     let clock = Date.parse('2026-11-21T16:00:00.000Z');
     const seen: string[] = [];
-    const receiver = createWebhookReceiver({ store: createMemoryStore({ now: () => clock }), onEvent: (e) => void seen.push(e.timestamp) });
+    const receiver = createWebhookReceiver({ store: createMemoryEventStore({ now: () => clock }), onEvent: (e) => void seen.push(e.timestamp) });
     const event = anEvent();
     expect((await receiver.receive(body(event))).body).toMatchObject({ duplicate: false });
     clock += 10 * 60_000;
@@ -235,7 +235,7 @@ describe('memory store with a fake clock (§6 rule 4: about an hour)', () => {
 
 describe('answers are in the spec shapes', () => {
   it('200 bodies are WebhookAck, 400/413/503 bodies are Error (contract.validate)', async () => {
-    const receiver = createWebhookReceiver({ store: createMemoryStore(), onEvent: () => {}, maxBodyBytes: 1000 });
+    const receiver = createWebhookReceiver({ store: createMemoryEventStore(), onEvent: () => {}, maxBodyBytes: 1000 });
     const event = anEvent();
     const results = [
       await receiver.receive(body(event)),
@@ -255,7 +255,7 @@ describe('answers are in the spec shapes', () => {
 });
 
 describe('createWebhookReceiver options', () => {
-  const store = createMemoryStore();
+  const store = createMemoryEventStore();
   it.each([
     [{ onEvent: () => {} }, /store must be a ReceiverStore/],
     [{ store }, /onEvent must be a function/],
@@ -265,9 +265,9 @@ describe('createWebhookReceiver options', () => {
   ])('rejects %o', (options, message) => {
     expect(() => createWebhookReceiver(options as WebhookReceiverOptions)).toThrow(message);
   });
-  it('createRedisStore needs exactly one of url or client', () => {
-    expect(() => createRedisStore({})).toThrow(/exactly one of url/);
-    expect(() => createRedisStore({ url: 'http://x' })).toThrow(/redis:\/\//);
+  it('createRedisEventStore needs exactly one of url or client', () => {
+    expect(() => createRedisEventStore({} as never)).toThrow(/exactly one of url/);
+    expect(() => createRedisEventStore({ url: 'http://x' })).toThrow(/redis:\/\//);
   });
 });
 
@@ -275,8 +275,8 @@ describe('redis store: recorded in Redis before the 200, 503 when Redis is unrea
   it('a second instance sees the recording as a duplicate right after the first answered 200', async () => {
     const prefix = uniquePrefix('recv-shared');
     prefixes.push(prefix);
-    const a = createWebhookReceiver({ store: createRedisStore({ url: redisUrl, prefix, process: false }), onEvent: () => {} });
-    const b = createWebhookReceiver({ store: createRedisStore({ url: redisUrl, prefix, process: false }), onEvent: () => {} });
+    const a = createWebhookReceiver({ store: createRedisEventStore({ url: redisUrl, prefix, process: false }), onEvent: () => {} });
+    const b = createWebhookReceiver({ store: createRedisEventStore({ url: redisUrl, prefix, process: false }), onEvent: () => {} });
     const event = anEvent();
     expect((await a.receive(body(event))).body).toMatchObject({ duplicate: false });
     expect((await b.receive(body(event))).body).toMatchObject({ duplicate: true });
@@ -288,7 +288,7 @@ describe('redis store: recorded in Redis before the 200, 503 when Redis is unrea
     prefixes.push(prefix);
     const client = new Redis(redisUrl);
     const seen: string[] = [];
-    const receiver = createWebhookReceiver({ store: createRedisStore({ client, prefix }), onEvent: (e) => void seen.push(e.session.id) });
+    const receiver = createWebhookReceiver({ store: createRedisEventStore({ client, prefix }), onEvent: (e) => void seen.push(e.session.id) });
     const event = anEvent();
     expect((await receiver.receive(body(event))).status).toBe(200);
     await waitFor(() => seen.length === 1);
@@ -299,7 +299,7 @@ describe('redis store: recorded in Redis before the 200, 503 when Redis is unrea
 
   it('answers 503 quickly when nothing listens on the Redis port', async () => {
     const receiver = createWebhookReceiver({
-      store: createRedisStore({ url: 'redis://127.0.0.1:1', prefix: uniquePrefix('down'), recordTimeoutMs: 500 }),
+      store: createRedisEventStore({ url: 'redis://127.0.0.1:1', prefix: uniquePrefix('down'), recordTimeoutMs: 500 }),
       onEvent: () => {},
     });
     const answer = await receiver.receive(body(anEvent()));

@@ -12,9 +12,10 @@
  * no race. The record is written before `record` resolves, i.e. before the 200.
  */
 import { randomUUID } from 'node:crypto';
-import { Job, Queue, Worker, type JobsOptions } from 'bullmq';
-import { Redis, type RedisOptions } from 'ioredis';
-import type { SessionEvent } from '../../spec/types.js';
+import type { Job, JobsOptions, Worker } from 'bullmq';
+import type { Redis, RedisOptions } from 'ioredis';
+import { checkInteger, checkOption } from '../../../spec/options-error.js';
+import type { SessionEvent } from '../../../spec/types.js';
 import {
   StoreUnavailableError,
   type DeadLetter,
@@ -22,10 +23,30 @@ import {
   type ReceiverStore,
   type RecordOutcome,
   type RecordedEvent,
-} from './store.js';
+} from '../store.js';
+import { loadRedisLibraries } from './libraries.js';
 
-/** Options of `createRedisStore`; give `url` or `client`. */
-export interface RedisStoreOptions {
+// Top-level await: importing this subpath without bullmq or ioredis installed fails here,
+// with a message that names the install command.
+const { Job: JobClass, Queue, Worker: WorkerClass, Redis: RedisClient } = await loadRedisLibraries();
+
+/** Default key prefix shared by every instance of one receiver. */
+export const DEFAULT_REDIS_PREFIX = 'session-resume-api';
+/** Default BullMQ queue name. */
+export const DEFAULT_QUEUE_NAME = 'webhook-events';
+/** Default events processed at the same time per instance. */
+export const DEFAULT_REDIS_CONCURRENCY = 1;
+/** Default milliseconds a recording may take before the answer is 503. */
+export const DEFAULT_RECORD_TIMEOUT_MS = 2000;
+/** Default milliseconds a processing lock lasts without renewal. */
+export const DEFAULT_LOCK_DURATION_MS = 30_000;
+/** Default milliseconds between checks for work a dead instance left. */
+export const DEFAULT_STALLED_INTERVAL_MS = 30_000;
+/** Default times a job may be found stalled before it is dead-lettered. */
+export const DEFAULT_MAX_STALLED_COUNT = 5;
+
+/** Options of `createRedisEventStore`; give `url` or `client`. */
+export interface RedisEventStoreOptions {
   /** Redis URL, e.g. redis://127.0.0.1:6379. */
   url?: string;
   /** An ioredis client to copy connection settings from (duplicated; never closed by the store). */
@@ -65,34 +86,52 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Creates a Redis-backed `ReceiverStore` shared by every instance using the same prefix and queue. */
-export function createRedisStore(options: RedisStoreOptions): ReceiverStore {
+/**
+ * Creates a Redis-backed `ReceiverStore` shared by every instance using the same prefix and
+ * queue. Throws `OptionsError` for a bad option.
+ *
+ * @param options - `url` or `client`, the rest optional
+ * @param [options.prefix='session-resume-api'] - key prefix; share it between instances
+ * @param [options.queueName='webhook-events'] - BullMQ queue name
+ * @param [options.concurrency=1] - events processed at the same time by this instance
+ * @param [options.recordTimeoutMs=2000] - ms a recording may take before the answer is 503
+ * @param [options.lockDurationMs=30000] - ms a processing lock lasts without renewal
+ * @param [options.stalledIntervalMs=30000] - ms between checks for work a dead instance left
+ * @param [options.maxStalledCount=5] - times a job may stall before it is dead-lettered
+ * @param [options.process=true] - run a worker in this instance
+ * @example
+ * import { createWebhookReceiver } from 'session-resume-api/webhooks';
+ * import { createRedisEventStore } from 'session-resume-api/webhooks/redis';
+ * const receiver = createWebhookReceiver({
+ *   store: createRedisEventStore({ url: 'redis://127.0.0.1:6379' }),
+ *   onEvent: async (event) => console.log(event.event, event.session.id),
+ * });
+ */
+export function createRedisEventStore(options: RedisEventStoreOptions): ReceiverStore {
   const {
     url,
     client,
-    prefix = 'session-resume-api',
-    queueName = 'webhook-events',
-    concurrency = 1,
-    recordTimeoutMs = 2000,
-    lockDurationMs = 30_000,
-    stalledIntervalMs = 30_000,
-    maxStalledCount = 5,
+    prefix = DEFAULT_REDIS_PREFIX,
+    queueName = DEFAULT_QUEUE_NAME,
+    concurrency = DEFAULT_REDIS_CONCURRENCY,
+    recordTimeoutMs = DEFAULT_RECORD_TIMEOUT_MS,
+    lockDurationMs = DEFAULT_LOCK_DURATION_MS,
+    stalledIntervalMs = DEFAULT_STALLED_INTERVAL_MS,
+    maxStalledCount = DEFAULT_MAX_STALLED_COUNT,
     process: runWorker = true,
   } = options ?? {};
-  const fail = (message: string) => {
-    throw new TypeError(`createRedisStore: ${message}`);
-  };
-  if (!url === !client) fail('give exactly one of url (a redis:// URL) or client (an ioredis instance)');
-  if (url !== undefined && !/^rediss?:\/\//.test(url)) fail(`url must start with redis:// or rediss:// (got ${url})`);
-  if (!prefix || prefix.includes(':')) fail('prefix must be a non-empty string without ":"');
-  if (!queueName || queueName.includes(':')) fail('queueName must be a non-empty string without ":"');
+  const where = 'createRedisEventStore';
+  checkOption(!url !== !client, `${where}: give exactly one of url (a redis:// URL) or client (an ioredis instance)`);
+  checkOption(url === undefined || /^rediss?:\/\//.test(url), `${where}: url must start with redis:// or rediss:// (got ${url})`);
+  checkOption(typeof prefix === 'string' && /^[^:{}]+$/.test(prefix), `${where}: prefix must be a non-empty string without ":", "{" or "}"`);
+  checkOption(typeof queueName === 'string' && /^[^:{}]+$/.test(queueName), `${where}: queueName must be a non-empty string without ":", "{" or "}"`);
   for (const [name, value] of Object.entries({ concurrency, recordTimeoutMs, lockDurationMs, stalledIntervalMs })) {
-    if (!Number.isInteger(value) || value < 1) fail(`${name} must be a positive integer`);
+    checkInteger(`${where}: ${name}`, value, { min: 1 });
   }
-  if (!Number.isInteger(maxStalledCount) || maxStalledCount < 0) fail('maxStalledCount must be an integer ≥ 0');
+  checkInteger(`${where}: maxStalledCount`, maxStalledCount, { min: 0 });
 
   const connect = (extra: RedisOptions): Redis =>
-    client ? client.duplicate(extra) : new Redis(url!, { lazyConnect: false, ...extra });
+    client ? client.duplicate(extra) : new RedisClient(url!, { lazyConnect: false, ...extra });
   // Request path: fail fast while Redis is down (no offline queue) or hung (command timeout),
   // so the answer is a quick 503 and never a 200 for an unrecorded event.
   const queueConnection = connect({ enableOfflineQueue: false, commandTimeout: recordTimeoutMs, maxRetriesPerRequest: 1 });
@@ -126,7 +165,7 @@ export function createRedisStore(options: RedisStoreOptions): ReceiverStore {
 
   /** Moves a failed (dead-lettered) job back to the queue with fresh attempts; false otherwise. */
   async function retryIfDead(id: string): Promise<boolean> {
-    const job = await Job.fromId<JobData>(queue, id);
+    const job = await JobClass.fromId<JobData>(queue, id);
     if (!job || !(await job.isFailed())) return false;
     try {
       await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
@@ -139,13 +178,13 @@ export function createRedisStore(options: RedisStoreOptions): ReceiverStore {
 
   return {
     start(p) {
-      if (processing) throw new Error('createRedisStore: start() was called twice; one store serves one receiver');
+      if (processing) throw new Error('createRedisEventStore: start() was called twice; one store serves one receiver');
       processing = p;
       if (!runWorker) return;
       workerConnection = connect({ maxRetriesPerRequest: null });
       // The worker reconnects by itself; the receiver's logger hears about it.
       workerConnection!.on('error', (error) => p.onStoreError?.(error, 'receiver worker: Redis connection error'));
-      worker = new Worker<JobData>(
+      worker = new WorkerClass<JobData>(
         queueName,
         async (job) => {
           await p.process(recordedFrom(job, job.attemptsMade + 1));
