@@ -10,6 +10,8 @@ import { createNodeHandler, type NodeHandler } from './node-handler.js';
 import { StoreUnavailableError, type DeadLetter, type ReceiverStore, type RecordedEvent } from './store.js';
 import { MIN_URL_TOKEN_LENGTH } from './url-token.js';
 import { OptionsError } from '../../spec/options-error.js';
+import { isProbeEvent } from '../../spec/webhook-probe.js';
+import { createSignatureVerifier, type WebhookHeaders } from './verify-signature.js';
 
 /** What `onEvent` gets besides the event. */
 export interface EventContext {
@@ -51,14 +53,25 @@ export interface WebhookReceiverOptions {
    * at least 22 characters, e.g. from `generateUrlToken()`. A wrong or missing token → 404.
    */
   urlToken?: string;
+  /**
+   * Standard Webhooks secret(s), `whsec_` + base64 (default: none, deliveries are not
+   * verified). Several for rotation: a delivery signed with any of them passes. With a
+   * secret, a missing or wrong `webhook-signature`, or a `webhook-timestamp` more than
+   * 5 minutes from this clock, gets 401 and nothing is recorded. Verification needs the raw
+   * body: no `express.json()` before the handler (`express.raw()` or none).
+   */
+  secret?: string | readonly string[];
   /** Largest accepted body in bytes (default `DEFAULT_MAX_BODY_BYTES`, 1 MiB); larger → 413. */
   maxBodyBytes?: number;
 }
 
 /** A webhook receiver: the core, its Node/express handler, dead-letter tools and close. */
 export interface WebhookReceiver {
-  /** Validates, records (durably, before resolving) and queues one delivery. Never throws. */
-  receive(rawBody: string | Uint8Array): Promise<ReceiveResult>;
+  /**
+   * Verifies (with a `secret`), validates, records (durably, before resolving) and queues one
+   * delivery; `headers` are the request's, lower-case names. Never throws.
+   */
+  receive(rawBody: string | Uint8Array, headers?: WebhookHeaders): Promise<ReceiveResult>;
   /** `http.createServer(receiver.handler)` or an express route handler (with or without a body parser). */
   handler: NodeHandler;
   /** Events whose processing failed `maxAttempts` times. */
@@ -77,6 +90,15 @@ export const DEFAULT_MAX_ATTEMPTS = 5;
 export const DEFAULT_RETRY_DELAY_MS = 1000;
 /** Default largest accepted body, bytes (1 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** Longest `webhook-id` used for dedupe; a longer one is not an id a sender would make. */
+const MAX_WEBHOOK_ID_LENGTH = 256;
+
+/** The sender's `webhook-id` (Standard Webhooks), when there is one of a sane length. */
+function webhookIdOf(headers: WebhookHeaders): string | undefined {
+  const id = headers['webhook-id'];
+  return typeof id === 'string' && id.length > 0 && id.length <= MAX_WEBHOOK_ID_LENGTH ? id : undefined;
+}
 
 function check(condition: boolean, message: string): void {
   if (!condition) throw new OptionsError(`createWebhookReceiver: ${message}`);
@@ -109,6 +131,7 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     logger,
     urlToken,
     maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
+    secret,
   } = options ?? ({} as WebhookReceiverOptions);
   check(typeof store?.record === 'function' && typeof store.start === 'function', 'store must be a ReceiverStore (createMemoryEventStore() or createRedisEventStore())');
   check(typeof onEvent === 'function', 'onEvent must be a function');
@@ -121,6 +144,7 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     `urlToken must be a string of at least ${MIN_URL_TOKEN_LENGTH} characters without / ? # (use generateUrlToken())`,
   );
   check(options.onError === undefined || typeof options.onError === 'function', 'onError must be a function');
+  const verify = secret === undefined ? undefined : createSignatureVerifier(secret);
 
   const context = (r: RecordedEvent): EventContext => ({ id: r.id, key: r.key, attempt: r.attempt, receivedAt: r.receivedAt });
   const onError =
@@ -152,11 +176,15 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 
   const decoder = new TextDecoder('utf-8', { fatal: true });
 
-  async function receive(rawBody: string | Uint8Array): Promise<ReceiveResult> {
+  async function receive(rawBody: string | Uint8Array, headers: WebhookHeaders = {}): Promise<ReceiveResult> {
     const size = typeof rawBody === 'string' ? Buffer.byteLength(rawBody) : rawBody.byteLength;
     if (size > maxBodyBytes) {
       return errorResult(413, 'payload_too_large', `The body has ${size} bytes; this receiver accepts at most ${maxBodyBytes}.`);
     }
+    // Standard Webhooks: the signature is checked on the bytes as sent, before they are parsed.
+    const verdict = verify?.(typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8'), headers);
+    if (verdict && !verdict.ok) return errorResult(401, 'unauthorized', verdict.message);
+    const webhookId = webhookIdOf(headers);
     let value: unknown;
     try {
       value = JSON.parse(typeof rawBody === 'string' ? rawBody : decoder.decode(rawBody));
@@ -169,11 +197,13 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     const checked = contract.validate('SessionEvent', value);
     if (!checked.ok) return errorResult(400, 'bad_request', `Invalid session event: ${checked.message}.`);
     const event = checked.value as SessionEvent;
+    // The probe of `webhook check`: acknowledged after every check above, never recorded or handled.
+    if (isProbeEvent(event)) return { status: 200, body: { received: true, duplicate: false, probe: true } };
     const key = dedupeKey(event);
     try {
       // §6 rules 2–4: recorded durably (shared store) before the 200; a duplicate is answered
       // 200 and not processed again.
-      const { id, duplicate } = await store.record(key, event);
+      const { id, duplicate } = await store.record(key, event, webhookId);
       return { status: 200, body: { received: true, duplicate, id } };
     } catch (error) {
       // Never a 200 for an event that is not recorded: 503 makes the sender retry.
