@@ -15,5 +15,8 @@ export {
   DEFAULT_STALLED_INTERVAL_MS,
 } from './redis-event-store.js';
 export type { RedisEventStoreOptions } from './redis-event-store.js';
+export type { RedisConnection } from './connection.js';
+export { storeKeys, SCRIPTS } from './store-scripts.js';
+export type { StoreKeys } from './store-scripts.js';
 export { loadRedisLibraries, REDIS_STORE_INSTALL, RedisLibrariesMissingError } from './libraries.js';
 export { OptionsError } from '../../../spec/options-error.js';

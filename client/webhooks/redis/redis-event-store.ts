@@ -1,19 +1,16 @@
 /**
- * The shared receiver store (source spec §6 rule 4) on Redis through BullMQ: one job per
- * recorded event, BullMQ's atomic deduplication as the dedupe record, its retries with
- * exponential backoff, its failed set as dead letters and its stalled-job check to pick up
- * work of a process that died after answering 200.
- *
- * Duplicate detection: each delivery proposes a fresh job id and `deduplication: { id: key,
- * ttl: window }`. BullMQ's add script runs `SET <prefix>:<queue>:de:<key> <jobId> PX ttl NX`
- * and stores the job in the same Lua script, so across any number of processes exactly one
- * delivery per window creates the job; every other one gets the existing job's id back. A
- * returned id different from the proposed one is therefore a duplicate — no second round trip,
- * no race. The record is written before `record` resolves, i.e. before the 200.
+ * The shared receiver store on Redis (a single node or a Redis Cluster). The ack path is one
+ * round trip: a Lua script (store-scripts.ts) decides first delivery or duplicate, by the
+ * payload's triple and by `webhook-id`, and for a first delivery writes the dedupe records and
+ * the event into an inbox in the same atomic step, so the 200 follows a durable record. After
+ * the answer the event moves to a BullMQ job (the work queue: retries with backoff, failed set
+ * as dead letters, locks and stalled-job recovery); its processing takes it out of the inbox,
+ * and a completed job is removed, so what stays per event is its dedupe record (about 110 bytes
+ * an identity) until the window ends. An instance that dies between the answer and the hand-over
+ * leaves the event in the inbox, where any instance's sweep (every `stalledIntervalMs`) finds it.
  */
-import { randomUUID } from 'node:crypto';
-import type { Job, JobsOptions, Worker } from 'bullmq';
-import type { Redis, RedisOptions } from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import type { Job, Queue as QueueType, Worker } from 'bullmq';
 import { checkInteger, checkOption } from '../../../spec/options-error.js';
 import type { SessionEvent } from '../../../spec/types.js';
 import {
@@ -24,13 +21,15 @@ import {
   type RecordOutcome,
   type RecordedEvent,
 } from '../store.js';
+import { createConnector, type RedisConnection } from './connection.js';
 import { loadRedisLibraries } from './libraries.js';
+import { BUCKETS_PER_WINDOW, storeKeys, tripleField, webhookIdField, withStoreCommands } from './store-scripts.js';
 
 // Top-level await: importing this subpath without bullmq or ioredis installed fails here,
 // with a message that names the install command.
-const { Job: JobClass, Queue, Worker: WorkerClass, Redis: RedisClient } = await loadRedisLibraries();
+const libs = await loadRedisLibraries();
 
-/** Default key prefix shared by every instance of one receiver. */
+/** Default key prefix shared by every instance of one receiver; keys carry it as the hash tag `{prefix}`. */
 export const DEFAULT_REDIS_PREFIX = 'session-resume-api';
 /** Default BullMQ queue name. */
 export const DEFAULT_QUEUE_NAME = 'webhook-events';
@@ -40,18 +39,24 @@ export const DEFAULT_REDIS_CONCURRENCY = 1;
 export const DEFAULT_RECORD_TIMEOUT_MS = 2000;
 /** Default milliseconds a processing lock lasts without renewal. */
 export const DEFAULT_LOCK_DURATION_MS = 30_000;
-/** Default milliseconds between checks for work a dead instance left. */
+/** Default milliseconds between checks for work a dead instance left (stalled jobs, inbox). */
 export const DEFAULT_STALLED_INTERVAL_MS = 30_000;
 /** Default times a job may be found stalled before it is dead-lettered. */
 export const DEFAULT_MAX_STALLED_COUNT = 5;
+/** Entries kept in BullMQ's event stream of the queue (nothing here reads it). */
+const EVENTS_MAX_LEN = 100;
+/** Inbox entries one sweep hands over at most. */
+const SWEEP_LIMIT = 500;
 
-/** Options of `createRedisEventStore`; give `url` or `client`. */
+/** Options of `createRedisEventStore`; give exactly one of `url`, `client` or `clusterNodes`. */
 export interface RedisEventStoreOptions {
-  /** Redis URL, e.g. redis://127.0.0.1:6379. */
+  /** Redis URL of a single node, e.g. redis://127.0.0.1:6379. */
   url?: string;
-  /** An ioredis client to copy connection settings from (duplicated; never closed by the store). */
-  client?: Redis;
-  /** Key prefix of the BullMQ queue (default 'session-resume-api'); share it between instances. */
+  /** An ioredis `Redis` or `Cluster` to copy connection settings from (duplicated; never closed by the store). */
+  client?: RedisConnection;
+  /** Redis Cluster seed nodes, `host:port` each. */
+  clusterNodes?: readonly string[];
+  /** Key prefix (default 'session-resume-api'), the hash tag of every key; share it between instances. */
   prefix?: string;
   /** Queue name (default 'webhook-events'). */
   queueName?: string;
@@ -86,12 +91,27 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** A recording id: 'e' + 96 random bits (never all digits, never ':', as BullMQ job ids must be). */
+const newId = () => `e${randomBytes(12).toString('base64url')}`;
+
+function checkOptions(options: RedisEventStoreOptions) {
+  const where = 'createRedisEventStore';
+  const { prefix = DEFAULT_REDIS_PREFIX, queueName = DEFAULT_QUEUE_NAME } = options;
+  checkOption(typeof prefix === 'string' && /^[^:{}]+$/.test(prefix), `${where}: prefix must be a non-empty string without ":", "{" or "}"`);
+  checkOption(typeof queueName === 'string' && /^[^:{}]+$/.test(queueName), `${where}: queueName must be a non-empty string without ":", "{" or "}"`);
+  for (const name of ['concurrency', 'recordTimeoutMs', 'lockDurationMs', 'stalledIntervalMs'] as const) {
+    if (options[name] !== undefined) checkInteger(`${where}: ${name}`, options[name], { min: 1 });
+  }
+  if (options.maxStalledCount !== undefined) checkInteger(`${where}: maxStalledCount`, options.maxStalledCount, { min: 0 });
+  return createConnector(options, libs, where);
+}
+
 /**
- * Creates a Redis-backed `ReceiverStore` shared by every instance using the same prefix and
- * queue. Throws `OptionsError` for a bad option.
+ * Creates a Redis-backed `ReceiverStore` shared by every instance with the same prefix and
+ * queue, on one node or a Redis Cluster (one code path). Throws `OptionsError` for a bad option.
  *
- * @param options - `url` or `client`, the rest optional
- * @param [options.prefix='session-resume-api'] - key prefix; share it between instances
+ * @param options - `url`, `client` or `clusterNodes`; the rest optional
+ * @param [options.prefix='session-resume-api'] - key prefix and hash tag; share it between instances
  * @param [options.queueName='webhook-events'] - BullMQ queue name
  * @param [options.concurrency=1] - events processed at the same time by this instance
  * @param [options.recordTimeoutMs=2000] - ms a recording may take before the answer is 503
@@ -103,14 +123,13 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
  * import { createWebhookReceiver } from 'session-resume-api/webhooks';
  * import { createRedisEventStore } from 'session-resume-api/webhooks/redis';
  * const receiver = createWebhookReceiver({
- *   store: createRedisEventStore({ url: 'redis://127.0.0.1:6379' }),
+ *   store: createRedisEventStore({ url: 'redis://127.0.0.1:6379' }), // or { clusterNodes: ['10.0.0.5:6379', ...] }
  *   onEvent: async (event) => console.log(event.event, event.session.id),
  * });
  */
 export function createRedisEventStore(options: RedisEventStoreOptions): ReceiverStore {
+  const connect = checkOptions(options ?? {});
   const {
-    url,
-    client,
     prefix = DEFAULT_REDIS_PREFIX,
     queueName = DEFAULT_QUEUE_NAME,
     concurrency = DEFAULT_REDIS_CONCURRENCY,
@@ -119,41 +138,28 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     stalledIntervalMs = DEFAULT_STALLED_INTERVAL_MS,
     maxStalledCount = DEFAULT_MAX_STALLED_COUNT,
     process: runWorker = true,
-  } = options ?? {};
-  const where = 'createRedisEventStore';
-  checkOption(!url !== !client, `${where}: give exactly one of url (a redis:// URL) or client (an ioredis instance)`);
-  checkOption(url === undefined || /^rediss?:\/\//.test(url), `${where}: url must start with redis:// or rediss:// (got ${url})`);
-  checkOption(typeof prefix === 'string' && /^[^:{}]+$/.test(prefix), `${where}: prefix must be a non-empty string without ":", "{" or "}"`);
-  checkOption(typeof queueName === 'string' && /^[^:{}]+$/.test(queueName), `${where}: queueName must be a non-empty string without ":", "{" or "}"`);
-  for (const [name, value] of Object.entries({ concurrency, recordTimeoutMs, lockDurationMs, stalledIntervalMs })) {
-    checkInteger(`${where}: ${name}`, value, { min: 1 });
-  }
-  checkInteger(`${where}: maxStalledCount`, maxStalledCount, { min: 0 });
-
-  const connect = (extra: RedisOptions): Redis =>
-    client ? client.duplicate(extra) : new RedisClient(url!, { lazyConnect: false, ...extra });
+  } = options;
+  const keys = storeKeys(prefix, queueName);
   // Request path: fail fast while Redis is down (no offline queue) or hung (command timeout),
-  // so the answer is a quick 503 and never a 200 for an unrecorded event.
-  const queueConnection = connect({ enableOfflineQueue: false, commandTimeout: recordTimeoutMs, maxRetriesPerRequest: 1 });
-  queueConnection.on('error', () => {}); // reported through the failing commands
-  const queue = new Queue<JobData>(queueName, { connection: queueConnection, prefix });
+  // so the answer is a quick 503 and never a 200 for an unrecorded event. Auto-pipelining
+  // sends the commands of concurrent deliveries in one write.
+  const connection = withStoreCommands(
+    connect({ commandTimeout: recordTimeoutMs, maxRetriesPerRequest: 1 }, { enableOfflineQueue: false, enableAutoPipelining: true }),
+  );
+  connection.on('error', () => {}); // reported through the failing commands
+  // BullMQ on a cluster needs its keys in one slot: the prefix is the hash tag itself.
+  const queue: QueueType<JobData> = new libs.Queue<JobData>(queueName, { connection, prefix: keys.bullPrefix, streams: { events: { maxLen: EVENTS_MAX_LEN } } });
   queue.on('error', () => {});
+  // Connected and BullMQ's scripts loaded: the first recording waits for it (within its timeout).
+  const ready = queue.waitUntilReady().then(() => undefined);
+  ready.catch(() => {});
 
   let worker: Worker<JobData> | undefined;
-  let workerConnection: Redis | undefined;
+  let workerConnection: RedisConnection | undefined;
   let processing: ProcessingOptions | undefined;
+  let sweeper: NodeJS.Timeout | undefined;
   let closed = false;
-
-  const jobOptions = (p: ProcessingOptions, key: string): JobsOptions => ({
-    jobId: `${key}-${randomUUID()}`,
-    deduplication: { id: key, ttl: p.windowSeconds * 1000 },
-    attempts: p.maxAttempts,
-    backoff: { type: 'exponential', delay: p.retryDelayMs },
-    // Completed jobs outlive their dedupe record (age counts from completion), so their
-    // removal never deletes a live record; failed jobs are the dead letters and stay.
-    removeOnComplete: { age: p.windowSeconds },
-    removeOnFail: false,
-  });
+  const handovers = new Set<Promise<void>>();
 
   const recordedFrom = (job: Job<JobData>, attempt: number): RecordedEvent => ({
     id: job.id!,
@@ -163,9 +169,36 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     attempt,
   });
 
+  /** Moves a recorded event into the work queue; its id is the job id, so a repeat adds nothing. */
+  function handOver(id: string, data: JobData, p: ProcessingOptions): void {
+    const run = queue
+      .add(JOB_NAME, data, {
+        jobId: id,
+        attempts: p.maxAttempts,
+        backoff: { type: 'exponential', delay: p.retryDelayMs },
+        // Processed events leave nothing but their dedupe record; failed ones are the dead letters.
+        removeOnComplete: true,
+        removeOnFail: false,
+      })
+      .then(
+        () => undefined,
+        // Still in the inbox: the next sweep of any instance hands it over.
+        (error: unknown) => p.onStoreError?.(error, 'receiver: a recorded event could not be queued yet; the inbox sweep will'),
+      )
+      .finally(() => handovers.delete(run));
+    handovers.add(run);
+  }
+
+  /** Hands over inbox entries older than one sweep interval whose job does not exist. */
+  async function sweep(p: ProcessingOptions): Promise<void> {
+    const now = Date.now();
+    const found = await connection.sraClaimStale(keys.inbox, keys.inboxAt, now - stalledIntervalMs, now, SWEEP_LIMIT, keys.jobKey);
+    for (let i = 0; i + 1 < found.length; i += 2) handOver(found[i]!, JSON.parse(found[i + 1]!) as JobData, p);
+  }
+
   /** Moves a failed (dead-lettered) job back to the queue with fresh attempts; false otherwise. */
   async function retryIfDead(id: string): Promise<boolean> {
-    const job = await JobClass.fromId<JobData>(queue, id);
+    const job = await libs.Job.fromId<JobData>(queue, id);
     if (!job || !(await job.isFailed())) return false;
     try {
       await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
@@ -176,46 +209,60 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     }
   }
 
+  function startWorker(p: ProcessingOptions) {
+    workerConnection = connect({ maxRetriesPerRequest: null });
+    // The worker reconnects by itself; the receiver's logger hears about it.
+    workerConnection.on('error', (error) => p.onStoreError?.(error, 'receiver worker: Redis connection error'));
+    worker = new libs.Worker<JobData>(
+      queueName,
+      async (job) => {
+        // Out of the inbox before the handler runs, so the sweep never queues it a second time.
+        await connection.sraInboxDone(keys.inbox, keys.inboxAt, job.id!);
+        await p.process(recordedFrom(job, job.attemptsMade + 1));
+      },
+      { connection: workerConnection, prefix: keys.bullPrefix, concurrency, lockDuration: lockDurationMs, stalledInterval: stalledIntervalMs, maxStalledCount },
+    );
+    worker.on('error', (error) => p.onStoreError?.(error, 'receiver worker error'));
+    worker.on('failed', (job, error) => {
+      if (!job) return;
+      const final = job.attemptsMade >= (job.opts.attempts ?? 1) || job.finishedOn !== undefined;
+      p.onFailure(error, recordedFrom(job, job.attemptsMade), final);
+    });
+    const runSweep = () => void ready.then(() => sweep(p)).catch((error: unknown) => p.onStoreError?.(error, 'receiver: inbox sweep failed'));
+    runSweep();
+    sweeper = setInterval(runSweep, stalledIntervalMs);
+    sweeper.unref();
+  }
+
   return {
     start(p) {
       if (processing) throw new Error('createRedisEventStore: start() was called twice; one store serves one receiver');
       processing = p;
-      if (!runWorker) return;
-      workerConnection = connect({ maxRetriesPerRequest: null });
-      // The worker reconnects by itself; the receiver's logger hears about it.
-      workerConnection!.on('error', (error) => p.onStoreError?.(error, 'receiver worker: Redis connection error'));
-      worker = new WorkerClass<JobData>(
-        queueName,
-        async (job) => {
-          await p.process(recordedFrom(job, job.attemptsMade + 1));
-        },
-        {
-          connection: workerConnection,
-          prefix,
-          concurrency,
-          lockDuration: lockDurationMs,
-          stalledInterval: stalledIntervalMs,
-          maxStalledCount,
-        },
-      );
-      worker.on('error', (error) => p.onStoreError?.(error, 'receiver worker error'));
-      worker.on('failed', (job, error) => {
-        if (!job) return;
-        const final = job.attemptsMade >= (job.opts.attempts ?? 1) || job.finishedOn !== undefined;
-        p.onFailure(error, recordedFrom(job, job.attemptsMade), final);
-      });
+      if (runWorker) startWorker(p);
     },
 
-    async record(key, event): Promise<RecordOutcome> {
+    async record(key, event, webhookId): Promise<RecordOutcome> {
       if (closed) throw new StoreUnavailableError('the Redis store is closed');
-      if (!processing) throw new StoreUnavailableError('the Redis store was not started by a receiver');
-      const opts = jobOptions(processing, key);
+      const p = processing;
+      if (!p) throw new StoreUnavailableError('the Redis store was not started by a receiver');
+      const id = newId();
+      const data: JobData = { key, event, receivedAt: Date.now() };
       try {
-        const job = await within(queue.add(JOB_NAME, { key, event, receivedAt: Date.now() }, opts), recordTimeoutMs, 'the recording');
-        const duplicate = job.id !== opts.jobId;
+        await within(ready, recordTimeoutMs, 'the connection');
+        const windowMs = Math.round(p.windowSeconds * 1000);
+        const bucketMs = Math.max(1, Math.ceil(windowMs / BUCKETS_PER_WINDOW));
+        const [recorded, duplicate, dead] = await within(
+          connection.sraRecord(keys.dedupe, keys.inbox, keys.inboxAt, keys.failed, tripleField(key), webhookId === undefined ? '' : webhookIdField(webhookId), id, data.receivedAt, windowMs, bucketMs, JSON.stringify(data)),
+          recordTimeoutMs,
+          'the recording',
+        );
+        if (duplicate === 0) {
+          handOver(id, data, p);
+          return { id, duplicate: false };
+        }
         // A dedupe record never suppresses a retry of a failed processing.
-        if (duplicate && job.id) await within(retryIfDead(job.id), recordTimeoutMs, 'the dead-letter check');
-        return { id: job.id!, duplicate };
+        if (dead === 1) await within(retryIfDead(recorded), recordTimeoutMs, 'the dead-letter retry');
+        return { id: recorded, duplicate: true };
       } catch (error) {
         if (error instanceof StoreUnavailableError) throw error;
         throw new StoreUnavailableError(`Redis refused the recording: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
@@ -238,10 +285,13 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     async close() {
       if (closed) return;
       closed = true;
+      clearInterval(sweeper);
+      // Hand-overs under way finish (or stay in the inbox for the next instance's sweep).
+      await Promise.allSettled([...handovers]);
       // Worker.close waits for the jobs under way; queued jobs stay in Redis for the next instance.
       await worker?.close();
       await queue.close();
-      queueConnection.disconnect();
+      connection.disconnect();
       workerConnection?.disconnect();
     },
   };
