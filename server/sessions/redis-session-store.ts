@@ -2,7 +2,7 @@
  * Redis `SessionStore`: one hash per session (`status`, `updatedAt`), resumed by a Lua script
  * so that the check and the flip are one atomic step for every process sharing the Redis.
  */
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import {
   PAUSED,
   RUNNING,
@@ -14,8 +14,8 @@ import {
 
 /** Options of the Redis store. */
 export interface RedisSessionStoreOptions {
-  /** A client from `createRedisClient` (owned by the caller, who quits it). */
-  client: Redis;
+  /** A client from `createRedisConnection`: one Redis or a Cluster (owned by the caller, who quits it). */
+  client: Redis | Cluster;
   /** Prefix of every key (default `session-resume:`); tests use a random one. */
   keyPrefix?: string;
   /** Clock for `updatedAt` (default `() => new Date()`). */
