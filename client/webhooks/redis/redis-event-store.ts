@@ -169,21 +169,33 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     attempt,
   });
 
-  /** Moves a recorded event into the work queue; its id is the job id, so a repeat adds nothing. */
+  const jobOptions = (id: string, p: ProcessingOptions) => ({
+    jobId: id,
+    attempts: p.maxAttempts,
+    backoff: { type: 'exponential' as const, delay: p.retryDelayMs },
+    // Processed events leave nothing but their dedupe record; failed ones are the dead letters.
+    removeOnComplete: true,
+    removeOnFail: false,
+  });
+  let batch: Array<{ id: string; data: JobData }> = [];
+
+  /**
+   * Moves recorded events into the work queue: those recorded in one turn of the event loop
+   * go in one `addBulk` (one MULTI). The job id is the recording id, so a repeat adds nothing.
+   */
   function handOver(id: string, data: JobData, p: ProcessingOptions): void {
-    const run = queue
-      .add(JOB_NAME, data, {
-        jobId: id,
-        attempts: p.maxAttempts,
-        backoff: { type: 'exponential', delay: p.retryDelayMs },
-        // Processed events leave nothing but their dedupe record; failed ones are the dead letters.
-        removeOnComplete: true,
-        removeOnFail: false,
+    batch.push({ id, data });
+    if (batch.length > 1) return;
+    const run = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => {
+        const jobs = batch;
+        batch = [];
+        return queue.addBulk(jobs.map(({ id: jobId, data: jobData }) => ({ name: JOB_NAME, data: jobData, opts: jobOptions(jobId, p) })));
       })
       .then(
         () => undefined,
-        // Still in the inbox: the next sweep of any instance hands it over.
-        (error: unknown) => p.onStoreError?.(error, 'receiver: a recorded event could not be queued yet; the inbox sweep will'),
+        // Still in the inbox: the next sweep of any instance hands them over.
+        (error: unknown) => p.onStoreError?.(error, 'receiver: recorded events could not be queued yet; the inbox sweep will'),
       )
       .finally(() => handovers.delete(run));
     handovers.add(run);
