@@ -20,6 +20,8 @@ if (!urlToken) throw new Error('Set WEBHOOK_URL_TOKEN to a long random string (3
 const receiver = createWebhookReceiver({
   store: createRedisEventStore({ url: redisUrl }),
   urlToken,
+  // Standard Webhooks signatures, when the service signs (several secrets, comma-separated, during a rotation).
+  ...(process.env.WEBHOOK_SECRET ? { secret: process.env.WEBHOOK_SECRET.split(',') } : {}),
   // Runs after the 200; throw to have the event retried (5 attempts, then a dead letter).
   onEvent: async (event, { attempt }) => {
     console.log(JSON.stringify({ msg: 'session event', event: event.event, sessionId: event.session.id, timestamp: event.timestamp, attempt }));
