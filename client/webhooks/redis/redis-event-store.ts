@@ -91,8 +91,19 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+// Random bytes drawn 4 KiB at a time: one randomFillSync per 341 ids instead of one each
+// (it showed at 4.6 % of the ack path's CPU profile).
+let pool = Buffer.alloc(0);
+let offset = 0;
 /** A recording id: 'e' + 96 random bits (never all digits, never ':', as BullMQ job ids must be). */
-const newId = () => `e${randomBytes(12).toString('base64url')}`;
+function newId(): string {
+  if (offset + 12 > pool.length) {
+    pool = randomBytes(4092);
+    offset = 0;
+  }
+  offset += 12;
+  return `e${pool.toString('base64url', offset - 12, offset)}`;
+}
 
 function checkOptions(options: RedisEventStoreOptions) {
   const where = 'createRedisEventStore';
