@@ -3,10 +3,15 @@
  * `npx tsx bench/receiver-ack.ts`. With BENCH_BEFORE_DIR set to an extracted older tree of
  * this repository (e.g. `git archive <ref> | tar -x -C /tmp/before`, node_modules linked), its
  * receiver runs in the same process and run too, so before and after are ratios of one
- * baseline. A private redis-server (no persistence) serves every Redis case.
+ * baseline. A private redis-server (no persistence) serves every Redis case; BENCH_CLUSTER=1
+ * adds the same receiver on a private 3-primary Redis Cluster.
  */
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
+import { createWebhookReceiver } from '../client/webhooks/index.js';
+import { createRedisEventStore } from '../client/webhooks/redis/index.js';
+import { listen } from '../test/helpers/listen.js';
+import { startRedisCluster, type RedisCluster } from '../test/helpers/redis-cluster.js';
 import { startRedisServer } from '../test/helpers/redis-server.js';
 import { runLoad } from './run-case.js';
 import { startBareHttp, startReceiver, type Target } from './targets.js';
@@ -26,6 +31,13 @@ const distinct = () => {
 const duplicate = event('bench_duplicate', '2026-11-21T00:00:00.000Z');
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+// BENCH_CLUSTER=1 adds the receiver on a private 3-primary Redis Cluster (same code path).
+const cluster: RedisCluster | undefined = process.env.BENCH_CLUSTER === '1' ? await startRedisCluster({ primaries: 3 }) : undefined;
+async function startClusterReceiver(nodes: string[]): Promise<Target> {
+  const receiver = createWebhookReceiver({ store: createRedisEventStore({ clusterNodes: nodes, prefix: 'bench' }), onEvent: async () => undefined });
+  const server = await listen(receiver.handler);
+  return { ...server, stop: async () => (await server.close(), await receiver.close()) };
+}
 const redis = await startRedisServer();
 const rows: Array<[string, number, number]> = [];
 try {
@@ -38,6 +50,8 @@ try {
       ['after: receiver, Redis store, distinct events', () => startReceiver({ redisUrl: redis.url }), distinct()],
       ...ifBefore(['before: receiver, Redis store, one event repeated', () => before!({ redisUrl: redis.url }), duplicate]),
       ['after: receiver, Redis store, one event repeated', () => startReceiver({ redisUrl: redis.url }), duplicate],
+      ...(cluster ? ([['after: receiver, Redis Cluster (3 primaries), distinct events', () => startClusterReceiver(cluster.nodes), distinct()]] as Case[]) : []),
+      ...(cluster ? ([['after: receiver, Redis Cluster (3 primaries), one event repeated', () => startClusterReceiver(cluster.nodes), duplicate]] as Case[]) : []),
       ['bare node:http 200 (again)', startBareHttp, distinct()],
     ];
     for (const [name, start, body] of cases) {
@@ -55,6 +69,7 @@ try {
   }
 } finally {
   await redis.stop();
+  await cluster?.stop();
 }
 // Rounds interleave every case, so load from other processes on the machine hits all alike;
 // each case reports its median over the rounds, the baseline the median of both bare rows.
