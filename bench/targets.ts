@@ -4,7 +4,8 @@
  * bare node:http baseline.
  */
 import express from 'express';
-import { createMemoryStore, createRedisStore, createWebhookReceiver } from '../client/webhooks/index.js';
+import { createMemoryEventStore, createWebhookReceiver } from '../client/webhooks/index.js';
+import { createRedisEventStore } from '../client/webhooks/redis/index.js';
 import { createApp } from '../server/app.js';
 import { createMemorySessionStore } from '../server/sessions/memory-session-store.js';
 import { createRedisClient, waitUntilReady } from '../server/sessions/redis-client.js';
@@ -51,7 +52,7 @@ export async function startBareExpress(): Promise<Target> {
 /** The webhook receiver kit with a no-op onEvent on `store` ('memory', or a Redis URL). */
 export async function startReceiver(store: 'memory' | { redisUrl: string }): Promise<Target> {
   const receiver = createWebhookReceiver({
-    store: store === 'memory' ? createMemoryStore() : createRedisStore({ url: store.redisUrl, prefix: 'bench' }),
+    store: store === 'memory' ? createMemoryEventStore() : createRedisEventStore({ url: store.redisUrl, prefix: 'bench' }),
     onEvent: async () => undefined,
   });
   const server = await listen(receiver.handler);

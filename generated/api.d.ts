@@ -483,6 +483,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /**
+             * @description The receiver has a Standard Webhooks secret and the delivery's `webhook-signature`
+             *     is missing or wrong, or its `webhook-timestamp` is more than 5 minutes away from the
+             *     receiver's clock (receiver kit). Nothing is recorded. Counts as a failed delivery.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The URL token is missing or wrong (receiver kit, `x-decisions: webhook-signing`). */
             404: {
                 headers: {

@@ -19,8 +19,10 @@ export interface ServerConfig {
   apiKeyGenerated: boolean;
   /** Seed file (`SESSIONS_FILE`); undefined: the demo set. */
   sessionsFile?: string;
-  /** Redis URL (`REDIS_URL`); undefined: in-memory store. */
+  /** Redis URL (`REDIS_URL`); undefined: in-memory store (or a cluster, below). */
   redisUrl?: string;
+  /** Redis Cluster seed nodes (`REDIS_CLUSTER_NODES`, comma-separated `host:port`); exclusive with `redisUrl`. */
+  redisClusterNodes?: string[];
   /** Prefix of every Redis key (`REDIS_KEY_PREFIX`, default `session-resume:`). */
   redisKeyPrefix: string;
   /**
@@ -83,6 +85,10 @@ export function loadConfig(env: Env): ServerConfig {
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError(`REDIS_URL=${redisUrl} must start with redis:// or rediss://.`);
   }
+  const redisClusterNodes = clusterNodes(list('REDIS_CLUSTER_NODES'));
+  if (redisUrl && redisClusterNodes) {
+    throw new ConfigError('Set REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both.');
+  }
 
   let webhook: ServerConfig['webhook'];
   const webhookUrl = text('WEBHOOK_URL');
@@ -116,6 +122,7 @@ export function loadConfig(env: Env): ServerConfig {
     apiKeyGenerated,
     ...(sessionsFile ? { sessionsFile } : {}),
     ...(redisUrl ? { redisUrl } : {}),
+    ...(redisClusterNodes ? { redisClusterNodes } : {}),
     redisKeyPrefix: text('REDIS_KEY_PREFIX') ?? 'session-resume:',
     ...(webhook ? { webhook } : {}),
     ...(rateLimit ? { rateLimit } : {}),
@@ -145,6 +152,20 @@ function webhookDelivery(env: Env, text: (name: string) => string | undefined) {
   }
   const worker = env.WEBHOOK_WORKER === undefined ? true : flag(env, 'WEBHOOK_WORKER');
   return { ...(secret ? { secret } : {}), schedule, worker };
+}
+
+/** Checks `host:port` seeds (IPv6 in brackets); undefined when none are given. */
+function clusterNodes(entries: string[]): string[] | undefined {
+  if (entries.length === 0) return undefined;
+  for (const entry of entries) {
+    const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):(\d{1,5})$/.exec(entry);
+    if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535) {
+      throw new ConfigError(
+        `REDIS_CLUSTER_NODES entry "${entry}" must be host:port (for example 10.0.0.5:7000 or [::1]:7000), comma-separated, no scheme.`,
+      );
+    }
+  }
+  return entries;
 }
 
 /** `1`, `true`, `yes` (any case) are on; unset, `0`, `false`, `no` are off; anything else is an error. */

@@ -4,13 +4,12 @@
  * `process.env`. Startup problems end the process with one line saying what to fix.
  */
 import { readFile } from 'node:fs/promises';
-import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { loadConfig, type ServerConfig } from './config.js';
 import { createHttpServer } from './http/create-http-server.js';
 import { createRedisRateLimitStore } from './http/redis-rate-limit-store.js';
 import { createMemorySessionStore } from './sessions/memory-session-store.js';
-import { createRedisClient, waitUntilReady } from './sessions/redis-client.js';
+import { createRedisConnection, waitUntilConnected, type RedisConnection } from './redis/create-redis-connection.js';
 import { createRedisSessionStore } from './sessions/redis-session-store.js';
 import { DEMO_SESSIONS, loadSessionSeeds } from './sessions/session-seeds.js';
 import type { SessionStore } from './sessions/session-store.js';
@@ -28,14 +27,15 @@ async function main(): Promise<void> {
     logger.warn({ apiKey: config.apiKeys[0] }, 'API_KEYS is unset: generated a development key for this run');
   }
 
-  let redis: Redis | undefined;
+  let redis: RedisConnection | undefined;
   let store: SessionStore;
   let rateLimitStore;
-  if (config.redisUrl) {
-    redis = createRedisClient(config.redisUrl, {
+  const redisTarget = config.redisClusterNodes ? { clusterNodes: config.redisClusterNodes } : config.redisUrl ? { url: config.redisUrl } : undefined;
+  if (redisTarget) {
+    redis = createRedisConnection(redisTarget, {
       onError: (err) => logger.warn({ err: err.message }, 'Redis connection error'),
     });
-    await waitUntilReady(redis);
+    await waitUntilConnected(redis);
     // Events are written only when something will deliver them (x-decisions: webhook-outbox).
     store = createRedisSessionStore({ client: redis, keyPrefix: config.redisKeyPrefix, events: Boolean(config.webhook) });
     rateLimitStore = createRedisRateLimitStore(redis, `${config.redisKeyPrefix}rate:`);
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   logger.info(
     {
       source: config.sessionsFile ?? 'demo set',
-      store: config.redisUrl ? 'redis' : 'memory',
+      store: config.redisClusterNodes ? 'redis-cluster' : config.redisUrl ? 'redis' : 'memory',
       created,
       kept: seeds.length - created,
       ...(config.sessionsFile ? {} : { sessions: seeds }),

@@ -3,7 +3,7 @@
  * the same Redis. Written here rather than rate-limit-redis 6.0.1 because that one caches a
  * failed SCRIPT LOAD for good, so a Redis outage at startup would break it until a restart.
  */
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { IncrementResponse, Options, Store } from 'express-rate-limit';
 import { StoreUnavailableError } from '../sessions/session-store.js';
 
@@ -16,9 +16,18 @@ if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1])
 return {hits, ttl}
 `;
 
-/** Creates the store; `keyPrefix` defaults to `session-resume:rate:`. Redis failures throw `StoreUnavailableError`. */
-export function createRedisRateLimitStore(client: Redis, keyPrefix = 'session-resume:rate:'): Store {
+/**
+ * Creates the store over one Redis or a Redis Cluster; `keyPrefix` defaults to
+ * `session-resume:rate:`. Each counter's key is `<prefix>{<API key id, percent-encoded>}`: the
+ * id is the hash tag, so on a cluster the counters spread over the slots by API key, and a
+ * `{` or `}` in an id cannot move its tag. Redis failures throw `StoreUnavailableError`.
+ *
+ * @example
+ * createRateLimit({ limit: 100, windowMs: 60_000, store: createRedisRateLimitStore(redis) }, keyOf);
+ */
+export function createRedisRateLimitStore(client: Redis | Cluster, keyPrefix = 'session-resume:rate:'): Store {
   let windowMs = 60_000;
+  const counter = (key: string) => `${keyPrefix}{${encodeURIComponent(key)}}`;
   const guard = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
       return await run();
@@ -34,15 +43,15 @@ export function createRedisRateLimitStore(client: Redis, keyPrefix = 'session-re
     },
     async increment(key): Promise<IncrementResponse> {
       const [hits, ttl] = (await guard(() =>
-        client.eval(INCREMENT_SCRIPT, 1, keyPrefix + key, String(windowMs)),
+        client.eval(INCREMENT_SCRIPT, 1, counter(key), String(windowMs)),
       )) as [number, number];
       return { totalHits: hits, resetTime: new Date(Date.now() + ttl) };
     },
     async decrement(key) {
-      await guard(() => client.decr(keyPrefix + key));
+      await guard(() => client.decr(counter(key)));
     },
     async resetKey(key) {
-      await guard(() => client.del(keyPrefix + key));
+      await guard(() => client.del(counter(key)));
     },
   };
 }

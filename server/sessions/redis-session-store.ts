@@ -21,7 +21,7 @@ import {
 
 /** Options of the Redis store. */
 export interface RedisSessionStoreOptions {
-  /** A client from `createRedisClient`, or an ioredis Cluster (owned by the caller, who quits it). */
+  /** A client from `createRedisConnection`: one Redis or a Cluster (owned by the caller, who quits it). */
   client: Redis | Cluster;
   /** Prefix of every key (default `session-resume:`; no `{` or `}`); tests use a random one. */
   keyPrefix?: string;

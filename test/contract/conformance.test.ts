@@ -1,6 +1,7 @@
 /**
  * The one conformance suite, run in-process against each target (issue #6): the Prism mock
- * (driven by Prefer) and the reference server in memory and on Redis (stateful checks).
+ * (driven by Prefer) and the reference server in memory, on Redis and on a private Redis
+ * Cluster (stateful checks).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -8,6 +9,8 @@ import { createApp, type AppDeps } from '../../server/app.js';
 import { createMemorySessionStore } from '../../server/sessions/memory-session-store.js';
 import { createRedisClient, waitUntilReady } from '../../server/sessions/redis-client.js';
 import { createRedisSessionStore } from '../../server/sessions/redis-session-store.js';
+import { createRedisConnection, waitUntilConnected } from '../../server/redis/create-redis-connection.js';
+import { startRedisCluster } from '../helpers/redis-cluster.js';
 import type { SessionStore } from '../../server/sessions/session-store.js';
 import { listen } from '../helpers/listen.js';
 import { deletePrefix } from '../helpers/redis-keys.js';
@@ -72,6 +75,19 @@ const targets: Target[] = [
       return referenceServer(createRedisSessionStore({ client, keyPrefix }), async () => {
         await deletePrefix(inject('redisUrl'), keyPrefix);
         await client.quit();
+      });
+    },
+  },
+  {
+    name: 'reference server, Redis store on a 3-primary Redis Cluster',
+    expectedSkips: [],
+    async start() {
+      const cluster = await startRedisCluster({ primaries: 3 });
+      const client = createRedisConnection({ clusterNodes: cluster.nodes });
+      await waitUntilConnected(client);
+      return referenceServer(createRedisSessionStore({ client }), async () => {
+        client.disconnect();
+        await cluster.stop();
       });
     },
   },

@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createRedisStore, createWebhookReceiver, generateUrlToken, type WebhookReceiver } from '../../client/webhooks/index.js';
+import { createWebhookReceiver, generateUrlToken, type WebhookReceiver } from '../../client/webhooks/index.js';
+import { createRedisEventStore } from '../../client/webhooks/redis/index.js';
 import { contract, type SessionEvent } from '../../spec/contract.js';
 import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
@@ -46,7 +47,7 @@ beforeAll(async () => {
   prefix = uniquePrefix('e2e-webhooks');
   const token = generateUrlToken();
   receiver = createWebhookReceiver({
-    store: createRedisStore({ url: inject('redisUrl'), prefix }),
+    store: createRedisEventStore({ url: inject('redisUrl'), prefix }),
     urlToken: token,
     onEvent: async (event) => {
       processed.push(event);

@@ -83,4 +83,20 @@ describe('loadConfig', () => {
   it('RATE_LIMIT=0 keeps the rate limit off', () => {
     expect(loadConfig({ RATE_LIMIT: '0' }).rateLimit).toBeUndefined();
   });
+
+  it('REDIS_CLUSTER_NODES takes comma-separated host:port seeds (IPv6 in brackets)', () => {
+    const config = loadConfig({ REDIS_CLUSTER_NODES: ' 10.0.0.5:7000, redis-a.internal:7001,[::1]:7002 ' });
+    expect(config.redisClusterNodes).toEqual(['10.0.0.5:7000', 'redis-a.internal:7001', '[::1]:7002']);
+    expect(config.redisUrl).toBeUndefined();
+    expect(loadConfig({}).redisClusterNodes).toBeUndefined();
+  });
+
+  it('REDIS_CLUSTER_NODES refuses entries that are not host:port, and cannot be combined with REDIS_URL', () => {
+    for (const bad of ['redis://10.0.0.5:7000', '10.0.0.5', '10.0.0.5:0', '10.0.0.5:70000', 'a b:1', '::1:7000']) {
+      expect(() => loadConfig({ REDIS_CLUSTER_NODES: bad }), bad).toThrow(/REDIS_CLUSTER_NODES entry .* must be host:port/);
+    }
+    expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '127.0.0.1:7000' })).toThrow(
+      /REDIS_URL .* or REDIS_CLUSTER_NODES .*not both/,
+    );
+  });
 });

@@ -1,0 +1,121 @@
+/**
+ * One factory for the Redis connection every Redis-backed part shares: a single node
+ * (`REDIS_URL`) gives an ioredis `Redis`, seed nodes (`REDIS_CLUSTER_NODES`) an ioredis
+ * `Cluster`. The code on top is the same for both: keys one script touches share a hash tag.
+ */
+import { Cluster, type Redis } from 'ioredis';
+import { createRedisClient } from '../sessions/redis-client.js';
+
+/** What the Redis-backed parts accept: one node or a cluster. */
+export type RedisConnection = Redis | Cluster;
+
+/** Where Redis is: one URL, or cluster seed nodes (`host:port`, any subset of the cluster). */
+export type RedisTarget = { url: string } | { clusterNodes: readonly string[] };
+
+/** Options of `createRedisConnection`. */
+export interface RedisConnectionOptions {
+  /** A command without an answer fails after this many ms (default 1000): the request becomes 503 ("unknown", not "not applied"). */
+  commandTimeoutMs?: number;
+  /** Longest wait between reconnection attempts, in ms (default 1000); reconnection never stops. */
+  maxReconnectDelayMs?: number;
+  /** Cluster only: how often the slot map is refreshed, in ms (default 1000), so a failover is noticed within about this long. */
+  slotsRefreshIntervalMs?: number;
+  /** Called on connection errors (ioredis needs a listener; default: ignore). */
+  onError?: (error: Error) => void;
+}
+
+/** Thrown for an unusable target; the message says what to fix. */
+export class RedisTargetError extends Error {
+  override name = 'RedisTargetError';
+}
+
+/**
+ * Creates the connection. Both kinds reject commands at once while disconnected (no offline
+ * queue) and keep reconnecting forever. On a cluster, MOVED, ASK, TRYAGAIN and CLUSTERDOWN
+ * are retried (Redis did not run the command), but a command whose connection closed under
+ * it is not (`retryDelayOnFailover: 0`): it may have run, so it fails as "unknown" instead of
+ * running twice; nodes never re-send unanswered commands after a reconnect either.
+ *
+ * @example
+ * const redis = createRedisConnection({ clusterNodes: ['10.0.0.5:7000', '10.0.0.6:7000'] });
+ * await waitUntilConnected(redis);
+ */
+export function createRedisConnection(target: RedisTarget, options: RedisConnectionOptions = {}): RedisConnection {
+  const commandTimeout = options.commandTimeoutMs ?? 1000;
+  const maxDelay = options.maxReconnectDelayMs ?? 1000;
+  if ('url' in target) {
+    return createRedisClient(target.url, {
+      commandTimeoutMs: commandTimeout,
+      maxReconnectDelayMs: maxDelay,
+      ...(options.onError ? { onError: options.onError } : {}),
+    });
+  }
+  if (target.clusterNodes.length === 0) throw new RedisTargetError('A Redis Cluster needs at least one seed node (host:port).');
+  const cluster = new Cluster(target.clusterNodes.map(parseNode), {
+    enableOfflineQueue: false,
+    clusterRetryStrategy: (times) => Math.min(times * 100, maxDelay),
+    retryDelayOnFailover: 0,
+    retryDelayOnClusterDown: 100,
+    retryDelayOnTryAgain: 100,
+    maxRedirections: 16,
+    slotsRefreshTimeout: 1000,
+    slotsRefreshInterval: options.slotsRefreshIntervalMs ?? 1000,
+    redisOptions: {
+      autoResendUnfulfilledCommands: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout,
+      connectTimeout: 2000,
+    },
+  });
+  seedsOf.set(cluster, [...target.clusterNodes]);
+  cluster.on('error', options.onError ?? (() => undefined));
+  cluster.on('node error', (error: Error) => options.onError?.(error));
+  return cluster;
+}
+
+const seedsOf = new WeakMap<Cluster, string[]>();
+
+/** `host:port` (IPv6 in brackets) as an ioredis node. */
+function parseNode(address: string): { host: string; port: number } {
+  const match = /^\[?([^\]]+?)\]?:(\d+)$/.exec(address.trim());
+  if (!match) throw new RedisTargetError(`Redis Cluster seed "${address}" must be host:port.`);
+  return { host: match[1]!, port: Number(match[2]) };
+}
+
+/** True for an ioredis `Cluster`. */
+export function isCluster(connection: RedisConnection): connection is Cluster {
+  return (connection as Cluster).isCluster === true;
+}
+
+/**
+ * Resolves when the connection is ready (a cluster: slot map loaded); rejects after
+ * `timeoutMs` (default 10 000 ms) with a message naming where it looked and what to fix.
+ */
+export async function waitUntilConnected(connection: RedisConnection, timeoutMs = 10_000): Promise<void> {
+  if (connection.status === 'ready') return;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      connection.off('ready', onReady);
+      reject(new Error(`Redis ${describe(connection)} did not answer within ${timeoutMs} ms: ${hint(connection)}`));
+    }, timeoutMs);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    connection.once('ready', onReady);
+  });
+}
+
+function describe(connection: RedisConnection): string {
+  if (isCluster(connection)) {
+    const seeds = seedsOf.get(connection) ?? [];
+    return `Cluster (seeds ${seeds.join(', ')})`;
+  }
+  return `at ${connection.options.host ?? '?'}:${connection.options.port ?? '?'}`;
+}
+
+function hint(connection: RedisConnection): string {
+  return isCluster(connection)
+    ? 'start it, fix REDIS_CLUSTER_NODES, and check that every slot is served (cluster_state:ok).'
+    : 'start it or fix REDIS_URL.';
+}
