@@ -16,6 +16,7 @@ import { errorBody, toErrorAnswer } from './errors/error-answer.js';
 import { HttpError } from './errors/http-error.js';
 import { createCors } from './http/cors.js';
 import { parseJsonBody, raiseBodyError } from './http/json-body.js';
+import { createRequestGuard, notFound } from './http/request-guard.js';
 import { checkRateLimitOptions, createRateLimit, type RateLimitOptions } from './http/rate-limit.js';
 import type { SessionStore } from './sessions/session-store.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
@@ -89,6 +90,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // The reference for review: /docs (HTML) and /openapi.yaml (raw spec), no auth (issue #6).
   app.use(createDocsRouter({ specPath: specFile, ...(deps.docsHtmlPath ? { docsHtmlPath: deps.docsHtmlPath } : {}) }));
 
+  // Framing, key, exact path, method, declared body: in that order (x-decisions: request-checks).
+  app.use(createRequestGuard({ checkKey }));
   app.use(parseJsonBody());
   const validator = OpenApiValidator.middleware({
     // The validator mutates the document it is given; the contract's copy is frozen.
@@ -145,6 +148,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     }
   });
 
+  app.use(notFound);
   app.use(renderError);
   return app;
 }
