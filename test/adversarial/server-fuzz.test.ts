@@ -90,7 +90,7 @@ const requestArb = fc.record({
   chunked: fc.boolean(),
   expectContinue: fc.boolean(),
 });
-type Generated = fc.RecordValue<typeof requestArb extends fc.Arbitrary<infer T> ? T : never>;
+type Generated = typeof requestArb extends fc.Arbitrary<infer T> ? T : never;
 
 function authorizationLines(r: Generated): string[] {
   switch (r.auth) {
