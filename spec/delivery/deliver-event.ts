@@ -316,7 +316,7 @@ function post(
  * are not a TLS record (`wrong version number`, `packet length too long`, `http request`).
  */
 function isPlainHttpAnswer(error: NodeJS.ErrnoException): boolean {
-  return /WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|HTTP_REQUEST|RECORD_LENGTH_MISMATCH/i.test(`${error.code ?? ''} ${error.message}`);
+  return /wrong[ _]version[ _]number|packet[ _]length[ _]too[ _]long|record[ _]length[ _]mismatch/i.test(`${error.code ?? ''} ${error.message}`);
 }
 
 /** "CN=localhost, O=Example" from a certificate subject or issuer object. */
