@@ -80,7 +80,7 @@ export function formatSendSummary(summary: WebhookSendSummary): string[] {
   const { event, sent, delivered, duplicates, failed, durationMs } = summary;
   const lines = [
     `event ${JSON.stringify(event)}`,
-    `sent ${sent}: ${delivered} delivered (${delivered - duplicates} new, ${duplicates} duplicate), ${failed} failed ` +
+    `sent ${sent}: ${delivered} delivered${delivered ? ` (${delivered - duplicates} new, ${duplicates} duplicate)` : ''}, ${failed} failed ` +
       `(ms min ${durationMs.min}, median ${durationMs.median}, max ${durationMs.max})`,
   ];
   for (const [reason, entry] of Object.entries(summary.failures)) {

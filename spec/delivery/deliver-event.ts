@@ -138,7 +138,7 @@ export async function deliverEvent(
 }
 
 const PLAIN_HTTP_LOOPBACK_ONLY =
-  'Plain http:// is allowed only for a loopback receiver with --insecure-localhost (local testing); webhooks use https:// (source spec §6 rule 1).';
+  'Plain http:// is allowed only for a loopback receiver with --insecure-localhost (local testing); webhook URLs must use https://.';
 
 /** The lookup given to node:net: always answers the checked address, whatever it is asked. */
 function pinnedLookup({ address, family }: CheckedAddress): LookupFunction {
@@ -227,8 +227,8 @@ function post(
               delivered: false,
               reason: 'tls_failed',
               message:
-                `${url.host} (${pinned.address}) did not answer TLS: is it plain HTTP? A webhook receiver must serve HTTPS ` +
-                '(source spec §6 rule 1); for a local plain-HTTP receiver use http:// with --insecure-localhost.',
+                `${url.host} (${pinned.address}) did not answer TLS: is it plain HTTP? A webhook receiver must serve HTTPS; ` +
+                'for a local plain-HTTP receiver use http:// with --insecure-localhost.',
               ...details(),
             }
           : tls

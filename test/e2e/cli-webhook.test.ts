@@ -93,7 +93,7 @@ describe('webhook send', () => {
   it('reports failures by reason and exits 1', async () => {
     const run = await cli('webhook', 'send', `${failing.origin}/h`, '--event', 'e', '--session', 's', '--timestamp', 't1', '--times', '2', '--insecure-localhost');
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain('sent 2: 0 delivered (0 new, 0 duplicate), 2 failed');
+    expect(run.stdout).toContain('sent 2: 0 delivered, 2 failed');
     expect(run.stdout).toMatch(/bad_status: 2/);
     expect(failing.requests.map((q) => q.body)).toContain('{"event":"e","session":{"id":"s"},"timestamp":"t1"}');
   });
