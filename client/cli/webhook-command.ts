@@ -37,7 +37,7 @@ function addConnectionOptions(command: Command): Command {
     )
     .option('--ca <file>', 'PEM file of the CA to trust instead of the system roots (verified on loopback too)')
     .addOption(
-      new Option('--timeout-ms <ms>', 'deadline of a delivery in ms (the service uses 5000, source spec §6 rule 2)')
+      new Option('--timeout-ms <ms>', 'deadline of a delivery in ms (the service gives a receiver 5000)')
         .argParser(integer(1, 600_000))
         .default(DELIVERY_TIMEOUT_MS),
     );
@@ -57,7 +57,7 @@ function readCa(command: Command, file: string | undefined): string | undefined 
 function createCheckCommand(): Command {
   const check = new Command('check')
     .description(
-      'Check a webhook URL the way the source troubleshooting list says (§6 rule 5): URL valid, HTTPS, host resolves, ' +
+      'Check a webhook URL along the troubleshooting list of the webhook rules: URL valid, HTTPS, host resolves, ' +
         'address allowed, TLS handshake, and a 200 to the probe event (webhook.probe: the receiver kit acknowledges it ' +
         'without calling its handler) within 5 s. Stops at the first failure (exit 1).',
     )
@@ -114,7 +114,7 @@ function createSendCommand(): Command {
 /** The `webhook` command with its `check` and `send` subcommands, for the CLI's main program. */
 export function createWebhookCommand(): Command {
   return new Command('webhook')
-    .description('Check a webhook URL and send test events to it (source spec §6).')
+    .description('Check a webhook URL and send test events to it, as the service delivers them.')
     .addCommand(createCheckCommand())
     .addCommand(createSendCommand());
 }

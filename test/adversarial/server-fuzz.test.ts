@@ -11,6 +11,7 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract } from '../../spec/contract.js';
+import { RESUME_PATH } from '../../spec/resume-path.js';
 import { createResponseCheck } from '../../client/cli/conformance/response-check.js';
 import { createApp } from '../../server/app.js';
 import { createHttpServer } from '../../server/http/create-http-server.js';
@@ -22,7 +23,9 @@ const KEY = 'fuzz-key-Zk3';
 /** Every generated id carries this marker; no answer may contain it. */
 const MARK = 'zQ9x';
 const PAUSED = Array.from({ length: 300 }, (_, i) => `sess_p_${i}`);
-const checkResume = createResponseCheck(contract, '/v1/sessions/{session_id}/resume', 'post');
+const checkResume = createResponseCheck(contract, RESUME_PATH, 'post');
+/** The spec's path template with a generated segment in place of `{session_id}`. */
+const pathOf = (segment: string, template: string = RESUME_PATH) => template.replace('{session_id}', segment);
 
 let server: Server;
 let port: number;
@@ -49,7 +52,7 @@ const segmentArb: fc.Arbitrary<string> = fc.oneof(
 );
 
 const pathArb = fc.oneof(
-  { weight: 8, arbitrary: segmentArb.map((s) => `/v1/sessions/${s}/resume`) },
+  { weight: 8, arbitrary: segmentArb.map((s) => pathOf(s)) },
   {
     weight: 2,
     arbitrary: fc.tuple(segmentArb, fc.constantFrom('/V1/sessions/%s/resume', '/v1/sessions/%s/resume/', '/v1/sessions/%s', '/v1/sessions/%s/resume?x=1', '/v1/sessions/%s/resume?%ZZ', '//v1/sessions/%s/resume', '/v1/sessions/%s/resume/x', '*', '/', `/${MARK}`)).map(([s, t]) => t.replace('%s', s)),

@@ -11,6 +11,7 @@ import { createApp } from '../../server/app.js';
 import { createHttpServer } from '../../server/http/create-http-server.js';
 import { createMemorySessionStore } from '../../server/sessions/memory-session-store.js';
 import { requestRaw, sendRaw, parseAnswer, type RawAnswer } from '../helpers/raw-http.js';
+import { runServerExpectingExit } from '../helpers/server-process.js';
 
 const KEY = 'adversarial-key-1';
 const AUTH = `Authorization: Bearer ${KEY}\r\n`;
@@ -183,5 +184,15 @@ describe('hole 7: Expect: 100-continue', () => {
     const answer = parseAnswer(received);
     expect(answer?.interim).toEqual([100]);
     expect(answer?.status).toBe(200);
+  });
+});
+
+describe('hole 8: a blank API_KEYS', () => {
+  it('stops the server at start with a message, instead of generating a key', async () => {
+    const { code, output } = await runServerExpectingExit({ API_KEYS: ' , ' });
+    expect(code).toBe(1);
+    expect(output).toContain('API_KEYS is set but holds no key');
+    expect(output).not.toContain('Development API key');
+    expect(output).not.toMatch(/\n\s+at /);
   });
 });
