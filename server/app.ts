@@ -17,6 +17,7 @@ import { createCors } from './http/cors.js';
 import { parseJsonBody, raiseBodyError } from './http/json-body.js';
 import { afterSecurityCheck, checkRateLimitOptions, createRateLimit, type RateLimitOptions } from './http/rate-limit.js';
 import { createResumeHandler } from './sessions/resume-handler.js';
+import { createRequestGuard, notFound } from './http/request-guard.js';
 import type { SessionStore } from './sessions/session-store.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
 
@@ -89,6 +90,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // The reference for review: /docs (HTML) and /openapi.yaml (raw spec), no auth (issue #6).
   app.use(createDocsRouter({ specPath: specFile, ...(deps.docsHtmlPath ? { docsHtmlPath: deps.docsHtmlPath } : {}) }));
 
+  // Framing, key, exact path, method, declared body: in that order (x-decisions: request-checks).
+  app.use(createRequestGuard({ checkKey }));
   app.use(parseJsonBody());
   const validator = OpenApiValidator.middleware({
     // The validator mutates the document it is given; the contract's copy is frozen.
@@ -121,6 +124,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
 
   app.post(RESUME_ROUTE, createResumeHandler({ store, webhookSender, keyIdOf: (req) => keyIds.get(req) ?? 'anonymous' }));
 
+  app.use(notFound);
   app.use(renderError);
   return app;
 }

@@ -73,6 +73,10 @@ export function loadConfig(env: Env): ServerConfig {
 
   const port = integer('PORT', 3000, 0, 65535);
   const configuredKeys = list('API_KEYS');
+  // Set but holding no key (" ", " , "): a typo, never a request for a random key.
+  if (env.API_KEYS !== undefined && env.API_KEYS !== '' && configuredKeys.length === 0) {
+    throw new ConfigError('API_KEYS is set but holds no key: give comma-separated keys, or leave it unset for a generated development key.');
+  }
   const apiKeyGenerated = configuredKeys.length === 0;
   const apiKeys = apiKeyGenerated ? [`dev_${randomBytes(18).toString('base64url')}`] : configuredKeys;
   const badKey = apiKeys.find((key) => !/^[A-Za-z0-9\-._~+/]+=*$/.test(key));

@@ -33,9 +33,15 @@ const receiver = createWebhookReceiver({
 
 const app = express();
 // No body parser needed: the handler reads the raw body (express.json() before it works too).
-app.post('/webhooks/session-events/:token', receiver.handler);
+// Every method goes to the handler, so that a GET gets its 405 JSON answer, not express's page.
+app.all('/webhooks/session-events/:token', receiver.handler);
 app.get('/healthz', (_req, res) => {
   res.json({ ok: true });
+});
+
+// Anything else: a JSON 404 that repeats nothing of the request (the path may hold a token).
+app.use((_req, res) => {
+  res.status(404).json({ success: false, error: 'not_found', message: 'Not found.' });
 });
 
 const server = app.listen(port, () => console.log(JSON.stringify({ msg: 'listening', port })));

@@ -158,8 +158,9 @@ describe('CLI webhook commands against the receiver', () => {
     expect(eventsFor('cli_wrong')).toHaveLength(0);
   });
 
-  it('an http:// URL is refused with exit 1 (source spec §6 rule 1)', async () => {
-    const run = await cli(['webhook', 'send', hookUrl.replace('https://', 'http://'), '--event', 'e', '--session', 'cli_http', '--insecure-localhost']);
+  it('an http:// URL is refused with exit 1 without --insecure-localhost (source spec §6 rule 1)', async () => {
+    // With --insecure-localhost, plain http:// is allowed for loopback only (test/e2e/cli-webhook-local.test.ts).
+    const run = await cli(['webhook', 'send', hookUrl.replace('https://', 'http://'), '--event', 'e', '--session', 'cli_http']);
     expect(run.code).toBe(1);
     expect(`${run.stdout}${run.stderr}`).toMatch(/HTTPS/);
     expect(eventsFor('cli_http')).toHaveLength(0);

@@ -14,10 +14,17 @@ describe('loadConfig', () => {
 
   it('generates a random development key when API_KEYS is unset, a new one each time', () => {
     const a = loadConfig({}).apiKeys;
-    const b = loadConfig({ API_KEYS: ' ' }).apiKeys;
+    const b = loadConfig({ API_KEYS: '' }).apiKeys;
     expect(a).toHaveLength(1);
     expect(a[0]).toMatch(/^dev_[\w-]{24}$/);
     expect(a[0]).not.toBe(b[0]);
+  });
+
+  it('refuses an API_KEYS that is set but blank, instead of generating a key', () => {
+    for (const blank of [' ', ' , ', ',,']) {
+      expect(() => loadConfig({ API_KEYS: blank })).toThrow(ConfigError);
+      expect(() => loadConfig({ API_KEYS: blank })).toThrow(/API_KEYS is set but holds no key/);
+    }
   });
 
   it('reads every variable', () => {
