@@ -1,13 +1,17 @@
 /**
- * The bench's cases: each one a load against a target, grouped with the baseline it is
+ * The bench's load cases: each one a load against a target, grouped with the baseline it is
  * compared to in the same run (speed claims are ratios, never absolute numbers).
  */
 import type { SessionEvent } from '../spec/types.js';
 import { runLoad, type LoadResult } from './run-case.js';
+import { fillRedisSessions } from './redis-fill.js';
 import {
   BENCH_KEY,
+  BENCH_SESSION,
   startBareExpress,
   startBareHttp,
+  startBareHttpResume,
+  startFastify,
   startMemoryReferenceServer,
   startReceiver,
   startRedisReferenceServer,
@@ -29,6 +33,8 @@ export interface CaseResult {
   group: string;
   name: string;
   baseline: string;
+  /** Further rows of the group this one is also compared to (an extra ratio column each). */
+  compareWith?: string[];
   result: LoadResult;
 }
 
@@ -36,8 +42,11 @@ interface CaseSpec {
   group: string;
   name: string;
   baseline: string;
+  compareWith?: string[];
   start(): Promise<Target>;
-  path: string;
+  /** Runs before start (e.g. fills Redis up to a size). */
+  prepare?(): Promise<unknown>;
+  path: string | ((n: number) => string);
   method: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string | ((n: number) => string);
@@ -49,14 +58,41 @@ const event = (id: string, timestamp: string): string =>
 const distinct = (n: number) => event(`bench_${process.pid}_${Date.now()}_${n}`, new Date().toISOString());
 const duplicate = event('bench_duplicate', '2026-11-21T00:00:00.000Z');
 
+const EXPRESS = 'bare express 5, same 409 JSON';
+const NODE_HTTP = 'bare node:http, same 409 JSON';
+const FASTIFY = 'fastify 5, schema-validated route';
+
+/** Sizes of the growth group (sessions in Redis); BENCH_GROWTH_MAX caps it (default 1 000 000). */
+export function growthSizes(max: number): number[] {
+  return [10_000, 100_000, 1_000_000].filter((n) => n <= max);
+}
+
 /** Every case of a run, in order; the first of each group is its baseline. */
-export function listCases(redisUrl: string): CaseSpec[] {
-  const resume = { path: '/v1/sessions/bench_running/resume', method: 'POST' as const, headers: resumeHeaders };
+export function listCases(redisUrl: string, growthMax = 1_000_000): CaseSpec[] {
+  const resume = { path: `/v1/sessions/${BENCH_SESSION}/resume`, method: 'POST' as const, headers: resumeHeaders };
   const hook = { path: '/', method: 'POST' as const, headers: { 'content-type': 'application/json' } };
+  const vs = { baseline: EXPRESS, compareWith: [NODE_HTTP, FASTIFY] };
+  const production = { validateResponses: false };
+  const growthBase = 'reference server, Redis, 1 session';
+  // Every request asks for a different session among the n seeded (all running: 409).
+  const spread = (n: number) => (i: number) => `/v1/sessions/bench_${(i * 7919) % n}/resume`;
   return [
-    { group: 'resume', name: 'bare express, same 409 JSON', baseline: 'bare express, same 409 JSON', start: startBareExpress, ...resume },
-    { group: 'resume', name: 'reference server, memory store', baseline: 'bare express, same 409 JSON', start: startMemoryReferenceServer, ...resume },
-    { group: 'resume', name: 'reference server, Redis store', baseline: 'bare express, same 409 JSON', start: () => startRedisReferenceServer(redisUrl), ...resume },
+    { group: 'resume', name: EXPRESS, baseline: EXPRESS, compareWith: [NODE_HTTP, FASTIFY], start: startBareExpress, ...resume },
+    { group: 'resume', name: NODE_HTTP, ...vs, start: startBareHttpResume, ...resume },
+    { group: 'resume', name: FASTIFY, ...vs, start: startFastify, ...resume },
+    { group: 'resume', name: 'reference server, memory store, responses validated (tests)', ...vs, start: () => startMemoryReferenceServer(), ...resume },
+    { group: 'resume', name: 'reference server, memory store (production defaults)', ...vs, start: () => startMemoryReferenceServer(production), ...resume },
+    { group: 'resume', name: 'reference server, Redis store (production defaults)', ...vs, start: () => startRedisReferenceServer(redisUrl, production), ...resume },
+    { group: 'growth', name: growthBase, baseline: growthBase, start: () => startRedisReferenceServer(redisUrl, production), ...resume },
+    ...growthSizes(growthMax).map((n) => ({
+      group: 'growth',
+      name: `reference server, Redis, ${n.toLocaleString('en-US')} sessions`,
+      baseline: growthBase,
+      prepare: () => fillRedisSessions(redisUrl, n),
+      start: () => startRedisReferenceServer(redisUrl, production),
+      ...resume,
+      path: spread(n),
+    })),
     { group: 'webhook ack', name: 'bare node:http 200', baseline: 'bare node:http 200', start: startBareHttp, ...hook, body: distinct },
     { group: 'webhook ack', name: 'receiver, memory store, distinct events', baseline: 'bare node:http 200', start: () => startReceiver('memory'), ...hook, body: distinct },
     { group: 'webhook ack', name: 'receiver, Redis store, distinct events', baseline: 'bare node:http 200', start: () => startReceiver({ redisUrl }), ...hook, body: distinct },
@@ -68,11 +104,21 @@ export function listCases(redisUrl: string): CaseSpec[] {
 export async function runCases(cases: CaseSpec[], options: Omit<BenchOptions, 'redisUrl'>): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
   for (const c of cases) {
+    await c.prepare?.();
     const target = await c.start();
     try {
-      const load = { url: `${target.url}${c.path}`, method: c.method, headers: c.headers ?? {}, connections: options.connections, ...(c.body ? { body: c.body } : {}) };
+      const fixed = typeof c.path === 'string' ? c.path : c.path(0);
+      const load = {
+        url: `${target.url}${fixed}`,
+        method: c.method,
+        headers: c.headers ?? {},
+        connections: options.connections,
+        ...(c.body ? { body: c.body } : {}),
+        ...(typeof c.path === 'function' ? { path: c.path } : {}),
+      };
       await runLoad({ ...load, durationS: 1 });
-      results.push({ group: c.group, name: c.name, baseline: c.baseline, result: await runLoad({ ...load, durationS: options.durationS }) });
+      const result = await runLoad({ ...load, durationS: options.durationS });
+      results.push({ group: c.group, name: c.name, baseline: c.baseline, ...(c.compareWith ? { compareWith: c.compareWith } : {}), result });
     } finally {
       await target.stop();
     }

@@ -2,12 +2,10 @@
  * `createApp(deps)`: the express app of the reference server (issue #3) — validator, bearer
  * check, routes and error rendering. It neither listens nor reads the environment.
  */
-import { randomUUID } from 'node:crypto';
 import { RESUME_ROUTE } from '../spec/resume-path.js';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { pino, type Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 import { ContractError, loadContract, specPath as defaultSpecPath } from '../spec/contract.js';
 import type { ResumeResult } from '../spec/types.js';
 import { createApiKeyCheck, parseBearer, wwwAuthenticate } from './auth/bearer-auth.js';
@@ -16,6 +14,7 @@ import { errorBody, toErrorAnswer } from './errors/error-answer.js';
 import { HttpError } from './errors/http-error.js';
 import { createCors } from './http/cors.js';
 import { parseJsonBody, raiseBodyError } from './http/json-body.js';
+import { createRequestLog, requestLogger } from './http/request-log.js';
 import { checkRateLimitOptions, createRateLimit, type RateLimitOptions } from './http/rate-limit.js';
 import type { SessionStore } from './sessions/session-store.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
@@ -38,6 +37,12 @@ export interface AppDeps {
   specPath?: string;
   /** HTML reference served at /docs (default: dist/docs/index.html, built by `npm run docs`). */
   docsHtmlPath?: string;
+  /**
+   * Check every JSON answer against the spec, answering 500 on a mismatch (default: true).
+   * Costs about a third of the resume path's CPU; `server/main.ts` turns it off in production
+   * (`VALIDATE_RESPONSES`, x-decisions: response-validation).
+   */
+  validateResponses?: boolean;
 }
 
 /** Thrown by `createApp` for options that cannot work; the message names the option. */
@@ -62,19 +67,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
 
   const app = express();
   app.disable('x-powered-by');
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req, res) => {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      // Never log bearer tokens.
-      redact: ['req.headers.authorization'],
-    }),
-  );
+  app.use(createRequestLog(logger));
   if (deps.corsOrigins?.length) app.use(createCors(deps.corsOrigins));
 
   // Outside /v1 and outside the contract: operational endpoints, no auth.
@@ -96,7 +89,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     validateApiSpec: true,
     // Unknown query parameters are ignored, like unknown body members (x-decisions: request-body).
     validateRequests: { allowUnknownQueryParameters: true },
-    validateResponses: true,
+    validateResponses: deps.validateResponses ?? true,
     validateSecurity: {
       handlers: {
         // The real check: without it the validator accepts any token.
@@ -131,7 +124,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
         try {
           webhookSender?.enqueue({ event: 'session.resumed', session: { id }, timestamp: new Date().toISOString() });
         } catch (err) {
-          req.log.error({ err }, 'webhook sender refused the event');
+          requestLogger(logger, req, res).error({ err }, 'webhook sender refused the event');
         }
         return;
       }
@@ -145,7 +138,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     }
   });
 
-  app.use(renderError);
+  app.use(renderError(logger));
   return app;
 }
 
@@ -157,7 +150,7 @@ const UNAUTHORIZED_MESSAGES = {
 } as const;
 
 /** The last middleware: every error becomes the spec's Error body; no stack ever leaves. */
-const renderError: ErrorRequestHandler = (err, req, res, _next) => {
+const renderError = (logger: Logger): ErrorRequestHandler => (err, req, res, _next) => {
   const answer = toErrorAnswer(err);
   if (answer.status === 401) {
     // RFC 6750 §3: every 401 carries the Bearer challenge.
@@ -165,8 +158,8 @@ const renderError: ErrorRequestHandler = (err, req, res, _next) => {
     answer.headers['WWW-Authenticate'] = wwwAuthenticate(credentials);
     answer.body.message = UNAUTHORIZED_MESSAGES[credentials.kind];
   }
-  if (answer.defect) req.log.error({ err }, 'defect: answered 500');
-  else if (answer.status === 503) req.log.warn({ err }, 'session store unavailable: answered 503');
+  if (answer.defect) requestLogger(logger, req, res).error({ err }, 'defect: answered 500');
+  else if (answer.status === 503) requestLogger(logger, req, res).warn({ err }, 'session store unavailable: answered 503');
   if (res.headersSent) {
     req.socket.destroy();
     return;

@@ -1,0 +1,10 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createSessionsClient } from '../client/index.js';
+const server = spawn(process.execPath, ['--import', 'tsx', 'bench/serve-target.ts', 'http-resumed'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const [line] = (await once(server.stdout, 'data')) as [Buffer];
+const client = createSessionsClient({ baseUrl: line.toString().trim(), apiKey: 'bench-key' });
+const end = performance.now() + 4000; let n = 0;
+await Promise.all(Array.from({ length: Number(process.argv[2] ?? 20) }, async () => { while (performance.now() < end) { await client.resume('s1'); n++; } }));
+console.log('calls/s', n / 4);
+server.kill('SIGTERM');
