@@ -12,6 +12,7 @@ import { createApiKeyCheck, parseBearer, wwwAuthenticate } from './auth/bearer-a
 import { createDocsRouter } from './docs/create-docs-router.js';
 import { errorBody, toErrorAnswer } from './errors/error-answer.js';
 import { HttpError } from './errors/http-error.js';
+import { composeMiddleware } from './http/compose-middleware.js';
 import { createCors } from './http/cors.js';
 import { parseJsonBody, raiseBodyError } from './http/json-body.js';
 import { createRequestLog, requestLogger } from './http/request-log.js';
@@ -67,6 +68,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
 
   const app = express();
   app.disable('x-powered-by');
+  // Answers are small JSON to POSTs: an ETag (a hash of every body) serves no cache.
+  app.set('etag', false);
   app.use(createRequestLog(logger));
   if (deps.corsOrigins?.length) app.use(createCors(deps.corsOrigins));
 
@@ -80,9 +83,9 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     }
   });
   // The reference for review: /docs (HTML) and /openapi.yaml (raw spec), no auth (issue #6).
-  app.use(createDocsRouter({ specPath: specFile, ...(deps.docsHtmlPath ? { docsHtmlPath: deps.docsHtmlPath } : {}) }));
+  // Mounted on its two paths only, so API requests skip the router's own stack.
+  app.get(['/docs', '/openapi.yaml'], createDocsRouter({ specPath: specFile, ...(deps.docsHtmlPath ? { docsHtmlPath: deps.docsHtmlPath } : {}) }));
 
-  app.use(parseJsonBody());
   const validator = OpenApiValidator.middleware({
     // The validator mutates the document it is given; the contract's copy is frozen.
     apiSpec: structuredClone(contract.document) as never,
@@ -106,10 +109,17 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   await initValidator(validator, app).catch((cause: unknown) => {
     throw new ContractError(`${specFile} cannot be used by the request validator: ${(cause as Error).message}`, { cause });
   });
-  app.use(validator);
-  // Body failures surface only now, after the bearer check (x-decisions: unauthorized).
-  app.use(raiseBodyError);
-  if (deps.rateLimit) app.use(createRateLimit(deps.rateLimit, (req) => keyIds.get(req) ?? 'anonymous'));
+  // One router layer for the whole contract check. The validator's first middleware only
+  // installs its path parameters, which initValidator has done: it is left out.
+  app.use(
+    composeMiddleware([
+      parseJsonBody(),
+      ...validator.slice(1),
+      // Body failures surface only now, after the bearer check (x-decisions: unauthorized).
+      raiseBodyError,
+      ...(deps.rateLimit ? [createRateLimit(deps.rateLimit, (req) => keyIds.get(req) ?? 'anonymous')] : []),
+    ]),
+  );
 
   app.post(RESUME_ROUTE, async (req, res) => {
     const id = String(req.params.session_id);
