@@ -35,6 +35,8 @@ export interface CaseResult {
   baseline: string;
   /** Further rows of the group this one is also compared to (an extra ratio column each). */
   compareWith?: string[];
+  /** Seconds `prepare` took (the growth rows' Redis fill), when there was one. */
+  prepareSeconds?: number;
   result: LoadResult;
 }
 
@@ -44,8 +46,8 @@ interface CaseSpec {
   baseline: string;
   compareWith?: string[];
   start(): Promise<Target>;
-  /** Runs before start (e.g. fills Redis up to a size). */
-  prepare?(): Promise<unknown>;
+  /** Runs before start (e.g. fills Redis up to a size); resolves with the seconds it took. */
+  prepare?(): Promise<number>;
   path: string | ((n: number) => string);
   method: 'GET' | 'POST';
   headers?: Record<string, string>;
@@ -104,7 +106,7 @@ export function listCases(redisUrl: string, growthMax = 1_000_000): CaseSpec[] {
 export async function runCases(cases: CaseSpec[], options: Omit<BenchOptions, 'redisUrl'>): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
   for (const c of cases) {
-    await c.prepare?.();
+    const prepareSeconds = await c.prepare?.();
     const target = await c.start();
     try {
       const fixed = typeof c.path === 'string' ? c.path : c.path(0);
@@ -118,7 +120,14 @@ export async function runCases(cases: CaseSpec[], options: Omit<BenchOptions, 'r
       };
       await runLoad({ ...load, durationS: 1 });
       const result = await runLoad({ ...load, durationS: options.durationS });
-      results.push({ group: c.group, name: c.name, baseline: c.baseline, ...(c.compareWith ? { compareWith: c.compareWith } : {}), result });
+      results.push({
+        group: c.group,
+        name: c.name,
+        baseline: c.baseline,
+        ...(c.compareWith ? { compareWith: c.compareWith } : {}),
+        ...(prepareSeconds === undefined ? {} : { prepareSeconds }),
+        result,
+      });
     } finally {
       await target.stop();
     }
