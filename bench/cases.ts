@@ -24,6 +24,12 @@ export interface BenchOptions {
   durationS: number;
   /** Concurrent connections per case (default 10). */
   connections: number;
+  /**
+   * Measured loads per case, keeping the best (default 1). The box is shared: the best of a few
+   * short loads is the one least disturbed by other work. Cases of an `interleaved` group are
+   * all started first and loaded in turn, round after round.
+   */
+  rounds?: number;
   /** Redis for the Redis cases (a private server: the bench floods it). */
   redisUrl: string;
 }
@@ -42,6 +48,8 @@ export interface CaseResult {
 
 interface CaseSpec {
   group: string;
+  /** Start every case of this run of consecutive same-group cases at once and alternate their loads. */
+  interleaved?: boolean;
   name: string;
   baseline: string;
   compareWith?: string[];
@@ -73,13 +81,13 @@ export function growthSizes(max: number): number[] {
 export function listCases(redisUrl: string, growthMax = 1_000_000): CaseSpec[] {
   const resume = { path: `/v1/sessions/${BENCH_SESSION}/resume`, method: 'POST' as const, headers: resumeHeaders };
   const hook = { path: '/', method: 'POST' as const, headers: { 'content-type': 'application/json' } };
-  const vs = { baseline: EXPRESS, compareWith: [NODE_HTTP, FASTIFY] };
+  const vs = { baseline: EXPRESS, compareWith: [NODE_HTTP, FASTIFY], interleaved: true };
   const production = { validateResponses: false };
   const growthBase = 'reference server, Redis, 1 session';
   // Every request asks for a different session among the n seeded (all running: 409).
   const spread = (n: number) => (i: number) => `/v1/sessions/bench_${(i * 7919) % n}/resume`;
   return [
-    { group: 'resume', name: EXPRESS, baseline: EXPRESS, compareWith: [NODE_HTTP, FASTIFY], start: startBareExpress, ...resume },
+    { group: 'resume', name: EXPRESS, ...vs, start: startBareExpress, ...resume },
     { group: 'resume', name: NODE_HTTP, ...vs, start: startBareHttpResume, ...resume },
     { group: 'resume', name: FASTIFY, ...vs, start: startFastify, ...resume },
     { group: 'resume', name: 'reference server, memory store, responses validated (tests)', ...vs, start: () => startMemoryReferenceServer(), ...resume },
@@ -102,34 +110,64 @@ export function listCases(redisUrl: string, growthMax = 1_000_000): CaseSpec[] {
   ];
 }
 
-/** Runs `cases` one after the other (each on a fresh target, warmed up for 1 s), stopping every target. */
+/** Consecutive cases of one interleaved group form a block; every other case is a block of its own. */
+function blocks(cases: CaseSpec[]): CaseSpec[][] {
+  const out: CaseSpec[][] = [];
+  for (const c of cases) {
+    const last = out.at(-1);
+    if (c.interleaved && last?.[0]?.interleaved && last[0].group === c.group) last.push(c);
+    else out.push([c]);
+  }
+  return out;
+}
+
+function loadOf(c: CaseSpec, target: Target, connections: number) {
+  const fixed = typeof c.path === 'string' ? c.path : c.path(0);
+  return {
+    url: `${target.url}${fixed}`,
+    method: c.method,
+    headers: c.headers ?? {},
+    connections,
+    ...(c.body ? { body: c.body } : {}),
+    ...(typeof c.path === 'function' ? { path: c.path } : {}),
+  };
+}
+
+/**
+ * Runs `cases` block by block (bench/cases.ts `interleaved`): each case on a fresh target
+ * warmed up for 1 s, then `rounds` measured loads (alternating within a block), keeping each
+ * case's best; every target is stopped at the end of its block.
+ */
 export async function runCases(cases: CaseSpec[], options: Omit<BenchOptions, 'redisUrl'>): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
-  for (const c of cases) {
-    const prepareSeconds = await c.prepare?.();
-    const target = await c.start();
+  const rounds = options.rounds ?? 1;
+  for (const block of blocks(cases)) {
+    const started: { c: CaseSpec; target: Target; prepareSeconds: number | undefined; best?: LoadResult }[] = [];
     try {
-      const fixed = typeof c.path === 'string' ? c.path : c.path(0);
-      const load = {
-        url: `${target.url}${fixed}`,
-        method: c.method,
-        headers: c.headers ?? {},
-        connections: options.connections,
-        ...(c.body ? { body: c.body } : {}),
-        ...(typeof c.path === 'function' ? { path: c.path } : {}),
-      };
-      await runLoad({ ...load, durationS: 1 });
-      const result = await runLoad({ ...load, durationS: options.durationS });
-      results.push({
-        group: c.group,
-        name: c.name,
-        baseline: c.baseline,
-        ...(c.compareWith ? { compareWith: c.compareWith } : {}),
-        ...(prepareSeconds === undefined ? {} : { prepareSeconds }),
-        result,
-      });
+      for (const c of block) {
+        const prepareSeconds = await c.prepare?.();
+        started.push({ c, target: await c.start(), prepareSeconds });
+      }
+      for (const s of started) await runLoad({ ...loadOf(s.c, s.target, options.connections), durationS: 1 });
+      for (let round = 0; round < rounds; round++) {
+        // Alternate the order so that no case always follows the same one.
+        for (const s of round % 2 ? [...started].reverse() : started) {
+          const result = await runLoad({ ...loadOf(s.c, s.target, options.connections), durationS: options.durationS });
+          if (!s.best || result.requestsPerSec > s.best.requestsPerSec) s.best = result;
+        }
+      }
+      for (const { c, prepareSeconds, best } of started) {
+        results.push({
+          group: c.group,
+          name: c.name,
+          baseline: c.baseline,
+          ...(c.compareWith ? { compareWith: c.compareWith } : {}),
+          ...(prepareSeconds === undefined ? {} : { prepareSeconds }),
+          result: best!,
+        });
+      }
     } finally {
-      await target.stop();
+      for (const s of started) await s.target.stop();
     }
   }
   return results;

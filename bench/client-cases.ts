@@ -62,9 +62,9 @@ function variants(baseUrl: string): [string, Call][] {
 
 /**
  * Runs every variant sequentially and with 20 in flight, each `seconds` long after a short
- * warm-up, twice in alternating order; keeps each variant's better round (the box is shared).
+ * warm-up, `rounds` times in alternating order; keeps each variant's best round (the box is shared).
  */
-export async function runClientCases(seconds: number): Promise<ClientResult[]> {
+export async function runClientCases(seconds: number, rounds = 2): Promise<ClientResult[]> {
   const server = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('serve-target.ts', import.meta.url)), 'http-resumed'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -75,8 +75,8 @@ export async function runClientCases(seconds: number): Promise<ClientResult[]> {
     for (const inFlight of [1, 20]) {
       const group = inFlight === 1 ? 'client, sequential' : 'client, 20 in flight';
       const best = new Map<string, { perSec: number; calls: number }>();
-      for (const round of [all, [...all].reverse()]) {
-        for (const [name, call] of round) {
+      for (let round = 0; round < rounds; round++) {
+        for (const [name, call] of round % 2 ? [...all].reverse() : all) {
           await measure(call, inFlight, 300);
           const m = await measure(call, inFlight, seconds * 500);
           if (m.perSec > (best.get(name)?.perSec ?? 0)) best.set(name, m);

@@ -21,7 +21,8 @@ interface RunSettings extends Omit<BenchOptions, 'redisUrl'> {
 }
 
 /**
- * Reads the bench settings: BENCH_DURATION_S (default 3, 1–30), BENCH_CONNECTIONS (default 10,
+ * Reads the bench settings: BENCH_DURATION_S (default 2, 1–30), BENCH_ROUNDS (loads per case,
+ * the best kept; default 3, 1–10), BENCH_CONNECTIONS (default 10,
  * 1–200), BENCH_GROWTH_MAX (largest Redis size of the growth group, default 1 000 000) and
  * BENCH_ONLY (comma-separated groups among resume, growth, webhook, client, start; default all).
  */
@@ -37,7 +38,8 @@ function loadBenchOptions(env: NodeJS.ProcessEnv): RunSettings {
   const unknown = only.find((g) => !(GROUPS as readonly string[]).includes(g));
   if (unknown) throw new Error(`BENCH_ONLY lists "${unknown}"; the groups are ${GROUPS.join(', ')}.`);
   return {
-    durationS: int('BENCH_DURATION_S', 3, 1, 30),
+    durationS: int('BENCH_DURATION_S', 2, 1, 30),
+    rounds: int('BENCH_ROUNDS', 3, 1, 10),
     connections: int('BENCH_CONNECTIONS', 10, 1, 200),
     growthMax: int('BENCH_GROWTH_MAX', 1_000_000, 10_000, 1_000_000),
     only: new Set(only.length ? only : GROUPS),
@@ -47,12 +49,12 @@ function loadBenchOptions(env: NodeJS.ProcessEnv): RunSettings {
 const settings = loadBenchOptions(process.env);
 const redis = await startRedisServer();
 try {
-  const options = { durationS: settings.durationS, connections: settings.connections };
+  const options = { durationS: settings.durationS, connections: settings.connections, rounds: settings.rounds };
   const group = (name: string) => (name === 'webhook ack' ? 'webhook' : name);
   const cases = listCases(redis.url, settings.growthMax).filter((c) => settings.only.has(group(c.group)));
   const results = await runCases(cases, options);
   const extra: ExtraResults = {
-    ...(settings.only.has('client') ? { client: await runClientCases(settings.durationS) } : {}),
+    ...(settings.only.has('client') ? { client: await runClientCases(settings.durationS, settings.rounds) } : {}),
     ...(settings.only.has('start') ? { coldStart: await runColdStarts() } : {}),
     appendix: readFileSync(fileURLToPath(new URL('findings.md', import.meta.url)), 'utf8'),
   };
