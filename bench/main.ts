@@ -21,8 +21,8 @@ interface RunSettings extends Omit<BenchOptions, 'redisUrl'> {
 }
 
 /**
- * Reads the bench settings: BENCH_DURATION_S (default 2, 1–30), BENCH_ROUNDS (loads per case,
- * the best kept; default 3, 1–10), BENCH_CONNECTIONS (default 10,
+ * Reads the bench settings: BENCH_DURATION_S (default 1, 1–30), BENCH_ROUNDS (loads per case,
+ * the best kept; default 5, 1–10), BENCH_CONNECTIONS (default 10,
  * 1–200), BENCH_GROWTH_MAX (largest Redis size of the growth group, default 1 000 000) and
  * BENCH_ONLY (comma-separated groups among resume, growth, webhook, client, start; default all).
  */
@@ -38,8 +38,8 @@ function loadBenchOptions(env: NodeJS.ProcessEnv): RunSettings {
   const unknown = only.find((g) => !(GROUPS as readonly string[]).includes(g));
   if (unknown) throw new Error(`BENCH_ONLY lists "${unknown}"; the groups are ${GROUPS.join(', ')}.`);
   return {
-    durationS: int('BENCH_DURATION_S', 2, 1, 30),
-    rounds: int('BENCH_ROUNDS', 3, 1, 10),
+    durationS: int('BENCH_DURATION_S', 1, 1, 30),
+    rounds: int('BENCH_ROUNDS', 5, 1, 10),
     connections: int('BENCH_CONNECTIONS', 10, 1, 200),
     growthMax: int('BENCH_GROWTH_MAX', 1_000_000, 10_000, 1_000_000),
     only: new Set(only.length ? only : GROUPS),

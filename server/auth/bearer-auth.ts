@@ -2,7 +2,7 @@
  * The bearer check (source spec §5; x-decisions: unauthorized): parses `Authorization`,
  * compares the key in constant time, and builds the RFC 6750 §3 challenge.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 /** What the Authorization header carried. */
 export type BearerCredentials =
@@ -39,7 +39,8 @@ export interface ApiKeyCheck {
   (token: string): string | undefined;
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
+// One-shot hash (Node >= 20.12): half the cost of createHash().update().digest() per request.
+const digest = (value: string) => hash('sha256', value, 'buffer');
 
 /**
  * Builds the key check. Tokens and keys are compared as SHA-256 digests (equal length) with
