@@ -16,7 +16,9 @@ import {
   startReceiver,
   startRedisReferenceServer,
   type Target,
+  type TargetName,
 } from './targets.js';
+import { startIsolated, type IsolatedTarget } from './isolated-target.js';
 
 /** Settings of one bench run. */
 export interface BenchOptions {
@@ -30,6 +32,8 @@ export interface BenchOptions {
    * all started first and loaded in turn, round after round.
    */
   rounds?: number;
+  /** Run each case's server in its own process (when it has an `isolated` name) and measure its CPU per request. */
+  isolate?: boolean;
   /** Redis for the Redis cases (a private server: the bench floods it). */
   redisUrl: string;
 }
@@ -54,6 +58,8 @@ interface CaseSpec {
   baseline: string;
   compareWith?: string[];
   start(): Promise<Target>;
+  /** The same target by name, for `isolate` runs (bench/serve-target.ts). */
+  isolated?: { name: TargetName; redisUrl?: string };
   /** Runs before start (e.g. fills Redis up to a size); resolves with the seconds it took. */
   prepare?(): Promise<number>;
   path: string | ((n: number) => string);
@@ -87,18 +93,20 @@ export function listCases(redisUrl: string, growthMax = 1_000_000): CaseSpec[] {
   // Every request asks for a different session among the n seeded (all running: 409).
   const spread = (n: number) => (i: number) => `/v1/sessions/bench_${(i * 7919) % n}/resume`;
   return [
-    { group: 'resume', name: EXPRESS, ...vs, start: startBareExpress, ...resume },
-    { group: 'resume', name: NODE_HTTP, ...vs, start: startBareHttpResume, ...resume },
-    { group: 'resume', name: FASTIFY, ...vs, start: startFastify, ...resume },
-    { group: 'resume', name: 'reference server, memory store, responses validated (tests)', ...vs, start: () => startMemoryReferenceServer(), ...resume },
-    { group: 'resume', name: 'reference server, memory store (production defaults)', ...vs, start: () => startMemoryReferenceServer(production), ...resume },
-    { group: 'resume', name: 'reference server, Redis store (production defaults)', ...vs, start: () => startRedisReferenceServer(redisUrl, production), ...resume },
+    { group: 'resume', name: EXPRESS, ...vs, start: startBareExpress, isolated: { name: 'express' }, ...resume },
+    { group: 'resume', name: NODE_HTTP, ...vs, start: startBareHttpResume, isolated: { name: 'http-resume' }, ...resume },
+    { group: 'resume', name: FASTIFY, ...vs, start: startFastify, isolated: { name: 'fastify' }, ...resume },
+    { group: 'resume', name: 'reference server, memory store, responses validated (tests)', ...vs, start: () => startMemoryReferenceServer(), isolated: { name: 'reference-memory' }, ...resume },
+    { group: 'resume', name: 'reference server, memory store (production defaults)', ...vs, start: () => startMemoryReferenceServer(production), isolated: { name: 'reference-memory-unchecked' }, ...resume },
+    { group: 'resume', name: 'reference server, memory store, rate limit on (production defaults)', ...vs, start: () => startMemoryReferenceServer({ ...production, rateLimit: { limit: 1e9, windowMs: 60_000 } }), isolated: { name: 'reference-memory-rate-limited' }, ...resume },
+    { group: 'resume', name: 'reference server, Redis store (production defaults)', ...vs, start: () => startRedisReferenceServer(redisUrl, production), isolated: { name: 'reference-redis', redisUrl }, ...resume },
     ...[1_000, ...growthSizes(growthMax)].map((n) => ({
       group: 'growth',
       name: `reference server, Redis, ${n.toLocaleString('en-US')} sessions`,
       baseline: growthBase,
       prepare: () => fillRedisSessions(redisUrl, n),
       start: () => startRedisReferenceServer(redisUrl, production),
+      isolated: { name: 'reference-redis' as const, redisUrl },
       ...resume,
       path: spread(n),
     })),
@@ -107,6 +115,13 @@ export function listCases(redisUrl: string, growthMax = 1_000_000): CaseSpec[] {
     { group: 'webhook ack', name: 'receiver, Redis store, distinct events', baseline: 'bare node:http 200', start: () => startReceiver({ redisUrl }), ...hook, body: distinct },
     { group: 'webhook ack', name: 'receiver, Redis store, one event repeated', baseline: 'bare node:http 200', start: () => startReceiver({ redisUrl }), ...hook, body: duplicate },
   ];
+}
+
+/** The best of two loads: the least CPU per request when measured, else the most requests per second. */
+function better(a: LoadResult | undefined, b: LoadResult): LoadResult {
+  if (!a) return b;
+  if (a.cpuMicrosPerRequest !== undefined && b.cpuMicrosPerRequest !== undefined) return b.cpuMicrosPerRequest < a.cpuMicrosPerRequest ? b : a;
+  return b.requestsPerSec > a.requestsPerSec ? b : a;
 }
 
 /** Consecutive cases of one interleaved group form a block; every other case is a block of its own. */
@@ -141,18 +156,22 @@ export async function runCases(cases: CaseSpec[], options: Omit<BenchOptions, 'r
   const results: CaseResult[] = [];
   const rounds = options.rounds ?? 1;
   for (const block of blocks(cases)) {
-    const started: { c: CaseSpec; target: Target; prepareSeconds: number | undefined; best?: LoadResult }[] = [];
+    const started: { c: CaseSpec; target: Target | IsolatedTarget; prepareSeconds: number | undefined; best?: LoadResult }[] = [];
     try {
       for (const c of block) {
         const prepareSeconds = await c.prepare?.();
-        started.push({ c, target: await c.start(), prepareSeconds });
+        const target = options.isolate && c.isolated ? await startIsolated(c.isolated.name, c.isolated.redisUrl) : await c.start();
+        started.push({ c, target, prepareSeconds });
       }
       for (const s of started) await runLoad({ ...loadOf(s.c, s.target, options.connections), durationS: 1 });
       for (let round = 0; round < rounds; round++) {
         // Alternate the order so that no case always follows the same one.
         for (const s of round % 2 ? [...started].reverse() : started) {
+          const cpu = 'cpuMicros' in s.target ? s.target.cpuMicros.bind(s.target) : undefined;
+          const before = await cpu?.();
           const result = await runLoad({ ...loadOf(s.c, s.target, options.connections), durationS: options.durationS });
-          if (!s.best || result.requestsPerSec > s.best.requestsPerSec) s.best = result;
+          if (cpu && before !== undefined) result.cpuMicrosPerRequest = ((await cpu()) - before) / Math.max(1, result.requests);
+          s.best = better(s.best, result);
         }
       }
       for (const { c, prepareSeconds, best } of started) {

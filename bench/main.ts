@@ -49,7 +49,7 @@ function loadBenchOptions(env: NodeJS.ProcessEnv): RunSettings {
 const settings = loadBenchOptions(process.env);
 const redis = await startRedisServer();
 try {
-  const options = { durationS: settings.durationS, connections: settings.connections, rounds: settings.rounds };
+  const options = { durationS: settings.durationS, connections: settings.connections, rounds: settings.rounds, isolate: true };
   const group = (name: string) => (name === 'webhook ack' ? 'webhook' : name);
   const cases = listCases(redis.url, settings.growthMax).filter((c) => settings.only.has(group(c.group)));
   const results = await runCases(cases, options);

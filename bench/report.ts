@@ -25,16 +25,37 @@ const ratio = (value: number, base: number) => `${fmt(value / base, 2)}×`;
 
 function loadGroup(group: string, rows: CaseResult[]): string[] {
   const extra = [...new Set(rows.flatMap((r) => r.compareWith ?? []))].filter((n) => rows.some((r) => r.name === n));
-  const head = ['case', 'req/s', '× baseline', ...extra.map((n) => `× ${n.split(',')[0]}`), 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'errors'];
+  const cpu = rows.every((r) => r.result.cpuMicrosPerRequest !== undefined);
+  // With the servers' own CPU measured, ratios compare CPU per request (capacity): baseline µs / case µs.
+  const by = (name: string) => rows.find((b) => b.name === name)?.result;
+  const rel = (r: CaseResult, name: string) => {
+    const base = by(name);
+    if (!base) return 'n/a';
+    return cpu ? ratio(base.cpuMicrosPerRequest!, r.result.cpuMicrosPerRequest!) : ratio(r.result.requestsPerSec, base.requestsPerSec);
+  };
+  const head = [
+    'case',
+    'req/s',
+    ...(cpu ? ['µs CPU/req', '× baseline (CPU)'] : ['× baseline']),
+    ...extra.map((n) => `× ${n.split(',')[0]}${cpu ? ' (CPU)' : ''}`),
+    ...(cpu ? ['× baseline (req/s)'] : []),
+    'p50 ms',
+    'p99 ms',
+    'max ms',
+    'non-2xx',
+    'errors',
+  ];
   const lines = [`## ${group}`, '', `| ${head.join(' | ')} |`, `|---|${head.slice(1).map(() => '---:').join('|')}|`];
-  const rps = (name: string) => rows.find((b) => b.name === name)?.result.requestsPerSec ?? NaN;
   for (const r of rows) {
-    const { requestsPerSec, p50Ms, p99Ms, maxMs, non2xx, errors } = r.result;
+    const { requestsPerSec, p50Ms, p99Ms, maxMs, non2xx, errors, cpuMicrosPerRequest } = r.result;
+    const isBase = r.name === r.baseline;
     const cells = [
       r.name,
       fmt(requestsPerSec),
-      r.name === r.baseline ? 'baseline' : ratio(requestsPerSec, rps(r.baseline)),
-      ...extra.map((n) => (n === r.name ? '—' : ratio(requestsPerSec, rps(n)))),
+      ...(cpu ? [fmt(cpuMicrosPerRequest!)] : []),
+      isBase ? 'baseline' : rel(r, r.baseline),
+      ...extra.map((n) => (n === r.name ? '—' : rel(r, n))),
+      ...(cpu ? [isBase ? 'baseline' : ratio(requestsPerSec, by(r.baseline)?.requestsPerSec ?? NaN)] : []),
       fmt(p50Ms),
       fmt(p99Ms),
       fmt(maxMs),
@@ -79,7 +100,10 @@ export function renderReport(results: CaseResult[], options: Omit<BenchOptions, 
     '',
     `Written by \`${info.command}\` on ${info.date} (Node ${info.node}, ${info.cpus} × ${info.cpuModel}).`,
     `Each load case: a fresh server on 127.0.0.1, 1 s warm-up, then the best of ${options.rounds ?? 1} loads of ${options.durationS} s by autocannon with ${options.connections} connections`,
-    '(the resume group\'s servers all run at once and take turns, round after round);',
+    '(the resume group\'s servers all run at once and take turns, round after round). The resume and growth servers run in',
+    'their own processes and report their own CPU time: **µs CPU/req** is the server\'s CPU per request, and the × (CPU) ratios',
+    'compare it (baseline µs ÷ case µs: the capacity of the same cores). On a box shared with other work it moves far less',
+    'than req/s, which depends on how much of the cores the server got; both are shown.',
     'a private redis-server (no persistence) for the Redis cases. The machine is a shared 2-core box and the load generator',
     'runs on the same cores, so absolute numbers move from run to run: **only the ratios against the baseline of the same run',
     'are claims.** No test asserts a timing.',

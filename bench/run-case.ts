@@ -26,6 +26,8 @@ export interface LoadResult {
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** The server's own CPU time per request, in µs (isolated targets only). */
+  cpuMicrosPerRequest?: number;
 }
 
 /** Runs the load; never throws for HTTP answers (non-2xx and errors are counted). */

@@ -31,7 +31,7 @@ export const BENCH_SESSION = 'bench_running';
 const NOT_PAUSED = { success: false, error: 'not_paused', message: 'Session is not paused (not_paused).' };
 const NOT_PAUSED_JSON = JSON.stringify(NOT_PAUSED);
 
-type ServerOptions = Pick<AppDeps, 'validateResponses'>;
+type ServerOptions = Pick<AppDeps, 'validateResponses' | 'rateLimit'>;
 
 async function referenceServer(store: SessionStore, cleanup: () => Promise<void>, options: ServerOptions = {}): Promise<Target> {
   // One running session: the steady-state resume path ends in 409 not_paused after auth,
@@ -127,7 +127,7 @@ export async function startBareHttpResumed(): Promise<Target> {
 }
 
 /** The targets bench/serve-target.ts can start by name (for profiles and the client cases). */
-export const TARGET_NAMES = ['reference-memory', 'reference-memory-unchecked', 'reference-redis', 'express', 'fastify', 'http-resume', 'http-resumed', 'http-200'] as const;
+export const TARGET_NAMES = ['reference-memory', 'reference-memory-unchecked', 'reference-memory-rate-limited', 'reference-redis', 'express', 'fastify', 'http-resume', 'http-resumed', 'http-200'] as const;
 /** One of TARGET_NAMES. */
 export type TargetName = (typeof TARGET_NAMES)[number];
 
@@ -136,6 +136,8 @@ export function startTarget(name: TargetName, redisUrl?: string): Promise<Target
   switch (name) {
     case 'reference-memory': return startMemoryReferenceServer({ validateResponses: true });
     case 'reference-memory-unchecked': return startMemoryReferenceServer({ validateResponses: false });
+    // A limit no load reaches: the limiter's bookkeeping on every request, never a 429.
+    case 'reference-memory-rate-limited': return startMemoryReferenceServer({ validateResponses: false, rateLimit: { limit: 1e9, windowMs: 60_000 } });
     case 'reference-redis': return startRedisReferenceServer(redisUrl ?? 'redis://127.0.0.1:6379', { validateResponses: false });
     case 'express': return startBareExpress();
     case 'fastify': return startFastify();
