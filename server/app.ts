@@ -40,7 +40,7 @@ export interface AppDeps {
   docsHtmlPath?: string;
   /**
    * Check every JSON answer against the spec, answering 500 on a mismatch (default: true).
-   * Costs about a sixth of the resume path's CPU; `server/main.ts` turns it off in production
+   * Costs 5–15 % of the resume path's CPU (BENCHMARKS.md); `server/main.ts` turns it off in production
    * (`VALIDATE_RESPONSES`, x-decisions: response-validation).
    */
   validateResponses?: boolean;
