@@ -72,11 +72,15 @@ function clientGroups(rows: ClientResult[]): string[] {
   const lines: string[] = [];
   for (const group of [...new Set(rows.map((r) => r.group))]) {
     const inGroup = rows.filter((r) => r.group === group);
-    lines.push(`## ${group}`, '', '| variant | calls/s | × plain fetch |', '|---|---:|---:|');
+    lines.push(`## ${group}`, '', '| variant | calls/s | µs CPU/call | × plain fetch (CPU) | × plain fetch (calls/s) |', '|---|---:|---:|---:|---:|');
     for (const r of inGroup) {
-      const base = inGroup.find((b) => b.name === r.baseline)?.callsPerSec ?? NaN;
-      lines.push(`| ${r.name} | ${fmt(r.callsPerSec)} | ${r.name === r.baseline ? 'baseline' : ratio(r.callsPerSec, base)} |`);
+      const base = inGroup.find((b) => b.name === r.baseline);
+      const isBase = r.name === r.baseline;
+      const cpu = isBase ? 'baseline' : ratio(base?.cpuMicrosPerCall ?? NaN, r.cpuMicrosPerCall);
+      const rate = isBase ? 'baseline' : ratio(r.callsPerSec, base?.callsPerSec ?? NaN);
+      lines.push(`| ${r.name} | ${fmt(r.callsPerSec)} | ${fmt(r.cpuMicrosPerCall)} | ${cpu} | ${rate} |`);
     }
+    lines.push('', 'The client process\'s own CPU per call (the server is another process): × (CPU) is plain fetch\'s µs ÷ the variant\'s.');
     lines.push('');
   }
   return lines;

@@ -29,6 +29,15 @@ export interface RetryOptions {
   maxRetryDelayMs: number;
 }
 
+/**
+ * A request given as its URL and how to send one attempt of it with the attempt's signal:
+ * lets a caller skip building a Request per call when its fetch takes a URL and `init`.
+ */
+export interface RequestPlan {
+  url: string;
+  send(signal: AbortSignal): Promise<Response>;
+}
+
 /** Per-request hooks and settings of one call through `createRetryingFetch`. */
 export interface AttemptHooks {
   /** Told the number of each attempt as it starts. */
@@ -121,12 +130,14 @@ function startDeadline(caller: AbortSignal | undefined, timeoutMs: number): Dead
  * Each attempt calls `options.fetch(request, { signal })` with the attempt's signal in `init`:
  * undici drops the abort of a signal that reaches fetch only inside a Request once a garbage
  * collection has run (nodejs/undici#4068). A request with a body is cloned for each attempt
- * that may be followed by another; a bodyless one is passed as is.
+ * that may be followed by another; a bodyless one is passed as is. A `RequestPlan` sends
+ * each attempt itself, with the attempt's signal.
  */
-export function createRetryingFetch(options: RetryOptions): (request: Request, hooks?: AttemptHooks) => Promise<Response> {
+export function createRetryingFetch(options: RetryOptions): (request: Request | RequestPlan, hooks?: AttemptHooks) => Promise<Response> {
   const { maxRetries, timeoutMs, maxRetryDelayMs } = options;
   return async (request, hooks = {}) => {
-    const caller = 'signal' in hooks ? hooks.signal : request.signal;
+    const plan = request instanceof Request ? undefined : request;
+    const caller = 'signal' in hooks ? hooks.signal : plan ? undefined : (request as Request).signal;
     const fail = (code: 'network' | 'timeout' | 'aborted', message: string, cause: unknown, attempts: number) =>
       new SessionsClientError(code, message, { cause, url: request.url, attempts });
     const wait = async (ms: number, attempt: number) => {
@@ -141,8 +152,12 @@ export function createRetryingFetch(options: RetryOptions): (request: Request, h
       const deadline = startDeadline(caller, timeoutMs);
       let response: Response;
       try {
-        const input = request.body !== null && attempt <= maxRetries ? request.clone() : request;
-        response = await options.fetch(input, { signal: deadline.signal });
+        if (plan) response = await plan.send(deadline.signal);
+        else {
+          const req = request as Request;
+          const input = req.body !== null && attempt <= maxRetries ? req.clone() : req;
+          response = await options.fetch(input, { signal: deadline.signal });
+        }
       } catch (error) {
         deadline.release();
         if (caller?.aborted) throw fail('aborted', `The request to ${request.url} was aborted.`, caller.reason ?? error, attempt);

@@ -7,7 +7,7 @@ import { resumeUrl } from '../spec/resume-path.js';
 import type { paths } from '../generated/api.js';
 import { describeFetchError, SessionsClientError } from './errors.js';
 import { toResumeOutcome, type ResumeOutcome } from './outcome.js';
-import { createRetryingFetch, type FetchLike } from './retry.js';
+import { createRetryingFetch, type FetchLike, type RequestPlan } from './retry.js';
 import { PACKAGE_VERSION } from './version.js';
 
 /** Options of `createSessionsClient`. */
@@ -121,16 +121,24 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
   const headers: Record<string, string> = { Authorization: `Bearer ${apiKey}`, ...(userAgent ? { 'User-Agent': userAgent } : {}) };
   const raw = createClient<paths>({ baseUrl, fetch: (request) => retrying(request), headers });
 
-  /** The request of one resume call: built once per call, headers merged case-insensitively. */
-  const resumeRequest = (url: string, callHeaders: Record<string, string> | undefined): Request => {
+  /**
+   * One resume call's request: headers merged case-insensitively; no body (x-decisions:
+   * request-body). With the global fetch no Request is built here (fetch builds its own); a
+   * caller's fetch gets a Request carrying the attempt's signal, in case it drops `init`.
+   */
+  const resumePlan = (url: string, callHeaders: Record<string, string> | undefined): RequestPlan => {
     let merged: HeadersInit = headers;
     if (callHeaders) {
       const h = new Headers(headers);
       for (const [name, value] of Object.entries(callHeaders)) h.set(name, value);
       merged = h;
     }
-    // No body (x-decisions: request-body): the client sends none.
-    return new Request(url, { method: 'POST', headers: merged });
+    return {
+      url,
+      send: userFetch
+        ? (signal) => userFetch(new Request(url, { method: 'POST', headers: merged, signal }), { signal })
+        : (signal) => globalThis.fetch(url, { method: 'POST', headers: merged, signal }),
+    };
   };
 
   async function resume(sessionId: string, callOptions: ResumeOptions = {}): Promise<ResumeOutcome> {
@@ -149,7 +157,7 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
     let attempts = 0;
     let release: (() => void) | undefined;
     try {
-      const response = await retrying(resumeRequest(url, callOptions.headers), {
+      const response = await retrying(resumePlan(url, callOptions.headers), {
         signal: callOptions.signal,
         onAttempt: (n) => (attempts = n),
         onDeadline: (r) => (release = r),

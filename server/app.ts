@@ -90,7 +90,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   const validator = OpenApiValidator.middleware({
     // The validator mutates the document it is given; the contract's copy is frozen.
     apiSpec: structuredClone(contract.document) as never,
-    // Checking a document against the OpenAPI 3.1 schema compiles that schema (a third of the
+    // Checking a document against the OpenAPI 3.1 schema compiles that schema (a quarter of the
     // start-up); the shipped spec is linted in CI, so only a spec given by path is checked.
     validateApiSpec: deps.specPath !== undefined,
     // Unknown query parameters are ignored, like unknown body members (x-decisions: request-body).
