@@ -38,6 +38,11 @@ export interface ServerConfig {
   corsOrigins: string[];
   /** pino level (`LOG_LEVEL`, default info). */
   logLevel: string;
+  /**
+   * Check every answer against the spec (`VALIDATE_RESPONSES=1|0`; default on, off when
+   * `NODE_ENV=production`: x-decisions: response-validation).
+   */
+  validateResponses: boolean;
 }
 
 /** Thrown for an unusable environment; the message names the variable and what to fix. */
@@ -119,6 +124,7 @@ export function loadConfig(env: Env): ServerConfig {
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL=${logLevel} must be one of ${LOG_LEVELS.join(', ')}.`);
 
   const sessionsFile = text('SESSIONS_FILE');
+  const validateResponses = text('VALIDATE_RESPONSES') === undefined ? text('NODE_ENV') !== 'production' : flag(env, 'VALIDATE_RESPONSES');
   return {
     port,
     host: text('HOST') ?? '127.0.0.1',
@@ -132,6 +138,7 @@ export function loadConfig(env: Env): ServerConfig {
     ...(rateLimit ? { rateLimit } : {}),
     corsOrigins,
     logLevel,
+    validateResponses,
   };
 }
 

@@ -73,6 +73,7 @@ async function main(): Promise<void> {
     apiKeys: config.apiKeys,
     logger,
     corsOrigins: config.corsOrigins,
+    validateResponses: config.validateResponses,
     ...(webhookSender ? { webhookSender } : {}),
     ...(config.rateLimit ? { rateLimit: { ...config.rateLimit, ...(rateLimitStore ? { store: rateLimitStore } : {}) } } : {}),
   });

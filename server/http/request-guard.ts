@@ -16,6 +16,13 @@ export interface RequestGuardOptions {
   checkKey: ApiKeyCheck;
   /** Largest accepted Content-Length in bytes (default 102 400, the body limit of x-decisions: request-body). */
   maxBodyBytes?: number;
+  /** Told the id of the key that passed, for the checks after the guard. */
+  onKey?: (req: Request, keyId: string) => void;
+  /**
+   * Runs right after the key check, before the path, method and body are judged: the rate
+   * limit, so every answer to a caller with a valid key counts (x-decisions: rate-limit-headers).
+   */
+  afterKey?: RequestHandler;
 }
 
 /** The one API path, matched exactly: case-sensitive, no trailing slash, one non-empty segment (x-decisions: routing). */
@@ -47,19 +54,25 @@ export function createRequestGuard(options: RequestGuardOptions): RequestHandler
     if (req.httpVersion === '1.1' && !req.headers.host) return fail(new HttpError(400, 'bad_request', MESSAGES.noHost));
     if (countHeader(req, 'authorization') > 1) return fail(new HttpError(400, 'bad_request', MESSAGES.twoAuthorizations));
     const credentials = parseBearer(req.headers.authorization);
-    if (credentials.kind !== 'token' || !options.checkKey(credentials.token)) {
-      return fail(new HttpError(401, 'unauthorized', 'Unauthorized.'));
-    }
-    const rawPath = req.originalUrl.split('?')[0] ?? '';
-    const segment = RESUME_PATH.exec(rawPath)?.[1];
-    if (segment === undefined) return fail(new HttpError(404, 'not_found', MESSAGES.notFound));
-    if (!decodes(segment)) return fail(new HttpError(400, 'bad_request', MESSAGES.badEncoding));
-    if (req.method !== 'POST') return fail(new HttpError(405, 'method_not_allowed', MESSAGES.method, { Allow: 'POST' }));
-    const bodyProblem = checkDeclaredBody(req, maxBodyBytes);
-    if (bodyProblem) return fail(bodyProblem);
-    sendContinue(req, res as Response);
-    next();
+    const keyId = credentials.kind === 'token' ? options.checkKey(credentials.token) : undefined;
+    if (keyId === undefined) return fail(new HttpError(401, 'unauthorized', 'Unauthorized.'));
+    options.onKey?.(req, keyId);
+    if (!options.afterKey) return checkRequest(req, res, fail, next, maxBodyBytes);
+    void options.afterKey(req, res, (err?: unknown) => (err ? fail(err as HttpError) : checkRequest(req, res, fail, next, maxBodyBytes)));
   };
+}
+
+/** Path, method and declared body, once the key passed. */
+function checkRequest(req: Request, res: Response, fail: (error: HttpError) => void, next: () => void, maxBodyBytes: number): void {
+  const rawPath = req.originalUrl.split('?')[0] ?? '';
+  const segment = RESUME_PATH.exec(rawPath)?.[1];
+  if (segment === undefined) return fail(new HttpError(404, 'not_found', MESSAGES.notFound));
+  if (!decodes(segment)) return fail(new HttpError(400, 'bad_request', MESSAGES.badEncoding));
+  if (req.method !== 'POST') return fail(new HttpError(405, 'method_not_allowed', MESSAGES.method, { Allow: 'POST' }));
+  const bodyProblem = checkDeclaredBody(req, maxBodyBytes);
+  if (bodyProblem) return fail(bodyProblem);
+  sendContinue(req, res);
+  next();
 }
 
 /** The catch-all after every route: an Error body, never express's HTML page. */

@@ -40,6 +40,7 @@ describe('loadConfig', () => {
       RATE_LIMIT_WINDOW_MS: '1000',
       CORS_ORIGINS: 'https://a.example.org, http://localhost:5173',
       LOG_LEVEL: 'warn',
+      VALIDATE_RESPONSES: '0',
     });
     expect(config).toEqual({
       port: 8080,
@@ -53,6 +54,7 @@ describe('loadConfig', () => {
       rateLimit: { limit: 10, windowMs: 1000 },
       corsOrigins: ['https://a.example.org', 'http://localhost:5173'],
       logLevel: 'warn',
+      validateResponses: false,
     });
   });
 
@@ -105,5 +107,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '127.0.0.1:7000' })).toThrow(
       /REDIS_URL .* or REDIS_CLUSTER_NODES .*not both/,
     );
+  });
+
+  it('checks answers against the spec except under NODE_ENV=production, unless VALIDATE_RESPONSES says otherwise', () => {
+    expect(loadConfig({}).validateResponses).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'development' }).validateResponses).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production' }).validateResponses).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', VALIDATE_RESPONSES: '1' }).validateResponses).toBe(true);
+    expect(loadConfig({ VALIDATE_RESPONSES: 'no' }).validateResponses).toBe(false);
+    expect(() => loadConfig({ VALIDATE_RESPONSES: 'sometimes' })).toThrow(/VALIDATE_RESPONSES=sometimes must be 1 or 0/);
   });
 });
