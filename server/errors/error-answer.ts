@@ -130,10 +130,11 @@ function bodyReadMessage(e: StatusError): string | undefined {
 }
 
 /**
- * The part of the request a validator error is about (`/body/x`, `/query/y`, `/headers/z`);
- * anything else, such as the request path of a routing error, is dropped so that no message
- * repeats the path or the session id in it (x-decisions: not-paused-status).
+ * The part of the request a validator error is about (`/body/x`, `/query/y`, `/headers/z`,
+ * `.params.session_id`: names, never values); anything else, such as the request path of a
+ * routing error, is dropped so that no message repeats the path or the session id in it
+ * (x-decisions: not-paused-status).
  */
 function requestPart(path: string | undefined): string {
-  return path && /^[./](body|query|headers)\b/.test(path) ? path : '';
+  return path && /^[./](body|query|headers|params)\b/.test(path) ? path : '';
 }
