@@ -17,6 +17,7 @@ import { HttpError } from './errors/http-error.js';
 import { createCors } from './http/cors.js';
 import { parseJsonBody, raiseBodyError } from './http/json-body.js';
 import { checkRateLimitOptions, createRateLimit, type RateLimitOptions } from './http/rate-limit.js';
+import type { Sandbox } from './sandbox/create-sandbox.js';
 import type { SessionStore } from './sessions/session-store.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
 
@@ -38,6 +39,8 @@ export interface AppDeps {
   specPath?: string;
   /** HTML reference served at /docs (default: dist/docs/index.html, built by `npm run docs`). */
   docsHtmlPath?: string;
+  /** Sandbox mode (server/sandbox): `sandbox_` keys with their own worlds, /_sandbox, Prefer forcing (default: off). */
+  sandbox?: Sandbox;
 }
 
 /** Thrown by `createApp` for options that cannot work; the message names the option. */
@@ -57,7 +60,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   const specFile = deps.specPath ?? defaultSpecPath;
   const contract = loadContract(specFile);
   const { store, webhookSender } = deps;
-  const checkKey = createApiKeyCheck(deps.apiKeys);
+  const { sandbox } = deps;
+  const checkKey = sandbox?.checkKey ?? createApiKeyCheck(deps.apiKeys);
   const keyIds = new WeakMap<Request, string>();
 
   const app = express();
@@ -75,7 +79,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
       redact: ['req.headers.authorization'],
     }),
   );
-  if (deps.corsOrigins?.length) app.use(createCors(deps.corsOrigins));
+  if (deps.corsOrigins?.length) app.use(createCors(deps.corsOrigins, sandbox?.cors));
+  if (sandbox) app.use(sandbox.router);
 
   // Outside /v1 and outside the contract: operational endpoints, no auth.
   app.get('/healthz', async (_req, res) => {
@@ -118,18 +123,22 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.use(raiseBodyError);
   if (deps.rateLimit) app.use(createRateLimit(deps.rateLimit, (req) => keyIds.get(req) ?? 'anonymous'));
 
+  if (sandbox) app.post(RESUME_ROUTE, sandbox.preferForcing);
   app.post(RESUME_ROUTE, async (req, res) => {
     const id = String(req.params.session_id);
+    const worldId = sandbox && keyIds.get(req);
     // Messages never echo the id: clients detect not_paused by the marker anywhere in the
     // body text (x-decisions: not-paused-status), so an id like "x_not_paused" must not
     // turn a 200 or a 404 into a false not_paused.
-    const outcome = await store.resume(id);
+    const outcome = await (worldId ? sandbox.world(worldId) : store).resume(id);
     switch (outcome.kind) {
       case 'resumed': {
         res.status(200).json({ success: true, message: 'Session resumed.' } satisfies ResumeResult);
         // After the answer and never awaited: delivery must not delay it (issue #3).
         try {
-          webhookSender?.enqueue({ event: 'session.resumed', session: { id }, timestamp: new Date().toISOString() });
+          const event = { event: 'session.resumed', session: { id }, timestamp: new Date().toISOString() };
+          if (worldId) sandbox.emit(worldId, event);
+          else webhookSender?.enqueue(event);
         } catch (err) {
           req.log.error({ err }, 'webhook sender refused the event');
         }

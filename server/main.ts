@@ -4,6 +4,7 @@
  * `process.env`. Startup problems end the process with one line saying what to fix.
  */
 import { readFile } from 'node:fs/promises';
+import { Command } from 'commander';
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { loadConfig, type ServerConfig } from './config.js';
@@ -21,9 +22,13 @@ import type { WebhookSender } from './webhooks/webhook-sender.js';
 const SHUTDOWN_GRACE_MS = 10_000;
 
 async function main(): Promise<void> {
-  const config = loadConfig(process.env);
+  const flags = new Command('session-resume-api-server')
+    .option('--sandbox', 'sandbox mode: every sandbox_ key gets its own world, /_sandbox control API, CORS open (never for production)')
+    .parse(process.argv)
+    .opts<{ sandbox?: boolean }>();
+  const config = loadConfig(process.env, flags);
   const logger = pino({ level: config.logLevel, base: { service: 'session-resume-api', pid: process.pid } });
-  if (config.apiKeyGenerated) {
+  if (config.apiKeyGenerated && !config.sandbox) {
     logger.warn({ apiKey: config.apiKeys[0] }, 'API_KEYS is unset: generated a development key for this run');
   }
 
@@ -59,12 +64,15 @@ async function main(): Promise<void> {
   // Imported here so that a broken spec (thrown while loading spec/contract.ts) is reported
   // like every other startup problem, not as an uncaught import error.
   const { createApp } = await import('./app.js');
+  const sandbox = config.sandbox ? (await import('./sandbox/index.js')).createSandbox({ seeds, ...(webhookSender ? { webhookSender } : {}) }) : undefined;
+  if (sandbox) logger.warn('SANDBOX MODE: any sandbox_ key is accepted and CORS is open; never expose this server');
   const app = await createApp({
     store,
     apiKeys: config.apiKeys,
     logger,
     corsOrigins: config.corsOrigins,
-    ...(webhookSender ? { webhookSender } : {}),
+    ...(webhookSender && !sandbox ? { webhookSender } : {}),
+    ...(sandbox ? { sandbox } : {}),
     ...(config.rateLimit ? { rateLimit: { ...config.rateLimit, ...(rateLimitStore ? { store: rateLimitStore } : {}) } } : {}),
   });
 
@@ -77,6 +85,11 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ url: `http://${config.host}:${port}`, port }, 'listening');
+  if (sandbox) {
+    const { newSandboxKey, renderSandboxBanner } = await import('./sandbox/index.js');
+    const sample = seeds.find((s) => s.status === 'paused') ?? seeds[0];
+    process.stdout.write(renderSandboxBanner(`http://${config.host}:${port}`, newSandboxKey(), sample?.id ?? 'sess_paused_1'));
+  }
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -92,6 +105,8 @@ async function main(): Promise<void> {
     // keep-alive sockets would hold it open, so they are closed now.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    // Live /_sandbox/events streams would otherwise hold close() open.
+    await sandbox?.close();
     await closed;
     await webhookSender?.close();
     await redis?.quit().catch(() => undefined);
@@ -108,6 +123,11 @@ async function startWebhookSender(
   logger: pino.Logger,
 ): Promise<WebhookSender> {
   // createWebhookSender logs the WEBHOOK_ALLOW_PRIVATE warning itself (origin only: the path may hold a token).
+  // Plain http:// passed the config only in sandbox mode, and only for loopback receivers.
+  if (new URL(webhook.url).protocol === 'http:') {
+    const { createLoopbackSender } = await import('./sandbox/index.js');
+    return createLoopbackSender({ url: webhook.url, logger: logger.child({ component: 'webhook-sender' }) });
+  }
   const ca = webhook.caFile ? await readFile(webhook.caFile) : undefined;
   return createWebhookSender({
     url: webhook.url,
