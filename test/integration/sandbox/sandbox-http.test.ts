@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract, loadContract } from '../../../spec/contract.js';
 import { dedupeKey } from '../../../spec/event-identity.js';
 import type { SchemaName } from '../../../spec/types.js';
+import { createSandboxClient, newSandboxKey } from '../../../client/sandbox/index.js';
 import { sandboxSpecPath } from '../../../server/sandbox/control-router.js';
 import { startSandboxProcess, type SandboxProcess } from '../../helpers/sandbox-process.js';
 
@@ -128,6 +129,20 @@ describe('control API', () => {
     const unknown = await control(key, 'DELETE', '/sessions/x');
     expect(unknown.status).toBe(404);
     expect(unknown.body).toMatchObject({ success: false, error: 'not_found' });
+  });
+});
+
+describe('createSandboxClient against the sandbox', () => {
+  it('sets up, reads and resets a world over HTTP', async () => {
+    const apiKey = newSandboxKey();
+    const client = createSandboxClient({ baseUrl: sandbox.url, apiKey });
+    expect(await client.setSession('sess_e2e', 'paused')).toMatchObject({ id: 'sess_e2e', status: 'paused' });
+    expect((await resume(apiKey, 'sess_e2e')).status).toBe(200);
+    expect((await client.sessions()).find((s) => s.id === 'sess_e2e')?.status).toBe('running');
+    expect((await client.events()).map((e) => e.payload.session.id)).toEqual(['sess_e2e']);
+    expect((await client.reset()).some((s) => s.id === 'sess_e2e')).toBe(false);
+    expect(await client.events()).toEqual([]);
+    await expect(createSandboxClient({ baseUrl: sandbox.url, apiKey }).setSession('x', '')).rejects.toMatchObject({ status: 400 });
   });
 });
 
