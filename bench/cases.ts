@@ -4,6 +4,7 @@
  */
 import type { SessionEvent } from '../spec/types.js';
 import { runLoad, type LoadResult } from './run-case.js';
+import { listSandboxCases } from './sandbox-cases.js';
 import {
   BENCH_KEY,
   startBareExpress,
@@ -32,7 +33,8 @@ export interface CaseResult {
   result: LoadResult;
 }
 
-interface CaseSpec {
+/** One case: its group, name, baseline, how to start its target and what to send. */
+export interface CaseSpec {
   group: string;
   name: string;
   baseline: string;
@@ -61,6 +63,7 @@ export function listCases(redisUrl: string): CaseSpec[] {
     { group: 'webhook ack', name: 'receiver, memory store, distinct events', baseline: 'bare node:http 200', start: () => startReceiver('memory'), ...hook, body: distinct },
     { group: 'webhook ack', name: 'receiver, Redis store, distinct events', baseline: 'bare node:http 200', start: () => startReceiver({ redisUrl }), ...hook, body: distinct },
     { group: 'webhook ack', name: 'receiver, Redis store, one event repeated', baseline: 'bare node:http 200', start: () => startReceiver({ redisUrl }), ...hook, body: duplicate },
+    ...listSandboxCases(),
   ];
 }
 

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { startRedisServer } from '../test/helpers/redis-server.js';
 import { listCases, runCases, type BenchOptions } from './cases.js';
 import { renderReport } from './report.js';
+import { measureStartups, renderStartups } from './sandbox-cases.js';
 
 /** Reads the bench settings: BENCH_DURATION_S (default 3, 1–30) and BENCH_CONNECTIONS (default 10, 1–200). */
 function loadBenchOptions(env: NodeJS.ProcessEnv): Omit<BenchOptions, 'redisUrl'> {
@@ -33,8 +34,9 @@ try {
     cpuModel: cpu[0]?.model.trim() ?? 'unknown CPU',
     command: 'npm run bench',
   });
-  writeFileSync(fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url)), report);
-  process.stdout.write(report);
+  const full = `${report}\n${renderStartups(await measureStartups())}`;
+  writeFileSync(fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url)), full);
+  process.stdout.write(full);
 } finally {
   await redis.stop();
 }
