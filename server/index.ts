@@ -15,3 +15,5 @@ export { createWebhookSender } from './webhooks/create-webhook-sender.js';
 export type { WebhookSender } from './webhooks/webhook-sender.js';
 export { createDocsRouter } from './docs/create-docs-router.js';
 export type { DocsRouterOptions } from './docs/create-docs-router.js';
+export { createSandbox, sandboxSpecPath } from './sandbox/index.js';
+export type { Sandbox, SandboxOptions, SandboxEvent } from './sandbox/index.js';
