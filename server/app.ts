@@ -39,7 +39,7 @@ export interface AppDeps {
   specPath?: string;
   /** HTML reference served at /docs (default: dist/docs/index.html, built by `npm run docs`). */
   docsHtmlPath?: string;
-  /** Sandbox mode (server/sandbox): `sandbox_` keys with their own worlds, /_sandbox, Prefer forcing (default: off). */
+  /** Sandbox mode (server/sandbox): `sandbox_` keys with their own worlds replace `apiKeys` and `store`; /_sandbox, Prefer forcing (default: off). */
   sandbox?: Sandbox;
 }
 
