@@ -80,6 +80,10 @@ export interface paths {
          *     name `session-event`, the sequence number as its `id`, and one `SandboxEvent` as
          *     JSON in `data`. A `Last-Event-ID` header replays the kept events after that
          *     sequence number first.
+         *
+         *     Browsers' `EventSource` cannot send an `Authorization` header: for this operation
+         *     only, the key may instead be given as the `access_token` query parameter
+         *     (RFC 6750 §2.3).
          */
         get: operations["listEvents"];
         put?: never;
@@ -248,7 +252,10 @@ export interface operations {
     };
     listEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The sandbox key, for `EventSource` (RFC 6750 §2.3); ignored when an Authorization header is sent. */
+                access_token?: string;
+            };
             header?: {
                 /** @description With `text/event-stream`, replay the kept events after this sequence number first. */
                 "Last-Event-ID"?: string;

@@ -55,7 +55,7 @@ export function createControlRouter(options: ControlRouterOptions): ControlRoute
   };
 
   router.use('/_sandbox', (req, _res, next) => {
-    const credentials = parseBearer(req.headers.authorization);
+    const credentials = parseBearer(req.headers.authorization ?? eventSourceToken(req));
     const worldId = credentials.kind === 'token' ? worlds.checkKey(credentials.token) : undefined;
     if (!worldId) return next(new HttpError(401, 'unauthorized', UNAUTHORIZED, { 'WWW-Authenticate': wwwAuthenticate(credentials) }));
     worldOf.set(req, worlds.world(worldId));
@@ -91,6 +91,15 @@ export function createControlRouter(options: ControlRouterOptions): ControlRoute
   });
   router.use('/_sandbox', renderSandboxError);
   return { router, closeStreams: () => [...streams].forEach((s) => s.end()) };
+}
+
+/**
+ * The key of an `EventSource` (which cannot send headers) as `?access_token=` (RFC 6750 §2.3),
+ * on GET /_sandbox/events only, as a Bearer header value; otherwise undefined.
+ */
+function eventSourceToken(req: Request): string | undefined {
+  const token = req.query.access_token;
+  return req.method === 'GET' && `${req.baseUrl}${req.path}` === '/_sandbox/events' && typeof token === 'string' ? `Bearer ${token}` : undefined;
 }
 
 /** Writes new events of `world` as SSE until the client leaves, the world is dropped or the server closes. */

@@ -67,6 +67,24 @@ describe('frontend example against the sandbox', () => {
     expect((await control.sessions()).find((s) => s.id === 'sess_paused_1')?.status).toBe('paused');
   });
 
+  it('a page follows the event feed live with EventSource (key as access_token) from another origin', async () => {
+    await page.goto(`${pages.origin}/?${new URLSearchParams({ api: sandbox.url, key })}`);
+    const feed = `${sandbox.url}/_sandbox/events?access_token=${encodeURIComponent(key)}`;
+    await page.evaluate((url) => {
+      const w = window as unknown as { received: string[] };
+      w.received = [];
+      const source = new EventSource(url);
+      source.addEventListener('session-event', (e) => w.received.push(JSON.parse((e as MessageEvent<string>).data).payload.session.id));
+      return new Promise((resolve, reject) => {
+        source.addEventListener('open', resolve);
+        source.addEventListener('error', () => reject(new Error(`EventSource failed (readyState ${source.readyState})`)));
+      });
+    }, feed);
+    await page.fill('#session-id', 'sess_paused_2');
+    await page.click('button[type=submit]');
+    await expect.poll(() => page.evaluate(() => (window as unknown as { received: string[] }).received), { timeout: 10_000 }).toEqual(['sess_paused_2']);
+  });
+
   it('a session set up through the control API resumes; a fresh key starts from the seed set', async () => {
     await control.setSession('sess_checkout', 'paused');
     expect(await resumeInPage('sess_checkout')).toBe('Resumed.');

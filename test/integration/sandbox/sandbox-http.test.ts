@@ -226,6 +226,16 @@ describe('event feed', () => {
     });
     expect(parsed).toEqual(['sess_paused_1', 'sess_paused_3']);
   });
+
+  it('takes the key as access_token on the event feed only (EventSource cannot send headers)', async () => {
+    const key = freshKey();
+    await resume(key, 'sess_paused_1');
+    const feed = await fetch(`${sandbox.url}/_sandbox/events?access_token=${key}`);
+    expect(feed.status).toBe(200);
+    expect(((await feed.json()) as { events: unknown[] }).events).toHaveLength(1);
+    expect((await fetch(`${sandbox.url}/_sandbox/sessions?access_token=${key}`)).status).toBe(401);
+    expect((await fetch(`${sandbox.url}/_sandbox/events?access_token=dev_key`)).status).toBe(401);
+  });
 });
 
 describe('CORS from another origin', () => {
