@@ -87,7 +87,11 @@ export function createControlRouter(options: ControlRouterOptions): ControlRoute
     });
   });
   router.all('/_sandbox/{*rest}', (req) => {
-    throw new HttpError(404, 'not_found', `No sandbox operation ${req.method} ${req.path}; see spec/sandbox.yaml.`);
+    throw new HttpError(
+      404,
+      'not_found',
+      `No sandbox operation ${req.method} ${req.baseUrl}${req.path}; there are POST /_sandbox/reset, GET /_sandbox/sessions, PUT /_sandbox/sessions/{id} and GET /_sandbox/events.`,
+    );
   });
   router.use('/_sandbox', renderSandboxError);
   return { router, closeStreams: () => [...streams].forEach((s) => s.end()) };
