@@ -45,6 +45,7 @@ describe('loadConfig', () => {
       rateLimit: { limit: 10, windowMs: 1000 },
       corsOrigins: ['https://a.example.org', 'http://localhost:5173'],
       logLevel: 'warn',
+      sandbox: false,
     });
   });
 
