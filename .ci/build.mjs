@@ -87,7 +87,7 @@ async function bundle(name, pkgDir, distDir) {
   const browser = pick(true);
   if (Object.keys(browser).length) await build({ ...common, entryPoints: browser, platform: 'neutral', mainFields: ['module', 'main'] });
   await build({ ...common, entryPoints: pick(false), platform: 'node', banner: { js: NODE_BANNER } });
-  cpSync(join(root, 'spec/openapi.yaml'), join(distDir, 'openapi.yaml'));
+  for (const doc of ['openapi.yaml', 'sandbox.yaml']) cpSync(join(root, 'spec', doc), join(distDir, doc));
   log(`bundled ${name}: ${Object.keys(all).join(', ')}`);
 }
 

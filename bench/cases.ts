@@ -5,6 +5,7 @@
 import type { SessionEvent } from '../spec/types.js';
 import { runLoad, type LoadResult } from './run-case.js';
 import { fillRedisSessions } from './redis-fill.js';
+import { listSandboxCases } from './sandbox-cases.js';
 import {
   BENCH_KEY,
   BENCH_SESSION,
@@ -50,7 +51,8 @@ export interface CaseResult {
   result: LoadResult;
 }
 
-interface CaseSpec {
+/** One case: its group, name, baseline, how to start its target and what to send. */
+export interface CaseSpec {
   group: string;
   /** Start every case of this run of consecutive same-group cases at once and alternate their loads. */
   interleaved?: boolean;
@@ -114,6 +116,7 @@ export function listCases(redisUrl: string, growthMax = 1_000_000): CaseSpec[] {
     { group: 'webhook ack', name: 'receiver, memory store, distinct events', baseline: 'bare node:http 200', start: () => startReceiver('memory'), ...hook, body: distinct },
     { group: 'webhook ack', name: 'receiver, Redis store, distinct events', baseline: 'bare node:http 200', start: () => startReceiver({ redisUrl }), ...hook, body: distinct },
     { group: 'webhook ack', name: 'receiver, Redis store, one event repeated', baseline: 'bare node:http 200', start: () => startReceiver({ redisUrl }), ...hook, body: duplicate },
+    ...listSandboxCases(),
   ];
 }
 

@@ -12,6 +12,7 @@ import { listCases, runCases, type BenchOptions } from './cases.js';
 import { runClientCases } from './client-cases.js';
 import { runColdStarts } from './cold-start.js';
 import { renderReport, type ExtraResults } from './report.js';
+import { measureStartups, renderStartups } from './sandbox-cases.js';
 
 const GROUPS = ['resume', 'growth', 'webhook', 'client', 'start'] as const;
 
@@ -67,8 +68,9 @@ try {
     cpuModel: cpu[0]?.model.trim() ?? 'unknown CPU',
     command,
   }, extra);
-  writeFileSync(fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url)), report);
-  process.stdout.write(report);
+  const full = `${report}\n${renderStartups(await measureStartups())}`;
+  writeFileSync(fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url)), full);
+  process.stdout.write(full);
 } finally {
   await redis.stop();
 }

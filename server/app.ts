@@ -17,7 +17,8 @@ import { parseJsonBody, raiseBodyError } from './http/json-body.js';
 import { createRequestLog, requestLogger } from './http/request-log.js';
 import { checkRateLimitOptions, createRateLimit, type RateLimitOptions } from './http/rate-limit.js';
 import { createRequestGuard, notFound } from './http/request-guard.js';
-import { createResumeHandler } from './sessions/resume-handler.js';
+import { createResumeHandler, type ResumeWorld } from './sessions/resume-handler.js';
+import type { Sandbox } from './sandbox/create-sandbox.js';
 import type { SessionStore } from './sessions/session-store.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
 
@@ -45,6 +46,8 @@ export interface AppDeps {
    * (`VALIDATE_RESPONSES`, x-decisions: response-validation).
    */
   validateResponses?: boolean;
+  /** Sandbox mode (server/sandbox): `sandbox_` keys with their own worlds replace `apiKeys` and `store`; /_sandbox, Prefer forcing (default: off). */
+  sandbox?: Sandbox;
 }
 
 /** Thrown by `createApp` for options that cannot work; the message names the option. */
@@ -65,7 +68,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // The shipped spec is already loaded and compiled (spec/contract.ts, at import): reuse it.
   const contract = deps.specPath === undefined ? shippedContract : loadContract(specFile);
   const { store, webhookSender } = deps;
-  const checkKey = createApiKeyCheck(deps.apiKeys);
+  const { sandbox } = deps;
+  const checkKey = sandbox?.checkKey ?? createApiKeyCheck(deps.apiKeys);
   const keyIds = new WeakMap<Request, string>();
 
   const app = express();
@@ -73,7 +77,9 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // Answers are small JSON to POSTs: an ETag (a hash of every body) serves no cache.
   app.set('etag', false);
   app.use(createRequestLog(logger));
-  if (deps.corsOrigins?.length) app.use(createCors(deps.corsOrigins));
+  if (deps.corsOrigins?.length) app.use(createCors(deps.corsOrigins, sandbox?.cors));
+  // The sandbox's control API checks its own key and contract (spec/sandbox.yaml).
+  if (sandbox) app.use(sandbox.router);
 
   // Outside /v1 and outside the contract: operational endpoints, no auth.
   app.get('/healthz', async (_req, res) => {
@@ -134,7 +140,18 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     ]),
   );
 
-  app.post(RESUME_ROUTE, createResumeHandler({ store, webhookSender, logger, keyIdOf: (req) => keyIds.get(req) ?? 'anonymous' }));
+  if (sandbox) app.post(RESUME_ROUTE, sandbox.preferForcing);
+  app.post(
+    RESUME_ROUTE,
+    createResumeHandler({
+      store,
+      webhookSender,
+      logger,
+      keyIdOf: (req) => keyIds.get(req) ?? 'anonymous',
+      // Sandbox mode: each key's own world and event feed replace the shared store and sender.
+      ...(sandbox ? { worldOf: (req: Request) => sandboxWorld(sandbox, keyIds.get(req)) } : {}),
+    }),
+  );
 
   app.use(notFound);
   app.use(renderError(logger));
@@ -178,6 +195,12 @@ async function initValidator(validator: RequestHandler[], app: Express): Promise
     const req = { app } as unknown as Request;
     void first(req, {} as never, (err?: unknown) => (err ? reject(err) : resolve()));
   });
+}
+
+/** The store and event feed of a sandbox key's world. */
+function sandboxWorld(sandbox: Sandbox, worldId: string | undefined): ResumeWorld | undefined {
+  if (worldId === undefined) return undefined;
+  return { store: sandbox.world(worldId), emit: (event) => sandbox.emit(worldId, event) };
 }
 
 function checkDeps(deps: AppDeps): void {

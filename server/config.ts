@@ -43,6 +43,14 @@ export interface ServerConfig {
    * `NODE_ENV=production`: x-decisions: response-validation).
    */
   validateResponses: boolean;
+  /** Sandbox mode (`--sandbox` only, never from the environment): see server/sandbox/. */
+  sandbox: boolean;
+}
+
+/** What the command line adds to the environment. */
+export interface ConfigFlags {
+  /** `--sandbox`: `sandbox_` keys with their own worlds, /_sandbox, CORS open by default, loopback http webhooks. */
+  sandbox?: boolean;
 }
 
 /** Thrown for an unusable environment; the message names the variable and what to fix. */
@@ -56,7 +64,8 @@ export type Env = Record<string, string | undefined>;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Reads and checks the configuration; throws `ConfigError` for the first problem found. */
-export function loadConfig(env: Env): ServerConfig {
+export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
+  const sandbox = flags.sandbox === true;
   const text = (name: string): string | undefined => {
     const value = env[name]?.trim();
     return value ? value : undefined;
@@ -91,6 +100,9 @@ export function loadConfig(env: Env): ServerConfig {
   }
 
   const redisUrl = text('REDIS_URL');
+  if (redisUrl && sandbox) {
+    throw new ConfigError('REDIS_URL is set, but the sandbox keeps its worlds in memory: unset REDIS_URL to run --sandbox.');
+  }
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError(`REDIS_URL=${redisUrl} must start with redis:// or rediss://.`);
   }
@@ -104,7 +116,8 @@ export function loadConfig(env: Env): ServerConfig {
   const allowPrivate = flag(env, 'WEBHOOK_ALLOW_PRIVATE');
   if (webhookUrl) {
     // Source spec §6 rule 1: HTTPS only; plain HTTP stays refused even with WEBHOOK_ALLOW_PRIVATE.
-    const check = validateWebhookUrl(webhookUrl, { allowPrivate });
+    // The sandbox alone also accepts http:// on localhost or loopback (x-decisions: sandbox-webhooks in spec/sandbox.yaml).
+    const check = validateWebhookUrl(webhookUrl, { allowPrivate, allowLoopbackHttp: sandbox });
     if (!check.ok) throw new ConfigError(`WEBHOOK_URL is refused: ${check.reason}`);
     const caFile = text('WEBHOOK_CA_FILE');
     webhook = { url: check.url.href, allowPrivate, ...(caFile ? { caFile } : {}), ...webhookDelivery(env, text) };
@@ -113,7 +126,8 @@ export function loadConfig(env: Env): ServerConfig {
   const limit = integer('RATE_LIMIT', 0, 0);
   const rateLimit = limit > 0 ? { limit, windowMs: integer('RATE_LIMIT_WINDOW_MS', 60_000, 1, 86_400_000) } : undefined;
 
-  const corsOrigins = list('CORS_ORIGINS');
+  // The sandbox serves pages on any origin unless told otherwise.
+  const corsOrigins = list('CORS_ORIGINS').length || !sandbox ? list('CORS_ORIGINS') : ['*'];
   for (const origin of corsOrigins) {
     if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
       throw new ConfigError(`CORS_ORIGINS entry "${origin}" must be an origin like https://app.example.org (no path) or *.`);
@@ -139,6 +153,7 @@ export function loadConfig(env: Env): ServerConfig {
     corsOrigins,
     logLevel,
     validateResponses,
+    sandbox,
   };
 }
 

@@ -23,3 +23,5 @@ export { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from './webhooks/re
 export type { WebhookSender } from './webhooks/webhook-sender.js';
 export { createDocsRouter } from './docs/create-docs-router.js';
 export type { DocsRouterOptions } from './docs/create-docs-router.js';
+export { createSandbox, sandboxSpecPath } from './sandbox/index.js';
+export type { Sandbox, SandboxOptions, SandboxEvent } from './sandbox/index.js';

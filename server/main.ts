@@ -4,6 +4,7 @@
  * `process.env`. Startup problems end the process with one line saying what to fix.
  */
 import { readFile } from 'node:fs/promises';
+import { Command } from 'commander';
 import { pino } from 'pino';
 import { loadConfig, type ServerConfig } from './config.js';
 import { devKeyBanner } from './dev-key-banner.js';
@@ -22,9 +23,13 @@ import { startOutbox, type OutboxRuntime } from './cli/outbox-runtime.js';
 const SHUTDOWN_GRACE_MS = 10_000;
 
 async function main(): Promise<void> {
-  const config = loadConfig(process.env);
+  const flags = new Command('session-resume-api-server')
+    .option('--sandbox', 'sandbox mode: every sandbox_ key gets its own world, /_sandbox control API, CORS open (never for production)')
+    .parse(process.argv)
+    .opts<{ sandbox?: boolean }>();
+  const config = loadConfig(process.env, flags);
   const logger = pino({ level: config.logLevel, base: { service: 'session-resume-api', pid: process.pid } });
-  if (config.apiKeyGenerated) {
+  if (config.apiKeyGenerated && !config.sandbox) {
     logger.warn({ apiKey: config.apiKeys[0] }, 'API_KEYS is unset: generated a development key for this run');
   }
 
@@ -68,13 +73,17 @@ async function main(): Promise<void> {
   // Imported here so that a broken spec (thrown while loading spec/contract.ts) is reported
   // like every other startup problem, not as an uncaught import error.
   const { createApp } = await import('./app.js');
+  const sandbox = config.sandbox ? (await import('./sandbox/index.js')).createSandbox({ seeds, logger, ...(webhookSender ? { webhookSender } : {}) }) : undefined;
+  if (sandbox) logger.warn('SANDBOX MODE: any sandbox_ key is accepted and CORS is open; never expose this server');
   const app = await createApp({
     store,
     apiKeys: config.apiKeys,
     logger,
     corsOrigins: config.corsOrigins,
-    validateResponses: config.validateResponses,
-    ...(webhookSender ? { webhookSender } : {}),
+    // The sandbox's answers stay checked against the spec, whatever NODE_ENV says.
+    validateResponses: config.validateResponses || config.sandbox,
+    ...(webhookSender && !sandbox ? { webhookSender } : {}),
+    ...(sandbox ? { sandbox } : {}),
     ...(config.rateLimit ? { rateLimit: { ...config.rateLimit, ...(rateLimitStore ? { store: rateLimitStore } : {}) } } : {}),
   });
 
@@ -88,6 +97,11 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   if (config.apiKeyGenerated) process.stderr.write(devKeyBanner(`http://${config.host}:${port}`, config.apiKeys[0] ?? ''));
   logger.info({ url: `http://${config.host}:${port}`, port }, 'listening');
+  if (sandbox) {
+    const { newSandboxKey, renderSandboxBanner } = await import('./sandbox/index.js');
+    const sample = seeds.find((s) => s.status === 'paused') ?? seeds[0];
+    process.stdout.write(renderSandboxBanner(`http://${config.host}:${port}`, newSandboxKey(), sample?.id ?? 'sess_paused_1'));
+  }
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -105,6 +119,8 @@ async function main(): Promise<void> {
     // events from their final attempt and their "dropped" log lines.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    // Live /_sandbox/events streams would otherwise hold close() open.
+    await sandbox?.close();
     const senderBound = SHUTDOWN_GRACE_MS - 2000;
     await Promise.all([
       Promise.race([closed, new Promise((resolve) => setTimeout(resolve, senderBound).unref())]),
@@ -125,20 +141,24 @@ async function startWebhookSender(
   logger: pino.Logger,
 ): Promise<WebhookSender> {
   // createWebhookSender logs the WEBHOOK_ALLOW_PRIVATE warning itself (origin only: the path may hold a token).
+  // Plain http:// passed the config only in sandbox mode, and only for loopback receivers.
+  const insecureLocalhost = new URL(webhook.url).protocol === 'http:';
   const ca = webhook.caFile ? await readFile(webhook.caFile) : undefined;
   return createWebhookSender({
     url: webhook.url,
     allowPrivate: webhook.allowPrivate,
+    insecureLocalhost,
     secret: webhook.secret,
     ...(ca ? { ca } : {}),
     logger: logger.child({ component: 'webhook-sender' }),
   });
 }
 
-// With a command (`worker`, `webhooks dead`, `webhooks replay`): the operator CLI; without: serve.
+// With a command (`worker`, `webhooks dead`, `webhooks replay`): the operator CLI; without one
+// (options such as --sandbox only): serve.
 const command = process.argv.slice(2);
 const run =
-  command.length > 0
+  command.length > 0 && !command[0]?.startsWith('-')
     ? import('./cli/program.js').then(async ({ runServerCli }) => {
         const io = { out: (t: string) => process.stdout.write(t), err: (t: string) => process.stderr.write(t) };
         process.exit(await runServerCli(command, process.env, io));

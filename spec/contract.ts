@@ -20,6 +20,12 @@ const addFormats = addFormatsModule.default;
 /** Absolute path of the OpenAPI document shipped with this package (spec/openapi.yaml). */
 export const specPath: string = fileURLToPath(new URL('./openapi.yaml', import.meta.url));
 
+/**
+ * Absolute path of the sandbox control API's document (spec/sandbox.yaml). Beside the main one
+ * here and in a built package alike (.ci/build.mjs copies both next to the bundles).
+ */
+export const sandboxSpecPath: string = fileURLToPath(new URL('./sandbox.yaml', import.meta.url));
+
 /** The parts of an OpenAPI 3.1 document this module reads; the rest passes through untouched. */
 export interface OpenApiDocument {
   openapi: string;

@@ -25,6 +25,12 @@ export interface WebhookUrlOptions {
   allowPrivate?: boolean;
   /** Allow loopback receivers only (not private networks), e.g. the CLI's --insecure-localhost (default false). */
   allowLoopback?: boolean;
+  /**
+   * The reference server's sandbox mode only (default false): also accept plain `http://`
+   * when the host is `localhost` or a loopback address, for a receiver on the developer's
+   * machine. Never set outside the sandbox: elsewhere HTTPS stays required.
+   */
+  allowLoopbackHttp?: boolean;
 }
 
 // Ranges ipaddr.js names for each class; anything not `unicast` and not listed is reserved
@@ -117,6 +123,17 @@ export function validateWebhookUrl(input: string | URL, options: WebhookUrlOptio
     return relative
       ? { ok: false, code: 'not_absolute', reason: `"${text}" is not an absolute URL: give the full https://host/path.` }
       : { ok: false, code: 'invalid', reason: `"${text}" is not a URL.` };
+  }
+  const host = url.hostname;
+  const loopbackHttp =
+    options.allowLoopbackHttp === true &&
+    url.protocol === 'http:' &&
+    /^http:\/\/[^/?#]/i.test(text) &&
+    (isLocalhostName(host) || classifyAddress(host) === 'loopback');
+  if (loopbackHttp) {
+    return url.username || url.password
+      ? { ok: false, code: 'credentials', reason: 'Webhook URLs must not contain credentials (user:password@): put a secret token in the path instead.' }
+      : { ok: true, url };
   }
   if (url.protocol !== 'https:') {
     return {

@@ -61,3 +61,5 @@ export function createResumeHandlers(options: ResumeHandlersOptions): HttpHandle
     }),
   ];
 }
+export { createStatefulResumeHandlers } from './stateful-handlers.js';
+export type { StatefulResumeHandlers, StatefulResumeHandlersOptions } from './stateful-handlers.js';

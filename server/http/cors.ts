@@ -4,12 +4,23 @@ import type { RequestHandler } from 'express';
 /** Seconds a browser may cache a preflight answer (10 minutes). */
 const MAX_AGE_S = 600;
 
+/** What sandbox mode adds: the control API's methods, request headers such as Prefer, exposed headers. */
+export interface CorsExtras {
+  methods: string[];
+  headers: string[];
+  expose: string[];
+}
+
 /**
  * Allows the listed origins (exact `scheme://host[:port]`, or `*` for any) to call the API
  * with the `Authorization` and `Content-Type` headers. Answers preflights (OPTIONS with
  * `Access-Control-Request-Method`) with 204 before any other middleware, so they need no token.
  */
-export function createCors(origins: readonly string[]): RequestHandler {
+export function createCors(origins: readonly string[], extra?: CorsExtras): RequestHandler {
+  const methods = extra?.methods.join(', ') ?? 'GET, POST, OPTIONS';
+  const headers = extra?.headers.join(', ') ?? 'Authorization, Content-Type';
+  // Browser clients read the rate-limit fields too (x-decisions: cors-headers).
+  const expose = ['Retry-After', 'WWW-Authenticate', 'X-Request-Id', 'RateLimit', 'RateLimit-Policy', ...(extra?.expose ?? [])].join(', ');
   const any = origins.includes('*');
   const allowed = new Set(origins);
   return (req, res, next) => {
@@ -17,11 +28,10 @@ export function createCors(origins: readonly string[]): RequestHandler {
     if (!origin || !(any || allowed.has(origin))) return next();
     res.setHeader('Access-Control-Allow-Origin', any ? '*' : origin);
     res.append('Vary', 'Origin');
-    // Browser clients read the rate-limit fields too (x-decisions: cors-headers).
-    res.setHeader('Access-Control-Expose-Headers', 'Retry-After, WWW-Authenticate, X-Request-Id, RateLimit, RateLimit-Policy');
+    res.setHeader('Access-Control-Expose-Headers', expose);
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
-      res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
-      res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type');
+      res.setHeader('Access-Control-Allow-Methods', methods);
+      res.setHeader('Access-Control-Allow-Headers', headers);
       res.setHeader('Access-Control-Max-Age', String(MAX_AGE_S));
       res.status(204).end();
       return;

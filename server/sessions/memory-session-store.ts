@@ -15,6 +15,11 @@ import {
 export interface MemorySessionStoreOptions {
   /** Clock for `updatedAt` and key expiry (default `() => new Date()`). */
   now?: () => Date;
+  /**
+   * The map the store keeps its sessions in (default: a new one). The sandbox passes its own to
+   * list and set a world's sessions beside the store's resume.
+   */
+  sessions?: Map<string, Session>;
 }
 
 interface KeyRecord {
@@ -29,7 +34,7 @@ interface KeyRecord {
  */
 export function createMemorySessionStore(options: MemorySessionStoreOptions = {}): SessionStore {
   const now = options.now ?? (() => new Date());
-  const sessions = new Map<string, Session>();
+  const sessions = options.sessions ?? new Map<string, Session>();
   const keys = new Map<string, KeyRecord>();
   const decide = (id: string, at: string): ResumeTransition => {
     const session = sessions.get(id);

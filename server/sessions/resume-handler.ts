@@ -10,7 +10,7 @@ import { errorBody } from '../errors/error-answer.js';
 import { HttpError } from '../errors/http-error.js';
 import { requestLogger } from '../http/request-log.js';
 import type { WebhookSender } from '../webhooks/webhook-sender.js';
-import { StoreUnavailableError, type IdempotentAnswers, type SessionStore } from './session-store.js';
+import { StoreUnavailableError, type IdempotentAnswers, type OutboxEvent, type SessionStore } from './session-store.js';
 
 /** Longest accepted Idempotency-Key, in characters (x-decisions: idempotency-key). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -23,6 +23,14 @@ export interface ResumeHandlerDeps {
   keyIdOf: (req: Request) => string;
   /** Where a refused event is reported (the app's logger). */
   logger: Logger;
+  /** Sandbox mode: the caller's own world, whose store and event feed replace `store` and `webhookSender`. */
+  worldOf?: (req: Request) => ResumeWorld | undefined;
+}
+
+/** A sandbox key's world, as the resume route sees it. */
+export interface ResumeWorld {
+  store: SessionStore;
+  emit(event: OutboxEvent): void;
 }
 
 // Messages never echo the id: clients detect not_paused by the marker anywhere in the body
@@ -49,6 +57,7 @@ export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
   const inFlight = new Set<string>();
   return async (req, res) => {
     const id = String(req.params.session_id);
+    const world = deps.worldOf?.(req);
     const key = readIdempotencyKey(req);
     const scope = deps.keyIdOf(req);
     const flightKey = key === undefined ? undefined : JSON.stringify([scope, key]);
@@ -64,7 +73,7 @@ export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
     if (flightKey !== undefined) inFlight.add(flightKey);
     let transition;
     try {
-      transition = await store.resume(id, key === undefined ? {} : { idempotency: { scope, key, answers: ANSWERS } });
+      transition = await (world?.store ?? store).resume(id, key === undefined ? {} : { idempotency: { scope, key, answers: ANSWERS } });
     } catch (err) {
       if (err instanceof StoreUnavailableError && err.outcomeUnknown) {
         throw new HttpError(503, 'service_unavailable', UNKNOWN_OUTCOME, { 'Retry-After': '1' }, { cause: err });
@@ -87,7 +96,8 @@ export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
         res.status(ANSWERS.resumed.status).json(ANSWERS.resumed.body);
         // After the answer and never awaited: delivery must not delay it.
         try {
-          webhookSender?.enqueue(transition.event);
+          if (world) world.emit(transition.event);
+          else webhookSender?.enqueue(transition.event);
         } catch (err) {
           requestLogger(deps.logger, req, res).error({ err }, 'webhook sender refused the event');
         }

@@ -1,14 +1,10 @@
 /** Where the sessions of a fresh store come from: a JSON seed file (`SESSIONS_FILE`) or the demo set. */
 import { readFile } from 'node:fs/promises';
-import { PAUSED, RUNNING, type SessionSeed } from './session-store.js';
+import { DEMO_SESSIONS as SHARED_DEMO_SESSIONS } from '../../spec/demo-sessions.js';
+import type { SessionSeed } from './session-store.js';
 
 /** The demo set loaded when no seed file is given: several paused sessions and one running. */
-export const DEMO_SESSIONS: readonly SessionSeed[] = Object.freeze([
-  { id: 'sess_paused_1', status: PAUSED },
-  { id: 'sess_paused_2', status: PAUSED },
-  { id: 'sess_paused_3', status: PAUSED },
-  { id: 'sess_running_1', status: RUNNING },
-]);
+export const DEMO_SESSIONS: readonly SessionSeed[] = SHARED_DEMO_SESSIONS;
 
 /** Thrown when a seed file cannot be used; the message names the file and what to fix. */
 export class SeedFileError extends Error {

@@ -29,6 +29,11 @@ export interface CreateWebhookSenderOptions {
   url: string;
   /** Allow loopback and private receivers, for local testing only (default false; logged as a warning). */
   allowPrivate?: boolean;
+  /**
+   * Allow plain http:// and unverified TLS to loopback receivers only (default false): the
+   * sandbox's local receivers (x-decisions in spec/sandbox.yaml: sandbox-webhooks).
+   */
+  insecureLocalhost?: boolean;
   /** CA certificate(s) to trust instead of the system roots (PEM). */
   ca?: string | Buffer;
   /** Where attempts are logged (default: a pino logger named webhook-sender on stdout). */
@@ -124,6 +129,7 @@ export function createWebhookSender(options: CreateWebhookSenderOptions): InProc
       return await deliverEvent(options.url, job.event, {
         timeoutMs: config.timeoutMs,
         allowPrivate: options.allowPrivate,
+        insecureLocalhost: options.insecureLocalhost,
         ca: options.ca,
         lookup: options.lookup,
         headers: (body) => headers(job.id, body),
@@ -235,7 +241,7 @@ export function createWebhookSender(options: CreateWebhookSenderOptions): InProc
 
 /** Checks the options once, so that a bad URL fails at startup, not at the first event. */
 function checkOptions(options: CreateWebhookSenderOptions) {
-  const check = validateWebhookUrl(options.url, { allowPrivate: options.allowPrivate });
+  const check = validateWebhookUrl(options.url, { allowPrivate: options.allowPrivate, allowLoopbackHttp: options.insecureLocalhost });
   if (!check.ok) {
     throw new WebhookSenderConfigError(`Invalid webhook URL: ${check.reason}`);
   }

@@ -35,4 +35,16 @@ describe('check:generated', () => {
     writeFileSync(edited, handEdited);
     expect(await check(edited)).not.toBe(0);
   });
+
+  it('also checks generated/sandbox.d.ts against spec/sandbox.yaml', async () => {
+    expect(script).toMatch(/openapi-typescript spec\/sandbox\.yaml .*generated\/sandbox\.d\.ts.*--check/);
+    const edited = join(mkdtempSync(join(tmpdir(), 'drift-')), 'sandbox.yaml');
+    writeFileSync(edited, readFileSync(join(root, 'spec/sandbox.yaml'), 'utf8').replace('One emitted session event.', 'Edited by hand.'));
+    const cmd = script.replace('spec/sandbox.yaml', edited);
+    const code = await run('sh', ['-c', cmd], { cwd: root, env: { ...process.env, PATH: `${root}node_modules/.bin:${process.env.PATH}` } }).then(
+      () => 0,
+      (e: { code: number }) => e.code,
+    );
+    expect(code).not.toBe(0);
+  });
 });

@@ -53,10 +53,18 @@ Any non-empty bearer token is accepted (\`Bearer ${MOCK_SAMPLE_KEY}\`). Without 
 answers 200 \`resumed\`. Select every other scenario with \`Prefer\`:
 
 ${renderScenarioMarkdown(scenarios)}
-Mock limits (Prism 5.14.2): it is stateless (a second resume still answers 200 unless
-\`Prefer\` says otherwise); it matches the \`Bearer\` scheme case-sensitively, so
-\`bearer ${MOCK_SAMPLE_KEY}\` gets 401 (the spec and the reference server accept any case);
-its \`WWW-Authenticate\` is always the first header example, without \`error="invalid_token"\`.
+Mock limits (Prism 5.14.2):
+
+- it is stateless: a second resume still answers 200 unless \`Prefer\` says otherwise (use
+  the sandbox, \`npm run sandbox\`, when state matters);
+- it matches the \`Bearer\` scheme case-sensitively, so \`bearer ${MOCK_SAMPLE_KEY}\` gets 401
+  (the spec and the reference server accept any case);
+- its \`WWW-Authenticate\` is always the first header example, without \`error="invalid_token"\`;
+- a body that is not JSON gets Prism's own 400 \`{"error":{"code":"invalid_json","message":"Invalid JSON"}}\`,
+  not the spec's Error body (\`invalidJson\` above needs \`Prefer\`);
+- \`Prefer: example=…\` without \`code=\` looks only at the 200 answer, so any other example
+  name gets Prism's 404 problem+json: always send \`code=\` with \`example=\`, as in the table;
+- an example name the document does not have (with \`code=\`) gets Prism's 500 problem+json.
 
 ### Frontend unit tests without a server (MSW)
 
@@ -72,6 +80,20 @@ import { createResumeHandlers } from 'session-resume-api/msw';
 
 const server = setupServer(...createResumeHandlers({ baseUrl: 'https://api.test' }));
 server.use(...createResumeHandlers({ baseUrl: 'https://api.test', scenario: 'notPaused' }));
+\`\`\`
+
+For state without a server, \`createStatefulResumeHandlers({ baseUrl, sessions? })\` (same
+entry) follows the sandbox's state model: a resume flips an in-memory session (then
+\`notPaused\`, unknown ids \`notFound\`), \`Prefer\` still forces an example without changing
+state, \`events()\` lists the emitted webhook payloads, and \`/_sandbox/*\` is served too, so
+\`createSandboxClient\` set-up code runs unchanged. Call \`reset()\` in \`afterEach\`.
+
+\`\`\`ts
+import { createStatefulResumeHandlers } from 'session-resume-api/msw';
+
+const api = createStatefulResumeHandlers({ baseUrl: 'https://api.test' });
+const server = setupServer(...api.handlers);
+afterEach(() => api.reset());
 \`\`\`
 
 This section is generated from the spec: \`npm run mock:generate\` rewrites it in

@@ -55,6 +55,7 @@ describe('loadConfig', () => {
       corsOrigins: ['https://a.example.org', 'http://localhost:5173'],
       logLevel: 'warn',
       validateResponses: false,
+      sandbox: false,
     });
   });
 

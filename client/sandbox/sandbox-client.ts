@@ -1,0 +1,103 @@
+/**
+ * `createSandboxClient`: typed set-up calls for tests against the reference server's sandbox
+ * (`npm run sandbox`), built with openapi-fetch over the control API's generated types
+ * (spec/sandbox.yaml). Browser-safe: no Node built-ins.
+ */
+import createClient, { type Client } from 'openapi-fetch';
+import type { components, paths } from '../../generated/sandbox.js';
+import type { FetchLike } from '../retry.js';
+
+/** A session of the caller's world. */
+export type SandboxSession = components['schemas']['SandboxSession'];
+/** One entry of the caller's event feed: the webhook payload and its delivery identity. */
+export type SandboxEvent = components['schemas']['SandboxEvent'];
+
+/** Options of `createSandboxClient`. */
+export interface SandboxClientOptions {
+  /** Base URL of the sandbox, e.g. `http://127.0.0.1:3000`. */
+  baseUrl: string;
+  /** A key that starts with `sandbox_`; each distinct key has its own world (see `newSandboxKey`). */
+  apiKey: string;
+  /** The fetch to use (default globalThis.fetch). */
+  fetch?: FetchLike;
+}
+
+/** The set-up calls; each acts on the world of `apiKey` only. */
+export interface SandboxClient {
+  /** Puts the world back to the seed set and clears its event feed; resolves to the sessions. */
+  reset(): Promise<SandboxSession[]>;
+  /** Creates the session or sets its status (`paused` makes it resumable); emits no event. */
+  setSession(id: string, status: string): Promise<SandboxSession>;
+  /** The world's sessions, sorted by id. */
+  sessions(): Promise<SandboxSession[]>;
+  /** The events the world's resumes emitted, oldest first. */
+  events(): Promise<SandboxEvent[]>;
+  /** The openapi-fetch client underneath, for typed raw calls. */
+  raw: Client<paths>;
+}
+
+/** A control call did not get its 200 (or got no answer); `status` and `body` say what came back. */
+export class SandboxClientError extends Error {
+  override name = 'SandboxClientError';
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly body?: unknown,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** A fresh key with a world of its own, e.g. `sandbox_0b5e…`; use one per test so tests never share state. */
+export function newSandboxKey(): string {
+  return `sandbox_${globalThis.crypto.randomUUID()}`;
+}
+
+/**
+ * Creates the client; throws TypeError for an empty `baseUrl` or a key without the `sandbox_` prefix.
+ * @example
+ * const sandbox = createSandboxClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: newSandboxKey() });
+ * await sandbox.setSession('sess_checkout', 'paused');
+ */
+export function createSandboxClient(options: SandboxClientOptions): SandboxClient {
+  if (typeof options?.baseUrl !== 'string' || !/^https?:\/\/[^/]/i.test(options.baseUrl)) {
+    throw new TypeError('createSandboxClient: baseUrl must be an http(s) URL such as http://127.0.0.1:3000.');
+  }
+  if (typeof options.apiKey !== 'string' || !/^sandbox_[A-Za-z0-9\-._~+/]+=*$/.test(options.apiKey)) {
+    throw new TypeError('createSandboxClient: apiKey must start with sandbox_ (e.g. from newSandboxKey()); other keys get 401 from the sandbox.');
+  }
+  const fetchFn = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const raw = createClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    headers: { Authorization: `Bearer ${options.apiKey}` },
+    fetch: (request) => fetchFn(request),
+  });
+  const call = async <T>(what: string, run: () => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> => {
+    let result: { data?: T; error?: unknown; response: Response };
+    try {
+      result = await run();
+    } catch (cause) {
+      throw new SandboxClientError(`${what}: no answer from ${options.baseUrl} (${(cause as Error).message}).`, undefined, undefined, { cause });
+    }
+    if (result.response.status !== 200 || result.data === undefined) {
+      const detail = (result.error as { message?: string } | undefined)?.message ?? `status ${result.response.status}`;
+      throw new SandboxClientError(`${what} failed: ${detail}`, result.response.status, result.error);
+    }
+    return result.data;
+  };
+  return {
+    reset: async () => (await call('reset', () => raw.POST('/_sandbox/reset'))).sessions,
+    setSession: (id, status) =>
+      call(`setSession(${JSON.stringify(id)})`, () =>
+        raw.PUT('/_sandbox/sessions/{session_id}', { params: { path: { session_id: id } }, body: { status } }),
+      ),
+    sessions: async () => (await call('sessions', () => raw.GET('/_sandbox/sessions'))).sessions,
+    events: async () => {
+      // The operation also answers text/event-stream; asking for JSON makes the data the EventList.
+      const list = await call('events', () => raw.GET('/_sandbox/events', { headers: { Accept: 'application/json' } }));
+      return (list as { events: SandboxEvent[] }).events;
+    },
+    raw,
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * The sandbox control API under `/_sandbox` (spec/sandbox.yaml): reset, set and list the
+ * caller's sessions, read its event feed as JSON or as a live Server-Sent Events stream.
+ * Requests and answers are checked with Ajv against the same document.
+ */
+import type { Logger } from 'pino';
+import express, { type ErrorRequestHandler, type Request, type Response, type Router } from 'express';
+import { loadContract, type Contract } from '../../spec/contract.js';
+import type { SchemaName } from '../../spec/types.js';
+import { parseBearer, wwwAuthenticate } from '../auth/bearer-auth.js';
+import { toErrorAnswer } from '../errors/error-answer.js';
+import { HttpError } from '../errors/http-error.js';
+import { BODY_LIMIT } from '../http/json-body.js';
+import type { SandboxEvent, SandboxWorld, SandboxWorlds } from './sandbox-worlds.js';
+
+import { sandboxSpecPath } from '../../spec/contract.js';
+
+export { sandboxSpecPath };
+
+/** Seconds between SSE keep-alive comments, so proxies and browsers keep the stream open. */
+const SSE_HEARTBEAT_MS = 15_000;
+
+const UNAUTHORIZED = 'The bearer token is not a sandbox key: send Authorization: Bearer sandbox_<anything>.';
+
+/** A live SSE stream, ended by `close()` at shutdown. */
+type Stream = { end(): void };
+
+/** Options of `createControlRouter`. */
+export interface ControlRouterOptions {
+  worlds: SandboxWorlds;
+  /** The loaded spec/sandbox.yaml (default: loaded from `sandboxSpecPath`). */
+  contract?: Contract;
+  /** Where a defect (an answer that breaks the document) is reported (default: nowhere). */
+  logger?: Pick<Logger, 'error'>;
+}
+
+/** The router plus a way to end every live stream (at shutdown). */
+export interface ControlRouter {
+  router: Router;
+  closeStreams(): void;
+}
+
+/**
+ * Builds the router; mount it before the main document's validator (which knows no
+ * `/_sandbox` path). @example app.use(createControlRouter({ worlds }).router)
+ */
+export function createControlRouter(options: ControlRouterOptions): ControlRouter {
+  const contract = options.contract ?? loadContract(sandboxSpecPath);
+  const { worlds } = options;
+  const renderSandboxError = createErrorRenderer(options.logger);
+  const streams = new Set<Stream>();
+  const router = express.Router();
+  const worldOf = new WeakMap<Request, SandboxWorld>();
+  // Every answer is checked against the document: a mismatch is a defect, never sent.
+  const send = (res: Response, schema: string, body: unknown) => {
+    const check = contract.validate(schema as SchemaName, body);
+    if (!check.ok) throw new Error(`sandbox answer is not a ${schema}: ${check.message}`);
+    res.status(200).json(body);
+  };
+
+  router.use('/_sandbox', (req, _res, next) => {
+    const credentials = parseBearer(req.headers.authorization ?? eventSourceToken(req));
+    const worldId = credentials.kind === 'token' ? worlds.checkKey(credentials.token) : undefined;
+    if (!worldId) return next(new HttpError(401, 'unauthorized', UNAUTHORIZED, { 'WWW-Authenticate': wwwAuthenticate(credentials) }));
+    worldOf.set(req, worlds.world(worldId));
+    next();
+  });
+  const world = (req: Request) => worldOf.get(req) as SandboxWorld;
+
+  router.post('/_sandbox/reset', (req, res) => {
+    world(req).reset();
+    send(res, 'SessionList', { sessions: world(req).list() });
+  });
+  router.get('/_sandbox/sessions', (req, res) => send(res, 'SessionList', { sessions: world(req).list() }));
+  router.put('/_sandbox/sessions/:session_id', express.json({ limit: BODY_LIMIT, strict: true }), (req, res) => {
+    const id = String(req.params.session_id);
+    if (id.length > 256) throw new HttpError(400, 'bad_request', 'Invalid request: session_id must be at most 256 characters.');
+    const body = contract.validate('SetSessionRequest' as SchemaName, req.body);
+    if (!body.ok) throw new HttpError(400, 'bad_request', `Invalid body: ${body.message}; send {"status": "paused"} or another status.`);
+    send(res, 'SandboxSession', world(req).set(id, (req.body as { status: string }).status));
+  });
+  router.get('/_sandbox/events', (req, res) => {
+    // Without Accept (or with */*) the JSON list; text/event-stream asks for the live stream.
+    if (req.accepts(['application/json', 'text/event-stream']) !== 'text/event-stream') {
+      send(res, 'EventList', { events: world(req).events() });
+      return;
+    }
+    streamEvents(req, res, world(req), streams, (event) => {
+      const check = contract.validate('SandboxEvent' as SchemaName, event);
+      if (!check.ok) throw new Error(`sandbox event is not a SandboxEvent: ${check.message}`);
+    });
+  });
+  router.all('/_sandbox/{*rest}', (req) => {
+    throw new HttpError(
+      404,
+      'not_found',
+      `No sandbox operation ${req.method} ${req.baseUrl}${req.path}; there are POST /_sandbox/reset, GET /_sandbox/sessions, PUT /_sandbox/sessions/{id} and GET /_sandbox/events.`,
+    );
+  });
+  router.use('/_sandbox', renderSandboxError);
+  return { router, closeStreams: () => [...streams].forEach((s) => s.end()) };
+}
+
+/**
+ * The key of an `EventSource` (which cannot send headers) as `?access_token=` (RFC 6750 §2.3),
+ * on GET /_sandbox/events only, as a Bearer header value; otherwise undefined.
+ */
+function eventSourceToken(req: Request): string | undefined {
+  const token = req.query.access_token;
+  return req.method === 'GET' && `${req.baseUrl}${req.path}` === '/_sandbox/events' && typeof token === 'string' ? `Bearer ${token}` : undefined;
+}
+
+/** Writes new events of `world` as SSE until the client leaves, the world is dropped or the server closes. */
+function streamEvents(req: Request, res: Response, world: SandboxWorld, streams: Set<Stream>, check: (e: SandboxEvent) => void): void {
+  res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+  res.flushHeaders();
+  const write = (event: SandboxEvent) => {
+    check(event);
+    res.write(`event: session-event\nid: ${event.sequence}\ndata: ${JSON.stringify(event)}\n\n`);
+  };
+  res.write(': sandbox event stream\n\n');
+  const lastId = req.headers['last-event-id'];
+  if (typeof lastId === 'string' && /^\d{1,15}$/.test(lastId)) world.events(Number(lastId)).forEach(write);
+  const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
+  heartbeat.unref();
+  const stream: Stream = { end: () => res.end() };
+  const unsubscribe = world.subscribe(write);
+  const offDrop = world.onDrop(() => res.end());
+  streams.add(stream);
+  res.on('close', () => {
+    clearInterval(heartbeat);
+    unsubscribe();
+    offDrop();
+    streams.delete(stream);
+  });
+}
+
+/** Every control API failure in the Error body; body-parser and validation failures are 400s, never 500s. */
+const createErrorRenderer = (logger: Pick<Logger, 'error'> | undefined): ErrorRequestHandler => (err, _req, res, _next) => {
+  const answer = toErrorAnswer(err);
+  if (answer.defect) logger?.error({ err }, 'defect in the sandbox control API: answered 500');
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.status(answer.status).set(answer.headers).type('application/json').send(JSON.stringify(answer.body));
+};

@@ -1,0 +1,79 @@
+/**
+ * Sandbox mode of the reference server (`npm run sandbox`): key worlds, the `/_sandbox`
+ * control API, `Prefer` forcing on resume and the per-key event feed, bundled for
+ * `createApp({ sandbox })`. Never on unless asked for (`--sandbox`).
+ */
+import type { RequestHandler, Router } from 'express';
+import type { Logger } from 'pino';
+import type { OutboxEvent } from '../sessions/session-store.js';
+import type { SessionSeed } from '../sessions/session-store.js';
+import type { WebhookSender } from '../webhooks/webhook-sender.js';
+import { createControlRouter } from './control-router.js';
+import { createPreferForcing } from './prefer-forcing.js';
+import { createSandboxWorlds, type SandboxWorld } from './sandbox-worlds.js';
+
+/** Options of `createSandbox`. */
+export interface SandboxOptions {
+  /** Sessions each world starts with (the server's seed set). */
+  seeds: readonly SessionSeed[];
+  /** Worlds kept at once (default 1000, least recently used dropped). */
+  maxWorlds?: number;
+  /** Events kept per world (default 1000). */
+  maxEvents?: number;
+  /** Also delivers every event (WEBHOOK_URL); default: the feed only. */
+  webhookSender?: WebhookSender;
+  /** Where the control API reports a defect (default: nowhere). */
+  logger?: Pick<Logger, 'error'>;
+}
+
+/** What `createApp` mounts in sandbox mode. */
+export interface Sandbox {
+  /** The world id of a `sandbox_` token, or undefined (then 401). */
+  checkKey(token: string): string | undefined;
+  /** The caller's world (its sessions are the store the resume route uses). */
+  world(worldId: string): SandboxWorld;
+  /** Records the event in the world's feed and hands it to the webhook sender, if any. */
+  emit(worldId: string, event: OutboxEvent): void;
+  /** The `/_sandbox` control API; mount before the main validator. */
+  router: Router;
+  /** `Prefer` forcing for the resume route; mount after authentication. */
+  preferForcing: RequestHandler;
+  /** CORS additions: the control API's PUT and the Prefer and Last-Event-ID headers. */
+  cors: { methods: string[]; headers: string[]; expose: string[] };
+  /** Ends live event streams and the webhook sender (at shutdown). */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the sandbox. @example
+ * const sandbox = createSandbox({ seeds: DEMO_SESSIONS });
+ * const app = await createApp({ store: createMemorySessionStore(), apiKeys: ['unused'], sandbox, corsOrigins: ['*'] });
+ */
+export function createSandbox(options: SandboxOptions): Sandbox {
+  const worlds = createSandboxWorlds({
+    seeds: options.seeds,
+    ...(options.maxWorlds !== undefined ? { maxWorlds: options.maxWorlds } : {}),
+    ...(options.maxEvents !== undefined ? { maxEvents: options.maxEvents } : {}),
+  });
+  const control = createControlRouter({ worlds, ...(options.logger ? { logger: options.logger } : {}) });
+  const sender = options.webhookSender;
+  return {
+    checkKey: worlds.checkKey,
+    world: worlds.world,
+    emit(worldId, event) {
+      worlds.world(worldId).record(event);
+      sender?.enqueue(event);
+    },
+    router: control.router,
+    preferForcing: createPreferForcing(),
+    cors: {
+      methods: ['GET', 'POST', 'PUT', 'OPTIONS'],
+      headers: ['Authorization', 'Content-Type', 'Prefer', 'Last-Event-ID'],
+      expose: ['Preference-Applied'],
+    },
+    async close() {
+      control.closeStreams();
+      await sender?.close();
+    },
+  };
+}

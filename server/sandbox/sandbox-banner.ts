@@ -1,0 +1,28 @@
+/** The plain-text start-up message of sandbox mode: a ready-to-paste key and curl line. */
+import { randomBytes } from 'node:crypto';
+
+/** A fresh sandbox key, e.g. `sandbox_Zr3…`: every such token is valid and names its own world. */
+export function newSandboxKey(): string {
+  return `sandbox_${randomBytes(9).toString('base64url')}`;
+}
+
+/**
+ * Renders the banner for a sandbox at `baseUrl`, naming `sessionId` (a paused seed) in the
+ * curl line. @example process.stdout.write(renderSandboxBanner('http://127.0.0.1:3000', newSandboxKey(), 'sess_paused_1'))
+ */
+export function renderSandboxBanner(baseUrl: string, key: string, sessionId: string): string {
+  const auth = `-H 'Authorization: Bearer ${key}'`;
+  return [
+    '',
+    `SANDBOX MODE: Session Resume reference server at ${baseUrl} (not for production)`,
+    '',
+    `  Key:     ${key}`,
+    '           any token starting with sandbox_ is valid and gets its own world of sessions',
+    `  Try:     curl -X POST ${baseUrl}/v1/sessions/${encodeURIComponent(sessionId)}/resume ${auth}`,
+    `  Force:   curl -X POST ${baseUrl}/v1/sessions/${encodeURIComponent(sessionId)}/resume ${auth} -H 'Prefer: code=429'`,
+    `  State:   curl ${baseUrl}/_sandbox/sessions ${auth}`,
+    `  Events:  curl ${baseUrl}/_sandbox/events ${auth}   (add -N -H 'Accept: text/event-stream' to follow)`,
+    `  Reset:   curl -X POST ${baseUrl}/_sandbox/reset ${auth}`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,164 @@
+/**
+ * Sandbox worlds: one isolated set of sessions and one event feed per `sandbox_` key,
+ * seeded on first use, at most `maxWorlds` of them kept (least recently used dropped;
+ * x-decisions in spec/sandbox.yaml: sandbox-world-limit).
+ */
+import { createHash } from 'node:crypto';
+import type { components } from '../../generated/sandbox.js';
+import { dedupeKey } from '../../spec/event-identity.js';
+import { createMemorySessionStore } from '../sessions/memory-session-store.js';
+import type { OutboxEvent, Session, SessionSeed, SessionStore } from '../sessions/session-store.js';
+
+/** One entry of a world's event feed (spec/sandbox.yaml `SandboxEvent`). */
+export type SandboxEvent = components['schemas']['SandboxEvent'];
+
+/** The prefix every sandbox key starts with. */
+export const SANDBOX_KEY_PREFIX = 'sandbox_';
+/** Default number of worlds kept (x-decisions: sandbox-world-limit). */
+export const DEFAULT_MAX_WORLDS = 1000;
+/** Default number of events each world keeps. */
+export const DEFAULT_MAX_EVENTS = 1000;
+
+/** One key's world: its sessions (a `SessionStore` plus set-up calls) and its event feed. */
+export interface SandboxWorld extends SessionStore {
+  /** Every session, sorted by id. */
+  list(): Session[];
+  /** Creates the session or sets its status. */
+  set(id: string, status: string): Session;
+  /** Back to the seed set, feed cleared (live subscribers stay connected). */
+  reset(): void;
+  /** Appends an event to the feed and tells the subscribers; returns the entry. */
+  record(event: OutboxEvent): SandboxEvent;
+  /** The kept events, oldest first, after sequence `after` (default 0: all). */
+  events(after?: number): SandboxEvent[];
+  /** Calls `listener` for each new event until the returned function is called. */
+  subscribe(listener: (event: SandboxEvent) => void): () => void;
+  /** Called once when the world is dropped (evicted); used to end live streams. */
+  onDrop(listener: () => void): () => void;
+}
+
+/** Options of `createSandboxWorlds`. */
+export interface SandboxWorldsOptions {
+  /** Sessions every new or reset world starts with. */
+  seeds: readonly SessionSeed[];
+  /** Worlds kept at once (default 1000); the least recently used is dropped beyond it. */
+  maxWorlds?: number;
+  /** Events kept per world (default 1000); older ones leave the feed. */
+  maxEvents?: number;
+  /** Clock for `updatedAt` (default `() => new Date()`). */
+  now?: () => Date;
+}
+
+/** The worlds of one sandbox. */
+export interface SandboxWorlds {
+  /** The world id of a `sandbox_` token (a short hash, safe to log), or undefined for any other token. */
+  checkKey(token: string): string | undefined;
+  /** The world of `worldId`, created and seeded on first use; marks it most recently used. */
+  world(worldId: string): SandboxWorld;
+  /** Number of worlds kept now. */
+  size(): number;
+}
+
+/** Thrown by `createSandboxWorlds` for options that cannot work. */
+export class SandboxOptionsError extends TypeError {
+  override name = 'SandboxOptionsError';
+}
+
+/**
+ * Creates the worlds. @example
+ * const worlds = createSandboxWorlds({ seeds: DEMO_SESSIONS });
+ * const id = worlds.checkKey('sandbox_alice'); // 'sandbox:3b1f…'
+ * await worlds.world(id!).resume('sess_paused_1'); // { kind: 'resumed', … }
+ */
+export function createSandboxWorlds(options: SandboxWorldsOptions): SandboxWorlds {
+  const maxWorlds = positive('maxWorlds', options.maxWorlds ?? DEFAULT_MAX_WORLDS);
+  const maxEvents = positive('maxEvents', options.maxEvents ?? DEFAULT_MAX_EVENTS);
+  if (!Array.isArray(options.seeds)) throw new SandboxOptionsError('seeds must be a list of { id, status }.');
+  const seeds = options.seeds.map(({ id, status }) => ({ id, status }));
+  const now = options.now ?? (() => new Date());
+  // A Map iterates in insertion order: re-inserting on use keeps the least recent first.
+  const worlds = new Map<string, SandboxWorld & { drop(): void }>();
+  return {
+    checkKey(token) {
+      if (!token.startsWith(SANDBOX_KEY_PREFIX) || token.length === SANDBOX_KEY_PREFIX.length) return undefined;
+      return `sandbox:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
+    },
+    world(worldId) {
+      let world = worlds.get(worldId);
+      if (world) worlds.delete(worldId);
+      else {
+        world = createWorld(seeds, maxEvents, now);
+        const oldest = worlds.size >= maxWorlds ? worlds.keys().next().value : undefined;
+        if (oldest !== undefined) {
+          worlds.get(oldest)?.drop();
+          worlds.delete(oldest);
+        }
+      }
+      worlds.set(worldId, world);
+      return world;
+    },
+    size: () => worlds.size,
+  };
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new SandboxOptionsError(`${name} must be a whole number ≥ 1; got ${String(value)}.`);
+  return value;
+}
+
+function createWorld(seeds: readonly SessionSeed[], maxEvents: number, now: () => Date): SandboxWorld & { drop(): void } {
+  const sessions = new Map<string, Session>();
+  let feed: SandboxEvent[] = [];
+  let sequence = 0;
+  const listeners = new Set<(event: SandboxEvent) => void>();
+  const dropListeners = new Set<() => void>();
+  const seed = () => {
+    sessions.clear();
+    const at = now().toISOString();
+    for (const { id, status } of seeds) sessions.set(id, { id, status, updatedAt: at });
+  };
+  seed();
+  let store = createMemorySessionStore({ now, sessions });
+  return {
+    // The memory store over this world's map: the same atomic resume, Idempotency-Keys included.
+    resume: (id, resumeOptions) => store.resume(id, resumeOptions),
+    get: (id) => store.get(id),
+    seed: (more) => store.seed(more),
+    ping: () => store.ping(),
+    list: () => [...sessions.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((s) => ({ ...s })),
+    set(id, status) {
+      const session = { id, status, updatedAt: now().toISOString() };
+      sessions.set(id, session);
+      return { ...session };
+    },
+    reset() {
+      seed();
+      // A fresh store: the world's Idempotency-Keys are forgotten with its sessions.
+      store = createMemorySessionStore({ now, sessions });
+      feed = [];
+      sequence = 0;
+    },
+    record(event) {
+      sequence += 1;
+      const entry: SandboxEvent = { sequence, webhookId: event.id, dedupeKey: dedupeKey(event.payload), payload: structuredClone(event.payload) };
+      feed.push(entry);
+      if (feed.length > maxEvents) feed.splice(0, feed.length - maxEvents);
+      for (const listener of listeners) listener(entry);
+      return entry;
+    },
+    events: (after = 0) => feed.filter((e) => e.sequence > after),
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    onDrop(listener) {
+      dropListeners.add(listener);
+      return () => dropListeners.delete(listener);
+    },
+    drop() {
+      for (const listener of dropListeners) listener();
+      dropListeners.clear();
+      listeners.clear();
+    },
+  };
+}
