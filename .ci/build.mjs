@@ -24,8 +24,10 @@ const quiet = args.includes('--quiet');
 const log = (line) => quiet || console.log(line);
 const PACKAGES = ['client', 'server'];
 const SOURCE_DIRS = ['client', 'server', 'spec', 'generated'];
-// Entries beside the exports: the commands (bin/*.js launchers import them).
-const COMMAND_ENTRIES = { client: { cli: 'cli/main.ts' }, server: { main: 'main.ts' } };
+// Entries beside the exports: the commands (bin/*.js launchers import them), and the webhook URL
+// rules in a file of their own, so that a bundler drops it (and ipaddr.js) from an app that
+// imports only createSessionsClient (client/package.json has "sideEffects": false).
+const EXTRA_ENTRIES = { client: { cli: 'cli/main.ts', 'webhook-url': '../spec/webhook-url.ts' }, server: { main: 'main.ts' } };
 
 /** Newest modification time (ms) under `dir`, skipping dist and node_modules. */
 function newest(dir) {
@@ -46,20 +48,20 @@ function isStale() {
   });
 }
 
-/** esbuild entry points of one package: export "source" → "default", and its command. */
+/** esbuild entry points of one package: export "source" → "default", and the extra entries. */
 function entries(pkgDir, pkg) {
   const map = {};
   for (const target of Object.values(pkg.exports)) {
     if (typeof target !== 'object' || !target.source || !existsSync(join(pkgDir, target.source))) continue;
     map[target.default.replace(/^\.\/dist\//, '').replace(/\.js$/, '')] = join(pkgDir, target.source);
   }
-  for (const [out, source] of Object.entries(COMMAND_ENTRIES[relative(root, pkgDir)])) map[out] = join(pkgDir, source);
+  for (const [out, source] of Object.entries(EXTRA_ENTRIES[relative(root, pkgDir)])) map[out] = join(pkgDir, source);
   return map;
 }
 
 // Entries of the client package a browser may load: no Node built-in, no require shim
 // (test/unit/boundaries.test.ts).
-const BROWSER_ENTRIES = new Set(['index', 'msw', 'sandbox']);
+const BROWSER_ENTRIES = new Set(['index', 'msw', 'sandbox', 'webhook-url']);
 // CommonJS dependencies bundled into ESM (Ajv, yaml) call require(): give Node entries one.
 const NODE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 

@@ -4,6 +4,11 @@ import type { RequestHandler } from 'express';
 /** Seconds a browser may cache a preflight answer (10 minutes). */
 const MAX_AGE_S = 600;
 
+/** Request headers a page may send: the key, a JSON body, and the client's Idempotency-Key on every resume. */
+const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key'];
+/** Answer headers a page may read (x-decisions: cors-headers). */
+const EXPOSED_HEADERS = ['Retry-After', 'WWW-Authenticate', 'X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Idempotent-Replayed'];
+
 /** What sandbox mode adds: the control API's methods, request headers such as Prefer, exposed headers. */
 export interface CorsExtras {
   methods: string[];
@@ -13,14 +18,13 @@ export interface CorsExtras {
 
 /**
  * Allows the listed origins (exact `scheme://host[:port]`, or `*` for any) to call the API
- * with the `Authorization` and `Content-Type` headers. Answers preflights (OPTIONS with
+ * with the `Authorization`, `Content-Type` and `Idempotency-Key` headers. Answers preflights (OPTIONS with
  * `Access-Control-Request-Method`) with 204 before any other middleware, so they need no token.
  */
 export function createCors(origins: readonly string[], extra?: CorsExtras): RequestHandler {
   const methods = extra?.methods.join(', ') ?? 'GET, POST, OPTIONS';
-  const headers = extra?.headers.join(', ') ?? 'Authorization, Content-Type';
-  // Browser clients read the rate-limit fields too (x-decisions: cors-headers).
-  const expose = ['Retry-After', 'WWW-Authenticate', 'X-Request-Id', 'RateLimit', 'RateLimit-Policy', ...(extra?.expose ?? [])].join(', ');
+  const headers = [...new Set([...ALLOWED_HEADERS, ...(extra?.headers ?? [])])].join(', ');
+  const expose = [...new Set([...EXPOSED_HEADERS, ...(extra?.expose ?? [])])].join(', ');
   const any = origins.includes('*');
   const allowed = new Set(origins);
   return (req, res, next) => {

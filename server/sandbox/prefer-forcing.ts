@@ -5,7 +5,7 @@
  */
 import type { RequestHandler } from 'express';
 import { choosePrefer } from '../../spec/prefer.js';
-import { listScenarios, type Scenario } from '../../spec/tools/mock/scenarios.js';
+import { listScenarios, type Scenario } from '../../spec/scenarios.js';
 import { HttpError } from '../errors/http-error.js';
 
 export { choosePrefer };

@@ -69,7 +69,7 @@ describe('API reference at /docs', () => {
     const sessions = await textOf('#/sessions', '/v1/sessions/{session_id}/resume');
     expect(sessions).toContain('Resume a paused session');
     // Every declared response is listed; the first is open, the others open on a click.
-    expect(sessions).toContain('Responses\n200\n400\n401\n404\n408\n409\n413\n415\n429\n431\n500\n503\n');
+    expect(sessions).toContain('Responses\n200\n400\n401\n404\n405\n408\n409\n413\n415\n422\n429\n431\n500\n503\n');
     expect(sessions).toContain('The session was paused and has resumed');
     await page.getByText('409', { exact: true }).first().click();
     await page.waitForFunction(() => document.body.innerText.includes('The session exists but is not paused'));

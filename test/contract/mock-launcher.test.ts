@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listScenarios } from '../../spec/tools/mock/scenarios.js';
+import { listScenarios } from '../../spec/scenarios.js';
 import { getFreePort } from '../helpers/free-port.js';
 import { waitFor } from '../helpers/wait-for.js';
 

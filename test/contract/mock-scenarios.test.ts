@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract } from '../../spec/contract.js';
 import { MOCK_SAMPLE_KEY, readMockSection, renderMockReadme } from '../../spec/tools/mock/scenario-table.js';
-import { listScenarios } from '../../spec/tools/mock/scenarios.js';
+import { listScenarios } from '../../spec/scenarios.js';
 import { startPrism, type PrismServer } from '../helpers/prism.js';
 
 const scenarios = listScenarios();

@@ -32,7 +32,7 @@ const VERSION = '0.2.0';
 
 const clientConsumer = `
 import { createSessionsClient, SessionsClientError, type ResumeOutcome } from 'session-resume-api/client';
-import { createWebhookReceiver, createMemoryStore } from 'session-resume-api/webhooks';
+import { createWebhookReceiver, createMemoryEventStore } from 'session-resume-api/webhooks';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -48,7 +48,7 @@ void resumed.result;
 const message = resumed.kind === 'resumed' ? resumed.result.message : '';
 const spec = readFileSync(fileURLToPath(import.meta.resolve('session-resume-api/spec')), 'utf8');
 const handled: string[] = [];
-const receiver = createWebhookReceiver({ store: createMemoryStore(), onEvent: (event) => void handled.push(event.event) });
+const receiver = createWebhookReceiver({ store: createMemoryEventStore(), onEvent: (event) => void handled.push(event.event) });
 const body = JSON.stringify({ event: 'session.resumed', session: { id: 's1' }, timestamp: '2026-01-01T00:00:00Z' });
 const answers = [(await receiver.receive(body)).status, (await receiver.receive(body)).status];
 await new Promise((resolve) => setTimeout(resolve, 50));

@@ -8,7 +8,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createResumeHandlers } from '../../client/msw/handlers.js';
 import { renderScenarioModule } from '../../spec/tools/mock/scenario-module.js';
-import { listScenarios } from '../../spec/tools/mock/scenarios.js';
+import { listScenarios } from '../../spec/scenarios.js';
 
 const BASE = 'https://sessions.api.test';
 const scenarios = listScenarios();

@@ -5,7 +5,7 @@ import { choosePrefer } from '../../server/sandbox/prefer-forcing.js';
 import { createSandboxWorlds, SandboxOptionsError } from '../../server/sandbox/sandbox-worlds.js';
 import { DEMO_SESSIONS } from '../../server/sessions/session-seeds.js';
 import { dedupeKey } from '../../spec/event-identity.js';
-import { listScenarios } from '../../spec/tools/mock/scenarios.js';
+import { listScenarios } from '../../spec/scenarios.js';
 import { validateWebhookUrl } from '../../spec/webhook-url.js';
 
 const event = (id: string) => ({ event: 'session.resumed', session: { id }, timestamp: '2026-11-21T16:00:00.000Z' });

@@ -1,8 +1,8 @@
 /**
- * Renders the mock scenario table (spec/tools/mock/scenarios.ts) as Markdown for the README mock section and
+ * Renders the mock scenario table (spec/scenarios.ts) as Markdown for the README mock section and
  * as plain text for the mock launcher's console output.
  */
-import type { Scenario } from './scenarios.js';
+import type { Scenario } from '../../scenarios.js';
 
 /** The sample bearer key printed and documented for the mock; Prism accepts any token. */
 export const MOCK_SAMPLE_KEY = 'mock-key';

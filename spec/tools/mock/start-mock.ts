@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { specPath } from '../../contract.js';
-import { listScenarios } from './scenarios.js';
+import { listScenarios } from '../../scenarios.js';
 import { readMockConfig } from './mock-config.js';
 import { renderMockUsage } from './mock-usage.js';
 

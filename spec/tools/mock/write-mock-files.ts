@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { renderScenarioModule } from './scenario-module.js';
 import { renderMockReadme, writeMockSection } from './scenario-table.js';
-import { listScenarios } from './scenarios.js';
+import { listScenarios } from '../../scenarios.js';
 
 /** Files this script writes, with their renderers. */
 export const mockFiles = {

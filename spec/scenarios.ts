@@ -5,9 +5,9 @@
  * generated module and the tests, so none of them can drift from the document. Node-only
  * (reads the contract).
  */
-import { contract, type OpenApiDocument } from '../../contract.js';
-import { RESUME_PATH } from '../../resume-path.js';
-import { resolveRef } from '../../resolve-ref.js';
+import { contract, type OpenApiDocument } from './contract.js';
+import { RESUME_PATH } from './resume-path.js';
+import { resolveRef } from './resolve-ref.js';
 
 /** One scenario a frontend must handle: what to send to the mock and what it answers. */
 export interface Scenario {
