@@ -5,13 +5,16 @@
  */
 import { readFile } from 'node:fs/promises';
 import { pino } from 'pino';
+import { isServerCommand, runServerCli } from './cli/server-cli.js';
 import { loadConfig, type ServerConfig } from './config.js';
 import { createHttpServer } from './http/create-http-server.js';
 import { createRedisRateLimitStore } from './http/redis-rate-limit-store.js';
 import { createMemorySessionStore } from './sessions/memory-session-store.js';
 import { createRedisConnection, waitUntilConnected, type RedisConnection } from './redis/create-redis-connection.js';
 import { createRedisSessionStore } from './sessions/redis-session-store.js';
-import { DEMO_SESSIONS, loadSessionSeeds } from './sessions/session-seeds.js';
+import { createRedisSeedMarker } from './redis/session-seed-admin.js';
+import { seedStore } from './sessions/seed-on-start.js';
+import { DEMO_SESSIONS, openSeedSource } from './sessions/session-seeds.js';
 import type { SessionStore } from './sessions/session-store.js';
 import { createWebhookSender } from './webhooks/create-webhook-sender.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
@@ -41,17 +44,20 @@ async function main(): Promise<void> {
     store = createMemorySessionStore();
   }
 
-  const seeds = config.sessionsFile ? await loadSessionSeeds(config.sessionsFile) : DEMO_SESSIONS;
-  const { created } = await store.seed(seeds);
+  const source = await openSeedSource(config.sessionsFile);
+  const seeding = await seedStore({
+    store,
+    source,
+    ...(redis ? { marker: createRedisSeedMarker(redis, config.redisKeyPrefix) } : {}),
+  });
   logger.info(
     {
-      source: config.sessionsFile ?? 'demo set',
+      source: source.label,
       store: config.redisClusterNodes ? 'redis-cluster' : config.redisUrl ? 'redis' : 'memory',
-      created,
-      kept: seeds.length - created,
-      ...(config.sessionsFile ? {} : { sessions: seeds }),
+      ...seeding,
+      ...(config.sessionsFile ? {} : { sessions: DEMO_SESSIONS }),
     },
-    'sessions seeded',
+    seeding.skipped ? 'sessions already seeded from this source: nothing to do' : 'sessions seeded',
   );
 
   const webhookSender = config.webhook ? await startWebhookSender(config.webhook, logger) : undefined;
@@ -117,8 +123,13 @@ async function startWebhookSender(
   });
 }
 
-main().catch((err: unknown) => {
-  const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`session-resume-api cannot start: ${message}\n`);
-  process.exit(1);
-});
+// `session-resume-api-server <command>` (seed, ...) runs an operator command; no command starts the server.
+if (isServerCommand(process.argv)) {
+  void runServerCli(process.argv, process.env).then((code) => process.exit(code));
+} else {
+  main().catch((err: unknown) => {
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`session-resume-api cannot start: ${message}\n`);
+    process.exit(1);
+  });
+}

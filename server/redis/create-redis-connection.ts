@@ -88,10 +88,18 @@ export function isCluster(connection: RedisConnection): connection is Cluster {
 }
 
 /**
- * Resolves when the connection is ready (a cluster: slot map loaded); rejects after
- * `timeoutMs` (default 10 000 ms) with a message naming where it looked and what to fix.
+ * Resolves when the connection is ready (a cluster: slot map loaded and every primary
+ * connected); rejects after `timeoutMs` (default 10 000 ms) with a message naming where it
+ * looked and what to fix.
  */
 export async function waitUntilConnected(connection: RedisConnection, timeoutMs = 10_000): Promise<void> {
+  await waitForReady(connection, timeoutMs);
+  // ioredis connects to each node on its first command, and without an offline queue a
+  // command sent while that connection is still opening fails: open them all now.
+  if (isCluster(connection)) await Promise.all(connection.nodes('master').map((node) => node.ping()));
+}
+
+async function waitForReady(connection: RedisConnection, timeoutMs: number): Promise<void> {
   if (connection.status === 'ready') return;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
