@@ -1,14 +1,13 @@
 /**
  * Bulk seeding of session hashes on one Redis or a Redis Cluster, with one code path: the
- * keys are grouped by hash slot (a Lua script may only touch keys of one slot on a cluster;
- * on one node every key counts as one slot),
+ * keys are grouped by hash slot (a Lua script may only touch keys of one slot on a cluster),
  * each group is written by one script call that creates a session only where none exists,
  * and the calls are pipelined (many in flight at once, ioredis routes each to its node).
  */
 import { createHash } from 'node:crypto';
 import calculateSlot from 'cluster-key-slot';
 import type { SessionSeed } from '../sessions/session-store.js';
-import { isCluster, type RedisConnection } from './create-redis-connection.js';
+import type { RedisConnection } from './create-redis-connection.js';
 
 /** Options of `seedRedisSessions`. */
 export interface SeedRedisSessionsOptions {
@@ -53,8 +52,9 @@ export async function seedRedisSessions(options: SeedRedisSessionsOptions): Prom
   const { client, key } = options;
   const batchSize = options.batchSize ?? 1000;
   const updatedAt = options.updatedAt ?? new Date().toISOString();
-  // One node takes any keys in one script: no slot to compute (a third of the client's time at 1M).
-  const batches = slotBatches(options.seeds, key, batchSize, isCluster(client) ? calculateSlot : () => 0);
+  // Grouped by slot on one node too: one code path, and the slot check in the tests
+  // (test/integration/cluster/script-key-slots.test.ts) holds on either.
+  const batches = slotBatches(options.seeds, key, batchSize);
   const run = async ({ keys, statuses }: Batch): Promise<number> => {
     try {
       return Number(await client.evalsha(SEED_BATCH_SHA, keys.length, ...keys, ...statuses, updatedAt));
@@ -82,17 +82,12 @@ interface Batch {
 }
 
 /** Groups the seeds' keys by hash slot, then cuts each group into batches of at most `size`. */
-function slotBatches(
-  seeds: readonly SessionSeed[],
-  key: (id: string) => string,
-  size: number,
-  slotOf: (key: string) => number,
-): Batch[] {
+function slotBatches(seeds: readonly SessionSeed[], key: (id: string) => string, size: number): Batch[] {
   const bySlot = new Map<number, Batch>();
   const batches: Batch[] = [];
   for (const seed of seeds) {
     const k = key(seed.id);
-    const slot = slotOf(k);
+    const slot = calculateSlot(k);
     let batch = bySlot.get(slot);
     if (!batch || batch.keys.length >= size) {
       batch = { keys: [], statuses: [] };
