@@ -7,6 +7,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startRedisServer } from '../test/helpers/redis-server.js';
 import { listCases, runCases, type BenchOptions } from './cases.js';
+import { renderClusterSection, runClusterCases } from './cluster-cases.js';
 import { renderReport } from './report.js';
 
 /** Reads the bench settings: BENCH_DURATION_S (default 3, 1–30) and BENCH_CONNECTIONS (default 10, 1–200). */
@@ -25,6 +26,7 @@ const options = loadBenchOptions(process.env);
 const redis = await startRedisServer();
 try {
   const results = await runCases(listCases(redis.url), options);
+  const cluster = renderClusterSection(await runClusterCases({ ...options, seedSessions: Number(process.env.BENCH_SEED_SESSIONS || 1_000_000) }));
   const cpu = cpus();
   const report = renderReport(results, options, {
     date: new Date().toISOString(),
@@ -32,7 +34,7 @@ try {
     cpus: cpu.length,
     cpuModel: cpu[0]?.model.trim() ?? 'unknown CPU',
     command: 'npm run bench',
-  });
+  }) + `\n${cluster}`;
   writeFileSync(fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url)), report);
   process.stdout.write(report);
 } finally {
