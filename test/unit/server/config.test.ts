@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../server/config.js';
 
@@ -96,6 +97,26 @@ describe('loadConfig', () => {
     }
     expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '127.0.0.1:7000' })).toThrow(
       /REDIS_URL .* or REDIS_CLUSTER_NODES .*not both/,
+    );
+  });
+
+  it('REDIS_CLUSTER_NODES: any text is either a list of host:port seeds or a ConfigError, never another error (property)', () => {
+    const host = fc.oneof(fc.domain(), fc.ipV4(), fc.ipV6().map((ip) => `[${ip}]`));
+    const seed = fc.tuple(host, fc.integer({ min: 1, max: 65535 })).map(([h, p]) => `${h}:${p}`);
+    fc.assert(
+      fc.property(fc.array(seed, { minLength: 1, maxLength: 5 }), (seeds) => {
+        expect(loadConfig({ REDIS_CLUSTER_NODES: seeds.join(',') }).redisClusterNodes).toEqual(seeds);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.string(), (raw) => {
+        try {
+          const nodes = loadConfig({ REDIS_CLUSTER_NODES: raw }).redisClusterNodes ?? [];
+          for (const node of nodes) expect(node).toMatch(/:\d+$/);
+        } catch (err) {
+          expect(err).toBeInstanceOf(ConfigError);
+        }
+      }),
     );
   });
 });
