@@ -21,6 +21,11 @@ export interface ServerConfig {
   redisUrl?: string;
   /** Redis Cluster seed nodes (`REDIS_CLUSTER_NODES`, comma-separated `host:port`); exclusive with `redisUrl`. */
   redisClusterNodes?: string[];
+  /**
+   * Replicas that must acknowledge each resume before it is answered (`REDIS_WAIT_REPLICAS`,
+   * default 0: off). With 1, a resume a failover could lose answers 503 instead of 200.
+   */
+  redisWaitReplicas: number;
   /** Prefix of every Redis key (`REDIS_KEY_PREFIX`, default `session-resume:`). */
   redisKeyPrefix: string;
   /** Webhook delivery (`WEBHOOK_URL`, `WEBHOOK_ALLOW_PRIVATE=1`, `WEBHOOK_CA_FILE`); undefined: none. */
@@ -117,6 +122,7 @@ export function loadConfig(env: Env): ServerConfig {
     ...(redisUrl ? { redisUrl } : {}),
     ...(redisClusterNodes ? { redisClusterNodes } : {}),
     redisKeyPrefix: text('REDIS_KEY_PREFIX') ?? 'session-resume:',
+    redisWaitReplicas: integer('REDIS_WAIT_REPLICAS', 0, 0, 16),
     ...(webhook ? { webhook } : {}),
     ...(rateLimit ? { rateLimit } : {}),
     corsOrigins,

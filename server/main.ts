@@ -12,6 +12,7 @@ import { createRedisRateLimitStore } from './http/redis-rate-limit-store.js';
 import { createMemorySessionStore } from './sessions/memory-session-store.js';
 import { createRedisConnection, waitUntilConnected, type RedisConnection } from './redis/create-redis-connection.js';
 import { createRedisSessionStore } from './sessions/redis-session-store.js';
+import { withReplicaAcks } from './redis/replica-acks.js';
 import { createRedisSeedMarker } from './redis/session-seed-admin.js';
 import { seedStore } from './sessions/seed-on-start.js';
 import { DEMO_SESSIONS, openSeedSource } from './sessions/session-seeds.js';
@@ -38,7 +39,9 @@ async function main(): Promise<void> {
       onError: (err) => logger.warn({ err: err.message }, 'Redis connection error'),
     });
     await waitUntilConnected(redis);
-    store = createRedisSessionStore({ client: redis, keyPrefix: config.redisKeyPrefix });
+    // REDIS_WAIT_REPLICAS: the store's scripts wait for replicas (server/redis/replica-acks.ts).
+    const storeClient = config.redisWaitReplicas > 0 ? withReplicaAcks(redis, { replicas: config.redisWaitReplicas }) : redis;
+    store = createRedisSessionStore({ client: storeClient, keyPrefix: config.redisKeyPrefix });
     rateLimitStore = createRedisRateLimitStore(redis, `${config.redisKeyPrefix}rate:`);
   } else {
     store = createMemorySessionStore();

@@ -28,6 +28,7 @@ describe('loadConfig', () => {
       SESSIONS_FILE: './sessions.json',
       REDIS_URL: 'redis://127.0.0.1:6379',
       REDIS_KEY_PREFIX: 'x:',
+      REDIS_WAIT_REPLICAS: '1',
       WEBHOOK_URL: 'https://hooks.example.org/in/abc',
       RATE_LIMIT: '10',
       RATE_LIMIT_WINDOW_MS: '1000',
@@ -42,6 +43,7 @@ describe('loadConfig', () => {
       sessionsFile: './sessions.json',
       redisUrl: 'redis://127.0.0.1:6379',
       redisKeyPrefix: 'x:',
+      redisWaitReplicas: 1,
       webhook: { url: 'https://hooks.example.org/in/abc', allowPrivate: false },
       rateLimit: { limit: 10, windowMs: 1000 },
       corsOrigins: ['https://a.example.org', 'http://localhost:5173'],
@@ -76,6 +78,7 @@ describe('loadConfig', () => {
       [{ CORS_ORIGINS: 'https://a.example.org/path' }, /CORS_ORIGINS/],
       [{ WEBHOOK_ALLOW_PRIVATE: 'maybe', WEBHOOK_URL: 'https://hooks.example.org/x' }, /WEBHOOK_ALLOW_PRIVATE/],
       [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+      [{ REDIS_WAIT_REPLICAS: 'one' }, /REDIS_WAIT_REPLICAS=one must be a whole number from 0 to 16/],
     ];
     for (const [env, message] of cases) expect(() => loadConfig(env), JSON.stringify(env)).toThrow(message);
   });
