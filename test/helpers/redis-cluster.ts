@@ -14,6 +14,7 @@
  * }
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -167,10 +168,18 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     node.running = false;
   };
 
+  // If the test process ends without stop() (a crash, a killed worker), take the nodes along.
+  const killAll = () => {
+    nodes.forEach((n) => n.child?.kill('SIGKILL'));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', killAll);
+
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    process.off('exit', killAll);
     await Promise.all(nodes.map((n) => killNode(n, 'SIGTERM')));
     await rm(dir, { recursive: true, force: true });
   };
