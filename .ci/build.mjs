@@ -1,21 +1,136 @@
-// Builds the package: tsc (tsconfig.build.json) to dist/ as ESM with .d.ts, then copies what
-// tsc does not emit: the spec YAML next to dist/spec/contract.js (which reads ./openapi.yaml)
-// and the generated .d.ts that dist/spec/types.d.ts refers to.
-// Usage: node .ci/build.mjs [outDir]   (default dist; tests build into a temp dir)
+// Builds the two published packages of this repo (npm workspaces):
+// - client/ → session-resume-api: esbuild bundles per export (browser-safe ./client, ./webhooks,
+//   ./webhooks/redis, ./msw, ./sandbox, the CLI), dependencies left external; Ajv and yaml are
+//   bundled into the Node entries that need them, so a consumer installs neither.
+// - server/ → session-resume-api-server: esbuild bundles of the library and the bin, so starting
+//   the server needs no TypeScript transpiler; the HTML reference built into dist/docs/.
+// Both get .d.ts from tsc (dist/types/, the repo's folder structure kept) and spec/openapi.yaml.
+// Entries come from each package.json's exports ("source" → "default") and bin.
+//
+// Usage: node .ci/build.mjs [--out DIR] [--if-stale] [--quiet]
+//   --out DIR    write DIR/client and DIR/server (package.json, README.md, dist/) instead of in place
+//   --if-stale   do nothing when every dist is newer than every source file (npm start uses it)
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const outDir = resolve(root, process.argv[2] ?? 'dist');
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const args = process.argv.slice(2);
+const outRoot = args.includes('--out') ? resolve(args[args.indexOf('--out') + 1]) : undefined;
+const quiet = args.includes('--quiet');
+const log = (line) => quiet || console.log(line);
+const PACKAGES = ['client', 'server'];
+const SOURCE_DIRS = ['client', 'server', 'spec', 'generated'];
+// Entries beside the exports: the commands (bin/*.js launchers import them).
+const COMMAND_ENTRIES = { client: { cli: 'cli/main.ts' }, server: { main: 'main.ts' } };
 
-rmSync(outDir, { recursive: true, force: true });
-execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', outDir], { stdio: 'inherit' });
-for (const file of ['spec/openapi.yaml', 'generated/api.d.ts']) {
-  mkdirSync(dirname(join(outDir, file)), { recursive: true });
-  copyFileSync(join(root, file), join(outDir, file));
+/** Newest modification time (ms) under `dir`, skipping dist and node_modules. */
+function newest(dir) {
+  let max = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'dist' || entry.name === 'node_modules') continue;
+    const path = join(dir, entry.name);
+    max = Math.max(max, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return max;
 }
-console.log(`built ${outDir}`);
+
+function isStale() {
+  const sources = Math.max(...SOURCE_DIRS.map((d) => newest(join(root, d))), statSync(join(root, '.ci/build.mjs')).mtimeMs);
+  return PACKAGES.some((p) => {
+    const stamp = join(root, p, 'dist/.built');
+    return !existsSync(stamp) || statSync(stamp).mtimeMs < sources;
+  });
+}
+
+/** esbuild entry points of one package: export "source" → "default", and its command. */
+function entries(pkgDir, pkg) {
+  const map = {};
+  for (const target of Object.values(pkg.exports)) {
+    if (typeof target !== 'object' || !target.source || !existsSync(join(pkgDir, target.source))) continue;
+    map[target.default.replace(/^\.\/dist\//, '').replace(/\.js$/, '')] = join(pkgDir, target.source);
+  }
+  for (const [out, source] of Object.entries(COMMAND_ENTRIES[relative(root, pkgDir)])) map[out] = join(pkgDir, source);
+  return map;
+}
+
+// Entries of the client package a browser may load: no Node built-in, no require shim
+// (test/unit/boundaries.test.ts).
+const BROWSER_ENTRIES = new Set(['index', 'msw', 'sandbox']);
+// CommonJS dependencies bundled into ESM (Ajv, yaml) call require(): give Node entries one.
+const NODE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
+async function bundle(name, pkgDir, distDir) {
+  const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
+  const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
+  const all = entries(pkgDir, pkg);
+  const isBrowser = (out) => name === 'client' && BROWSER_ENTRIES.has(out);
+  const pick = (browser) => Object.fromEntries(Object.entries(all).filter(([out]) => isBrowser(out) === browser));
+  const common = {
+    outdir: distDir,
+    // Flat output: spec/contract.ts finds openapi.yaml beside whichever file holds it.
+    chunkNames: 'chunk-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    target: 'node20',
+    external,
+    // Only the "source" condition is ours; esbuild then follows each dependency's "import".
+    conditions: ['source'],
+    minifySyntax: true,
+    legalComments: 'linked',
+    logLevel: 'warning',
+  };
+  const browser = pick(true);
+  if (Object.keys(browser).length) await build({ ...common, entryPoints: browser, platform: 'neutral', mainFields: ['module', 'main'] });
+  await build({ ...common, entryPoints: pick(false), platform: 'node', banner: { js: NODE_BANNER } });
+  cpSync(join(root, 'spec/openapi.yaml'), join(distDir, 'openapi.yaml'));
+  log(`bundled ${name}: ${Object.keys(all).join(', ')}`);
+}
+
+/** .d.ts of client/, server/ and the spec/ runtime into <dist>/types, plus generated/*.d.ts. */
+function declarations(distDirs) {
+  const tmp = join(root, '.tmp/types');
+  rmSync(tmp, { recursive: true, force: true });
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', tmp], { stdio: 'inherit' });
+  for (const file of readdirSync(join(root, 'generated')).filter((f) => f.endsWith('.d.ts'))) {
+    mkdirSync(join(tmp, 'generated'), { recursive: true });
+    cpSync(join(root, 'generated', file), join(tmp, 'generated', file));
+  }
+  // Each package ships the declarations of its own folder and of the layers under it.
+  for (const [name, dist] of Object.entries(distDirs)) {
+    for (const dir of [name, 'spec', 'generated']) cpSync(join(tmp, dir), join(dist, 'types', dir), { recursive: true });
+  }
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+async function buildDocsInto(distDir) {
+  const { buildDocs } = await import('tsx/esm/api').then(({ tsImport }) => tsImport('../spec/tools/docs/build-docs.ts', import.meta.url));
+  await buildDocs({ outputPath: join(distDir, 'docs/index.html') });
+}
+
+async function main() {
+  if (args.includes('--if-stale') && !isStale()) return;
+  const started = Date.now();
+  const targets = PACKAGES.map((name) => {
+    const pkgDir = join(root, name);
+    const outDir = outRoot ? join(outRoot, name) : pkgDir;
+    if (outRoot) {
+      mkdirSync(outDir, { recursive: true });
+      for (const file of ['package.json', 'README.md', 'bin']) cpSync(join(pkgDir, file), join(outDir, file), { recursive: true });
+    }
+    return { name, pkgDir, distDir: join(outDir, 'dist') };
+  });
+  for (const { distDir } of targets) rmSync(distDir, { recursive: true, force: true });
+  await Promise.all(targets.map(({ name, pkgDir, distDir }) => bundle(name, pkgDir, distDir)));
+  declarations(Object.fromEntries(targets.map((t) => [t.name, t.distDir])));
+  await buildDocsInto(targets.find((t) => t.name === 'server').distDir);
+  for (const { distDir } of targets) writeFileSync(join(distDir, '.built'), `${new Date().toISOString()}\n`);
+  log(`built ${targets.map((t) => relative(process.cwd(), dirname(t.distDir)) || '.').join(' and ')} in ${Date.now() - started} ms`);
+}
+
+await main();

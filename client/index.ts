@@ -1,8 +1,17 @@
-/** Public entry of `session-resume-api/client`: browser-safe (no Node built-ins). */
+/**
+ * Package session-resume-api, entry `./client`: the typed client. Browser-safe: nothing reachable
+ * from here imports a Node built-in (test/unit/boundaries.test.ts).
+ *
+ * Where it sits: over spec/ (wire types, the URL rules, backoff, the resume path); never imports
+ * server/. Siblings: webhooks/ (the receiver kit, Node), msw/ (frontend test handlers), cli/ (the
+ * `session-resume-api` command).
+ */
 export { createSessionsClient } from './sessions-client.js';
 export type { ResumeOptions, SessionsClient, SessionsClientOptions } from './sessions-client.js';
 export { NOT_PAUSED_MARKER } from './outcome.js';
 export type { ResumeOutcome, ResumeOutcomeKind } from './outcome.js';
+export { parseRateLimit } from './rate-limit.js';
+export type { RateLimitInfo } from './rate-limit.js';
 export { SessionsClientError } from './errors.js';
 export type { SessionsClientErrorCode } from './errors.js';
 export type { FetchLike } from './retry.js';

@@ -3,6 +3,7 @@
  * §7; x-decisions: not-paused-status). Never throws, whatever the body is.
  */
 import type { ResumeResult } from '../spec/types.js';
+import { parseRateLimit, type RateLimitInfo } from './rate-limit.js';
 import { parseRetryAfter } from './retry.js';
 
 /** The marker the service puts in the body text of a resume refused because the session is not paused. */
@@ -13,6 +14,8 @@ interface OutcomeBase {
   status: number;
   /** Above 1, an earlier attempt may have resumed the session: see the README on retries and not_paused. */
   attempts: number;
+  /** The quota the answer reported (RateLimit fields); absent when it sent none or none readable. */
+  rateLimit?: RateLimitInfo;
 }
 
 /** Fields of every outcome that is not `resumed`: a human message and the raw body text. */
@@ -43,7 +46,7 @@ export interface ResumeAnswer {
   /** The raw body text. */
   text: string;
   attempts: number;
-  /** Clock for an HTTP-date Retry-After, in ms since the epoch (default Date.now()). */
+  /** Clock for an HTTP-date Retry-After or a Unix-time rate-limit reset, in ms since the epoch (default Date.now()). */
   now?: number;
 }
 
@@ -81,13 +84,15 @@ export function hasNotPausedMarker(text: string, sessionId: string): boolean {
 
 /** Maps one answer to its outcome: success first, then the marker (whatever the status), then the status. */
 export function toResumeOutcome(answer: ResumeAnswer): ResumeOutcome {
-  const { status, text, attempts } = answer;
+  const { status, text } = answer;
+  const rateLimit = parseRateLimit(answer.headers, answer.now);
+  const common = { attempts: answer.attempts, ...(rateLimit ? { rateLimit } : {}) };
   const json = parseJson(text);
   // Source spec §4 rule 1: a resumed session is answered with success = true.
   if (status >= 200 && status < 300 && isResumeResult(json) && json.success === true) {
-    return { kind: 'resumed', status, attempts, result: json };
+    return { kind: 'resumed', status, ...common, result: json };
   }
-  const failed = { status, attempts, message: messageOf(json, text, status), body: text };
+  const failed = { status, ...common, message: messageOf(json, text, status), body: text };
   // Source spec §4 rule 3: the marker decides, whatever the status (x-decisions: not-paused-status).
   if (hasNotPausedMarker(text, answer.sessionId)) return { kind: 'not_paused', ...failed };
   if (status === 404) return { kind: 'not_found', ...failed };

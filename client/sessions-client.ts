@@ -34,6 +34,12 @@ export interface ResumeOptions {
   signal?: AbortSignal;
   /** Extra request headers for this call only (e.g. `Prefer` for a Prism mock). */
   headers?: Record<string, string>;
+  /**
+   * Idempotency-Key sent on every attempt of this call (1 to 255 characters; default: a new
+   * crypto.randomUUID() per call), so a retry after a lost answer cannot resume twice and
+   * reads as `resumed` (x-decisions: idempotency-key). Pass your own to retry across calls.
+   */
+  idempotencyKey?: string;
 }
 
 /** The client: `resume` for the outcome, `raw` for the typed openapi-fetch client underneath. */
@@ -129,6 +135,10 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
     if (sessionId === '.' || sessionId === '..') {
       throw new TypeError(`resume: sessionId "${sessionId}" cannot be sent as a URL path segment.`);
     }
+    const idempotencyKey = callOptions.idempotencyKey ?? globalThis.crypto.randomUUID();
+    if (typeof idempotencyKey !== 'string' || idempotencyKey.length < 1 || idempotencyKey.length > 255) {
+      throw new TypeError('resume: idempotencyKey must be a string of 1 to 255 characters.');
+    }
     let attempts = 0;
     let answer: Response | undefined;
     try {
@@ -137,7 +147,8 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
         params: { path: { session_id: sessionId } },
         parseAs: 'text',
         ...(callOptions.signal ? { signal: callOptions.signal } : {}),
-        ...(callOptions.headers ? { headers: callOptions.headers } : {}),
+        // One key for every attempt: the retrying fetch re-sends this same Request.
+        headers: { ...callOptions.headers, 'Idempotency-Key': idempotencyKey },
         fetch: async (request: Request) => {
           const res = await retrying(request, { onAttempt: (n) => (attempts = n) });
           answer = res.clone();

@@ -55,7 +55,10 @@ export interface webhooks {
          *     - When events do not arrive, check: URL validity, HTTPS, response time, and
          *       that the receiver accepts connections from outside (§6 rule 5).
          *
-         *     Deliveries are not signed (§5); see `x-decisions: webhook-signing`.
+         *     Every delivery carries `webhook-id` (the same on every attempt and replay of one
+         *     event) and `webhook-timestamp`; with a server secret also `webhook-signature`
+         *     (Standard Webhooks; `x-decisions: webhook-standard-headers`). The source shows no
+         *     signing (§5); see also `x-decisions: webhook-signing`.
          */
         post: operations["receiveSessionEvent"];
         delete?: never;
@@ -75,7 +78,7 @@ export interface components {
         ResumeResult: {
             /** @description Whether the operation completed successfully. */
             success: boolean;
-            /** @description Human-readable result text. */
+            /** @description Human-readable result text (`x-decisions: text-bounds`). */
             message: string;
         } & {
             [key: string]: unknown;
@@ -93,12 +96,13 @@ export interface components {
             /**
              * @description Machine-readable code: unauthorized, not_found, not_paused, rate_limited,
              *     bad_request, payload_too_large, unsupported_media_type, method_not_allowed,
-             *     request_timeout, header_too_large, service_unavailable or internal_error.
-             *     Treat unknown values as errors.
+             *     request_timeout, header_too_large, service_unavailable, internal_error,
+             *     idempotency_key_in_use or idempotency_key_reused.
+             *     Treat unknown values as errors (`x-decisions: text-bounds`).
              * @example not_paused
              */
             error: string;
-            /** @description Human-readable explanation of what to check. */
+            /** @description Human-readable explanation of what to check (`x-decisions: text-bounds`). */
             message: string;
         } & {
             [key: string]: unknown;
@@ -110,7 +114,7 @@ export interface components {
          */
         SessionEvent: {
             /**
-             * @description Kind of event; an open set (`x-decisions: event-kinds`).
+             * @description Kind of event; an open set (`x-decisions: event-kinds`, `event-field-bounds`).
              * @example session.resumed
              * @example session.paused
              * @example session.cancelled
@@ -118,7 +122,7 @@ export interface components {
             event: string;
             session: components["schemas"]["SessionRef"];
             /**
-             * @description Time of the event; format not fixed by the source (`x-decisions: event-timestamp`).
+             * @description Time of the event; format not fixed by the source (`x-decisions: event-timestamp`, `event-field-bounds`).
              * @example 2026-11-21T16:00:00.000Z
              */
             timestamp: string;
@@ -128,7 +132,7 @@ export interface components {
         /** @description The session an event is about. */
         SessionRef: {
             /**
-             * @description The session identifier.
+             * @description The session identifier (`x-decisions: session-id-format`, `event-field-bounds`).
              * @example sess_paused_1
              */
             id: string;
@@ -153,9 +157,16 @@ export interface components {
         WebhookUrl: string;
     };
     responses: {
-        /** @description The request is malformed (for example, a body that is not a JSON object). */
+        /**
+         * @description The request is malformed: a body that is not a JSON object, or a session id outside
+         *     its bounds (`x-decisions: session-id-format`). Checked after the API key.
+         */
         BadRequest: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
                 [name: string]: unknown;
             };
             content: {
@@ -169,6 +180,8 @@ export interface components {
         Unauthorized: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
                 [name: string]: unknown;
             };
             content: {
@@ -196,6 +209,10 @@ export interface components {
         /** @description The request body exceeds the size limit. */
         PayloadTooLarge: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
                 [name: string]: unknown;
             };
             content: {
@@ -205,6 +222,10 @@ export interface components {
         /** @description The request body has a media type other than application/json. */
         UnsupportedMediaType: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
                 [name: string]: unknown;
             };
             content: {
@@ -214,6 +235,8 @@ export interface components {
         /** @description A defect in the server. Never caused by user input. */
         InternalError: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
                 [name: string]: unknown;
             };
             content: {
@@ -223,8 +246,10 @@ export interface components {
         /** @description The session store does not answer (`x-decisions: store-unavailable`). */
         ServiceUnavailable: {
             headers: {
-                /** @description Seconds to wait before retrying (RFC 9110 §10.2.3), when known. */
+                /** @description Seconds to wait before retrying (RFC 9110 §10.2.3), when known (`x-decisions: rate-limit-headers`). */
                 "Retry-After"?: number;
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
                 [name: string]: unknown;
             };
             content: {
@@ -233,8 +258,20 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Identifier of the session (source spec §2). Percent-encode it as one path segment. */
+        /**
+         * @description Identifier of the session (source spec §2). Percent-encode it as one path segment.
+         *     The reference server accepts 1 to 256 characters (after decoding) without control
+         *     characters and answers 400 otherwise, after the API key check
+         *     (`x-decisions: session-id-format`).
+         */
         SessionId: string;
+        /**
+         * @description Optional (draft-ietf-httpapi-idempotency-key-header-07; `x-decisions:
+         *     idempotency-key`). Send one unique value per resume and the same value on every
+         *     retry of it: a repeat gets the first answer again with `Idempotent-Replayed: true`.
+         *     Scoped to the API key; kept 24 hours; at most 255 characters.
+         */
+        IdempotencyKey: string;
     };
     requestBodies: {
         /**
@@ -248,10 +285,36 @@ export interface components {
         };
     };
     headers: {
-        /** @description Seconds to wait before retrying (RFC 9110 §10.2.3). */
+        /** @description Seconds to wait before retrying (RFC 9110 §10.2.3); at most one day (`x-decisions: rate-limit-headers`). */
         RetryAfter: number;
         /** @description RFC 6750 §3 challenge. `error="invalid_token"` is present only when a token was sent. */
         WwwAuthenticate: string;
+        /**
+         * @description The caller's quota left in the current window, as an IETF `RateLimit` field
+         *     (draft-ietf-httpapi-ratelimit-headers-08 and later): the policy name, `r` the
+         *     requests remaining and `t` the seconds until the window resets. Sent when the
+         *     rate limit is on, on every answer that counts against it
+         *     (`x-decisions: rate-limit-headers`).
+         */
+        RateLimit: string;
+        /**
+         * @description The quota policy, as an IETF `RateLimit-Policy` field: the policy name, `q` the
+         *     requests allowed per window, `w` the window in seconds and `pk` a hash that
+         *     identifies the counted API key without revealing it. Sent with `RateLimit`
+         *     (`x-decisions: rate-limit-headers`).
+         */
+        RateLimitPolicy: string;
+        /**
+         * @description CORS (Fetch standard): the allowed origin, or `*`. Sent by the reference server
+         *     only when CORS is configured and the request's `Origin` is allowed
+         *     (`x-decisions: cors-headers`).
+         */
+        AccessControlAllowOrigin: string;
+        /**
+         * @description CORS: the answer headers a browser script may read, so that a browser client sees
+         *     the rate-limit fields and the challenge (`x-decisions: cors-headers`).
+         */
+        AccessControlExposeHeaders: string;
     };
     pathItems: never;
 }
@@ -260,9 +323,22 @@ export interface operations {
     resumeSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (draft-ietf-httpapi-idempotency-key-header-07; `x-decisions:
+                 *     idempotency-key`). Send one unique value per resume and the same value on every
+                 *     retry of it: a repeat gets the first answer again with `Idempotent-Replayed: true`.
+                 *     Scoped to the API key; kept 24 hours; at most 255 characters.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
-                /** @description Identifier of the session (source spec §2). Percent-encode it as one path segment. */
+                /**
+                 * @description Identifier of the session (source spec §2). Percent-encode it as one path segment.
+                 *     The reference server accepts 1 to 256 characters (after decoding) without control
+                 *     characters and answers 400 otherwise, after the API key check
+                 *     (`x-decisions: session-id-format`).
+                 */
                 session_id: components["parameters"]["SessionId"];
             };
             cookie?: never;
@@ -272,6 +348,15 @@ export interface operations {
             /** @description The session was paused and has resumed (source spec §4 rule 1). */
             200: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                    /**
+                     * @description `true` when this is the recorded answer to an earlier request with the same
+                     *     Idempotency-Key (`x-decisions: idempotency-key`); the resume happened once.
+                     */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -286,6 +371,10 @@ export interface operations {
              */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -300,6 +389,10 @@ export interface operations {
              */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -309,12 +402,32 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /**
+             * @description The Idempotency-Key was already used with another session id
+             *     (`x-decisions: idempotency-key`).
+             */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
              * @description Too many requests for this API key. Rate limits exist (source spec §1, §8);
              *     their values and scope are our decision (`x-decisions: rate-limit`).
              */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -329,7 +442,17 @@ export interface operations {
     receiveSessionEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Identity of the event, the same on every attempt and replay (Standard Webhooks). */
+                "webhook-id"?: string;
+                /** @description Unix time in seconds of this attempt; signed together with the id and body. */
+                "webhook-timestamp"?: string;
+                /**
+                 * @description Space-separated signatures `v1,<base64 HMAC-SHA256 of id.timestamp.body>`, sent
+                 *     when the server has a `whsec_` secret; verify with the `standardwebhooks` package.
+                 */
+                "webhook-signature"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -369,7 +492,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            413: components["responses"]["PayloadTooLarge"];
+            /** @description The body exceeds the receiver kit's size limit. Counts as a failed delivery. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /**
              * @description The receiver could not record the event durably and did not accept it; the
              *     sender retries (receiver kit, `x-decisions: webhook-ack`).

@@ -9,14 +9,14 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { pino, type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { ContractError, loadContract, specPath as defaultSpecPath } from '../spec/contract.js';
-import type { ResumeResult } from '../spec/types.js';
 import { createApiKeyCheck, parseBearer, wwwAuthenticate } from './auth/bearer-auth.js';
 import { createDocsRouter } from './docs/create-docs-router.js';
 import { errorBody, toErrorAnswer } from './errors/error-answer.js';
 import { HttpError } from './errors/http-error.js';
 import { createCors } from './http/cors.js';
 import { parseJsonBody, raiseBodyError } from './http/json-body.js';
-import { checkRateLimitOptions, createRateLimit, type RateLimitOptions } from './http/rate-limit.js';
+import { afterSecurityCheck, checkRateLimitOptions, createRateLimit, type RateLimitOptions } from './http/rate-limit.js';
+import { createResumeHandler } from './sessions/resume-handler.js';
 import type { SessionStore } from './sessions/session-store.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
 
@@ -113,37 +113,13 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   await initValidator(validator, app).catch((cause: unknown) => {
     throw new ContractError(`${specFile} cannot be used by the request validator: ${(cause as Error).message}`, { cause });
   });
-  app.use(validator);
+  // The rate limit counts right after the key check (x-decisions: rate-limit-headers).
+  const limiter = deps.rateLimit ? createRateLimit(deps.rateLimit, (req) => keyIds.get(req) ?? 'anonymous') : undefined;
+  app.use(afterSecurityCheck(validator, limiter));
   // Body failures surface only now, after the bearer check (x-decisions: unauthorized).
   app.use(raiseBodyError);
-  if (deps.rateLimit) app.use(createRateLimit(deps.rateLimit, (req) => keyIds.get(req) ?? 'anonymous'));
 
-  app.post(RESUME_ROUTE, async (req, res) => {
-    const id = String(req.params.session_id);
-    // Messages never echo the id: clients detect not_paused by the marker anywhere in the
-    // body text (x-decisions: not-paused-status), so an id like "x_not_paused" must not
-    // turn a 200 or a 404 into a false not_paused.
-    const outcome = await store.resume(id);
-    switch (outcome.kind) {
-      case 'resumed': {
-        res.status(200).json({ success: true, message: 'Session resumed.' } satisfies ResumeResult);
-        // After the answer and never awaited: delivery must not delay it (issue #3).
-        try {
-          webhookSender?.enqueue({ event: 'session.resumed', session: { id }, timestamp: new Date().toISOString() });
-        } catch (err) {
-          req.log.error({ err }, 'webhook sender refused the event');
-        }
-        return;
-      }
-      case 'not_found':
-        res.status(404).json(errorBody('not_found', 'Session not found.'));
-        return;
-      case 'not_paused':
-        // Source spec §4 rule 3: the body text contains not_paused (x-decisions: not-paused-status).
-        res.status(409).json(errorBody('not_paused', 'Session is not paused (not_paused).'));
-        return;
-    }
-  });
+  app.post(RESUME_ROUTE, createResumeHandler({ store, webhookSender, keyIdOf: (req) => keyIds.get(req) ?? 'anonymous' }));
 
   app.use(renderError);
   return app;

@@ -4,6 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { validateWebhookUrl } from '../spec/webhook-url.js';
+import { createWebhookHeaders } from '../spec/delivery/webhook-headers.js';
+import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from './webhooks/retry-schedule.js';
 
 /** Everything `server/main.ts` needs, checked. */
 export interface ServerConfig {
@@ -28,8 +30,13 @@ export interface ServerConfig {
   redisWaitReplicas: number;
   /** Prefix of every Redis key (`REDIS_KEY_PREFIX`, default `session-resume:`). */
   redisKeyPrefix: string;
-  /** Webhook delivery (`WEBHOOK_URL`, `WEBHOOK_ALLOW_PRIVATE=1`, `WEBHOOK_CA_FILE`); undefined: none. */
-  webhook?: { url: string; allowPrivate: boolean; caFile?: string };
+  /**
+   * Webhook delivery (`WEBHOOK_URL`, `WEBHOOK_ALLOW_PRIVATE=1`, `WEBHOOK_CA_FILE`); undefined: none.
+   * `secret`: `WEBHOOK_SECRET` (whsec_ + base64) signs deliveries; `schedule`: `WEBHOOK_RETRY_SCHEDULE`
+   * (delay before each attempt in ms; default the Standard Webhooks example); `worker`:
+   * `WEBHOOK_WORKER` (default 1: this instance delivers; 0: only `… worker` processes do).
+   */
+  webhook?: { url: string; allowPrivate: boolean; caFile?: string; secret?: string; schedule: number[]; worker: boolean };
   /** Per-key rate limit (`RATE_LIMIT` requests per `RATE_LIMIT_WINDOW_MS`, default 60 000 ms); undefined: off. */
   rateLimit?: { limit: number; windowMs: number };
   /** CORS origins (`CORS_ORIGINS`, comma-separated); empty: CORS off. */
@@ -96,11 +103,11 @@ export function loadConfig(env: Env): ServerConfig {
     const check = validateWebhookUrl(webhookUrl, { allowPrivate });
     if (!check.ok) throw new ConfigError(`WEBHOOK_URL is refused: ${check.reason}`);
     const caFile = text('WEBHOOK_CA_FILE');
-    webhook = { url: check.url.href, allowPrivate, ...(caFile ? { caFile } : {}) };
+    webhook = { url: check.url.href, allowPrivate, ...(caFile ? { caFile } : {}), ...webhookDelivery(env, text) };
   }
 
   const limit = integer('RATE_LIMIT', 0, 0);
-  const rateLimit = limit > 0 ? { limit, windowMs: integer('RATE_LIMIT_WINDOW_MS', 60_000, 1) } : undefined;
+  const rateLimit = limit > 0 ? { limit, windowMs: integer('RATE_LIMIT_WINDOW_MS', 60_000, 1, 86_400_000) } : undefined;
 
   const corsOrigins = list('CORS_ORIGINS');
   for (const origin of corsOrigins) {
@@ -130,6 +137,12 @@ export function loadConfig(env: Env): ServerConfig {
   };
 }
 
+/** Where Redis is (`REDIS_CLUSTER_NODES` or `REDIS_URL`); undefined: the in-memory store. */
+export function redisTargetOf(config: ServerConfig): { url: string } | { clusterNodes: string[] } | undefined {
+  if (config.redisClusterNodes) return { clusterNodes: config.redisClusterNodes };
+  return config.redisUrl ? { url: config.redisUrl } : undefined;
+}
+
 /** Checks `host:port` seeds (IPv6 in brackets); undefined when none are given. */
 function clusterNodes(entries: string[]): string[] | undefined {
   if (entries.length === 0) return undefined;
@@ -142,6 +155,29 @@ function clusterNodes(entries: string[]): string[] | undefined {
     }
   }
   return entries;
+}
+
+/** WEBHOOK_SECRET, WEBHOOK_RETRY_SCHEDULE and WEBHOOK_WORKER, checked. */
+function webhookDelivery(env: Env, text: (name: string) => string | undefined) {
+  const secret = text('WEBHOOK_SECRET');
+  if (secret !== undefined) {
+    try {
+      createWebhookHeaders({ secret });
+    } catch (err) {
+      throw new ConfigError(`WEBHOOK_SECRET is refused: ${(err as Error).message}`);
+    }
+  }
+  const scheduleText = text('WEBHOOK_RETRY_SCHEDULE');
+  let schedule = [...STANDARD_WEBHOOKS_SCHEDULE_MS];
+  if (scheduleText !== undefined) {
+    try {
+      schedule = parseRetrySchedule(scheduleText);
+    } catch (err) {
+      throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE=${scheduleText}: ${(err as Error).message}`);
+    }
+  }
+  const worker = env.WEBHOOK_WORKER === undefined ? true : flag(env, 'WEBHOOK_WORKER');
+  return { ...(secret ? { secret } : {}), schedule, worker };
 }
 
 /** `1`, `true`, `yes` (any case) are on; unset, `0`, `false`, `no` are off; anything else is an error. */

@@ -1,6 +1,11 @@
 /**
- * session-resume-api/server: the reference server as a library — build the app, pick a
- * session store, attach a webhook sender, serve the reference docs.
+ * Package session-resume-api-server: the service side. Build the app (`createApp`), pick a session
+ * store, attach webhook delivery, serve the reference docs.
+ *
+ * Where it sits: over spec/ (the contract, the validators and the rules both sides execute:
+ * webhook URL policy, delivery, event identity, backoff, the resume path); never imports client/.
+ * Folders: auth/, errors/, http/ (the request path); sessions/ (stores); webhooks/ (delivery);
+ * docs/ (the /docs router). The entry point is main.ts with config.ts (the only env readers).
  */
 export { AppOptionsError, createApp } from './app.js';
 export type { AppDeps } from './app.js';
@@ -10,8 +15,11 @@ export { createRedisSessionStore } from './sessions/redis-session-store.js';
 export type { RedisSessionStoreOptions } from './sessions/redis-session-store.js';
 export { DEMO_SESSIONS, loadSessionSeeds, parseSessionSeeds, SeedFileError } from './sessions/session-seeds.js';
 export { StoreUnavailableError } from './sessions/session-store.js';
-export type { ResumeOutcome, Session, SessionSeed, SessionStore } from './sessions/session-store.js';
+export type { OutboxEvent, ResumeTransition, Session, SessionSeed, SessionStore } from './sessions/session-store.js';
 export { createWebhookSender } from './webhooks/create-webhook-sender.js';
+export { createRedisOutbox, RedisOutboxConfigError } from './webhooks/redis-outbox.js';
+export type { DeadEvent, RedisOutbox, RedisOutboxOptions } from './webhooks/redis-outbox.js';
+export { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from './webhooks/retry-schedule.js';
 export type { WebhookSender } from './webhooks/webhook-sender.js';
 export { createDocsRouter } from './docs/create-docs-router.js';
 export type { DocsRouterOptions } from './docs/create-docs-router.js';

@@ -5,12 +5,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { pino } from 'pino';
-import { isServerCommand, runServerCli } from './cli/server-cli.js';
-import { loadConfig, type ServerConfig } from './config.js';
+import { loadConfig, redisTargetOf, type ServerConfig } from './config.js';
 import { createHttpServer } from './http/create-http-server.js';
 import { createRedisRateLimitStore } from './http/redis-rate-limit-store.js';
 import { createMemorySessionStore } from './sessions/memory-session-store.js';
-import { createRedisConnection, waitUntilConnected, type RedisConnection } from './redis/create-redis-connection.js';
+import { createQueueConnection, createRedisConnection, waitUntilConnected, type RedisConnection } from './redis/create-redis-connection.js';
 import { createRedisSessionStore } from './sessions/redis-session-store.js';
 import { withReplicaAcks } from './redis/replica-acks.js';
 import { createRedisSeedMarker } from './redis/session-seed-admin.js';
@@ -19,6 +18,7 @@ import { DEMO_SESSIONS, openSeedSource } from './sessions/session-seeds.js';
 import type { SessionStore } from './sessions/session-store.js';
 import { createWebhookSender } from './webhooks/create-webhook-sender.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
+import { startOutbox, type OutboxRuntime } from './cli/outbox-runtime.js';
 
 /** In-flight requests and pending webhooks get this long after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   let redis: RedisConnection | undefined;
   let store: SessionStore;
   let rateLimitStore;
-  const redisTarget = config.redisClusterNodes ? { clusterNodes: config.redisClusterNodes } : config.redisUrl ? { url: config.redisUrl } : undefined;
+  const redisTarget = redisTargetOf(config);
   if (redisTarget) {
     redis = createRedisConnection(redisTarget, {
       onError: (err) => logger.warn({ err: err.message }, 'Redis connection error'),
@@ -41,7 +41,8 @@ async function main(): Promise<void> {
     await waitUntilConnected(redis);
     // REDIS_WAIT_REPLICAS: the store's scripts wait for replicas (server/redis/replica-acks.ts).
     const storeClient = config.redisWaitReplicas > 0 ? withReplicaAcks(redis, { replicas: config.redisWaitReplicas }) : redis;
-    store = createRedisSessionStore({ client: storeClient, keyPrefix: config.redisKeyPrefix });
+    // Events are written only when something will deliver them (x-decisions: webhook-outbox).
+    store = createRedisSessionStore({ client: storeClient, keyPrefix: config.redisKeyPrefix, events: Boolean(config.webhook) });
     rateLimitStore = createRedisRateLimitStore(redis, `${config.redisKeyPrefix}rate:`);
   } else {
     store = createMemorySessionStore();
@@ -63,7 +64,15 @@ async function main(): Promise<void> {
     seeding.skipped ? 'sessions already seeded from this source: nothing to do' : 'sessions seeded',
   );
 
-  const webhookSender = config.webhook ? await startWebhookSender(config.webhook, logger) : undefined;
+  // On Redis the outbox is durable and every instance delivers (unless WEBHOOK_WORKER=0);
+  // in memory the in-process sender is NOT durable: pending events die with the process.
+  let outbox: OutboxRuntime | undefined;
+  if (config.webhook && redis && redisTarget) {
+    // BullMQ gets its own connection of the same kind (a Cluster on a cluster; its keys share the `{outbox}` tag).
+    const queueConnection = createQueueConnection(redisTarget);
+    outbox = await startOutbox({ ...config, redisUrl: config.redisUrl ?? '' }, redis, logger, { worker: config.webhook.worker, relay: true }, queueConnection);
+  }
+  const webhookSender = outbox?.outbox ?? (config.webhook ? await startWebhookSender(config.webhook, logger) : undefined);
 
   // Imported here so that a broken spec (thrown while loading spec/contract.ts) is reported
   // like every other startup problem, not as an uncaught import error.
@@ -98,11 +107,17 @@ async function main(): Promise<void> {
     }, SHUTDOWN_GRACE_MS);
     force.unref();
     // close() stops accepting and resolves when in-flight requests are done; idle
-    // keep-alive sockets would hold it open, so they are closed now.
+    // keep-alive sockets would hold it open, so they are closed now. The sender closes at the
+    // same time, bounded: one slow client (headers sent, body trickling) must not keep pending
+    // events from their final attempt and their "dropped" log lines.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    await closed;
-    await webhookSender?.close();
+    const senderBound = SHUTDOWN_GRACE_MS - 2000;
+    await Promise.all([
+      Promise.race([closed, new Promise((resolve) => setTimeout(resolve, senderBound).unref())]),
+      (outbox ?? webhookSender)?.close({ timeoutMs: senderBound }),
+    ]);
+    server.closeAllConnections();
     await redis?.quit().catch(() => undefined);
     logger.info('stopped');
     process.exit(0);
@@ -121,18 +136,23 @@ async function startWebhookSender(
   return createWebhookSender({
     url: webhook.url,
     allowPrivate: webhook.allowPrivate,
+    secret: webhook.secret,
     ...(ca ? { ca } : {}),
     logger: logger.child({ component: 'webhook-sender' }),
   });
 }
 
-// `session-resume-api-server <command>` (seed, ...) runs an operator command; no command starts the server.
-if (isServerCommand(process.argv)) {
-  void runServerCli(process.argv, process.env).then((code) => process.exit(code));
-} else {
-  main().catch((err: unknown) => {
-    const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`session-resume-api cannot start: ${message}\n`);
-    process.exit(1);
-  });
-}
+// With a command (`worker`, `webhooks dead`, `webhooks replay`): the operator CLI; without: serve.
+const command = process.argv.slice(2);
+const run =
+  command.length > 0
+    ? import('./cli/program.js').then(async ({ runServerCli }) => {
+        const io = { out: (t: string) => process.stdout.write(t), err: (t: string) => process.stderr.write(t) };
+        process.exit(await runServerCli(command, process.env, io));
+      })
+    : main();
+run.catch((err: unknown) => {
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`session-resume-api cannot start: ${message}\n`);
+  process.exit(1);
+});

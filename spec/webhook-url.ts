@@ -100,7 +100,7 @@ export function validateWebhookUrl(input: string | URL, options: WebhookUrlOptio
     return {
       ok: false,
       code: 'not_https',
-      reason: `Webhook URLs must use HTTPS (source spec §6): "${url.protocol}" is refused, use https://.`,
+      reason: `Webhook URLs must use HTTPS: "${url.protocol}" is refused, use https://.`,
     };
   }
   // The URL parser also reads "https:host/path" and "https:/host/path"; the WebhookUrl schema

@@ -13,6 +13,7 @@ interface ResumeCliOptions {
   timeoutMs?: number;
   retries?: number;
   header?: string[];
+  idempotencyKey?: string;
 }
 
 const integer = (name: string) => (value: string) => {
@@ -62,6 +63,7 @@ export function createResumeCommand(env: CliEnv = readCliEnv()): Command {
     .option('--timeout-ms <ms>', 'deadline of each attempt in ms (default 10000)', integer('--timeout-ms'))
     .option('--retries <n>', 'retries of 429/502/503/504 and network failures (default 2)', integer('--retries'))
     .option('-H, --header <header>', 'extra request header "Name: value" (repeatable)', collectHeader)
+    .option('--idempotency-key <key>', 'Idempotency-Key of this resume, 1 to 255 characters (default: a random UUID); reuse it to retry safely')
     .addHelpText(
       'after',
       '\nExit codes: 0 resumed, 3 not_paused, 4 not_found, 5 unauthorized, 6 rate limited, 1 anything else, 2 usage.',
@@ -82,7 +84,7 @@ export function createResumeCommand(env: CliEnv = readCliEnv()): Command {
       );
       let outcome: ResumeOutcome;
       try {
-        outcome = await client.resume(sessionId, { headers });
+        outcome = await client.resume(sessionId, { headers, ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}) });
       } catch (error) {
         if (error instanceof TypeError) throw new UsageError(error.message);
         if (!(error instanceof SessionsClientError)) throw error;

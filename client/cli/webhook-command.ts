@@ -34,7 +34,7 @@ function addConnectionOptions(command: Command): Command {
     .option('--insecure-localhost', 'allow a loopback receiver and skip certificate verification for it only (local testing)')
     .option('--ca <file>', 'PEM file of the CA to trust instead of the system roots')
     .addOption(
-      new Option('--timeout-ms <ms>', 'deadline of a delivery in ms (the service uses 5000, source spec §6 rule 2)')
+      new Option('--timeout-ms <ms>', 'deadline of a delivery in ms (default 5000: a receiver must answer 200 within 5 s)')
         .argParser(integer(1, 600_000))
         .default(DELIVERY_TIMEOUT_MS),
     );
@@ -54,7 +54,7 @@ function readCa(command: Command, file: string | undefined): string | undefined 
 function createCheckCommand(): Command {
   const check = new Command('check')
     .description(
-      'Check a webhook URL the way the source troubleshooting list says (§6 rule 5): URL valid, HTTPS, host resolves, ' +
+      'Check a webhook URL against the reasons events do not arrive: URL valid, HTTPS, host resolves, ' +
         'address allowed, TLS handshake, and a 200 to a test event within 5 s. Stops at the first failure (exit 1).',
     )
     .argument('<url>', 'the webhook URL (https://...)');
@@ -109,7 +109,7 @@ function createSendCommand(): Command {
 /** The `webhook` command with its `check` and `send` subcommands, for the CLI's main program. */
 export function createWebhookCommand(): Command {
   return new Command('webhook')
-    .description('Check a webhook URL and send test events to it (source spec §6).')
+    .description('Check a webhook URL and send test events to it.')
     .addCommand(createCheckCommand())
     .addCommand(createSendCommand());
 }

@@ -92,6 +92,18 @@ export const resumeScenarios = [
     }
   },
   {
+    "example": "idempotencyKeyInUse",
+    "summary": "A request with this Idempotency-Key is still being answered",
+    "status": 409,
+    "prefer": "code=409, example=idempotencyKeyInUse",
+    "headers": {},
+    "body": {
+      "success": false,
+      "error": "idempotency_key_in_use",
+      "message": "A request with this Idempotency-Key is still in progress; retry in a moment with the same key."
+    }
+  },
+  {
     "example": "tooLarge",
     "summary": "Body over the limit",
     "status": 413,
@@ -113,6 +125,18 @@ export const resumeScenarios = [
       "success": false,
       "error": "unsupported_media_type",
       "message": "Unsupported media type text/plain: send application/json or no body."
+    }
+  },
+  {
+    "example": "idempotencyKeyReused",
+    "summary": "Key reused for another session",
+    "status": 422,
+    "prefer": "code=422, example=idempotencyKeyReused",
+    "headers": {},
+    "body": {
+      "success": false,
+      "error": "idempotency_key_reused",
+      "message": "This Idempotency-Key was already used for another session; send a new key for each resume."
     }
   },
   {
@@ -163,6 +187,18 @@ export const resumeScenarios = [
       "success": false,
       "error": "service_unavailable",
       "message": "The session store is unavailable; retry later."
+    }
+  },
+  {
+    "example": "outcomeUnknown",
+    "summary": "Resume outcome unknown (retry with the same Idempotency-Key)",
+    "status": 503,
+    "prefer": "code=503, example=outcomeUnknown",
+    "headers": {},
+    "body": {
+      "success": false,
+      "error": "service_unavailable",
+      "message": "The session store did not confirm in time: the resume may or may not have been applied. Retry with the same Idempotency-Key to get its outcome."
     }
   }
 ] as const satisfies readonly ResumeScenario[];

@@ -2,7 +2,7 @@
  * The framework-free core of the webhook receiver (source spec §6): validate, record durably,
  * answer, process later. `receiver.handler` (node-handler.ts) is a thin adapter over it.
  */
-import { contract } from '../../spec/contract.js';
+import { validateEventTolerantly } from './tolerant-event.js';
 import type { SessionEvent } from '../../spec/types.js';
 import { errorResult, type ReceiveResult } from './answers.js';
 import { dedupeKey } from '../../spec/event-identity.js';
@@ -141,8 +141,9 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       return errorResult(400, 'bad_request', `Invalid session event: the body is not UTF-8 JSON (${why}).`);
     }
     // The spec's SessionEvent schema, compiled by Ajv 2020 from spec/openapi.yaml: unknown
-    // `event` values and extra fields pass (x-decisions: event-kinds).
-    const checked = contract.validate('SessionEvent', value);
+    // `event` values and extra fields pass (x-decisions: event-kinds), and so do values beyond
+    // its length bounds (x-decisions: event-field-bounds).
+    const checked = validateEventTolerantly(value);
     if (!checked.ok) return errorResult(400, 'bad_request', `Invalid session event: ${checked.message}.`);
     const event = checked.value as SessionEvent;
     const key = dedupeKey(event);

@@ -1,5 +1,6 @@
 /** The URL token that protects an unsigned webhook endpoint (x-decisions: webhook-signing). */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { secretDigest, secretMatches } from '../../spec/secret-digest.js';
 
 /** Shortest `urlToken` accepted, in characters (a 32-byte random token is 43). */
 export const MIN_URL_TOKEN_LENGTH = 22;
@@ -9,12 +10,10 @@ export function generateUrlToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
 /** Compares two tokens in constant time (digests first, so the length does not leak either). */
 export function urlTokensEqual(expected: string, given: string | undefined): boolean {
   if (given === undefined) return false;
-  return timingSafeEqual(digest(expected), digest(given));
+  return secretMatches(secretDigest(expected), given);
 }
 
 /** The last non-empty path segment of a request URL, percent-decoded; undefined when none. */

@@ -2,7 +2,7 @@
  * The bearer check (source spec §5; x-decisions: unauthorized): parses `Authorization`,
  * compares the key in constant time, and builds the RFC 6750 §3 challenge.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { secretDigest, secretMatches } from '../../spec/secret-digest.js';
 
 /** What the Authorization header carried. */
 export type BearerCredentials =
@@ -39,8 +39,6 @@ export interface ApiKeyCheck {
   (token: string): string | undefined;
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
 /**
  * Builds the key check. Tokens and keys are compared as SHA-256 digests (equal length) with
  * `timingSafeEqual`, and every key is compared on every call, so the time taken reveals
@@ -50,12 +48,11 @@ export function createApiKeyCheck(apiKeys: readonly string[]): ApiKeyCheck {
   if (apiKeys.length === 0 || apiKeys.some((k) => typeof k !== 'string' || k === '')) {
     throw new TypeError('apiKeys must be a non-empty list of non-empty strings.');
   }
-  const keys = apiKeys.map((key) => ({ digest: digest(key), id: digest(key).toString('hex').slice(0, 16) }));
+  const keys = apiKeys.map((key) => ({ digest: secretDigest(key), id: secretDigest(key).toString('hex').slice(0, 16) }));
   return (token) => {
-    const candidate = digest(token);
     let found: string | undefined;
     for (const key of keys) {
-      if (timingSafeEqual(candidate, key.digest)) found ??= key.id;
+      if (secretMatches(key.digest, token)) found ??= key.id;
     }
     return found;
   };

@@ -4,7 +4,7 @@
  * REDIS_KEY_PREFIX, so each comes back exactly as the file says.
  */
 import { Command } from 'commander';
-import { loadConfig, type Env } from '../config.js';
+import { loadConfig, redisTargetOf, type Env } from '../config.js';
 import { createRedisConnection, waitUntilConnected } from '../redis/create-redis-connection.js';
 import { createRedisSeedMarker, resetRedisSessions } from '../redis/session-seed-admin.js';
 import { createRedisSessionStore } from '../sessions/redis-session-store.js';
@@ -27,6 +27,7 @@ interface SeedOptions {
  */
 export function createSeedCommand(env: Env): Command {
   return new Command('seed')
+    .exitOverride()
     .description(
       'Create the sessions of SESSIONS_FILE (or the demo set) that are missing in Redis (REDIS_URL or REDIS_CLUSTER_NODES). ' +
         'Existing sessions are kept as they are, unless --reset.',
@@ -37,11 +38,7 @@ export function createSeedCommand(env: Env): Command {
     )
     .action(async (options: SeedOptions) => {
       const config = loadConfig(env);
-      const target = config.redisClusterNodes
-        ? { clusterNodes: config.redisClusterNodes }
-        : config.redisUrl
-          ? { url: config.redisUrl }
-          : undefined;
+      const target = redisTargetOf(config);
       if (!target) {
         throw new ServerUsageError('seed needs REDIS_URL or REDIS_CLUSTER_NODES: the in-memory store is seeded at every start.');
       }

@@ -55,14 +55,19 @@ const error = (status: number, code: ErrorCode, message: string, headers: Record
   defect,
 });
 
+/** Longest message the server sends (Error.message maxLength; x-decisions: text-bounds). */
+export const MAX_MESSAGE_LENGTH = 1024;
+
 /**
  * Renders `err` as an Error answer; never exposes a stack or an internal message on a 500.
+ * A message over 1024 characters (e.g. many validation problems) is cut to that length.
  * Only the not_paused answer may carry the marker `not_paused`: validator messages can
  * quote the request (a path, a member name), and clients search the body text for it.
  */
 export function toErrorAnswer(err: unknown): ErrorAnswer {
   const answer = render(err);
   if (answer.body.error !== 'not_paused') answer.body.message = answer.body.message.replace(/not_paused/gi, 'not-paused');
+  if (answer.body.message.length > MAX_MESSAGE_LENGTH) answer.body.message = `${answer.body.message.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
   return answer;
 }
 

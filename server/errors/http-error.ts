@@ -13,7 +13,9 @@ export type ErrorCode =
   | 'request_timeout'
   | 'header_too_large'
   | 'service_unavailable'
-  | 'internal_error';
+  | 'internal_error'
+  | 'idempotency_key_in_use'
+  | 'idempotency_key_reused';
 
 /** An error with its HTTP status, Error code, message safe to show, and extra response headers. */
 export class HttpError extends Error {

@@ -17,7 +17,8 @@ export function createCors(origins: readonly string[]): RequestHandler {
     if (!origin || !(any || allowed.has(origin))) return next();
     res.setHeader('Access-Control-Allow-Origin', any ? '*' : origin);
     res.append('Vary', 'Origin');
-    res.setHeader('Access-Control-Expose-Headers', 'Retry-After, WWW-Authenticate, X-Request-Id');
+    // Browser clients read the rate-limit fields too (x-decisions: cors-headers).
+    res.setHeader('Access-Control-Expose-Headers', 'Retry-After, WWW-Authenticate, X-Request-Id, RateLimit, RateLimit-Policy');
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
       res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
       res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type');

@@ -1,24 +1,63 @@
 /** In-memory `SessionStore`: the embedded default, for one process (state is lost on exit). */
-import { PAUSED, RUNNING, type ResumeOutcome, type Session, type SessionStore } from './session-store.js';
+import { randomUUID } from 'node:crypto';
+import {
+  IDEMPOTENCY_TTL_SECONDS,
+  PAUSED,
+  resumedEvent,
+  RUNNING,
+  type RecordedAnswer,
+  type ResumeTransition,
+  type Session,
+  type SessionStore,
+} from './session-store.js';
 
 /** Options of the memory store. */
 export interface MemorySessionStoreOptions {
-  /** Clock for `updatedAt` (default `() => new Date()`). */
+  /** Clock for `updatedAt` and key expiry (default `() => new Date()`). */
   now?: () => Date;
 }
 
-/** Creates an empty in-memory store; resume is atomic because it runs without an await between read and write. */
+interface KeyRecord {
+  sessionId: string;
+  answer: RecordedAnswer;
+  expiresAt: number;
+}
+
+/**
+ * Creates an empty in-memory store. Resume, its event and its Idempotency-Key record form one
+ * critical section: no await between the read and the writes.
+ */
 export function createMemorySessionStore(options: MemorySessionStoreOptions = {}): SessionStore {
   const now = options.now ?? (() => new Date());
   const sessions = new Map<string, Session>();
+  const keys = new Map<string, KeyRecord>();
+  const decide = (id: string, at: string): ResumeTransition => {
+    const session = sessions.get(id);
+    if (!session) return { kind: 'not_found' };
+    if (session.status !== PAUSED) return { kind: 'not_paused', status: session.status };
+    const resumed = { id, status: RUNNING, updatedAt: at };
+    sessions.set(id, resumed);
+    return { kind: 'resumed', session: { ...resumed }, event: resumedEvent(`msg_${randomUUID()}`, id, at) };
+  };
   return {
-    async resume(id): Promise<ResumeOutcome> {
-      const session = sessions.get(id);
-      if (!session) return { kind: 'not_found' };
-      if (session.status !== PAUSED) return { kind: 'not_paused', status: session.status };
-      const resumed = { id, status: RUNNING, updatedAt: now().toISOString() };
-      sessions.set(id, resumed);
-      return { kind: 'resumed', session: { ...resumed } };
+    async resume(id, resumeOptions = {}): Promise<ResumeTransition> {
+      const at = now();
+      const idem = resumeOptions.idempotency;
+      if (!idem) return decide(id, at.toISOString());
+      const mapKey = JSON.stringify([idem.scope, idem.key]);
+      const seen = keys.get(mapKey);
+      if (seen && seen.expiresAt > at.getTime()) {
+        if (seen.sessionId !== id) return { kind: 'key_reused' };
+        return { kind: 'replayed', answer: structuredClone(seen.answer) };
+      }
+      const transition = decide(id, at.toISOString());
+      if (transition.kind === 'resumed' || transition.kind === 'not_found' || transition.kind === 'not_paused') {
+        const answer = structuredClone(idem.answers[transition.kind]);
+        keys.set(mapKey, { sessionId: id, answer, expiresAt: at.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000 });
+        // Expired keys go now and then, so a long-running process does not keep every key forever.
+        if (keys.size % 1024 === 0) for (const [k, r] of keys) if (r.expiresAt <= at.getTime()) keys.delete(k);
+      }
+      return transition;
     },
     async get(id) {
       const session = sessions.get(id);

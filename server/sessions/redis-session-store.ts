@@ -1,13 +1,20 @@
 /**
  * Redis `SessionStore`: one hash per session (`status`, `updatedAt`), resumed by a Lua script
- * so that the check and the flip are one atomic step for every process sharing the Redis.
+ * that, in one atomic step, flips the session, writes its `session.resumed` event for the
+ * outbox and records the Idempotency-Key's answer. Every key the script touches carries the
+ * session's hash tag (server/sessions/redis-keys.ts), so it also runs on Redis Cluster.
  */
+import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
+import { checkKeyPrefix, intentMember, redisKeys } from './redis-keys.js';
 import {
+  IDEMPOTENCY_TTL_SECONDS,
   PAUSED,
+  resumedEvent,
   RUNNING,
   StoreUnavailableError,
-  type ResumeOutcome,
+  type RecordedAnswer,
+  type ResumeTransition,
   type Session,
   type SessionStore,
 } from './session-store.js';
@@ -17,28 +24,67 @@ import { seedRedisSessions } from '../redis/seed-redis-sessions.js';
 export interface RedisSessionStoreOptions {
   /** A client from `createRedisConnection`: one Redis or a Cluster (owned by the caller, who quits it). */
   client: Redis | Cluster;
-  /** Prefix of every key (default `session-resume:`); tests use a random one. */
+  /** Prefix of every key (default `session-resume:`; no `{` or `}`); tests use a random one. */
   keyPrefix?: string;
   /** Clock for `updatedAt` (default `() => new Date()`). */
   now?: () => Date;
+  /**
+   * Write each resume's event for the outbox (default true). False when no webhook is
+   * configured: nothing would ever deliver or clear them.
+   */
+  events?: boolean;
 }
 
-// Redis runs a script without interleaving other commands, so of N concurrent resumes of
-// one paused session exactly one sees `paused` (issue #3, the concurrency rule).
+/** How long the outbox keeps an event written by a resume, in seconds (the relay needs seconds). */
+export const EVENT_TTL_SECONDS = 24 * 60 * 60;
+
+// KEYS: session, idempotency record, event. ARGV: paused, running, updatedAt, event JSON,
+// event TTL, has key (1/0), key TTL, then the answers for resumed, not_found, not_paused.
+// Redis runs a script without interleaving other commands, so of N concurrent resumes of one
+// paused session exactly one sees `paused`; a script queued behind a stalled Redis and run
+// late still records its answer, which a retry with the same key then gets (issue: a
+// timeout is "unknown", never "not applied").
 const RESUME_SCRIPT = `
+local hasKey = ARGV[6] == '1'
+if hasKey then
+  local recorded = redis.call('GET', KEYS[2])
+  if recorded then
+    if ARGV[4] ~= '' then redis.call('SET', KEYS[3], '-', 'EX', 3600, 'NX') end
+    return {'replayed', recorded}
+  end
+end
 local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return {'not_found'} end
-if status ~= ARGV[1] then return {'not_paused', status} end
-redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updatedAt', ARGV[3])
-return {'resumed', ARGV[3]}
+local kind, answer
+if not status then
+  kind, answer = 'not_found', ARGV[9]
+elseif status ~= ARGV[1] then
+  kind, answer = 'not_paused', ARGV[10]
+else
+  kind, answer = 'resumed', ARGV[8]
+  redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updatedAt', ARGV[3])
+  if ARGV[4] ~= '' then redis.call('SET', KEYS[3], ARGV[4], 'EX', ARGV[5]) end
+end
+-- NX: a copy of this script re-sent by ioredis after a reconnect must not erase the event
+-- the first copy wrote.
+if kind ~= 'resumed' and ARGV[4] ~= '' then redis.call('SET', KEYS[3], '-', 'EX', 3600, 'NX') end
+if hasKey then redis.call('SET', KEYS[2], answer, 'EX', ARGV[7]) end
+return {kind, status or ''}
+`;
+
+// Binds an Idempotency-Key to the first session id it is used with; returns the bound id.
+const CLAIM_SCRIPT = `
+local bound = redis.call('GET', KEYS[1])
+if bound then return bound end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return ARGV[1]
 `;
 
 /** Creates a store over an existing client; every Redis failure becomes `StoreUnavailableError` (503). */
 export function createRedisSessionStore(options: RedisSessionStoreOptions): SessionStore {
   const { client } = options;
-  const prefix = options.keyPrefix ?? 'session-resume:';
+  const keys = redisKeys(checkKeyPrefix(options.keyPrefix ?? 'session-resume:'));
   const now = options.now ?? (() => new Date());
-  const key = (id: string) => `${prefix}session:${id}`;
+  const events = options.events ?? true;
   const call = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
     try {
       return await run();
@@ -47,25 +93,65 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
       throw new StoreUnavailableError(`Redis ${what} failed: ${detail}`, { cause });
     }
   };
+  const encode = (answer: RecordedAnswer) => JSON.stringify(answer);
   return {
-    async resume(id): Promise<ResumeOutcome> {
+    async resume(id, resumeOptions = {}): Promise<ResumeTransition> {
+      const idem = resumeOptions.idempotency;
       const updatedAt = now().toISOString();
+      const event = resumedEvent(`msg_${randomUUID()}`, id, updatedAt);
+      const intent = intentMember(id, event.id);
+      // The intent goes before the script: if this process dies after the script, the relay of
+      // any instance finds the event through it (server/webhooks/redis-outbox.ts). The claim of
+      // the key is independent of it, so both go in one round trip.
+      const [bound] = await call('resume', () =>
+        Promise.all([
+          idem ? client.eval(CLAIM_SCRIPT, 1, keys.idempotencyClaim(idem.scope, idem.key), id, IDEMPOTENCY_TTL_SECONDS) : id,
+          events ? client.zadd(keys.intents, Date.now(), intent) : 0,
+        ]),
+      );
+      if (bound !== id) {
+        // The script never runs for this event id: its intent can go at once.
+        if (events) void client.zrem(keys.intents, intent).catch(() => undefined);
+        return { kind: 'key_reused' };
+      }
+      const answers = idem?.answers;
       const [kind, value] = await call(
         'resume',
-        () => client.eval(RESUME_SCRIPT, 1, key(id), PAUSED, RUNNING, updatedAt) as Promise<string[]>,
+        () =>
+          client.eval(
+            RESUME_SCRIPT,
+            3,
+            keys.session(id),
+            idem ? keys.idempotency(id, idem.scope, idem.key) : keys.idempotency(id, '', ''),
+            keys.event(id, event.id),
+            PAUSED,
+            RUNNING,
+            updatedAt,
+            events ? JSON.stringify(event) : '',
+            EVENT_TTL_SECONDS,
+            idem ? '1' : '0',
+            IDEMPOTENCY_TTL_SECONDS,
+            answers ? encode(answers.resumed) : '',
+            answers ? encode(answers.not_found) : '',
+            answers ? encode(answers.not_paused) : '',
+          ) as Promise<string[]>,
       );
+      // The intent stays even when this reply says no event: the reply may come from a copy of
+      // the script that ioredis re-sent, after a first copy wrote the event. The relay reads the
+      // event key and clears the intent.
+      if (kind === 'replayed') return { kind: 'replayed', answer: JSON.parse(String(value)) as RecordedAnswer };
       if (kind === 'not_found') return { kind: 'not_found' };
       if (kind === 'not_paused') return { kind: 'not_paused', status: String(value) };
-      return { kind: 'resumed', session: { id, status: RUNNING, updatedAt: String(value) } };
+      return { kind: 'resumed', session: { id, status: RUNNING, updatedAt }, event };
     },
     async get(id): Promise<Session | undefined> {
-      const fields = await call('get', () => client.hgetall(key(id)));
+      const fields = await call('get', () => client.hgetall(keys.session(id)));
       if (fields.status === undefined) return undefined;
       return { id, status: fields.status, updatedAt: fields.updatedAt ?? '' };
     },
     async seed(seeds) {
       // Pipelined, grouped by hash slot: 1M sessions in seconds (server/redis/seed-redis-sessions.ts).
-      return call('seed', () => seedRedisSessions({ client, seeds, key, updatedAt: now().toISOString() }));
+      return call('seed', () => seedRedisSessions({ client, seeds, key: keys.session, updatedAt: now().toISOString() }));
     },
     async ping() {
       await call('ping', () => client.ping());

@@ -3,6 +3,7 @@
  * describes (paused → running on resume, source spec §3). Outcomes the spec names are
  * returned as values; only infrastructure failures throw (`StoreUnavailableError`).
  */
+import type { SessionEvent } from '../../spec/types.js';
 
 /** A session as the reference server keeps it; `status` stays open (x-decisions: session-status). */
 export interface Session {
@@ -19,16 +20,53 @@ export interface SessionSeed {
   status: string;
 }
 
-/** Outcome of `resume`: exactly one per call, decided atomically. */
-export type ResumeOutcome =
-  | { kind: 'resumed'; session: Session }
+/** A webhook event written in the same step as the resume; `id` is its `webhook-id` on every attempt and replay. */
+export interface OutboxEvent {
+  /** Stable identity (Standard Webhooks `webhook-id`), e.g. `msg_6f1c…`; also the delivery job's id. */
+  id: string;
+  /** The JSON body sent to the receiver. */
+  payload: SessionEvent;
+}
+
+/** An answer as recorded for an Idempotency-Key: the HTTP status and the JSON body. */
+export interface RecordedAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** The answers the caller gives for each first-time transition, recorded with the key (x-decisions: idempotency-key). */
+export type IdempotentAnswers = Record<'resumed' | 'not_found' | 'not_paused', RecordedAnswer>;
+
+/** Per-call options of `resume`. */
+export interface ResumeOptions {
+  /** Record the answer under (scope, key) for 24 h in the same atomic step as the resume. */
+  idempotency?: {
+    /** Whose keys these are (the API key's id): keys of different callers never meet. */
+    scope: string;
+    /** The Idempotency-Key header value (1 to 255 characters). */
+    key: string;
+    /** What to record for each transition. */
+    answers: IdempotentAnswers;
+  };
+}
+
+/** Result of `resume`: exactly one per call, decided atomically. */
+export type ResumeTransition =
+  | { kind: 'resumed'; session: Session; event: OutboxEvent }
   | { kind: 'not_found' }
-  | { kind: 'not_paused'; status: string };
+  | { kind: 'not_paused'; status: string }
+  /** The key was seen before for this session: the recorded answer, nothing changed now. */
+  | { kind: 'replayed'; answer: RecordedAnswer }
+  /** The key was used before with another session id (422). */
+  | { kind: 'key_reused' };
 
 /** Stores sessions and resumes them atomically, also across processes sharing the backend. */
 export interface SessionStore {
-  /** Flips a paused session to `running`; of concurrent calls on one session exactly one gets `resumed`. */
-  resume(id: string): Promise<ResumeOutcome>;
+  /**
+   * Flips a paused session to `running` and writes its `session.resumed` event in the same
+   * step; of concurrent calls on one session exactly one gets `resumed`.
+   */
+  resume(id: string, options?: ResumeOptions): Promise<ResumeTransition>;
   /** Reads one session, or undefined when there is none. */
   get(id: string): Promise<Session | undefined>;
   /** Creates the sessions that do not exist yet; never overwrites an existing one. Returns how many were created. */
@@ -37,12 +75,25 @@ export interface SessionStore {
   ping(): Promise<void>;
 }
 
-/** The backend did not answer (or answered with a failure); rendered as 503 service_unavailable. */
+/**
+ * The backend did not answer (or answered with a failure); rendered as 503 service_unavailable.
+ * `outcomeUnknown` is true when the command may still have run (a timeout: x-decisions:
+ * resume-unavailable-outcome), false when it surely did not (refused before sending).
+ */
 export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError';
+  outcomeUnknown = true;
 }
+
+/** How long an Idempotency-Key and its answer are kept, in seconds (x-decisions: idempotency-key). */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
 /** The status a session must have to be resumed (source spec §3), and the one it gets (x-decisions: session-status). */
 export const PAUSED = 'paused';
 /** Status of a resumed session (x-decisions: session-status). */
 export const RUNNING = 'running';
+
+/** The `session.resumed` event of a resume at `timestamp`, with a fresh identity. */
+export function resumedEvent(id: string, sessionId: string, timestamp: string): OutboxEvent {
+  return { id, payload: { event: 'session.resumed', session: { id: sessionId }, timestamp } };
+}

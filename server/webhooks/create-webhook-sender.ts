@@ -4,6 +4,10 @@
  * (pinned HTTPS, 5 s deadline, only 200 counts) and retried with backoff, the same event
  * object on every attempt so receivers can dedupe (§6 rule 3).
  *
+ * Every attempt carries the Standard Webhooks headers (webhook-id stable per event, signed
+ * when `secret` is set; x-decisions: webhook-standard-headers). NOT durable: pending events
+ * live in this process only (the Redis outbox, server/webhooks/redis-outbox.ts, is).
+ *
  * At close: no new events; an event waiting for its next retry gives up the wait and gets
  * one final attempt now; an attempt that fails while closing is not retried; whatever is
  * still unfinished when the close timeout passes is logged as dropped (error level).
@@ -13,6 +17,9 @@ import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '../../sp
 import type { WebhookLookup } from '../../spec/delivery/resolve-webhook-host.js';
 import { validateWebhookUrl } from '../../spec/webhook-url.js';
 import { contract, type SessionEvent } from '../../spec/contract.js';
+import { createWebhookHeaders } from '../../spec/delivery/webhook-headers.js';
+import type { OutboxEvent } from '../sessions/session-store.js';
+import { randomUUID } from 'node:crypto';
 import { backoffDelayMs, WEBHOOK_RETRY_DEFAULTS } from './retry-schedule.js';
 import type { WebhookSender } from './webhook-sender.js';
 
@@ -40,6 +47,8 @@ export interface CreateWebhookSenderOptions {
   concurrency?: number;
   /** Random source in [0, 1) for the jitter (default Math.random); for tests. */
   random?: () => number;
+  /** Standard Webhooks signing secret (`whsec_` + base64); undefined: unsigned (webhook-id and webhook-timestamp still sent). */
+  secret?: string | undefined;
 }
 
 /** Thrown by `createWebhookSender` for options that can never work; the message says what to fix. */
@@ -53,6 +62,8 @@ const CLOSE_TIMEOUT_MS = 10_000;
 const DEFAULT_CONCURRENCY = 16;
 
 interface Job {
+  /** The webhook-id of every attempt. */
+  id: string;
   event: SessionEvent;
   attempts: number;
   /** Ends a backoff wait early (set while waiting). */
@@ -61,14 +72,25 @@ interface Job {
   abandoned: boolean;
 }
 
+/** The in-process sender: also takes a bare `SessionEvent`, which gets a fresh webhook-id. */
+export interface InProcessWebhookSender extends WebhookSender {
+  enqueue(event: OutboxEvent | SessionEvent): void;
+}
+
 /** Creates the sender for one webhook URL; throws `WebhookSenderConfigError` for bad options. */
-export function createWebhookSender(options: CreateWebhookSenderOptions): WebhookSender {
+export function createWebhookSender(options: CreateWebhookSenderOptions): InProcessWebhookSender {
   const config = checkOptions(options);
+  let headers: ReturnType<typeof createWebhookHeaders>;
+  try {
+    headers = createWebhookHeaders({ secret: options.secret });
+  } catch (error) {
+    throw new WebhookSenderConfigError((error as Error).message);
+  }
   const logger = (options.logger ?? pino({ name: 'webhook-sender' })).child({ webhook: config.origin });
   if (options.allowPrivate) {
     logger.warn(
       'allowPrivate is ON: webhooks may go to loopback and private-network addresses. For local testing only; ' +
-        'never enable it in production (x-decisions: webhook-url-policy).',
+        'never enable it in production: webhooks must go only to public hosts.',
     );
   }
   const jobs = new Set<Job>();
@@ -104,6 +126,7 @@ export function createWebhookSender(options: CreateWebhookSenderOptions): Webhoo
         allowPrivate: options.allowPrivate,
         ca: options.ca,
         lookup: options.lookup,
+        headers: (body) => headers(job.id, body),
       });
     } finally {
       release();
@@ -126,12 +149,16 @@ export function createWebhookSender(options: CreateWebhookSenderOptions): Webhoo
       job.attempts++;
       const result = await attempt(job);
       if (!result || job.abandoned) return;
-      const fields = { ...identity(job.event), attempt: job.attempts, maxAttempts: config.maxAttempts, durationMs: result.durationMs };
+      const fields = { ...identity(job.event), webhookId: job.id, attempt: job.attempts, maxAttempts: config.maxAttempts, durationMs: result.durationMs };
       if (result.delivered) {
         logger.info({ ...fields, status: result.status, address: result.resolvedAddress }, 'webhook delivered');
         return;
       }
       const failure = { ...fields, reason: result.reason, status: result.status, detail: result.message };
+      if (result.status === 410) {
+        logger.error(failure, 'webhook endpoint answered 410 Gone; not retried');
+        return;
+      }
       if (job.attempts >= config.maxAttempts) {
         logger.error(failure, `webhook delivery failed ${job.attempts} times; giving up`);
         return;
@@ -147,7 +174,10 @@ export function createWebhookSender(options: CreateWebhookSenderOptions): Webhoo
   };
 
   return {
-    enqueue(event) {
+    enqueue(given) {
+      const isOutbox = typeof (given as OutboxEvent | undefined)?.id === 'string' && 'payload' in (given as object);
+      const event = (isOutbox ? (given as OutboxEvent).payload : given) as SessionEvent;
+      const webhookId = isOutbox ? (given as OutboxEvent).id : `msg_${randomUUID()}`;
       if (closing) {
         logger.error(identity(event), 'webhook event enqueued after close; dropped');
         return;
@@ -166,7 +196,7 @@ export function createWebhookSender(options: CreateWebhookSenderOptions): Webhoo
         logger.error({ ...identity(event), err: error }, 'webhook event cannot be serialized as JSON; dropped');
         return;
       }
-      const job: Job = { event: snapshot, attempts: 0, abandoned: false };
+      const job: Job = { id: webhookId, event: snapshot, attempts: 0, abandoned: false };
       jobs.add(job);
       // Start on a later turn: the caller's answer never waits for DNS or a connection.
       const task = new Promise<void>((resolve) => setImmediate(resolve))

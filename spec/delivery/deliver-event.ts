@@ -30,6 +30,8 @@ export interface DeliverEventOptions {
   maxResponseBytes?: number;
   /** User-Agent header (default `session-resume-api-webhooks/0.1`). */
   userAgent?: string;
+  /** Extra headers of this attempt, computed from the exact body sent (e.g. Standard Webhooks signing). */
+  headers?: (body: string) => Record<string, string>;
 }
 
 /** Why a delivery failed. */
@@ -68,6 +70,8 @@ interface AttemptDetails {
   certificate?: CertificateSummary;
   /** Present once an answer arrived. */
   response?: ResponseSummary;
+  /** The answer's Retry-After header, as sent, when it had one. */
+  retryAfter?: string;
 }
 
 /** Outcome of `deliverEvent`; a failure carries a message saying what to check (source spec §6 rule 5). */
@@ -104,7 +108,7 @@ export async function deliverEvent(
     return {
       delivered: false,
       reason: check.code === 'blocked_address' ? 'blocked_address' : 'invalid_url',
-      message: `${check.reason} (URL validity and HTTPS, source spec §6 rule 5)`,
+      message: `${check.reason} (a webhook URL must be a valid https:// URL)`,
       durationMs: elapsed(),
     };
   }
@@ -143,7 +147,7 @@ function pinnedLookup({ address, family }: CheckedAddress): LookupFunction {
 function timeoutMessage(url: URL, timeoutMs: number, stage: string): string {
   return (
     `${url.host} gave no 200 within ${timeoutMs} ms (stuck at ${stage}): a receiver must answer within 5 s and ` +
-    'process afterwards; check response time and that it accepts connections from outside (source spec §6 rules 2 and 5).'
+    'process afterwards; check its response time and that it accepts connections from outside.'
   );
 }
 
@@ -183,6 +187,7 @@ function post(
         'content-type': 'application/json',
         'content-length': Buffer.byteLength(body),
         'user-agent': options.userAgent ?? DEFAULT_USER_AGENT,
+        ...options.headers?.(body),
       },
       lookup: pinnedLookup(pinned),
       // SNI carries the host name, never an IP literal (RFC 6066 §3); identity is checked against it.
@@ -217,7 +222,7 @@ function post(
               reason: 'tls_failed',
               message:
                 `TLS handshake with ${url.host} (${pinned.address}) failed (${code}: ${error.message}): check the certificate ` +
-                `is valid for ${hostname}, not expired, and chained to a trusted CA (HTTPS, source spec §6 rule 5).`,
+                `is valid for ${hostname}, not expired, and chained to a trusted CA.`,
               ...details(),
             }
           : {
@@ -225,7 +230,7 @@ function post(
               reason: 'connection_failed',
               message:
                 `Could not ${stage === 'connect' ? 'connect to' : 'get an answer from'} ${pinned.address}:${url.port || 443} ` +
-                `(${code}): check the receiver accepts incoming connections from outside (source spec §6 rule 5).`,
+                `(${code}): check the receiver accepts incoming connections from outside.`,
               ...details(),
             },
       );
@@ -240,6 +245,7 @@ function post(
       const conclude = () => {
         const text = Buffer.concat(chunks).toString('utf8');
         const response: ResponseSummary = { body: text, bytes, truncated };
+        const retryAfter = res.headers['retry-after'];
         if (status === 200) {
           finish({ delivered: true, status: 200, ...details(), resolvedAddress: pinned.address, response });
         } else if (status >= 300 && status < 400) {
@@ -251,7 +257,7 @@ function post(
             status,
             message:
               `${url.host} answered ${status} (redirect${location}); redirects are not followed: configure the final ` +
-              'URL, which must answer 200 (URL validity, source spec §6 rules 2 and 5).',
+              'URL, which must answer 200.',
             ...details(),
             response,
           });
@@ -261,10 +267,11 @@ function post(
             reason: 'bad_status',
             status,
             message:
-              `${url.host} answered ${status}; only 200 counts as delivered (source spec §6 rule 2; x-decisions: ` +
-              'webhook-ack): check the receiver answers 200 once it has recorded the event.',
+              `${url.host} answered ${status}; only 200 counts as delivered: check the receiver answers 200 ` +
+              'once it has recorded the event.',
             ...details(),
             response,
+            ...(retryAfter ? { retryAfter } : {}),
           });
         }
       };

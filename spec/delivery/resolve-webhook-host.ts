@@ -55,7 +55,7 @@ export async function resolveWebhookHost(
         ok: false,
         reason: 'dns_failed',
         addresses: [],
-        message: `${host} does not resolve (${code}): check the host name of the webhook URL (URL validity, source spec §6 rule 5).`,
+        message: `${host} does not resolve (${code}): check the host name of the webhook URL.`,
       };
     }
   }
@@ -64,7 +64,7 @@ export async function resolveWebhookHost(
       ok: false,
       reason: 'dns_failed',
       addresses: [],
-      message: `${host} resolves to no address: check the host name of the webhook URL (URL validity, source spec §6 rule 5).`,
+      message: `${host} resolves to no address: check the host name of the webhook URL.`,
     };
   }
   // An unparsable answer is treated as reserved: refused, never connected to.
@@ -78,7 +78,7 @@ export async function resolveWebhookHost(
       addresses,
       message:
         `${host} resolves to ${refused.address}, a ${kind} address: webhooks go only to public hosts that accept ` +
-        'connections from outside (source spec §6 rule 5; x-decisions: webhook-url-policy)' +
+        'connections from outside' +
         (refused.addressClass === 'loopback' || refused.addressClass === 'private'
           ? '; allowPrivate (or --insecure-localhost for loopback) permits it for local testing.'
           : '.'),

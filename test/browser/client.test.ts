@@ -1,6 +1,6 @@
 /**
  * The built client in headless Chromium: a page served from one loopback origin imports the
- * client (tsc output bundled by esbuild for the browser, which also proves it needs no Node
+ * client (the package's ./client bundle, bundled again by esbuild for the browser, which proves it needs no Node
  * built-in) and resumes sessions on another origin, through a CORS preflight that carries
  * the Authorization header. Each target is one entry of `targets`.
  */
@@ -96,10 +96,10 @@ let page: Page;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sra-browser-'));
-  await promisify(execFile)(process.execPath, [join(root, '.ci/build.mjs'), join(work, 'dist')], { cwd: root });
+  await promisify(execFile)(process.execPath, [join(root, '.ci/build.mjs'), '--out', join(work, 'build'), '--quiet'], { cwd: root });
   // platform "browser": esbuild fails on any node: import reachable from the client entry.
   await build({
-    entryPoints: [join(work, 'dist/client/index.js')],
+    entryPoints: [join(work, 'build/client/dist/index.js')],
     bundle: true,
     format: 'esm',
     platform: 'browser',

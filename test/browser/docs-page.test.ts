@@ -60,6 +60,12 @@ describe('API reference at /docs', () => {
     // Redoc 3 shows one section per route: the overview with the decisions, then the tags.
     const overview = await textOf('', 'Decision record');
     expect(overview).toContain('not-paused-status');
+    // One section per decision, readable in the middle column: no table wider than the page.
+    const heading = page.getByRole('heading', { name: 'not-paused-status: HTTP status of the not_paused answer' }).first();
+    await heading.scrollIntoViewIfNeeded();
+    expect(await heading.isVisible()).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await page.screenshot({ path: `${outDir}docs-decisions.png`, fullPage: false });
     const sessions = await textOf('#/sessions', '/v1/sessions/{session_id}/resume');
     expect(sessions).toContain('Resume a paused session');
     // Every declared response is listed; the first is open, the others open on a click.

@@ -23,7 +23,7 @@ describe('npm run conformance', () => {
   it('prints a pass/fail table and exits 0 against the mock', () => {
     const result = run('--base-url', prism.url, '--api-key', 'mock-key', '--mode', 'mock');
     expect(result.stdout).toMatch(/^PASS +unknown session id → 404 +404$/m);
-    expect(result.stdout).toContain('8 passed, 0 failed, 1 skipped');
+    expect(result.stdout).toContain('12 passed, 0 failed, 1 skipped');
     expect(result.status).toBe(0);
   });
 

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createApp } from '../../server/app.js';
+import { createApp, type AppDeps } from '../../server/app.js';
 import { createMemorySessionStore } from '../../server/sessions/memory-session-store.js';
 import { createRedisClient, waitUntilReady } from '../../server/sessions/redis-client.js';
 import { createRedisSessionStore } from '../../server/sessions/redis-session-store.js';
@@ -28,12 +28,12 @@ interface Target {
 const API_KEY = 'conformance-key';
 
 /** The reference server on `store`, seeded with one paused and one running session. */
-async function referenceServer(store: SessionStore, cleanup: () => Promise<void> = async () => undefined) {
+async function referenceServer(store: SessionStore, cleanup: () => Promise<void> = async () => undefined, deps: Partial<AppDeps> = {}) {
   await store.seed([
     { id: 'conf_paused', status: 'paused' },
     { id: 'conf_running', status: 'running' },
   ]);
-  const server = await listen(await createApp({ store, apiKeys: [API_KEY] }));
+  const server = await listen(await createApp({ store, apiKeys: [API_KEY], ...deps }));
   return {
     options: { baseUrl: server.url, apiKey: API_KEY, pausedSession: 'conf_paused', notPausedSession: 'conf_running' },
     stop: async () => {
@@ -56,6 +56,13 @@ const targets: Target[] = [
     name: 'reference server, in-memory store',
     expectedSkips: [],
     start: () => referenceServer(createMemorySessionStore()),
+  },
+  {
+    // x-decisions: rate-limit-headers, cors-headers: the optional headers are on, so their checks bite.
+    name: 'reference server, rate limit and CORS on',
+    expectedSkips: [],
+    start: () =>
+      referenceServer(createMemorySessionStore(), undefined, { rateLimit: { limit: 1000, windowMs: 60_000 }, corsOrigins: ['*'] }),
   },
   {
     name: 'reference server, Redis store',
@@ -150,5 +157,36 @@ describe('answer validation against the declared responses', () => {
       'header WWW-Authenticate',
     );
     expect(check({ status: 404, headers: new Headers(json), text: '{"success":true}' })[0]).toContain('body does not match Error');
+  });
+});
+
+describe('conformance detects wrong bounds, rate-limit and CORS headers', () => {
+  it('fails a target that accepts any id, does not count requests and allows another origin', async () => {
+    const { createServer } = await import('node:http');
+    const server = createServer((req, res) => {
+      if (!req.headers.authorization) {
+        res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' });
+        res.end(JSON.stringify({ success: false, error: 'unauthorized', message: 'No key.' }));
+        return;
+      }
+      res.writeHead(404, {
+        'content-type': 'application/json',
+        ratelimit: '"p"; r=5; t=60',
+        'ratelimit-policy': '"p"; q=10; w=60',
+        'access-control-allow-origin': 'https://other.example',
+      });
+      res.end(JSON.stringify({ success: false, error: 'not_found', message: 'Session not found.' }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    stops.push(() => new Promise((r) => server.close(() => r())));
+    const { port } = server.address() as { port: number };
+    const report = await runConformance({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k' });
+    const result = (name: string) => report.results.find((r) => r.name === name);
+    expect(result('session id over 256 characters → 400, after the key check (401 first)')).toMatchObject({ outcome: 'fail' });
+    expect(result('session id with a control character → 400, after the key check (401 first)')).toMatchObject({ outcome: 'fail' });
+    expect(result('rate-limit fields, when sent, are readable and count each request')?.detail).toContain('did not go down (5 then 5)');
+    expect(result('CORS headers, when sent, allow the page origin and expose the headers a client reads')?.detail).toContain(
+      'Access-Control-Allow-Origin is "https://other.example"',
+    );
   });
 });

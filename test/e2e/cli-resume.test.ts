@@ -63,6 +63,13 @@ describe('session-resume-api resume', () => {
     expect(stub.requests.at(-1)?.headers.authorization).toBe('Bearer flag-key');
   });
 
+  it('sends --idempotency-key as Idempotency-Key (and a random one without it)', async () => {
+    expect((await cli(['resume', 'sess_paused_1', '--idempotency-key', 'cli-key-1'], env)).code).toBe(0);
+    expect(stub.requests.at(-1)?.headers['idempotency-key']).toBe('cli-key-1');
+    await cli(['resume', 'sess_paused_1'], env);
+    expect(stub.requests.at(-1)?.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it.each([
     ['np-200', 3, /is not paused \(HTTP 200\)/],
     ['np-text', 3, /is not paused \(HTTP 409\)/],

@@ -1,27 +1,38 @@
 /**
- * The published package as a consumer gets it: `npm pack`, install the tarball into a fresh
- * project, type-check a consumer of `session-resume-api/client`, and run it against the Prism
- * mock under Node 20 (this process) and Node 24 (the `node@24` npm package).
+ * The two published packages as their users get them: build (.ci/build.mjs), `npm pack`, install
+ * each tarball alone into a fresh project, and use it there under Node 20 (this process) and
+ * Node 24 (the `node@24` npm package, cached in .tmp/node24).
+ * - session-resume-api: at most 10 packages and 5 MB in node_modules; the browser bundle of
+ *   ./client at most 10 kB gzipped; types under moduleResolution node16, nodenext and bundler;
+ *   ./webhooks works without any Redis library; the command runs.
+ * - session-resume-api-server: createApp as a library, and the bin serving /docs.
+ * The measured figures are printed.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getFreePort } from '../helpers/free-port.js';
 import { startPrism, type PrismServer } from '../helpers/prism.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
 const npmOptions = ['--no-audit', '--no-fund', '--prefer-offline'];
-// Kept between runs (gitignored): the Node 24 binary from the `node@24` npm package.
+// Kept between runs (gitignored): the Node 24 binary from the `node@24` npm package (about 190 MB).
 const node24Dir = join(root, '.tmp/node24');
 const node24 = join(node24Dir, 'node_modules/node/bin/node');
+const VERSION = '0.2.0';
 
-const consumerSource = `
+const clientConsumer = `
 import { createSessionsClient, SessionsClientError, type ResumeOutcome } from 'session-resume-api/client';
+import { createWebhookReceiver, createMemoryStore } from 'session-resume-api/webhooks';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -36,24 +47,99 @@ kinds.push((await client.resume('sess_unknown', { headers: { Prefer: 'code=404' 
 void resumed.result;
 const message = resumed.kind === 'resumed' ? resumed.result.message : '';
 const spec = readFileSync(fileURLToPath(import.meta.resolve('session-resume-api/spec')), 'utf8');
-// The built contract loader (used by the server) finds the YAML next to itself.
-const contractUrl = new URL('dist/spec/contract.js', import.meta.resolve('session-resume-api/package.json'));
-const { contract } = (await import(contractUrl.href)) as { contract: { document: { paths: object } } };
+const handled: string[] = [];
+const receiver = createWebhookReceiver({ store: createMemoryStore(), onEvent: (event) => void handled.push(event.event) });
+const body = JSON.stringify({ event: 'session.resumed', session: { id: 's1' }, timestamp: '2026-01-01T00:00:00Z' });
+const answers = [(await receiver.receive(body)).status, (await receiver.receive(body)).status];
+await new Promise((resolve) => setTimeout(resolve, 50));
+await receiver.close();
 console.log(JSON.stringify({
   node: process.version,
   kinds,
   message,
   errorClass: typeof SessionsClientError,
   specIsYaml: spec.startsWith('openapi: 3.1'),
-  contractPaths: Object.keys(contract.document.paths),
+  answers,
+  handled,
 }));
 `;
 
+const serverConsumer = `
+import { createApp, createMemorySessionStore } from 'session-resume-api-server';
+
+const store = createMemorySessionStore();
+await store.seed([{ id: 'p1', status: 'paused' }]);
+const app = await createApp({ store, apiKeys: ['k1'] });
+const server = app.listen(0, '127.0.0.1');
+await new Promise((resolve) => server.once('listening', resolve));
+const { port } = server.address() as { port: number };
+const resume = () => fetch('http://127.0.0.1:' + port + '/v1/sessions/p1/resume', { method: 'POST', headers: { authorization: 'Bearer k1' } });
+const statuses = [(await resume()).status, (await resume()).status];
+server.close();
+console.log(JSON.stringify({ node: process.version, statuses }));
+`;
+
+const tsconfig = (moduleResolution: string) => ({
+  compilerOptions: {
+    target: 'ES2022',
+    module: moduleResolution === 'bundler' ? 'ESNext' : moduleResolution === 'node16' ? 'Node16' : 'NodeNext',
+    moduleResolution,
+    strict: true,
+    outDir: 'out',
+    skipLibCheck: false,
+    types: ['node'],
+    typeRoots: [join(root, 'node_modules/@types')],
+    lib: ['ES2023', 'DOM'],
+  },
+  files: ['consumer.ts'],
+});
+
 let prism: PrismServer;
 let work: string;
-let tarball: string;
-let packedFiles: string[];
-let consumer: string;
+const tarballs: Record<'client' | 'server', { file: string; files: string[] }> = {} as never;
+let clientDir: string;
+let serverDir: string;
+
+/** Packages (top level and scoped) and bytes under a node_modules folder. */
+function measure(nodeModules: string): { packages: string[]; bytes: number } {
+  const packages: string[] = [];
+  for (const name of readdirSync(nodeModules)) {
+    if (name.startsWith('.')) continue;
+    if (name.startsWith('@')) packages.push(...readdirSync(join(nodeModules, name)).map((n) => `${name}/${n}`));
+    else packages.push(name);
+  }
+  const size = (path: string): number => {
+    const stat = statSync(path);
+    return stat.isDirectory() ? readdirSync(path).reduce((sum, n) => sum + size(join(path, n)), 0) : stat.size;
+  };
+  return { packages, bytes: size(nodeModules) };
+}
+
+async function consumerProject(name: string, tarball: string, source: string): Promise<string> {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
+  writeFileSync(join(dir, 'consumer.ts'), source);
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig('nodenext')));
+  await run('npm', ['install', tarball, ...npmOptions], { cwd: dir });
+  return dir;
+}
+
+/** Compiles a consumer project; a type error fails with tsc's own output. */
+async function compile(dir: string): Promise<void> {
+  await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: dir }).catch((error: { stdout?: string }) => {
+    throw new Error(`tsc in ${dir} failed:\n${error.stdout ?? String(error)}`);
+  });
+}
+
+async function pack(name: 'client' | 'server'): Promise<void> {
+  const { stdout } = await run('npm', ['pack', join(work, 'build', name), '--json', '--pack-destination', work], {
+    cwd: work,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const [info] = JSON.parse(stdout.slice(stdout.indexOf('['))) as [{ filename: string; files: { path: string }[] }];
+  tarballs[name] = { file: join(work, info.filename), files: info.files.map((f) => f.path) };
+}
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sra-package-'));
@@ -64,69 +150,65 @@ beforeAll(async () => {
         writeFileSync(join(node24Dir, 'package.json'), '{"private":true}\n');
         await run('npm', ['install', 'node@24', ...npmOptions], { cwd: node24Dir });
       })();
-  const [server, packed] = await Promise.all([
+  await run(process.execPath, [join(root, '.ci/build.mjs'), '--out', join(work, 'build'), '--quiet'], { cwd: root });
+  await Promise.all([pack('client'), pack('server')]);
+  [prism, clientDir, serverDir] = await Promise.all([
     startPrism(),
-    // prepack builds dist/ first.
-    run('npm', ['pack', '--json', '--pack-destination', work], { cwd: root, maxBuffer: 16 * 1024 * 1024 }),
+    consumerProject('consumer', tarballs.client.file, clientConsumer),
+    consumerProject('operator', tarballs.server.file, serverConsumer),
+    installNode24,
   ]);
-  prism = server;
-  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as [{ filename: string; files: { path: string }[] }];
-  tarball = join(work, info.filename);
-  packedFiles = info.files.map((f) => f.path);
-
-  consumer = join(work, 'consumer');
-  mkdirSync(consumer);
-  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  writeFileSync(join(consumer, 'consumer.ts'), consumerSource);
-  writeFileSync(
-    join(consumer, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        target: 'ES2022',
-        module: 'NodeNext',
-        moduleResolution: 'NodeNext',
-        strict: true,
-        outDir: 'out',
-        skipLibCheck: false,
-        types: ['node'],
-        typeRoots: [join(root, 'node_modules/@types')],
-        lib: ['ES2023', 'DOM'],
-      },
-      files: ['consumer.ts'],
-    }),
-  );
-  await Promise.all([run('npm', ['install', tarball, ...npmOptions], { cwd: consumer }), installNode24]);
-}, 300_000);
+  await Promise.all([compile(clientDir), compile(serverDir)]);
+}, 600_000);
 
 afterAll(async () => {
   await prism?.stop();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe('npm package', () => {
-  it('ships dist, the spec and the README, and no sources or tests', () => {
-    expect(packedFiles).toEqual(expect.arrayContaining([
-      'package.json',
-      'spec/openapi.yaml',
-      'dist/spec/openapi.yaml',
-      'dist/client/index.js',
-      'dist/client/index.d.ts',
-      'dist/client/cli/main.js',
-      'dist/generated/api.d.ts',
-    ]));
-    expect(packedFiles.filter((f) => /^(test|client|server|scripts|generated)\/|\.test(-d)?\.|\.ts$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
+describe('session-resume-api (consumer package)', () => {
+  it('ships the bundles, types, the spec, the launcher and the README; no sources, tests or dev tools', () => {
+    const files = tarballs.client.files;
+    expect(files).toEqual(
+      expect.arrayContaining(['package.json', 'README.md', 'bin/session-resume-api.js', 'dist/index.js', 'dist/webhooks.js', 'dist/cli.js', 'dist/openapi.yaml', 'dist/types/client/index.d.ts', 'dist/types/generated/api.d.ts']),
+    );
+    expect(files.filter((f) => (f.endsWith('.ts') && !f.endsWith('.d.ts')) || /(^|\/)(tools|mock|diff|test|server)\/|build-docs/.test(f))).toEqual([]);
   });
 
-  it('type-checks a consumer of session-resume-api/client against the shipped .d.ts', async () => {
-    const result = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: consumer }).catch((e: { stdout: string }) => e);
+  it('installs alone in at most 10 packages and 5 MB', () => {
+    const { packages, bytes } = measure(join(clientDir, 'node_modules'));
+    console.log(`session-resume-api installs ${packages.length} packages, ${(bytes / 1e6).toFixed(2)} MB: ${packages.join(', ')}`);
+    expect(packages.length).toBeLessThanOrEqual(10);
+    expect(bytes).toBeLessThanOrEqual(5e6);
+    expect(packages).not.toEqual(expect.arrayContaining(['ajv']));
+    expect(packages.some((p) => ['bullmq', 'ioredis', 'express', 'yaml'].includes(p))).toBe(false);
+  });
+
+  it('bundles ./client for browsers in at most 10 kB gzipped', async () => {
+    const result = await build({
+      stdin: { contents: "export { createSessionsClient } from 'session-resume-api/client';", resolveDir: clientDir },
+      bundle: true,
+      minify: true,
+      platform: 'browser',
+      format: 'esm',
+      write: false,
+    });
+    const gzipped = gzipSync(result.outputFiles[0]!.contents).length;
+    console.log(`./client browser bundle: ${result.outputFiles[0]!.contents.length} B minified, ${gzipped} B gzipped`);
+    expect(gzipped).toBeLessThanOrEqual(10_000);
+  });
+
+  it.each(['node16', 'nodenext', 'bundler'])('type-checks a consumer under moduleResolution %s', async (resolution) => {
+    writeFileSync(join(clientDir, `tsconfig.${resolution}.json`), JSON.stringify({ ...tsconfig(resolution), compilerOptions: { ...tsconfig(resolution).compilerOptions, noEmit: true } }));
+    const result = await run(process.execPath, [tsc, '-p', `tsconfig.${resolution}.json`], { cwd: clientDir }).catch((e: { stdout: string }) => e);
     expect(result.stdout).toBe('');
   });
 
   it.each([
     ['Node 20', () => process.execPath, /^v20\./],
     ['Node 24', () => node24, /^v24\./],
-  ])('runs the consumer against the Prism mock under %s', async (_name, nodePath, version) => {
-    const { stdout } = await run(nodePath(), ['out/consumer.js', prism.url], { cwd: consumer });
+  ])('runs the client against Prism and the memory receiver under %s', async (_name, nodePath, version) => {
+    const { stdout } = await run(nodePath(), ['out/consumer.js', prism.url], { cwd: clientDir });
     const report = JSON.parse(stdout) as Record<string, unknown>;
     expect(report.node).toMatch(version);
     expect(report).toMatchObject({
@@ -134,12 +216,49 @@ describe('npm package', () => {
       message: 'Session resumed.',
       errorClass: 'function',
       specIsYaml: true,
-      contractPaths: ['/v1/sessions/{session_id}/resume'],
+      answers: [200, 200],
+      handled: ['session.resumed'],
     });
   });
 
   it('installs the session-resume-api command', async () => {
-    const { stdout } = await run(join(consumer, 'node_modules/.bin/session-resume-api'), ['--version']);
-    expect(stdout.trim()).toBe('0.1.0');
+    const { stdout } = await run(join(clientDir, 'node_modules/.bin/session-resume-api'), ['--version']);
+    expect(stdout.trim()).toBe(VERSION);
+  });
+});
+
+describe('session-resume-api-server (service package)', () => {
+  it('ships the bundles, types, the spec and the built HTML reference; no dev tools', () => {
+    const files = tarballs.server.files;
+    expect(files).toEqual(expect.arrayContaining(['bin/session-resume-api-server.js', 'dist/index.js', 'dist/main.js', 'dist/openapi.yaml', 'dist/docs/index.html', 'dist/types/server/index.d.ts']));
+    expect(files.filter((f) => (f.endsWith('.ts') && !f.endsWith('.d.ts')) || /(^|\/)(tools|mock|diff|test|client)\/|build-docs/.test(f))).toEqual([]);
+  });
+
+  it.each([
+    ['Node 20', () => process.execPath, /^v20\./],
+    ['Node 24', () => node24, /^v24\./],
+  ])('serves resume through createApp as a library under %s', async (_name, nodePath, version) => {
+    const { stdout } = await run(nodePath(), ['out/consumer.js'], { cwd: serverDir });
+    expect(JSON.parse(stdout)).toMatchObject({ node: expect.stringMatching(version), statuses: [200, 409] });
+  });
+
+  it('runs the session-resume-api-server command, which serves /docs', async () => {
+    const port = await getFreePort();
+    const child = spawn(join(serverDir, 'node_modules/.bin/session-resume-api-server'), [], {
+      env: { ...process.env, PORT: String(port), API_KEYS: 'k1', REDIS_URL: '' },
+      stdio: 'ignore',
+    });
+    try {
+      let docs: Response | undefined;
+      await waitFor(async () => {
+        docs = await fetch(`http://127.0.0.1:${port}/docs`).catch(() => undefined);
+        return docs?.status === 200;
+      }, { timeoutMs: 20_000, what: 'GET /docs' });
+      if (!docs) throw new Error('no answer from /docs');
+      expect(docs.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await docs.text()).toContain('Session Resume');
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 });

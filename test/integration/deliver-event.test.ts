@@ -76,7 +76,7 @@ describe('deliverEvent', () => {
     for (const answer of [['127.0.0.1'], ['93.184.215.14', '10.0.0.1'], ['::ffff:10.0.0.1']]) {
       const result = await deliverEvent('https://hooks.example.com/h', event, { lookup: fakeLookup(answer) });
       expect(result).toMatchObject({ delivered: false, reason: 'blocked_address' });
-      expect(result.delivered === false && result.message).toContain('§6 rule 5');
+      expect(result.delivered === false && result.message).toContain('public hosts that accept connections from outside');
     }
   });
 

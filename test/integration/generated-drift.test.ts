@@ -30,7 +30,9 @@ describe('check:generated', () => {
     expect(await check('spec/openapi.yaml')).toBe(0);
     const edited = join(mkdtempSync(join(tmpdir(), 'drift-')), 'openapi.yaml');
     const spec = readFileSync(join(root, 'spec/openapi.yaml'), 'utf8');
-    writeFileSync(edited, spec.replace('Human-readable result text.', 'Edited by hand.'));
+    const handEdited = spec.replace('Whether the operation completed successfully.', 'Edited by hand.');
+    expect(handEdited).not.toBe(spec);
+    writeFileSync(edited, handEdited);
     expect(await check(edited)).not.toBe(0);
   });
 });

@@ -22,7 +22,11 @@ const commit = (message: string) => {
   git('add', '-A');
   git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', message);
 };
-const specDiff = (ref: string) => spawnSync(tsx, [main, ref], { cwd: repo, encoding: 'utf8', timeout: 60_000 });
+const specDiff = (ref: string, ...more: string[]) => spawnSync(tsx, [main, ref, ...more], { cwd: repo, encoding: 'utf8', timeout: 60_000 });
+const version = /^ {2}version: (\d+)\.\d+\.\d+$/m;
+const major = Number(version.exec(original)?.[1]);
+/** The spec with its info.version's major part raised by one. */
+const bumped = (text: string) => text.replace(version, `  version: ${major + 1}.0.0`);
 const without404 = original.replace(/\n {8}"404":\n(?: {10}.*\n)+/, '\n');
 
 beforeEach(() => {
@@ -63,10 +67,29 @@ describe('spec:diff', () => {
   it('passes the same change when info.version gets a new major version', () => {
     writeSpec(original);
     commit('first');
-    writeSpec(without404.replace(/^ {2}version: 1\.0\.0$/m, '  version: 2.0.0'));
+    writeSpec(bumped(without404));
     const result = specDiff('HEAD');
-    expect(result.stdout).toContain('allowed: info.version has a new major version (1.0.0 → 2.0.0)');
+    expect(result.stdout).toMatch(new RegExp(`allowed: info.version has a new major version \\(${major}\\.\\d+\\.\\d+ → ${major + 1}\\.0\\.0\\)`));
     expect(result.status).toBe(0);
+  });
+
+  it('--format markdown prints the changelog, breaking first, with the same exit status', () => {
+    writeSpec(original);
+    commit('first');
+    // The fixture change: a response removed (breaking) and one added (non-breaking).
+    writeSpec(without404.replace('      responses:\n', '      responses:\n        "422":\n          description: Unprocessable.\n'));
+    const failing = specDiff('HEAD', '--format', 'markdown');
+    expect(failing.stdout).toMatch(/^## API changes since `HEAD`\n/);
+    expect(failing.stdout).toContain('### Breaking (');
+    expect(failing.stdout).toMatch(/\| Removed \| Response 404.* \| `POST \/v1\/sessions\/\{session_id\}\/resume · responses\.404` \|/);
+    expect(failing.stdout.match(/^### (\S+)/m)?.[1]).toBe('Breaking');
+    expect(failing.stdout).toContain('### Non-breaking (');
+    expect(failing.status).toBe(1);
+    writeSpec(bumped(without404));
+    const allowed = specDiff('HEAD', '--format', 'markdown');
+    expect(allowed.stdout).toContain('> Breaking changes, allowed');
+    expect(allowed.status).toBe(0);
+    expect(specDiff('HEAD', '--format', 'html').status).toBe(2);
   });
 
   it('exits 2 without a ref', () => {

@@ -87,6 +87,19 @@ describe('boundaries between spec/, server/ and client/', () => {
     expect(isBuiltin('node:fs') && isBuiltin('crypto') && !isBuiltin('openapi-fetch')).toBe(true);
   });
 
+  it('shows users no message that cites a document they do not have (source spec sections, issue numbers)', () => {
+    const cites = /source spec|§(?!\d+(\.\d+)*\)?\s*(of RFC|RFC))|\bissue #?\d+/i;
+    const offenders = [...sources('client'), ...sources('server'), ...sources('spec')]
+      .filter((f) => !f.startsWith('spec/tools/'))
+      .flatMap((f) => {
+        // String literals only: comments may cite spec/openapi.yaml, x-decisions ids and RFCs.
+        const code = readFileSync(join(root, f), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+        const literals = code.match(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g) ?? [];
+        return literals.filter((l) => cites.test(l) && !/RFC \d+/.test(l)).map((l) => `${f}: ${l.slice(0, 80)}`);
+      });
+    expect(offenders).toEqual([]);
+  });
+
   it('reads process.env only in entry points', () => {
     const entryPoints = ['client/cli/config.ts', 'server/main.ts', 'server/config.ts'];
     const readers = [...sources('client'), ...sources('server'), ...sources('spec')]

@@ -48,15 +48,15 @@ describe('compareSpecs: breaking changes', () => {
 describe('compareSpecs: non-breaking changes', () => {
   it.each<[string, (doc: Doc) => void]>([
     ['added optional request field', (d) => (d.components.schemas.ResumeRequest.properties = { note: { type: 'string' } })],
-    ['new response', (d) => (d.paths[RESUME].post.responses['422'] = { description: 'Unprocessable.' })],
+    ['new response', (d) => (d.paths[RESUME].post.responses['418'] = { description: 'Teapot.' })],
     ['wording of a description', (d) => (d.info.description = 'Reworded.')],
   ])('%s', (_, edit) => {
     expect(changed(edit).breaking).toEqual([]);
   });
 
   it('lists a new response as non-breaking', () => {
-    const { nonBreaking } = changed((d) => (d.paths[RESUME].post.responses['422'] = { description: 'Unprocessable.' }));
-    expect(nonBreaking.map((c) => c.path)).toContain(`paths/${RESUME}/post/responses/422`);
+    const { nonBreaking } = changed((d) => (d.paths[RESUME].post.responses['418'] = { description: 'Teapot.' }));
+    expect(nonBreaking.map((c) => c.path)).toContain(`paths/${RESUME}/post/responses/418`);
   });
 
   it('leaves out edits of the decision record (top-level x- extensions)', () => {

@@ -18,6 +18,8 @@ export interface CheckRequest {
   body?: string;
   /** `Prefer` header, sent in mock mode only. */
   prefer?: string;
+  /** `Origin` header, as a browser page on that origin sends it. */
+  origin?: string;
 }
 
 /** What an answer must show, beyond matching the spec (always checked). */
@@ -34,6 +36,10 @@ export interface Expectation {
   headers?: Record<string, RegExp>;
   /** Index of an earlier step whose status, body and WWW-Authenticate this answer must repeat. */
   sameAsStep?: number;
+  /** Rate-limit fields, when sent, are whole and readable; with `belowStep`, counted since that step. */
+  rateLimit?: { belowStep?: number };
+  /** CORS headers, when sent, allow this origin and expose the headers a client reads. */
+  corsOrigin?: string;
 }
 
 /** One step: a request and its expectation. */
@@ -54,6 +60,9 @@ const MOCK_PAUSED = 'sess_paused_1';
 const MOCK_NOT_PAUSED = 'sess_running_1';
 
 const NOT_PAUSED = 'not_paused';
+/** Longest session id the spec allows (x-decisions: session-id-format). */
+const MAX_SESSION_ID = 256;
+const BROWSER_ORIGIN = 'https://conformance.example';
 const CHALLENGE = { 'www-authenticate': /^Bearer\b/i };
 
 /** Builds the checks for a target. Unknown ids are random, so a live service never resumes one by chance. */
@@ -141,6 +150,53 @@ export function createConformanceChecks(options: ConformanceOptions): Conformanc
     {
       name: 'an id that needs URL encoding reaches the route',
       steps: on404({ authorization: bearer, sessionId: `conformance unknown/${randomUUID()}?#%ü` }),
+    },
+    ...boundsChecks(bearer, mock),
+    ...headerChecks(bearer, mock, unknown),
+  ];
+}
+
+/**
+ * x-decisions: session-id-format: ids outside the bounds get 400, but only after the key check.
+ * Prism refuses a request that breaks the spec with its own violation answer, 422 since the
+ * operation declares a 422 (whatever `Prefer` asks): the mock enforces the same bounds.
+ */
+function boundsChecks(bearer: string, mock: boolean): ConformanceCheck[] {
+  const refused = (sessionId: string): CheckStep[] => [
+    {
+      request: { sessionId, authorization: null, prefer: 'code=401, example=missingToken' },
+      expect: { status: 401, headers: CHALLENGE },
+    },
+    { request: { sessionId, authorization: bearer, prefer: 'code=400' }, expect: { status: mock ? 422 : 400 } },
+  ];
+  const long = `conformance-${randomUUID()}-`.padEnd(MAX_SESSION_ID + 1, 'x');
+  return [
+    { name: `session id over ${MAX_SESSION_ID} characters → 400, after the key check (401 first)`, steps: refused(long) },
+    { name: 'session id with a control character → 400, after the key check (401 first)', steps: refused(`conformance\n${randomUUID()}`) },
+  ];
+}
+
+/** x-decisions: rate-limit-headers, cors-headers: optional for a target, whole and consistent when sent. */
+function headerChecks(bearer: string, mock: boolean, unknown: () => string): ConformanceCheck[] {
+  const step = (expect: Expectation, extra: Partial<CheckRequest> = {}): CheckStep => ({
+    request: { sessionId: unknown(), authorization: bearer, prefer: 'code=404', ...extra },
+    expect: { status: 404, ...expect },
+  });
+  return [
+    {
+      // A mock answers its example every time, so only a live target is expected to count down.
+      name: 'rate-limit fields, when sent, are readable and count each request',
+      steps: [step({ rateLimit: {} }), step({ rateLimit: mock ? {} : { belowStep: 0 } })],
+    },
+    {
+      name: 'CORS headers, when sent, allow the page origin and expose the headers a client reads',
+      steps: [
+        step({ corsOrigin: BROWSER_ORIGIN }, { origin: BROWSER_ORIGIN }),
+        {
+          request: { sessionId: unknown(), authorization: null, prefer: 'code=401, example=missingToken', origin: BROWSER_ORIGIN },
+          expect: { status: 401, corsOrigin: BROWSER_ORIGIN },
+        },
+      ],
     },
   ];
 }

@@ -24,6 +24,9 @@ export function createResponseCheck(contract: Contract, path: string, method: st
   if (!operation) throw new Error(`spec has no ${method.toUpperCase()} ${path}`);
   const responses = operation.responses as Node;
   const ajv = new Ajv2020({ strict: false });
+  // OpenAPI's integer formats (the spec bounds Retry-After as int32).
+  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
+  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
   const headerValidators = new Map<object, ValidateFunction>();
   const headerValidator = (schema: Node): ValidateFunction => {
     let fn = headerValidators.get(schema);

@@ -7,6 +7,7 @@ import { RESUME_PATH, resumeUrl } from '../../../spec/resume-path.js';
 import { createConformanceChecks, type CheckRequest, type CheckStep, type ConformanceCheck } from './conformance-checks.js';
 import { checkConformanceOptions, type ConformanceOptions } from './conformance-options.js';
 import { validateWebhookUrl } from '../../../spec/webhook-url.js';
+import { corsProblems, rateLimitProblems } from './header-expectations.js';
 import { createResponseCheck, type ReceivedAnswer } from './response-check.js';
 
 /** Result of one check. */
@@ -76,6 +77,7 @@ async function send(request: CheckRequest, options: ConformanceOptions): Promise
   if (request.authorization !== null) headers.authorization = request.authorization;
   if (request.contentType) headers['content-type'] = request.contentType;
   if (options.mode === 'mock' && request.prefer) headers.prefer = request.prefer;
+  if (request.origin) headers.origin = request.origin;
   const res = await fetch(resumeUrl(base, request.sessionId), {
     method: 'POST',
     headers,
@@ -103,6 +105,11 @@ function expectationProblems(step: CheckStep, answer: ReceivedAnswer, answers: r
       if (body?.[key] !== value) problems.push(`body.${key} is ${JSON.stringify(body?.[key])}, expected ${JSON.stringify(value)}`);
     }
   }
+  if (e.rateLimit) {
+    const earlier = e.rateLimit.belowStep === undefined ? undefined : answers[e.rateLimit.belowStep];
+    problems.push(...rateLimitProblems(answer, earlier));
+  }
+  if (e.corsOrigin) problems.push(...corsProblems(answer, e.corsOrigin));
   for (const [name, pattern] of Object.entries(e.headers ?? {})) {
     if (!pattern.test(answer.headers.get(name) ?? '')) problems.push(`header ${name} does not match ${pattern}`);
   }

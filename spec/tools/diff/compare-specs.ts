@@ -28,8 +28,8 @@ function toChange(diff: Diff): SpecChange {
   return { path: diff.path.map(String).join('/'), description: diff.description || `${diff.action}` };
 }
 
-// Removing a webhook, or one of its operations, breaks every receiver (source spec §6).
-function isRemovedWebhook(diff: Diff): boolean {
+/** Removing a webhook, or one of its operations, breaks every receiver (source spec §6); the library leaves it unclassified. */
+export function isRemovedWebhook(diff: Diff): boolean {
   if (diff.path[0] !== 'webhooks' || diff.action !== 'remove') return false;
   return diff.path.length === 1 || diff.path.length === 2 || (diff.path.length === 3 && HTTP_METHODS.has(String(diff.path[2])));
 }

@@ -1,13 +1,17 @@
 /**
- * Entry point of `npm run spec:diff -- <git-ref>`: compares spec/openapi.yaml at that ref
- * with the working copy and exits 1 on a breaking change, unless info.version got a new
- * major version (x-decisions: versioning). Exit 0 when the ref or the file at that ref does
- * not exist (a first commit has nothing to break); exit 2 on a usage error.
+ * Entry point of `npm run spec:diff -- <git-ref> [--format text|markdown]`: compares
+ * spec/openapi.yaml at that ref with the working copy and exits 1 on a breaking change, unless
+ * info.version got a new major version (x-decisions: versioning). Exit 0 when the ref or the
+ * file at that ref does not exist (a first commit has nothing to break); exit 2 on a usage
+ * error. `--format markdown` prints every change (breaking first) and the decisions changed,
+ * ready to paste into a pull request; the exit status is the same.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
+import { listChanges, renderChangelogMarkdown } from './changelog.js';
 import { compareSpecs, isMajorBump, type SpecChange } from './compare-specs.js';
 
 const SPEC = 'spec/openapi.yaml';
@@ -21,9 +25,21 @@ const succeeds = (...args: string[]): boolean => {
   }
 };
 
-const ref = process.argv[2];
-if (!ref || ref.startsWith('-')) {
-  console.error('Usage: npm run spec:diff -- <git-ref>   (e.g. HEAD~1, main)');
+const USAGE = 'Usage: npm run spec:diff -- <git-ref> [--format text|markdown]   (e.g. HEAD~1, main)';
+let args: ReturnType<typeof parseCli>;
+function parseCli() {
+  return parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { format: { type: 'string', default: 'text' } } });
+}
+try {
+  args = parseCli();
+} catch (error) {
+  console.error(`${(error as Error).message}\n${USAGE}`);
+  process.exit(2);
+}
+const ref = args.positionals[0];
+const format = args.values.format;
+if (!ref || args.positionals.length > 1 || (format !== 'text' && format !== 'markdown')) {
+  console.error(USAGE);
   process.exit(2);
 }
 if (!succeeds('rev-parse', '--verify', '--quiet', `${ref}^{commit}`)) {
@@ -38,6 +54,12 @@ const before = parse(git('show', `${ref}:${SPEC}`)) as { info?: { version?: stri
 const after = parse(readFileSync(join(git('rev-parse', '--show-toplevel').trim(), SPEC), 'utf8')) as {
   info?: { version?: string };
 };
+if (format === 'markdown') {
+  const log = listChanges(before, after);
+  process.stdout.write(renderChangelogMarkdown(log, ref));
+  const breaks = log.entries.some((e) => e.kind === 'breaking');
+  process.exit(breaks && !isMajorBump(log.versions.before, log.versions.after) ? 1 : 0);
+}
 const { breaking, nonBreaking, unclassified } = compareSpecs(before, after);
 const versions = `${before.info?.version ?? '?'} → ${after.info?.version ?? '?'}`;
 const list = (title: string, changes: SpecChange[]) => {

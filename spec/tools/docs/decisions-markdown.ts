@@ -9,21 +9,27 @@ export interface Decision {
   'client-tolerance': string;
 }
 
-const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+const text = (value: string): string => value.replace(/\s*\n\s*/g, ' ').trim();
 
-/** A "Decision record" heading and one table row per decision, in document order. */
+/**
+ * A "Decision record" heading and one short section per decision, in document order. Sections,
+ * not a table: Redoc's middle column is too narrow for five columns of prose (the id wrapped a
+ * letter a line and two columns were cut off).
+ */
 export function renderDecisionsMarkdown(decisions: readonly Decision[]): string {
-  const rows = decisions.map(
-    (d) => `| \`${d.id}\` | ${cell(d.topic)} | ${cell(d.source)} | ${cell(d.chosen)} | ${cell(d['client-tolerance'])} |`,
-  );
+  const sections = decisions.flatMap((d) => [
+    `### ${d.id}: ${text(d.topic)}`,
+    '',
+    `- **The source says:** ${text(d.source)}`,
+    `- **This document chose:** ${text(d.chosen)}`,
+    `- **The client tolerates:** ${text(d['client-tolerance'])}`,
+    '',
+  ]);
   return [
     '## Decision record',
     '',
-    'Rendered from `x-decisions` in spec/openapi.yaml.',
+    'Every point the source description leaves open, and what this document decided (rendered from `x-decisions` in spec/openapi.yaml).',
     '',
-    '| Id | Topic | The source says | This document chose | The client tolerates |',
-    '|---|---|---|---|---|',
-    ...rows,
-    '',
+    ...sections,
   ].join('\n');
 }

@@ -22,7 +22,7 @@ function devKeyLine(log: string): { apiKey?: string; pid?: number } {
   return {};
 }
 
-it('npm start: demo session resumes once, then not_paused; /openapi.yaml served; SIGTERM exits 0', { timeout: 60_000 }, async () => {
+it('npm start: demo session resumes once, then not_paused; /openapi.yaml and /docs served; SIGTERM exits 0', { timeout: 60_000 }, async () => {
   server = await startServerProcess({}, 'npm-start');
   const { apiKey, pid } = devKeyLine(server.output());
   expect(apiKey, server.output()).toMatch(/^dev_/);
@@ -39,6 +39,10 @@ it('npm start: demo session resumes once, then not_paused; /openapi.yaml served;
   const spec = await fetch(`${server.url}/openapi.yaml`);
   expect(spec.status).toBe(200);
   expect(await spec.text()).toMatch(/^openapi: 3\./m);
+  // The HTML reference needs no extra step: `npm ci` built it (the `prepare` script).
+  const docs = await fetch(`${server.url}/docs`);
+  expect(docs.status).toBe(200);
+  expect(docs.headers.get('content-type')).toMatch(/^text\/html/);
   // npm does not forward SIGTERM: signal the server process itself (as an orchestrator
   // stopping the container would); its exit 0 passes through tsx and npm.
   expect(pid).toEqual(expect.any(Number));

@@ -119,7 +119,7 @@ describe('store failures and defects', () => {
 describe('webhook sender wiring', () => {
   const recorder = () => {
     const events: SessionEvent[] = [];
-    const sender: WebhookSender = { enqueue: (e) => void events.push(e), close: async () => {} };
+    const sender: WebhookSender = { enqueue: (e) => void events.push(e.payload), close: async () => {} };
     return { events, sender };
   };
 

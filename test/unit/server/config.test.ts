@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../server/config.js';
+import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '../../../server/webhooks/retry-schedule.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults: port 3000, loopback host, memory store, no webhook, no rate limit, no CORS', () => {
@@ -44,7 +45,7 @@ describe('loadConfig', () => {
       redisUrl: 'redis://127.0.0.1:6379',
       redisKeyPrefix: 'x:',
       redisWaitReplicas: 1,
-      webhook: { url: 'https://hooks.example.org/in/abc', allowPrivate: false },
+      webhook: { url: 'https://hooks.example.org/in/abc', allowPrivate: false, schedule: STANDARD_WEBHOOKS_SCHEDULE_MS, worker: true },
       rateLimit: { limit: 10, windowMs: 1000 },
       corsOrigins: ['https://a.example.org', 'http://localhost:5173'],
       logLevel: 'warn',
@@ -64,7 +65,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WEBHOOK_URL: 'https://10.0.0.5/x' })).toThrow(/private/);
     expect(() => loadConfig({ WEBHOOK_URL: 'https://169.254.169.254/x', WEBHOOK_ALLOW_PRIVATE: '1' })).toThrow(ConfigError);
     const config = loadConfig({ WEBHOOK_URL: 'https://127.0.0.1:8443/x', WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_CA_FILE: '/tmp/ca.pem' });
-    expect(config.webhook).toEqual({ url: 'https://127.0.0.1:8443/x', allowPrivate: true, caFile: '/tmp/ca.pem' });
+    expect(config.webhook).toMatchObject({ url: 'https://127.0.0.1:8443/x', allowPrivate: true, caFile: '/tmp/ca.pem' });
   });
 
   it('names the variable and the fix for bad values', () => {

@@ -1,0 +1,122 @@
+/**
+ * `session-resume-api-server <command>`: operator commands next to the server itself.
+ * `worker` delivers webhooks without serving HTTP; `webhooks dead` lists the dead-letter
+ * list; `webhooks replay <id>|--all` puts events back with their webhook-id; `seed [--reset]`
+ * seeds Redis from SESSIONS_FILE (server/cli/seed-command.ts).
+ */
+import { Command, CommanderError } from 'commander';
+import { pino } from 'pino';
+import { ConfigError, loadConfig, redisTargetOf, type Env, type ServerConfig } from '../config.js';
+import { startOutbox } from './outbox-runtime.js';
+import {
+  createQueueConnection,
+  createRedisConnection,
+  waitUntilConnected,
+  type RedisConnection,
+  type RedisTarget,
+} from '../redis/create-redis-connection.js';
+import { createSeedCommand } from './seed-command.js';
+
+/** Where the commands write; injectable for tests. */
+export interface CliIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/**
+ * Runs one command; resolves with the exit code (0 done, 1 failed, commander's code for usage errors).
+ * @example await runServerCli(['webhooks', 'replay', '--all'], process.env, { out: console.log, err: console.error });
+ */
+export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise<number> {
+  let code = 0;
+  const program = new Command('session-resume-api-server')
+    .description('Reference server of the Session Resume API; without a command it serves HTTP.')
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err });
+  program
+    .command('worker')
+    .description('deliver webhooks from the Redis outbox without serving HTTP (REDIS_URL, WEBHOOK_URL); stops on SIGTERM')
+    .action(async () => {
+      code = await runWorker(redisConfig(env));
+    });
+  program.addCommand(createSeedCommand(env));
+  const webhooks = program.command('webhooks').description('the Redis outbox of webhook events');
+  webhooks
+    .command('dead')
+    .description('list the events that ran out of attempts (the dead-letter list), as JSON lines')
+    .action(async () => {
+      code = await withOutbox(redisConfig(env), async (outbox) => {
+        for (const dead of await outbox.listDead()) io.out(`${JSON.stringify(dead)}\n`);
+        return 0;
+      });
+    });
+  webhooks
+    .command('replay [id]')
+    .description('deliver one dead event again (by webhook-id), or every one with --all; the webhook-id stays')
+    .option('--all', 'replay every dead event')
+    .action(async (id: string | undefined, options: { all?: boolean }) => {
+      if (!id && !options.all) throw new ConfigError('Give a webhook-id (see `webhooks dead`) or --all.');
+      code = await withOutbox(redisConfig(env), async (outbox) => {
+        if (options.all) {
+          io.out(`replayed ${await outbox.replayAll()} event(s)\n`);
+          return 0;
+        }
+        if (await outbox.replay(id as string)) {
+          io.out(`replayed ${id}\n`);
+          return 0;
+        }
+        io.err(`No dead event has the webhook-id ${id}: list them with \`session-resume-api-server webhooks dead\`.\n`);
+        return 1;
+      });
+    });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    io.err(`session-resume-api-server: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+function redisConfig(env: Env): ServerConfig & { redisUrl: string; target: RedisTarget } {
+  const config = loadConfig(env);
+  const target = redisTargetOf(config);
+  if (!target) throw new ConfigError('The webhook outbox lives in Redis: set REDIS_URL or REDIS_CLUSTER_NODES.');
+  // startOutbox reads redisUrl only when it is not handed a queue connection (it always is here).
+  return { ...config, redisUrl: config.redisUrl ?? '', target };
+}
+
+/** The shared client and BullMQ's connection, on one node or a cluster. */
+async function connectBoth(target: RedisTarget, logger: pino.Logger): Promise<[RedisConnection, RedisConnection]> {
+  const client = createRedisConnection(target, { onError: (err) => logger.warn({ err: err.message }, 'Redis connection error') });
+  await waitUntilConnected(client);
+  return [client, createQueueConnection(target)];
+}
+
+async function withOutbox(config: ReturnType<typeof redisConfig>, run: (outbox: import('../webhooks/redis-outbox.js').RedisOutbox) => Promise<number>) {
+  const logger = pino({ level: 'warn' }, pino.destination(2));
+  const [client, queue] = await connectBoth(config.target, logger);
+  const runtime = await startOutbox(config, client, logger, { worker: false, relay: false }, queue);
+  try {
+    return await run(runtime.outbox);
+  } finally {
+    await runtime.close();
+    await client.quit().catch(() => undefined);
+  }
+}
+
+async function runWorker(config: ReturnType<typeof redisConfig>): Promise<number> {
+  if (!config.webhook) throw new ConfigError('A worker delivers webhooks: set WEBHOOK_URL.');
+  const logger = pino({ level: config.logLevel, base: { service: 'session-resume-api-worker', pid: process.pid } });
+  const [client, queue] = await connectBoth(config.target, logger);
+  const runtime = await startOutbox(config, client, logger, { worker: true, relay: true }, queue);
+  logger.info('webhook worker running');
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  await runtime.close({ timeoutMs: 8000 });
+  await client.quit().catch(() => undefined);
+  return 0;
+}

@@ -1,0 +1,205 @@
+/**
+ * The Redis outbox in-process against the shared Redis (random key prefix) and a real HTTPS
+ * receiver: relay after a crash between the script and the enqueue, signatures, 410,
+ * dead-letter list and replay (in-process and through the operator CLI).
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { pino } from 'pino';
+import { createRedisClient, waitUntilReady } from '../../../server/sessions/redis-client.js';
+import { createRedisSessionStore } from '../../../server/sessions/redis-session-store.js';
+import type { SessionStore } from '../../../server/sessions/session-store.js';
+import { createRedisOutbox, type RedisOutbox } from '../../../server/webhooks/redis-outbox.js';
+import { deletePrefix } from '../../helpers/redis-keys.js';
+import { startHttpsReceiver, type HttpsReceiver } from '../../helpers/tls.js';
+import { waitFor } from '../../helpers/wait-for.js';
+
+const SECRET = `whsec_${Buffer.from('redis-outbox-test-secret-0123456789').toString('base64')}`;
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+let client: Redis;
+let connection: Redis;
+let receiver: HttpsReceiver;
+/** Status the receiver answers per session id (default 200). */
+const answers = new Map<string, number>();
+const prefixes: string[] = [];
+const outboxes: RedisOutbox[] = [];
+
+beforeAll(async () => {
+  client = createRedisClient(inject('redisUrl'));
+  await waitUntilReady(client);
+  connection = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
+  receiver = await startHttpsReceiver((request, res) => {
+    const id = (JSON.parse(request.body) as { session: { id: string } }).session.id;
+    const status = answers.get(id) ?? 200;
+    res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+  });
+});
+
+afterAll(async () => {
+  await Promise.all(outboxes.map((o) => o.close({ timeoutMs: 2000 })));
+  for (const prefix of prefixes) await deletePrefix(inject('redisUrl'), prefix);
+  await client.quit();
+  await connection.quit();
+  await receiver.close();
+});
+
+function setup(schedule = [0, 50, 50]): { store: SessionStore; outbox: RedisOutbox; keyPrefix: string } {
+  const keyPrefix = `outbox-test:${randomUUID()}:`;
+  prefixes.push(keyPrefix);
+  const store = createRedisSessionStore({ client, keyPrefix });
+  const outbox = createRedisOutbox({
+    client,
+    connection,
+    keyPrefix,
+    url: `${receiver.origin}/hook`,
+    allowPrivate: true,
+    ca: receiver.certificate.cert,
+    secret: SECRET,
+    schedule,
+    relayIntervalMs: 100,
+    relayMinAgeMs: 100,
+    logger: pino({ enabled: false }),
+  });
+  outboxes.push(outbox);
+  return { store, outbox, keyPrefix };
+}
+
+const requestsFor = (sessionId: string) => receiver.requests.filter((r) => r.body.includes(`"${sessionId}"`));
+
+describe('Redis outbox', () => {
+  it('the relay delivers an event whose process died between the resume script and the enqueue', async () => {
+    const { store } = setup();
+    const sessionId = `relay_${randomUUID()}`;
+    await store.seed([{ id: sessionId, status: 'paused' }]);
+    // The resume ran (script wrote the event and the intent) but nobody called enqueue.
+    const transition = await store.resume(sessionId);
+    expect(transition.kind).toBe('resumed');
+    await waitFor(() => requestsFor(sessionId).length === 1, { what: 'the relayed delivery' });
+    const [request] = requestsFor(sessionId);
+    expect(request!.headers['webhook-id']).toBe(transition.kind === 'resumed' ? transition.event.id : '');
+    expect(new Webhook(SECRET).verify(request!.body, request!.headers as Record<string, string>)).toMatchObject({
+      event: 'session.resumed',
+      session: { id: sessionId },
+    });
+  });
+
+  it('a resume script run twice (ioredis re-sending it after a reconnect) still delivers its event once', async () => {
+    const { keyPrefix } = setup();
+    // Every EVAL runs twice and the caller sees the second reply, as when the first reply is lost.
+    const twice = new Proxy(client, {
+      get(target, property) {
+        if (property === 'eval') {
+          return async (...args: Parameters<Redis['eval']>) => {
+            await target.eval(...args);
+            return target.eval(...args);
+          };
+        }
+        const value = Reflect.get(target, property) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const store = createRedisSessionStore({ client: twice, keyPrefix });
+    const sessionId = `twice_${randomUUID()}`;
+    await store.seed([{ id: sessionId, status: 'paused' }]);
+    // The second run sees the session running: the caller is told not_paused and enqueues nothing.
+    expect((await store.resume(sessionId)).kind).toBe('not_paused');
+    await waitFor(() => requestsFor(sessionId).length === 1, { what: 'the relayed delivery' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(requestsFor(sessionId)).toHaveLength(1);
+  });
+
+  it('enqueue and relay of the same event deliver it once (jobId = webhook-id)', async () => {
+    const { store, outbox } = setup();
+    const sessionId = `once_${randomUUID()}`;
+    await store.seed([{ id: sessionId, status: 'paused' }]);
+    const transition = await store.resume(sessionId);
+    if (transition.kind !== 'resumed') throw new Error('not resumed');
+    outbox.enqueue(transition.event);
+    outbox.enqueue(transition.event);
+    await outbox.relayOnce();
+    await waitFor(() => requestsFor(sessionId).length >= 1, { what: 'the delivery' });
+    await outbox.relayOnce();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(requestsFor(sessionId)).toHaveLength(1);
+  });
+
+  it('a schedule that runs out puts the event in the dead-letter list; a replay delivers it with the same webhook-id', async () => {
+    const { store, outbox } = setup([0, 50, 50]);
+    const sessionId = `dead_${randomUUID()}`;
+    answers.set(sessionId, 503);
+    await store.seed([{ id: sessionId, status: 'paused' }]);
+    const transition = await store.resume(sessionId);
+    if (transition.kind !== 'resumed') throw new Error('not resumed');
+    outbox.enqueue(transition.event);
+    await waitFor(async () => (await outbox.listDead()).some((d) => d.id === transition.event.id), { what: 'the dead letter' });
+    expect(requestsFor(sessionId)).toHaveLength(3);
+    const [dead] = (await outbox.listDead()).filter((d) => d.id === transition.event.id);
+    expect(dead).toMatchObject({ payload: transition.event.payload, attempts: 3 });
+    answers.set(sessionId, 200);
+    expect(await outbox.replay(transition.event.id)).toBe(true);
+    await waitFor(() => requestsFor(sessionId).length === 4, { what: 'the replayed delivery' });
+    const ids = new Set(requestsFor(sessionId).map((r) => r.headers['webhook-id']));
+    expect([...ids]).toEqual([transition.event.id]);
+    expect((await outbox.listDead()).some((d) => d.id === transition.event.id)).toBe(false);
+    expect(await outbox.replay('msg_unknown')).toBe(false);
+  });
+
+  it('410 Gone stops retrying at once: one attempt, then the dead-letter list', async () => {
+    const { store, outbox } = setup([0, 50, 50, 50]);
+    const sessionId = `gone_${randomUUID()}`;
+    answers.set(sessionId, 410);
+    await store.seed([{ id: sessionId, status: 'paused' }]);
+    const transition = await store.resume(sessionId);
+    if (transition.kind !== 'resumed') throw new Error('not resumed');
+    outbox.enqueue(transition.event);
+    await waitFor(async () => (await outbox.listDead()).some((d) => d.id === transition.event.id), { what: 'the dead letter' });
+    expect(requestsFor(sessionId)).toHaveLength(1);
+  });
+
+  it('the operator CLI lists dead events and replays them all with the same webhook-id', async () => {
+    const { store, outbox, keyPrefix } = setup([0]);
+    const sessionId = `cli_${randomUUID()}`;
+    answers.set(sessionId, 500);
+    await store.seed([{ id: sessionId, status: 'paused' }]);
+    const transition = await store.resume(sessionId);
+    if (transition.kind !== 'resumed') throw new Error('not resumed');
+    outbox.enqueue(transition.event);
+    await waitFor(async () => (await outbox.listDead()).some((d) => d.id === transition.event.id), { what: 'the dead letter' });
+    const env = { REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: keyPrefix, API_KEYS: 'k' };
+    const listed = await runCli(['webhooks', 'dead'], env);
+    expect(listed.code).toBe(0);
+    const lines = listed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string });
+    expect(lines.map((l) => l.id)).toEqual([transition.event.id]);
+    answers.set(sessionId, 200);
+    const replayed = await runCli(['webhooks', 'replay', '--all'], env);
+    expect([replayed.code, replayed.stdout.trim()]).toEqual([0, 'replayed 1 event(s)']);
+    await waitFor(() => requestsFor(sessionId).length === 2, { what: 'the replayed delivery' });
+    expect(new Set(requestsFor(sessionId).map((r) => r.headers['webhook-id']))).toEqual(new Set([transition.event.id]));
+    const unknown = await runCli(['webhooks', 'replay', 'msg_nope'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('webhooks dead');
+  }, 60_000);
+});
+
+function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}

@@ -1,0 +1,96 @@
+/** WEBHOOK_SECRET, WEBHOOK_RETRY_SCHEDULE and WEBHOOK_WORKER; the schedule parser; the Standard Webhooks headers. */
+import fc from 'fast-check';
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../../server/config.js';
+import {
+  parseRetrySchedule,
+  retryAfterMs,
+  RetryScheduleError,
+  scheduledDelayMs,
+  STANDARD_WEBHOOKS_SCHEDULE_MS,
+} from '../../../server/webhooks/retry-schedule.js';
+import { createWebhookHeaders, WebhookSecretError } from '../../../spec/delivery/webhook-headers.js';
+
+const URL_ENV = { WEBHOOK_URL: 'https://hooks.example.org/in' };
+const SECRET = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
+
+describe('webhook delivery config', () => {
+  it('defaults to the Standard Webhooks example schedule (10 attempts over about 3 days) and an in-process worker', () => {
+    const { webhook } = loadConfig(URL_ENV);
+    expect(webhook?.schedule).toEqual([0, 5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400].map((s) => s * 1000));
+    expect(webhook?.worker).toBe(true);
+    expect(webhook?.secret).toBeUndefined();
+  });
+
+  it('reads WEBHOOK_RETRY_SCHEDULE, WEBHOOK_SECRET and WEBHOOK_WORKER', () => {
+    const { webhook } = loadConfig({ ...URL_ENV, WEBHOOK_RETRY_SCHEDULE: '0,1s,2s,5m', WEBHOOK_SECRET: SECRET, WEBHOOK_WORKER: '0' });
+    expect(webhook).toMatchObject({ schedule: [0, 1000, 2000, 300_000], secret: SECRET, worker: false });
+  });
+
+  it('refuses a bad schedule or secret, naming the variable', () => {
+    expect(() => loadConfig({ ...URL_ENV, WEBHOOK_RETRY_SCHEDULE: '0,soon' })).toThrow(/WEBHOOK_RETRY_SCHEDULE=0,soon/);
+    expect(() => loadConfig({ ...URL_ENV, WEBHOOK_SECRET: 'hunter2' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...URL_ENV, WEBHOOK_SECRET: 'whsec_c2hvcnQ=' })).toThrow(/WEBHOOK_SECRET/);
+  });
+});
+
+describe('parseRetrySchedule', () => {
+  it('reads units ms, s, m, h, d and bare seconds', () => {
+    expect(parseRetrySchedule('0, 250ms, 5, 5s, 1.5m, 2h, 1d')).toEqual([0, 250, 5000, 5000, 90_000, 7_200_000, 86_400_000]);
+    expect(STANDARD_WEBHOOKS_SCHEDULE_MS).toHaveLength(10);
+  });
+
+  it('any text either parses to whole non-negative delays or throws RetryScheduleError (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), (text) => {
+        try {
+          const schedule = parseRetrySchedule(text);
+          return schedule.length > 0 && schedule.every((ms) => Number.isInteger(ms) && ms >= 0);
+        } catch (error) {
+          return error instanceof RetryScheduleError;
+        }
+      }),
+    );
+  });
+});
+
+describe('Standard Webhooks headers', () => {
+  it('signs id.timestamp.body so that standardwebhooks verifies it; a tampered body fails', () => {
+    const headers = createWebhookHeaders({ secret: SECRET })('msg_1', '{"event":"session.resumed"}');
+    expect(headers['webhook-id']).toBe('msg_1');
+    expect(headers['webhook-signature']).toMatch(/^v1,/);
+    expect(new Webhook(SECRET).verify('{"event":"session.resumed"}', headers)).toEqual({ event: 'session.resumed' });
+    expect(() => new Webhook(SECRET).verify('{"event":"session.paused"}', headers)).toThrow();
+  });
+
+  it('without a secret sends id and timestamp only; refuses a secret that is not whsec_ + base64', () => {
+    expect(Object.keys(createWebhookHeaders()('msg_2', '{}')).sort()).toEqual(['webhook-id', 'webhook-timestamp']);
+    expect(() => createWebhookHeaders({ secret: 'not-a-secret' })).toThrow(WebhookSecretError);
+  });
+});
+
+describe('outbox retry delays', () => {
+  it('follow the schedule, never earlier than Retry-After, and stay on the last entry', () => {
+    const schedule = [0, 5000, 300_000];
+    expect(scheduledDelayMs(schedule, 1)).toBe(5000);
+    expect(scheduledDelayMs(schedule, 1, 60_000)).toBe(60_000);
+    expect(scheduledDelayMs(schedule, 2, 60_000)).toBe(300_000);
+    expect(scheduledDelayMs(schedule, 9)).toBe(300_000);
+  });
+
+  it('read Retry-After as seconds or an HTTP-date, capped at 24 h; anything else is ignored', () => {
+    const now = Date.parse('2026-11-23T10:00:00Z');
+    expect(retryAfterMs('120', now)).toBe(120_000);
+    expect(retryAfterMs('Mon, 23 Nov 2026 10:01:00 GMT', now)).toBe(60_000);
+    expect(retryAfterMs('999999999', now)).toBe(86_400_000);
+    expect(retryAfterMs('-5', now)).toBeUndefined();
+    expect(retryAfterMs(undefined, now)).toBeUndefined();
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        const ms = retryAfterMs(text, now);
+        return ms === undefined || (ms >= 0 && ms <= 86_400_000);
+      }),
+    );
+  });
+});
