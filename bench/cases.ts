@@ -1,18 +1,24 @@
 /**
- * The bench's cases: each one a load against a target, grouped with the baseline it is
+ * The bench's load cases: each one a load against a target, grouped with the baseline it is
  * compared to in the same run (speed claims are ratios, never absolute numbers).
  */
 import type { SessionEvent } from '../spec/types.js';
 import { runLoad, type LoadResult } from './run-case.js';
+import { fillRedisSessions } from './redis-fill.js';
 import {
   BENCH_KEY,
+  BENCH_SESSION,
   startBareExpress,
   startBareHttp,
+  startBareHttpResume,
+  startFastify,
   startMemoryReferenceServer,
   startReceiver,
   startRedisReferenceServer,
   type Target,
+  type TargetName,
 } from './targets.js';
+import { startIsolated, type IsolatedTarget } from './isolated-target.js';
 
 /** Settings of one bench run. */
 export interface BenchOptions {
@@ -20,6 +26,14 @@ export interface BenchOptions {
   durationS: number;
   /** Concurrent connections per case (default 10). */
   connections: number;
+  /**
+   * Measured loads per case, keeping the best (default 1). The box is shared: the best of a few
+   * short loads is the one least disturbed by other work. Cases of an `interleaved` group are
+   * all started first and loaded in turn, round after round.
+   */
+  rounds?: number;
+  /** Run each case's server in its own process (when it has an `isolated` name) and measure its CPU per request. */
+  isolate?: boolean;
   /** Redis for the Redis cases (a private server: the bench floods it). */
   redisUrl: string;
 }
@@ -29,15 +43,26 @@ export interface CaseResult {
   group: string;
   name: string;
   baseline: string;
+  /** Further rows of the group this one is also compared to (an extra ratio column each). */
+  compareWith?: string[];
+  /** Seconds `prepare` took (the growth rows' Redis fill), when there was one. */
+  prepareSeconds?: number;
   result: LoadResult;
 }
 
 interface CaseSpec {
   group: string;
+  /** Start every case of this run of consecutive same-group cases at once and alternate their loads. */
+  interleaved?: boolean;
   name: string;
   baseline: string;
+  compareWith?: string[];
   start(): Promise<Target>;
-  path: string;
+  /** The same target by name, for `isolate` runs (bench/serve-target.ts). */
+  isolated?: { name: TargetName; redisUrl?: string };
+  /** Runs before start (e.g. fills Redis up to a size); resolves with the seconds it took. */
+  prepare?(): Promise<number>;
+  path: string | ((n: number) => string);
   method: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string | ((n: number) => string);
@@ -49,14 +74,42 @@ const event = (id: string, timestamp: string): string =>
 const distinct = (n: number) => event(`bench_${process.pid}_${Date.now()}_${n}`, new Date().toISOString());
 const duplicate = event('bench_duplicate', '2026-11-21T00:00:00.000Z');
 
+const EXPRESS = 'bare express 5, same 409 JSON';
+const NODE_HTTP = 'bare node:http, same 409 JSON';
+const FASTIFY = 'fastify 5, schema-validated route';
+
+/** Sizes of the growth group (sessions in Redis); BENCH_GROWTH_MAX caps it (default 1 000 000). */
+export function growthSizes(max: number): number[] {
+  return [10_000, 100_000, 1_000_000].filter((n) => n <= max);
+}
+
 /** Every case of a run, in order; the first of each group is its baseline. */
-export function listCases(redisUrl: string): CaseSpec[] {
-  const resume = { path: '/v1/sessions/bench_running/resume', method: 'POST' as const, headers: resumeHeaders };
+export function listCases(redisUrl: string, growthMax = 1_000_000): CaseSpec[] {
+  const resume = { path: `/v1/sessions/${BENCH_SESSION}/resume`, method: 'POST' as const, headers: resumeHeaders };
   const hook = { path: '/', method: 'POST' as const, headers: { 'content-type': 'application/json' } };
+  const vs = { baseline: EXPRESS, compareWith: [NODE_HTTP, FASTIFY], interleaved: true };
+  const production = { validateResponses: false };
+  const growthBase = 'reference server, Redis, 1,000 sessions';
+  // Every request asks for a different session among the n seeded (all running: 409).
+  const spread = (n: number) => (i: number) => `/v1/sessions/bench_${(i * 7919) % n}/resume`;
   return [
-    { group: 'resume', name: 'bare express, same 409 JSON', baseline: 'bare express, same 409 JSON', start: startBareExpress, ...resume },
-    { group: 'resume', name: 'reference server, memory store', baseline: 'bare express, same 409 JSON', start: startMemoryReferenceServer, ...resume },
-    { group: 'resume', name: 'reference server, Redis store', baseline: 'bare express, same 409 JSON', start: () => startRedisReferenceServer(redisUrl), ...resume },
+    { group: 'resume', name: EXPRESS, ...vs, start: startBareExpress, isolated: { name: 'express' }, ...resume },
+    { group: 'resume', name: NODE_HTTP, ...vs, start: startBareHttpResume, isolated: { name: 'http-resume' }, ...resume },
+    { group: 'resume', name: FASTIFY, ...vs, start: startFastify, isolated: { name: 'fastify' }, ...resume },
+    { group: 'resume', name: 'reference server, memory store, responses validated (tests)', ...vs, start: () => startMemoryReferenceServer(), isolated: { name: 'reference-memory' }, ...resume },
+    { group: 'resume', name: 'reference server, memory store (production defaults)', ...vs, start: () => startMemoryReferenceServer(production), isolated: { name: 'reference-memory-unchecked' }, ...resume },
+    { group: 'resume', name: 'reference server, memory store, rate limit on (production defaults)', ...vs, start: () => startMemoryReferenceServer({ ...production, rateLimit: { limit: 1e9, windowMs: 60_000 } }), isolated: { name: 'reference-memory-rate-limited' }, ...resume },
+    { group: 'resume', name: 'reference server, Redis store (production defaults)', ...vs, start: () => startRedisReferenceServer(redisUrl, production), isolated: { name: 'reference-redis', redisUrl }, ...resume },
+    ...[1_000, ...growthSizes(growthMax)].map((n) => ({
+      group: 'growth',
+      name: `reference server, Redis, ${n.toLocaleString('en-US')} sessions`,
+      baseline: growthBase,
+      prepare: () => fillRedisSessions(redisUrl, n),
+      start: () => startRedisReferenceServer(redisUrl, production),
+      isolated: { name: 'reference-redis' as const, redisUrl },
+      ...resume,
+      path: spread(n),
+    })),
     { group: 'webhook ack', name: 'bare node:http 200', baseline: 'bare node:http 200', start: startBareHttp, ...hook, body: distinct },
     { group: 'webhook ack', name: 'receiver, memory store, distinct events', baseline: 'bare node:http 200', start: () => startReceiver('memory'), ...hook, body: distinct },
     { group: 'webhook ack', name: 'receiver, Redis store, distinct events', baseline: 'bare node:http 200', start: () => startReceiver({ redisUrl }), ...hook, body: distinct },
@@ -64,17 +117,75 @@ export function listCases(redisUrl: string): CaseSpec[] {
   ];
 }
 
-/** Runs `cases` one after the other (each on a fresh target, warmed up for 1 s), stopping every target. */
+/** The best of two loads: the least CPU per request when measured, else the most requests per second. */
+function better(a: LoadResult | undefined, b: LoadResult): LoadResult {
+  if (!a) return b;
+  if (a.cpuMicrosPerRequest !== undefined && b.cpuMicrosPerRequest !== undefined) return b.cpuMicrosPerRequest < a.cpuMicrosPerRequest ? b : a;
+  return b.requestsPerSec > a.requestsPerSec ? b : a;
+}
+
+/** Consecutive cases of one interleaved group form a block; every other case is a block of its own. */
+function blocks(cases: CaseSpec[]): CaseSpec[][] {
+  const out: CaseSpec[][] = [];
+  for (const c of cases) {
+    const last = out.at(-1);
+    if (c.interleaved && last?.[0]?.interleaved && last[0].group === c.group) last.push(c);
+    else out.push([c]);
+  }
+  return out;
+}
+
+function loadOf(c: CaseSpec, target: Target, connections: number) {
+  const fixed = typeof c.path === 'string' ? c.path : c.path(0);
+  return {
+    url: `${target.url}${fixed}`,
+    method: c.method,
+    headers: c.headers ?? {},
+    connections,
+    ...(c.body ? { body: c.body } : {}),
+    ...(typeof c.path === 'function' ? { path: c.path } : {}),
+  };
+}
+
+/**
+ * Runs `cases` block by block (bench/cases.ts `interleaved`): each case on a fresh target
+ * warmed up for 1 s, then `rounds` measured loads (alternating within a block), keeping each
+ * case's best; every target is stopped at the end of its block.
+ */
 export async function runCases(cases: CaseSpec[], options: Omit<BenchOptions, 'redisUrl'>): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
-  for (const c of cases) {
-    const target = await c.start();
+  const rounds = options.rounds ?? 1;
+  for (const block of blocks(cases)) {
+    const started: { c: CaseSpec; target: Target | IsolatedTarget; prepareSeconds: number | undefined; best?: LoadResult }[] = [];
     try {
-      const load = { url: `${target.url}${c.path}`, method: c.method, headers: c.headers ?? {}, connections: options.connections, ...(c.body ? { body: c.body } : {}) };
-      await runLoad({ ...load, durationS: 1 });
-      results.push({ group: c.group, name: c.name, baseline: c.baseline, result: await runLoad({ ...load, durationS: options.durationS }) });
+      for (const c of block) {
+        const prepareSeconds = await c.prepare?.();
+        const target = options.isolate && c.isolated ? await startIsolated(c.isolated.name, c.isolated.redisUrl) : await c.start();
+        started.push({ c, target, prepareSeconds });
+      }
+      for (const s of started) await runLoad({ ...loadOf(s.c, s.target, options.connections), durationS: 1 });
+      for (let round = 0; round < rounds; round++) {
+        // Alternate the order so that no case always follows the same one.
+        for (const s of round % 2 ? [...started].reverse() : started) {
+          const cpu = 'cpuMicros' in s.target ? s.target.cpuMicros.bind(s.target) : undefined;
+          const before = await cpu?.();
+          const result = await runLoad({ ...loadOf(s.c, s.target, options.connections), durationS: options.durationS });
+          if (cpu && before !== undefined) result.cpuMicrosPerRequest = ((await cpu()) - before) / Math.max(1, result.requests);
+          s.best = better(s.best, result);
+        }
+      }
+      for (const { c, prepareSeconds, best } of started) {
+        results.push({
+          group: c.group,
+          name: c.name,
+          baseline: c.baseline,
+          ...(c.compareWith ? { compareWith: c.compareWith } : {}),
+          ...(prepareSeconds === undefined ? {} : { prepareSeconds }),
+          result: best!,
+        });
+      }
     } finally {
-      await target.stop();
+      for (const s of started) await s.target.stop();
     }
   }
   return results;

@@ -1,17 +1,33 @@
 /**
- * Entry of `npm run bench`: starts a private redis-server, runs every case (bench/cases.ts),
- * prints and writes BENCHMARKS.md. Bounded: 7 cases × (1 s warm-up + BENCH_DURATION_S).
+ * Entry of `npm run bench`: starts a private redis-server, runs every group (load cases in
+ * bench/cases.ts, client cases in bench/client-cases.ts, cold starts in bench/cold-start.ts),
+ * prints and writes BENCHMARKS.md with bench/findings.md (the profile findings) appended.
+ * Bounded: about 3 minutes with the defaults on 2 cores.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startRedisServer } from '../test/helpers/redis-server.js';
 import { listCases, runCases, type BenchOptions } from './cases.js';
+import { runClientCases } from './client-cases.js';
+import { runColdStarts } from './cold-start.js';
 import { renderClusterSection, runClusterCases } from './cluster-cases.js';
-import { renderReport } from './report.js';
+import { renderReport, type ExtraResults } from './report.js';
 
-/** Reads the bench settings: BENCH_DURATION_S (default 3, 1–30) and BENCH_CONNECTIONS (default 10, 1–200). */
-function loadBenchOptions(env: NodeJS.ProcessEnv): Omit<BenchOptions, 'redisUrl'> {
+const GROUPS = ['resume', 'growth', 'webhook', 'client', 'start', 'cluster'] as const;
+
+interface RunSettings extends Omit<BenchOptions, 'redisUrl'> {
+  growthMax: number;
+  only: ReadonlySet<string>;
+}
+
+/**
+ * Reads the bench settings: BENCH_DURATION_S (default 1, 1–30), BENCH_ROUNDS (loads per case,
+ * the best kept; default 5, 1–10), BENCH_CONNECTIONS (default 10,
+ * 1–200), BENCH_GROWTH_MAX (largest Redis size of the growth group, default 1 000 000) and
+ * BENCH_ONLY (comma-separated groups among resume, growth, webhook, client, start, cluster; default all).
+ */
+function loadBenchOptions(env: NodeJS.ProcessEnv): RunSettings {
   const int = (name: string, fallback: number, min: number, max: number) => {
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
@@ -19,22 +35,40 @@ function loadBenchOptions(env: NodeJS.ProcessEnv): Omit<BenchOptions, 'redisUrl'
     if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number from ${min} to ${max}, got "${raw}".`);
     return n;
   };
-  return { durationS: int('BENCH_DURATION_S', 3, 1, 30), connections: int('BENCH_CONNECTIONS', 10, 1, 200) };
+  const only = (env.BENCH_ONLY ?? '').split(',').map((g) => g.trim()).filter(Boolean);
+  const unknown = only.find((g) => !(GROUPS as readonly string[]).includes(g));
+  if (unknown) throw new Error(`BENCH_ONLY lists "${unknown}"; the groups are ${GROUPS.join(', ')}.`);
+  return {
+    durationS: int('BENCH_DURATION_S', 1, 1, 30),
+    rounds: int('BENCH_ROUNDS', 5, 1, 10),
+    connections: int('BENCH_CONNECTIONS', 10, 1, 200),
+    growthMax: int('BENCH_GROWTH_MAX', 1_000_000, 10_000, 1_000_000),
+    only: new Set(only.length ? only : GROUPS),
+  };
 }
 
-const options = loadBenchOptions(process.env);
+const settings = loadBenchOptions(process.env);
 const redis = await startRedisServer();
 try {
-  const results = await runCases(listCases(redis.url), options);
-  const cluster = renderClusterSection(await runClusterCases({ ...options, seedSessions: Number(process.env.BENCH_SEED_SESSIONS || 1_000_000) }));
+  const options = { durationS: settings.durationS, connections: settings.connections, rounds: settings.rounds, isolate: true };
+  const group = (name: string) => (name === 'webhook ack' ? 'webhook' : name);
+  const cases = listCases(redis.url, settings.growthMax).filter((c) => settings.only.has(group(c.group)));
+  const results = await runCases(cases, options);
+  const extra: ExtraResults = {
+    ...(settings.only.has('client') ? { client: await runClientCases(settings.durationS, settings.rounds) } : {}),
+    ...(settings.only.has('start') ? { coldStart: await runColdStarts() } : {}),
+    // The Redis Cluster group (bench/cluster-cases.ts) goes before the findings.
+    appendix: `${settings.only.has('cluster') ? `${renderClusterSection(await runClusterCases({ ...options, seedSessions: settings.growthMax }))}\n` : ''}${readFileSync(fileURLToPath(new URL('findings.md', import.meta.url)), 'utf8')}`,
+  };
   const cpu = cpus();
+  const command = `${settings.only.size < GROUPS.length ? `BENCH_ONLY=${[...settings.only].join(',')} ` : ''}npm run bench`;
   const report = renderReport(results, options, {
     date: new Date().toISOString(),
     node: process.versions.node,
     cpus: cpu.length,
     cpuModel: cpu[0]?.model.trim() ?? 'unknown CPU',
-    command: 'npm run bench',
-  }) + `\n${cluster}`;
+    command,
+  }, extra);
   writeFileSync(fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url)), report);
   process.stdout.write(report);
 } finally {

@@ -1,5 +1,7 @@
 /** Renders bench results as the Markdown of BENCHMARKS.md: ratios against each group's baseline. */
 import type { BenchOptions, CaseResult } from './cases.js';
+import type { ClientResult } from './client-cases.js';
+import type { ColdStartResult } from './cold-start.js';
 
 /** Run metadata printed above the tables. */
 export interface RunInfo {
@@ -10,30 +12,113 @@ export interface RunInfo {
   command: string;
 }
 
+/** The rows measured outside autocannon, and free text appended at the end. */
+export interface ExtraResults {
+  client?: ClientResult[];
+  coldStart?: ColdStartResult[];
+  /** Markdown appended as is (the profile findings, bench/findings.md). */
+  appendix?: string;
+}
+
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const ratio = (value: number, base: number) => `${fmt(value / base, 2)}×`;
+
+function loadGroup(group: string, rows: CaseResult[]): string[] {
+  const extra = [...new Set(rows.flatMap((r) => r.compareWith ?? []))].filter((n) => rows.some((r) => r.name === n));
+  const cpu = rows.every((r) => r.result.cpuMicrosPerRequest !== undefined);
+  // With the servers' own CPU measured, ratios compare CPU per request (capacity): baseline µs / case µs.
+  const by = (name: string) => rows.find((b) => b.name === name)?.result;
+  const rel = (r: CaseResult, name: string) => {
+    const base = by(name);
+    if (!base) return 'n/a';
+    return cpu ? ratio(base.cpuMicrosPerRequest!, r.result.cpuMicrosPerRequest!) : ratio(r.result.requestsPerSec, base.requestsPerSec);
+  };
+  const head = [
+    'case',
+    'req/s',
+    ...(cpu ? ['µs CPU/req', '× baseline (CPU)'] : ['× baseline']),
+    ...extra.map((n) => `× ${n.split(',')[0]}${cpu ? ' (CPU)' : ''}`),
+    ...(cpu ? ['× baseline (req/s)'] : []),
+    'p50 ms',
+    'p99 ms',
+    'max ms',
+    'non-2xx',
+    'errors',
+  ];
+  const lines = [`## ${group}`, '', `| ${head.join(' | ')} |`, `|---|${head.slice(1).map(() => '---:').join('|')}|`];
+  for (const r of rows) {
+    const { requestsPerSec, p50Ms, p99Ms, maxMs, non2xx, errors, cpuMicrosPerRequest } = r.result;
+    const isBase = r.name === r.baseline;
+    const cells = [
+      r.name,
+      fmt(requestsPerSec),
+      ...(cpu ? [fmt(cpuMicrosPerRequest!)] : []),
+      isBase ? 'baseline' : rel(r, r.baseline),
+      ...extra.map((n) => (n === r.name ? '—' : rel(r, n))),
+      ...(cpu ? [isBase ? 'baseline' : ratio(requestsPerSec, by(r.baseline)?.requestsPerSec ?? NaN)] : []),
+      fmt(p50Ms),
+      fmt(p99Ms),
+      fmt(maxMs),
+      fmt(non2xx),
+      fmt(errors),
+    ];
+    lines.push(`| ${cells.join(' | ')} |`);
+  }
+  lines.push('');
+  return lines;
+}
+
+function clientGroups(rows: ClientResult[]): string[] {
+  const lines: string[] = [];
+  for (const group of [...new Set(rows.map((r) => r.group))]) {
+    const inGroup = rows.filter((r) => r.group === group);
+    lines.push(`## ${group}`, '', '| variant | calls/s | µs CPU/call | × plain fetch (CPU) | × plain fetch (calls/s) |', '|---|---:|---:|---:|---:|');
+    for (const r of inGroup) {
+      const base = inGroup.find((b) => b.name === r.baseline);
+      const isBase = r.name === r.baseline;
+      const cpu = isBase ? 'baseline' : ratio(base?.cpuMicrosPerCall ?? NaN, r.cpuMicrosPerCall);
+      const rate = isBase ? 'baseline' : ratio(r.callsPerSec, base?.callsPerSec ?? NaN);
+      lines.push(`| ${r.name} | ${fmt(r.callsPerSec)} | ${fmt(r.cpuMicrosPerCall)} | ${cpu} | ${rate} |`);
+    }
+    lines.push('', 'The client process\'s own CPU per call (the server is another process): × (CPU) is plain fetch\'s µs ÷ the variant\'s.');
+    lines.push('');
+  }
+  return lines;
+}
+
+function coldStartGroup(rows: ColdStartResult[]): string[] {
+  if (!rows.length) return [];
+  const lines = [`## ${rows[0]!.group}`, '', '| start | median ms | runs ms | × Prism\'s time |', '|---|---:|---|---:|'];
+  for (const r of rows) {
+    const base = rows.find((b) => b.name === r.baseline)?.medianMs ?? NaN;
+    lines.push(`| ${r.name} | ${fmt(r.medianMs)} | ${r.runs.map((t) => fmt(t)).join(', ')} | ${r.name === r.baseline ? 'baseline' : ratio(r.medianMs, base)} |`);
+  }
+  lines.push('', 'Lower is better here: a ratio below 1 starts faster than Prism.', '');
+  return lines;
+}
 
 /** The whole BENCHMARKS.md text. */
-export function renderReport(results: CaseResult[], options: Omit<BenchOptions, 'redisUrl'>, info: RunInfo): string {
+export function renderReport(results: CaseResult[], options: Omit<BenchOptions, 'redisUrl'>, info: RunInfo, extra: ExtraResults = {}): string {
   const lines = [
     '# Benchmarks',
     '',
     `Written by \`${info.command}\` on ${info.date} (Node ${info.node}, ${info.cpus} × ${info.cpuModel}).`,
-    `Each case: a fresh server on 127.0.0.1, 1 s warm-up, then ${options.durationS} s of autocannon load with ${options.connections} connections;`,
-    'a private redis-server (no persistence) for the Redis cases. The machine is a shared 2-core box and the load generator',
-    'runs on the same cores, so absolute numbers move from run to run: **only the ratios against the baseline of the same run',
-    'are claims.** No test asserts a timing.',
+    `Each load case: a fresh server on 127.0.0.1, 1 s warm-up, then the best of ${options.rounds ?? 1} loads of ${options.durationS} s by autocannon with ${options.connections} connections`,
+    '(the resume group\'s servers all run at once and take turns, round after round); a private redis-server (no persistence)',
+    'for the Redis cases. The machine is a shared 2-core box and the load generator runs on the same cores, so absolute numbers',
+    'move from run to run: **only the ratios against the baseline of the same run are claims.** No test asserts a timing.',
+    '',
+    'The resume and growth servers run in their own processes and report their own CPU time: **µs CPU/req** is the server\'s',
+    'CPU per request, and the × (CPU) ratios compare it (baseline µs ÷ case µs: what the same cores can serve). On a box shared',
+    'with other work it moves far less than req/s, which depends on how much of the cores the server got; both are shown.',
     '',
   ];
   for (const group of [...new Set(results.map((r) => r.group))]) {
-    const rows = results.filter((r) => r.group === group);
-    lines.push(`## ${group}`, '', '| case | req/s | × baseline | p50 ms | p99 ms | max ms | non-2xx | errors |', '|---|---:|---:|---:|---:|---:|---:|---:|');
-    for (const r of rows) {
-      const base = rows.find((b) => b.name === r.baseline)?.result.requestsPerSec ?? NaN;
-      const ratio = r.name === r.baseline ? 'baseline' : `${fmt(r.result.requestsPerSec / base, 2)}×`;
-      const { requestsPerSec, p50Ms, p99Ms, maxMs, non2xx, errors } = r.result;
-      lines.push(`| ${r.name} | ${fmt(requestsPerSec)} | ${ratio} | ${fmt(p50Ms)} | ${fmt(p99Ms)} | ${fmt(maxMs)} | ${fmt(non2xx)} | ${fmt(errors)} |`);
+    lines.push(...loadGroup(group, results.filter((r) => r.group === group)));
+    const fills = results.filter((r) => r.group === group && r.prepareSeconds !== undefined).map((r) => `${r.name.replace(/^.*Redis, /, '')}: ${fmt(r.prepareSeconds!, 1)} s`);
+    if (group === 'growth') {
+      if (fills.length) lines.push(`Every growth request asks for another of the seeded sessions (all running: 409). Pipelined fill of Redis before each row: ${fills.join('; ')}.`, '');
     }
-    lines.push('');
   }
   const acks = results.filter((r) => r.group === 'webhook ack' && r.name.startsWith('receiver'));
   if (acks.length) {
@@ -46,11 +131,13 @@ export function renderReport(results: CaseResult[], options: Omit<BenchOptions, 
       '',
     );
   }
+  lines.push(...clientGroups(extra.client ?? []), ...coldStartGroup(extra.coldStart ?? []));
   lines.push(
-    'Non-2xx in the resume group are the expected 409 not_paused answers (the steady state: auth, request validation,',
-    'the store call and response validation all run). Read the ratios as the cost of enforcing the contract at runtime',
+    'Non-2xx in the resume and growth groups are the expected 409 not_paused answers (the steady state: auth, request validation,',
+    'the store call and, when on, response validation all run). Read the ratios as the cost of enforcing the contract at runtime',
     '(reference server vs bare express) and of recording durably before the 200 (receiver vs bare node:http).',
     '',
   );
+  if (extra.appendix) lines.push(extra.appendix.trim(), '');
   return lines.join('\n');
 }

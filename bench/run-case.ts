@@ -8,6 +8,8 @@ export interface LoadCase {
   headers?: Record<string, string>;
   /** A fixed body, or a function giving the body of request n (distinct payloads). */
   body?: string | ((n: number) => string);
+  /** The path of request n (default: the URL's); e.g. a different session on each request. */
+  path?: (n: number) => string;
   /** Seconds of measured load (default 3). */
   durationS?: number;
   /** Concurrent connections (default 10). */
@@ -24,12 +26,15 @@ export interface LoadResult {
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** The server's own CPU time per request, in µs (isolated targets only). */
+  cpuMicrosPerRequest?: number;
 }
 
 /** Runs the load; never throws for HTTP answers (non-2xx and errors are counted). */
 export async function runLoad(load: LoadCase): Promise<LoadResult> {
   let n = 0;
-  const { body } = load;
+  const { body, path } = load;
+  const perRequest = typeof body === 'function' || path !== undefined;
   const result = await autocannon({
     url: load.url,
     method: load.method ?? 'GET',
@@ -37,8 +42,17 @@ export async function runLoad(load: LoadCase): Promise<LoadResult> {
     duration: load.durationS ?? 3,
     connections: load.connections ?? 10,
     ...(typeof body === 'string' ? { body } : {}),
-    ...(typeof body === 'function'
-      ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: body(n++) }) }] }
+    ...(perRequest
+      ? {
+          requests: [
+            {
+              setupRequest: (req: autocannon.Request) => {
+                const i = n++;
+                return { ...req, ...(typeof body === 'function' ? { body: body(i) } : {}), ...(path ? { path: path(i) } : {}) };
+              },
+            },
+          ],
+        }
       : {}),
   });
   return {

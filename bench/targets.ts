@@ -1,11 +1,15 @@
 /**
  * The servers the bench loads, each on 127.0.0.1 port 0: the reference server (memory and
- * Redis stores), a bare express baseline, the webhook receiver (memory and Redis stores) and a
- * bare node:http baseline.
+ * Redis stores, response validation on or off), the resume baselines (bare node:http, bare
+ * express 5, fastify 5 with its own schema validation), the webhook receiver (memory and
+ * Redis stores) and a bare node:http 200 baseline.
  */
 import express from 'express';
-import { createMemoryStore, createRedisStore, createWebhookReceiver } from '../client/webhooks/index.js';
-import { createApp } from '../server/app.js';
+import Fastify from 'fastify';
+import { createMemoryEventStore, createWebhookReceiver } from '../client/webhooks/index.js';
+import { createRedisEventStore } from '../client/webhooks/redis/index.js';
+import { RESUME_ROUTE } from '../spec/resume-path.js';
+import { createApp, type AppDeps } from '../server/app.js';
 import { createMemorySessionStore } from '../server/sessions/memory-session-store.js';
 import { createRedisClient, waitUntilReady } from '../server/sessions/redis-client.js';
 import { createRedisSessionStore } from '../server/sessions/redis-session-store.js';
@@ -17,41 +21,87 @@ export interface Target extends Listening {
   stop(): Promise<void>;
 }
 
-/** The key the bench sends to the reference server. */
+/** The key the bench sends to the reference server and the baselines. */
 export const BENCH_KEY = 'bench-key';
+/** The Redis key prefix of the bench's sessions (on the bench's private redis-server). */
+export const BENCH_REDIS_PREFIX = 'bench:';
+/** The one running session every resume case asks for: the steady state is 409 not_paused. */
+export const BENCH_SESSION = 'bench_running';
 
-async function referenceServer(store: SessionStore, cleanup: () => Promise<void>): Promise<Target> {
+// The exact bytes the reference server sends for not_paused (errorBody, x-decisions: not-paused-status).
+const NOT_PAUSED = { success: false, error: 'not_paused', message: 'Session is not paused (not_paused).' };
+const NOT_PAUSED_JSON = JSON.stringify(NOT_PAUSED);
+
+type ServerOptions = Pick<AppDeps, 'validateResponses' | 'rateLimit'>;
+
+async function referenceServer(store: SessionStore, cleanup: () => Promise<void>, options: ServerOptions = {}): Promise<Target> {
   // One running session: the steady-state resume path ends in 409 not_paused after auth,
-  // request validation, the store call and response validation.
-  await store.seed([{ id: 'bench_running', status: 'running' }]);
-  const server = await listen(await createApp({ store, apiKeys: [BENCH_KEY] }));
+  // request validation, the store call and (when on) response validation.
+  await store.seed([{ id: BENCH_SESSION, status: 'running' }]);
+  const server = await listen(await createApp({ store, apiKeys: [BENCH_KEY], ...options }));
   return { ...server, stop: async () => (await server.close(), await cleanup()) };
 }
 
 /** The reference server on the in-memory store. */
-export const startMemoryReferenceServer = (): Promise<Target> => referenceServer(createMemorySessionStore(), async () => undefined);
+export const startMemoryReferenceServer = (options: ServerOptions = {}): Promise<Target> =>
+  referenceServer(createMemorySessionStore(), async () => undefined, options);
 
-/** The reference server on Redis at `redisUrl`. */
-export async function startRedisReferenceServer(redisUrl: string): Promise<Target> {
+/** The reference server on Redis at `redisUrl` (sessions under BENCH_REDIS_PREFIX). */
+export async function startRedisReferenceServer(redisUrl: string, options: ServerOptions = {}): Promise<Target> {
   const client = createRedisClient(redisUrl);
   await waitUntilReady(client);
-  return referenceServer(createRedisSessionStore({ client, keyPrefix: 'bench:' }), async () => void (await client.quit()));
+  return referenceServer(createRedisSessionStore({ client, keyPrefix: BENCH_REDIS_PREFIX }), async () => void (await client.quit()), options);
 }
 
 /** Baseline: bare express answering the same 409 JSON, no validator, no auth, no store. */
 export async function startBareExpress(): Promise<Target> {
   const app = express();
-  app.post('/v1/sessions/:id/resume', (_req, res) => {
-    res.status(409).json({ success: false, error: 'not_paused', message: 'Session is not paused (not_paused).' });
+  app.post(RESUME_ROUTE, (_req, res) => {
+    res.status(409).json(NOT_PAUSED);
   });
   const server = await listen(app);
   return { ...server, stop: () => server.close() };
 }
 
+/** Baseline: bare node:http answering the same 409 JSON to every request (the floor of the stack). */
+export async function startBareHttpResume(): Promise<Target> {
+  const server = await listen((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(409, { 'content-type': 'application/json; charset=utf-8' }).end(NOT_PAUSED_JSON));
+  });
+  return { ...server, stop: () => server.close() };
+}
+
+/**
+ * Baseline: fastify 5 with its own JSON-schema work on the same route: the Authorization
+ * header and the path parameter validated by Ajv, the 409 body serialised from its schema.
+ */
+export async function startFastify(): Promise<Target> {
+  const app = Fastify({ logger: false });
+  // Like the reference server (x-decisions: request-body): an empty JSON body is no body.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, body === '' ? undefined : JSON.parse(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+  const error = { type: 'object', required: ['success', 'error', 'message'], properties: { success: { type: 'boolean' }, error: { type: 'string' }, message: { type: 'string' } } };
+  app.post('/v1/sessions/:session_id/resume', {
+    schema: {
+      params: { type: 'object', required: ['session_id'], properties: { session_id: { type: 'string', minLength: 1 } } },
+      headers: { type: 'object', required: ['authorization'], properties: { authorization: { type: 'string', pattern: '^[Bb]earer +\\S+$' } } },
+      response: { 409: error },
+    },
+  }, async (_req, reply) => reply.code(409).send(NOT_PAUSED));
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return { url, close: () => app.close(), stop: () => app.close() };
+}
+
 /** The webhook receiver kit with a no-op onEvent on `store` ('memory', or a Redis URL). */
 export async function startReceiver(store: 'memory' | { redisUrl: string }): Promise<Target> {
   const receiver = createWebhookReceiver({
-    store: store === 'memory' ? createMemoryStore() : createRedisStore({ url: store.redisUrl, prefix: 'bench' }),
+    store: store === 'memory' ? createMemoryEventStore() : createRedisEventStore({ url: store.redisUrl, prefix: 'bench' }),
     onEvent: async () => undefined,
   });
   const server = await listen(receiver.handler);
@@ -65,4 +115,35 @@ export async function startBareHttp(): Promise<Target> {
     req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}'));
   });
   return { ...server, stop: () => server.close() };
+}
+
+/** Baseline of the client cases: bare node:http answering every request 200 with a ResumeResult. */
+export async function startBareHttpResumed(): Promise<Target> {
+  const body = JSON.stringify({ success: true, message: 'Session resumed.' });
+  const server = await listen((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+  });
+  return { ...server, stop: () => server.close() };
+}
+
+/** The targets bench/serve-target.ts can start by name (for profiles and the client cases). */
+export const TARGET_NAMES = ['reference-memory', 'reference-memory-unchecked', 'reference-memory-rate-limited', 'reference-redis', 'express', 'fastify', 'http-resume', 'http-resumed', 'http-200'] as const;
+/** One of TARGET_NAMES. */
+export type TargetName = (typeof TARGET_NAMES)[number];
+
+/** Starts a target by name; the Redis ones need `redisUrl`. */
+export function startTarget(name: TargetName, redisUrl?: string): Promise<Target> {
+  switch (name) {
+    case 'reference-memory': return startMemoryReferenceServer({ validateResponses: true });
+    case 'reference-memory-unchecked': return startMemoryReferenceServer({ validateResponses: false });
+    // A limit no load reaches: the limiter's bookkeeping on every request, never a 429.
+    case 'reference-memory-rate-limited': return startMemoryReferenceServer({ validateResponses: false, rateLimit: { limit: 1e9, windowMs: 60_000 } });
+    case 'reference-redis': return startRedisReferenceServer(redisUrl ?? 'redis://127.0.0.1:6379', { validateResponses: false });
+    case 'express': return startBareExpress();
+    case 'fastify': return startFastify();
+    case 'http-resume': return startBareHttpResume();
+    case 'http-resumed': return startBareHttpResumed();
+    case 'http-200': return startBareHttp();
+  }
 }

@@ -29,9 +29,27 @@ export interface RetryOptions {
   maxRetryDelayMs: number;
 }
 
-/** Per-request hooks: `onAttempt` is told the number of each attempt as it starts. */
+/**
+ * A request given as its URL and how to send one attempt of it with the attempt's signal:
+ * lets a caller skip building a Request per call when its fetch takes a URL and `init`.
+ */
+export interface RequestPlan {
+  url: string;
+  send(signal: AbortSignal): Promise<Response>;
+}
+
+/** Per-request hooks and settings of one call through `createRetryingFetch`. */
 export interface AttemptHooks {
+  /** Told the number of each attempt as it starts. */
   onAttempt?: (attempt: number) => void;
+  /** The caller's abort signal, or undefined for none (when the key is absent: the request's own signal). */
+  signal?: AbortSignal | undefined;
+  /**
+   * Given the `release` of the returned answer's deadline: the caller reads the body, then
+   * calls `release()` so that the attempt's timer and abort controller are freed at once
+   * instead of when the timer ends. Without this hook the deadline runs its course.
+   */
+  onDeadline?: (release: () => void) => void;
 }
 
 /**
@@ -55,8 +73,9 @@ export function backoffDelay(attempt: number, capMs: number, random: () => numbe
 }
 
 /** Waits `ms`, or rejects with the signal's reason when it aborts first. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (!signal) return void setTimeout(resolve, ms);
     if (signal.aborted) return reject(signal.reason);
     const onAbort = () => {
       clearTimeout(timer);
@@ -70,35 +89,55 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** One attempt's deadline: its signal, whether the timer fired, and `release` to free it early. */
+interface Deadline {
+  signal: AbortSignal;
+  timedOut(): boolean;
+  /** Clears the timer and stops following the caller's signal; the signal never fires after this. */
+  release(): void;
+}
+
 /**
  * One attempt's abort signal: fires when the caller aborts or after `timeoutMs`. Built from a
  * controller held by its own timer, not `AbortSignal.any([caller, AbortSignal.timeout()])`:
  * Node 20 can garbage-collect those composites mid-request so the timeout never fires
  * (nodejs/node#57736), which hung the CLI under load.
  */
-function startDeadline(caller: AbortSignal, timeoutMs: number): { signal: AbortSignal; timedOut: () => boolean } {
+function startDeadline(caller: AbortSignal | undefined, timeoutMs: number): Deadline {
   const controller = new AbortController();
   let expired = false;
+  const onCallerAbort = () => controller.abort(caller?.reason);
   const timer = setTimeout(() => {
     expired = true;
+    caller?.removeEventListener('abort', onCallerAbort);
     controller.abort(new DOMException(`No answer within ${timeoutMs} ms.`, 'TimeoutError'));
   }, timeoutMs);
   // Node: a finished call must not hold the process open until the timer ends (browsers have no unref).
   (timer as { unref?: () => void }).unref?.();
-  if (caller.aborted) controller.abort(caller.reason);
-  else caller.addEventListener('abort', () => controller.abort(caller.reason), { once: true });
-  controller.signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
-  return { signal: controller.signal, timedOut: () => expired };
+  const release = () => {
+    clearTimeout(timer);
+    caller?.removeEventListener('abort', onCallerAbort);
+  };
+  // Most calls have no caller signal: no listener to add or remove then.
+  if (caller?.aborted) controller.abort(caller.reason);
+  else caller?.addEventListener('abort', onCallerAbort, { once: true });
+  return { signal: controller.signal, timedOut: () => expired, release };
 }
 
 /**
  * Wraps `options.fetch` with timeouts and retries. Throws `SessionsClientError` only when no
  * answer arrives; a retryable answer still there after the last attempt is returned as is.
+ * Each attempt calls `options.fetch(request, { signal })` with the attempt's signal in `init`:
+ * undici drops the abort of a signal that reaches fetch only inside a Request once a garbage
+ * collection has run (nodejs/undici#4068). A request with a body is cloned for each attempt
+ * that may be followed by another; a bodyless one is passed as is. A `RequestPlan` sends
+ * each attempt itself, with the attempt's signal.
  */
-export function createRetryingFetch(options: RetryOptions): (request: Request, hooks?: AttemptHooks) => Promise<Response> {
+export function createRetryingFetch(options: RetryOptions): (request: Request | RequestPlan, hooks?: AttemptHooks) => Promise<Response> {
   const { maxRetries, timeoutMs, maxRetryDelayMs } = options;
   return async (request, hooks = {}) => {
-    const caller = request.signal;
+    const plan = request instanceof Request ? undefined : request;
+    const caller = 'signal' in hooks ? hooks.signal : plan ? undefined : (request as Request).signal;
     const fail = (code: 'network' | 'timeout' | 'aborted', message: string, cause: unknown, attempts: number) =>
       new SessionsClientError(code, message, { cause, url: request.url, attempts });
     const wait = async (ms: number, attempt: number) => {
@@ -113,12 +152,15 @@ export function createRetryingFetch(options: RetryOptions): (request: Request, h
       const deadline = startDeadline(caller, timeoutMs);
       let response: Response;
       try {
-        // The signal goes in `init` as well: undici drops the abort of a signal that reaches
-        // fetch only inside a Request once a garbage collection has run (nodejs/undici#4068).
-        const signal = deadline.signal;
-        response = await options.fetch(new Request(request.clone(), { signal }), { signal });
+        if (plan) response = await plan.send(deadline.signal);
+        else {
+          const req = request as Request;
+          const input = req.body !== null && attempt <= maxRetries ? req.clone() : req;
+          response = await options.fetch(input, { signal: deadline.signal });
+        }
       } catch (error) {
-        if (caller.aborted) throw fail('aborted', `The request to ${request.url} was aborted.`, caller.reason ?? error, attempt);
+        deadline.release();
+        if (caller?.aborted) throw fail('aborted', `The request to ${request.url} was aborted.`, caller.reason ?? error, attempt);
         // A timed-out attempt is not retried: the service may still be working on it.
         if (deadline.timedOut()) {
           throw fail('timeout', `No answer from ${request.url} within ${timeoutMs} ms.`, deadline.signal.reason ?? error, attempt);
@@ -130,12 +172,18 @@ export function createRetryingFetch(options: RetryOptions): (request: Request, h
         await wait(backoffDelay(attempt, maxRetryDelayMs), attempt);
         continue;
       }
-      if (!RETRYABLE_STATUSES.has(response.status) || attempt > maxRetries) return response;
+      const final = () => {
+        // The signal stays on the response and bounds the body: the caller frees it once read.
+        hooks.onDeadline?.(deadline.release);
+        return response;
+      };
+      if (!RETRYABLE_STATUSES.has(response.status) || attempt > maxRetries) return final();
       const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
       const delayMs = retryAfter === undefined ? backoffDelay(attempt, maxRetryDelayMs) : retryAfter * 1000;
       // A server asking for a longer wait than we accept gets its answer back to the caller.
-      if (delayMs > maxRetryDelayMs) return response;
+      if (delayMs > maxRetryDelayMs) return final();
       await response.body?.cancel().catch(() => undefined);
+      deadline.release();
       await wait(delayMs, attempt);
     }
   };

@@ -3,11 +3,11 @@
  * with the generated `paths`. Browser-safe: nothing here (or below) imports a Node built-in.
  */
 import createClient, { type Client } from 'openapi-fetch';
-import { RESUME_PATH, resumeUrl } from '../spec/resume-path.js';
+import { resumeUrl } from '../spec/resume-path.js';
 import type { paths } from '../generated/api.js';
 import { describeFetchError, SessionsClientError } from './errors.js';
 import { toResumeOutcome, type ResumeOutcome } from './outcome.js';
-import { createRetryingFetch, type FetchLike } from './retry.js';
+import { createRetryingFetch, type FetchLike, type RequestPlan } from './retry.js';
 import { PACKAGE_VERSION } from './version.js';
 
 /** Options of `createSessionsClient`. */
@@ -116,15 +116,38 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
     throw new TypeError('createSessionsClient: fetch must be a function (input: Request, init?) => Promise<Response>.');
   }
   // Called through a closure: a detached window.fetch throws "Illegal invocation" in browsers.
-  const baseFetch: FetchLike = options.fetch ?? ((request, init) => globalThis.fetch(request, init));
+  // A caller's fetch also gets the attempt's signal inside the Request, in case it drops `init`.
+  const userFetch = options.fetch;
+  const baseFetch: FetchLike = userFetch
+    ? (request, init) => userFetch(init?.signal ? new Request(request, { signal: init.signal }) : request, init)
+    : (request, init) => globalThis.fetch(request, init);
   const retrying = createRetryingFetch({ fetch: baseFetch, timeoutMs, maxRetries, maxRetryDelayMs });
   const inBrowser = typeof (globalThis as { document?: unknown }).document !== 'undefined';
   const userAgent = options.userAgent ?? (inBrowser ? undefined : `session-resume-api/${PACKAGE_VERSION}`);
-  const raw = createClient<paths>({
-    baseUrl,
-    fetch: (request) => retrying(request),
-    headers: { Authorization: `Bearer ${apiKey}`, ...(userAgent ? { 'User-Agent': userAgent } : {}) },
-  });
+  const headers: Record<string, string> = { Authorization: `Bearer ${apiKey}`, ...(userAgent ? { 'User-Agent': userAgent } : {}) };
+  const raw = createClient<paths>({ baseUrl, fetch: (request) => retrying(request), headers });
+
+  /**
+   * One resume call's request: headers merged case-insensitively; no body (x-decisions:
+   * request-body). With the global fetch no Request is built here (fetch builds its own); a
+   * caller's fetch gets a Request carrying the attempt's signal, in case it drops `init`.
+   */
+  const resumePlan = (url: string, callHeaders: Record<string, string> | undefined, idempotencyKey: string): RequestPlan => {
+    // One Idempotency-Key for every attempt of the call: each attempt re-sends these headers.
+    let merged: HeadersInit = { ...headers, 'Idempotency-Key': idempotencyKey };
+    if (callHeaders) {
+      const h = new Headers(merged);
+      for (const [name, value] of Object.entries(callHeaders)) h.set(name, value);
+      h.set('Idempotency-Key', idempotencyKey);
+      merged = h;
+    }
+    return {
+      url,
+      send: userFetch
+        ? (signal) => userFetch(new Request(url, { method: 'POST', headers: merged, signal }), { signal })
+        : (signal) => globalThis.fetch(url, { method: 'POST', headers: merged, signal }),
+    };
+  };
 
   async function resume(sessionId: string, callOptions: ResumeOptions = {}): Promise<ResumeOutcome> {
     if (typeof sessionId !== 'string' || sessionId === '') {
@@ -139,29 +162,24 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
     if (typeof idempotencyKey !== 'string' || idempotencyKey.length < 1 || idempotencyKey.length > 255) {
       throw new TypeError('resume: idempotencyKey must be a string of 1 to 255 characters.');
     }
+    // Straight to the retrying fetch, not through `raw`: openapi-fetch's own Request, its read
+    // of every error body and the clone needed to read it again cost a third of a call, and
+    // the path is the same typed RESUME_PATH (resumeUrl).
+    const url = resumeUrl(baseUrl, sessionId);
     let attempts = 0;
-    let answer: Response | undefined;
+    let release: (() => void) | undefined;
     try {
-      const { response } = await raw.POST(RESUME_PATH, {
-        // openapi-fetch percent-encodes path parameters (encodeURIComponent): one segment.
-        params: { path: { session_id: sessionId } },
-        parseAs: 'text',
-        ...(callOptions.signal ? { signal: callOptions.signal } : {}),
-        // One key for every attempt: the retrying fetch re-sends this same Request.
-        headers: { ...callOptions.headers, 'Idempotency-Key': idempotencyKey },
-        fetch: async (request: Request) => {
-          const res = await retrying(request, { onAttempt: (n) => (attempts = n) });
-          answer = res.clone();
-          return res;
-        },
+      const response = await retrying(resumePlan(url, callOptions.headers, idempotencyKey), {
+        signal: callOptions.signal,
+        onAttempt: (n) => (attempts = n),
+        onDeadline: (r) => (release = r),
       });
-      const text = await (answer ?? response).text();
+      const text = await response.text();
       return toResumeOutcome({ sessionId, status: response.status, headers: response.headers, text, attempts });
     } catch (error) {
       if (error instanceof SessionsClientError) throw error;
       // The body stopped arriving: the caller aborted, the attempt's deadline passed, or the
       // connection broke.
-      const url = resumeUrl(baseUrl, sessionId);
       if (callOptions.signal?.aborted) {
         throw new SessionsClientError('aborted', `The request to ${url} was aborted.`, { cause: error, url, attempts });
       }
@@ -177,6 +195,9 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
         url,
         attempts,
       });
+    } finally {
+      // The body is read (or never will be): free the attempt's timer and controller now.
+      release?.();
     }
   }
 

@@ -188,6 +188,21 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Only POST is defined on this path (`x-decisions: request-checks`). */
+        MethodNotAllowed: {
+            headers: {
+                /** @description The methods this path accepts. */
+                Allow: "POST";
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request did not arrive in time: headers within 10 s, the whole request within 30 s (`x-decisions: connection-limits`). */
         RequestTimeout: {
             headers: {
@@ -381,6 +396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             /**
              * @description The session exists but is not paused, so it cannot be resumed (source spec
@@ -476,6 +492,19 @@ export interface operations {
             };
             /** @description The body is not JSON or not a SessionEvent (receiver kit). Counts as a failed delivery. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The receiver has a Standard Webhooks secret and the delivery's `webhook-signature`
+             *     is missing or wrong, or its `webhook-timestamp` is more than 5 minutes away from the
+             *     receiver's clock (receiver kit). Nothing is recorded. Counts as a failed delivery.
+             */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

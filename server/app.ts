@@ -2,20 +2,21 @@
  * `createApp(deps)`: the express app of the reference server (issue #3) — validator, bearer
  * check, routes and error rendering. It neither listens nor reads the environment.
  */
-import { randomUUID } from 'node:crypto';
 import { RESUME_ROUTE } from '../spec/resume-path.js';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { pino, type Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
-import { ContractError, loadContract, specPath as defaultSpecPath } from '../spec/contract.js';
+import { ContractError, contract as shippedContract, loadContract, specPath as defaultSpecPath } from '../spec/contract.js';
 import { createApiKeyCheck, parseBearer, wwwAuthenticate } from './auth/bearer-auth.js';
 import { createDocsRouter } from './docs/create-docs-router.js';
 import { errorBody, toErrorAnswer } from './errors/error-answer.js';
 import { HttpError } from './errors/http-error.js';
+import { composeMiddleware } from './http/compose-middleware.js';
 import { createCors } from './http/cors.js';
 import { parseJsonBody, raiseBodyError } from './http/json-body.js';
-import { afterSecurityCheck, checkRateLimitOptions, createRateLimit, type RateLimitOptions } from './http/rate-limit.js';
+import { createRequestLog, requestLogger } from './http/request-log.js';
+import { checkRateLimitOptions, createRateLimit, type RateLimitOptions } from './http/rate-limit.js';
+import { createRequestGuard, notFound } from './http/request-guard.js';
 import { createResumeHandler } from './sessions/resume-handler.js';
 import type { SessionStore } from './sessions/session-store.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
@@ -38,6 +39,12 @@ export interface AppDeps {
   specPath?: string;
   /** HTML reference served at /docs (default: dist/docs/index.html, built by `npm run docs`). */
   docsHtmlPath?: string;
+  /**
+   * Check every JSON answer against the spec, answering 500 on a mismatch (default: true).
+   * Costs 5–15 % of the resume path's CPU (BENCHMARKS.md); `server/main.ts` turns it off in production
+   * (`VALIDATE_RESPONSES`, x-decisions: response-validation).
+   */
+  validateResponses?: boolean;
 }
 
 /** Thrown by `createApp` for options that cannot work; the message names the option. */
@@ -55,26 +62,17 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   checkDeps(deps);
   const logger = deps.logger ?? pino({ enabled: false });
   const specFile = deps.specPath ?? defaultSpecPath;
-  const contract = loadContract(specFile);
+  // The shipped spec is already loaded and compiled (spec/contract.ts, at import): reuse it.
+  const contract = deps.specPath === undefined ? shippedContract : loadContract(specFile);
   const { store, webhookSender } = deps;
   const checkKey = createApiKeyCheck(deps.apiKeys);
   const keyIds = new WeakMap<Request, string>();
 
   const app = express();
   app.disable('x-powered-by');
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req, res) => {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      // Never log bearer tokens.
-      redact: ['req.headers.authorization'],
-    }),
-  );
+  // Answers are small JSON to POSTs: an ETag (a hash of every body) serves no cache.
+  app.set('etag', false);
+  app.use(createRequestLog(logger));
   if (deps.corsOrigins?.length) app.use(createCors(deps.corsOrigins));
 
   // Outside /v1 and outside the contract: operational endpoints, no auth.
@@ -87,16 +85,28 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     }
   });
   // The reference for review: /docs (HTML) and /openapi.yaml (raw spec), no auth (issue #6).
-  app.use(createDocsRouter({ specPath: specFile, ...(deps.docsHtmlPath ? { docsHtmlPath: deps.docsHtmlPath } : {}) }));
+  // Mounted on its two paths only, so API requests skip the router's own stack.
+  app.get(['/docs', '/openapi.yaml'], createDocsRouter({ specPath: specFile, ...(deps.docsHtmlPath ? { docsHtmlPath: deps.docsHtmlPath } : {}) }));
 
-  app.use(parseJsonBody());
+  // Framing, key, exact path, method, declared body: in that order (x-decisions: request-checks).
+  // The rate limit counts every answer after the key check (x-decisions: rate-limit-headers).
+  app.use(
+    createRequestGuard({
+      checkKey,
+      onKey: (req, keyId) => keyIds.set(req, keyId),
+      ...(deps.rateLimit ? { afterKey: createRateLimit(deps.rateLimit, (req) => keyIds.get(req) ?? 'anonymous') } : {}),
+    }),
+  );
+
   const validator = OpenApiValidator.middleware({
     // The validator mutates the document it is given; the contract's copy is frozen.
     apiSpec: structuredClone(contract.document) as never,
-    validateApiSpec: true,
+    // Checking a document against the OpenAPI 3.1 schema compiles that schema (a quarter of the
+    // start-up); the shipped spec is linted in CI, so only a spec given by path is checked.
+    validateApiSpec: deps.specPath !== undefined,
     // Unknown query parameters are ignored, like unknown body members (x-decisions: request-body).
     validateRequests: { allowUnknownQueryParameters: true },
-    validateResponses: true,
+    validateResponses: deps.validateResponses ?? true,
     validateSecurity: {
       handlers: {
         // The real check: without it the validator accepts any token.
@@ -113,15 +123,21 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   await initValidator(validator, app).catch((cause: unknown) => {
     throw new ContractError(`${specFile} cannot be used by the request validator: ${(cause as Error).message}`, { cause });
   });
-  // The rate limit counts right after the key check (x-decisions: rate-limit-headers).
-  const limiter = deps.rateLimit ? createRateLimit(deps.rateLimit, (req) => keyIds.get(req) ?? 'anonymous') : undefined;
-  app.use(afterSecurityCheck(validator, limiter));
-  // Body failures surface only now, after the bearer check (x-decisions: unauthorized).
-  app.use(raiseBodyError);
+  // One router layer for the whole contract check. The validator's first middleware only
+  // installs its path parameters, which initValidator has done: it is left out.
+  app.use(
+    composeMiddleware([
+      parseJsonBody(),
+      ...validator.slice(1),
+      // Body failures surface only now, after the bearer check (x-decisions: unauthorized).
+      raiseBodyError,
+    ]),
+  );
 
-  app.post(RESUME_ROUTE, createResumeHandler({ store, webhookSender, keyIdOf: (req) => keyIds.get(req) ?? 'anonymous' }));
+  app.post(RESUME_ROUTE, createResumeHandler({ store, webhookSender, logger, keyIdOf: (req) => keyIds.get(req) ?? 'anonymous' }));
 
-  app.use(renderError);
+  app.use(notFound);
+  app.use(renderError(logger));
   return app;
 }
 
@@ -133,7 +149,7 @@ const UNAUTHORIZED_MESSAGES = {
 } as const;
 
 /** The last middleware: every error becomes the spec's Error body; no stack ever leaves. */
-const renderError: ErrorRequestHandler = (err, req, res, _next) => {
+const renderError = (logger: Logger): ErrorRequestHandler => (err, req, res, _next) => {
   const answer = toErrorAnswer(err);
   if (answer.status === 401) {
     // RFC 6750 §3: every 401 carries the Bearer challenge.
@@ -141,8 +157,8 @@ const renderError: ErrorRequestHandler = (err, req, res, _next) => {
     answer.headers['WWW-Authenticate'] = wwwAuthenticate(credentials);
     answer.body.message = UNAUTHORIZED_MESSAGES[credentials.kind];
   }
-  if (answer.defect) req.log.error({ err }, 'defect: answered 500');
-  else if (answer.status === 503) req.log.warn({ err }, 'session store unavailable: answered 503');
+  if (answer.defect) requestLogger(logger, req, res).error({ err }, 'defect: answered 500');
+  else if (answer.status === 503) requestLogger(logger, req, res).warn({ err }, 'session store unavailable: answered 503');
   if (res.headersSent) {
     req.socket.destroy();
     return;

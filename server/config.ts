@@ -43,6 +43,11 @@ export interface ServerConfig {
   corsOrigins: string[];
   /** pino level (`LOG_LEVEL`, default info). */
   logLevel: string;
+  /**
+   * Check every answer against the spec (`VALIDATE_RESPONSES=1|0`; default on, off when
+   * `NODE_ENV=production`: x-decisions: response-validation).
+   */
+  validateResponses: boolean;
 }
 
 /** Thrown for an unusable environment; the message names the variable and what to fix. */
@@ -78,6 +83,10 @@ export function loadConfig(env: Env): ServerConfig {
 
   const port = integer('PORT', 3000, 0, 65535);
   const configuredKeys = list('API_KEYS');
+  // Set but holding no key (" ", " , "): a typo, never a request for a random key.
+  if (env.API_KEYS !== undefined && env.API_KEYS !== '' && configuredKeys.length === 0) {
+    throw new ConfigError('API_KEYS is set but holds no key: give comma-separated keys, or leave it unset for a generated development key.');
+  }
   const apiKeyGenerated = configuredKeys.length === 0;
   const apiKeys = apiKeyGenerated ? [`dev_${randomBytes(18).toString('base64url')}`] : configuredKeys;
   const badKey = apiKeys.find((key) => !/^[A-Za-z0-9\-._~+/]+=*$/.test(key));
@@ -120,6 +129,7 @@ export function loadConfig(env: Env): ServerConfig {
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL=${logLevel} must be one of ${LOG_LEVELS.join(', ')}.`);
 
   const sessionsFile = text('SESSIONS_FILE');
+  const validateResponses = text('VALIDATE_RESPONSES') === undefined ? text('NODE_ENV') !== 'production' : flag(env, 'VALIDATE_RESPONSES');
   return {
     port,
     host: text('HOST') ?? '127.0.0.1',
@@ -134,6 +144,7 @@ export function loadConfig(env: Env): ServerConfig {
     ...(rateLimit ? { rateLimit } : {}),
     corsOrigins,
     logLevel,
+    validateResponses,
   };
 }
 

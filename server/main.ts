@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { pino } from 'pino';
 import { loadConfig, redisTargetOf, type ServerConfig } from './config.js';
+import { devKeyBanner } from './dev-key-banner.js';
 import { createHttpServer } from './http/create-http-server.js';
 import { createRedisRateLimitStore } from './http/redis-rate-limit-store.js';
 import { createMemorySessionStore } from './sessions/memory-session-store.js';
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
     apiKeys: config.apiKeys,
     logger,
     corsOrigins: config.corsOrigins,
+    validateResponses: config.validateResponses,
     ...(webhookSender ? { webhookSender } : {}),
     ...(config.rateLimit ? { rateLimit: { ...config.rateLimit, ...(rateLimitStore ? { store: rateLimitStore } : {}) } } : {}),
   });
@@ -94,6 +96,7 @@ async function main(): Promise<void> {
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  if (config.apiKeyGenerated) process.stderr.write(devKeyBanner(`http://${config.host}:${port}`, config.apiKeys[0] ?? ''));
   logger.info({ url: `http://${config.host}:${port}`, port }, 'listening');
 
   let stopping = false;

@@ -38,8 +38,11 @@ const LINK_LOCAL = new Set(['linkLocal']);
  * Returns undefined for a host name.
  */
 export function classifyAddress(address: string): AddressClass | undefined {
-  const bare = address.replace(/^\[|\]$/g, '');
+  const bare = canonicalIpv6(address.replace(/^\[|\]$/g, ''));
   if (!ipaddr.isValid(bare)) return undefined;
+  // IPv4-compatible IPv6 (::a.b.c.d, the ::/96 range, deprecated by RFC 4291 §2.5.5.1) carries
+  // an IPv4 address that some stacks still route to: refused whatever it embeds.
+  if (bare.includes(':') && ipaddr.IPv6.isValid(bare) && isIpv4Compatible(ipaddr.IPv6.parse(bare))) return 'reserved';
   // process() turns ::ffff:a.b.c.d into the IPv4 address it carries.
   const range = ipaddr.process(bare).range();
   if (range === 'unicast') return 'public';
@@ -47,6 +50,25 @@ export function classifyAddress(address: string): AddressClass | undefined {
   if (PRIVATE.has(range)) return 'private';
   if (LINK_LOCAL.has(range)) return 'link_local';
   return 'reserved';
+}
+
+/**
+ * An IPv6 literal as the URL standard serialises it (`::1.2.3.4` → `::102:304`); ipaddr.js
+ * reads the dotted `::a.b.c.d` as if it were `::ffff:a.b.c.d`. Other text is returned as is.
+ */
+function canonicalIpv6(text: string): string {
+  if (!text.includes(':')) return text;
+  try {
+    return new URL(`https://[${text}]/`).hostname.slice(1, -1);
+  } catch {
+    return text;
+  }
+}
+
+/** ::/96 except :: and ::1 (which ipaddr.js already names unspecified and loopback). */
+function isIpv4Compatible(address: ipaddr.IPv6): boolean {
+  const parts = address.parts;
+  return parts.slice(0, 6).every((p) => p === 0) && (parts[6] !== 0 || (parts[7] ?? 0) > 1);
 }
 
 /** Whether an address class may receive webhooks under `options`. */

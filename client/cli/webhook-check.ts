@@ -7,6 +7,7 @@ import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '../../sp
 import { resolveWebhookHost } from '../../spec/delivery/resolve-webhook-host.js';
 import { classifyAddress, validateWebhookUrl } from '../../spec/webhook-url.js';
 import type { SessionEvent } from '../../spec/types.js';
+import { createProbeEvent } from '../../spec/webhook-probe.js';
 
 /** Options of `runWebhookCheck`. */
 export interface WebhookCheckOptions {
@@ -20,10 +21,17 @@ export interface WebhookCheckOptions {
   print?: (line: string) => void;
 }
 
-/** The test event sent by the last check; a receiver records it like any other event. */
+/**
+ * The event sent by the last check: the probe (spec/webhook-probe.ts), which the receiver kit
+ * acknowledges with `probe: true` without recording it or calling `onEvent`; any other
+ * receiver sees an event kind it does not know.
+ */
 export function checkEvent(): SessionEvent {
-  return { event: 'webhook.check', session: { id: 'sess_webhook_check' }, timestamp: new Date().toISOString() };
+  return createProbeEvent();
 }
+
+/** Plain http:// is allowed for loopback receivers with --insecure-localhost, never otherwise. */
+const isPlainHttp = (url: string) => /^http:\/\//i.test(url);
 
 /** Runs the checks on `url`; resolves true when every check passed. Never throws for a failed check. */
 export async function runWebhookCheck(url: string, options: WebhookCheckOptions = {}): Promise<boolean> {
@@ -32,13 +40,17 @@ export async function runWebhookCheck(url: string, options: WebhookCheckOptions 
   const fail = (name: string, detail: string) => (print(`FAIL  ${name.padEnd(22)} ${detail}`), false);
   const rules = { allowLoopback: options.insecureLocalhost };
 
-  const check = validateWebhookUrl(url, rules);
+  const plain = Boolean(options.insecureLocalhost) && isPlainHttp(url);
+  const check = validateWebhookUrl(plain ? url.replace(/^http:/i, 'https:') : url, rules);
   if (!check.ok && check.code !== 'not_https' && check.code !== 'blocked_address') {
     return fail('URL valid', check.reason);
   }
   pass('URL valid', url);
-  if (!check.ok && check.code === 'not_https') return fail('HTTPS', check.reason);
-  pass('HTTPS', 'https://');
+  if (!check.ok && check.code === 'not_https') {
+    const hint = isPlainHttp(url) ? ' (a loopback receiver may use http:// with --insecure-localhost)' : '';
+    return fail('HTTPS', `${check.reason}${hint}`);
+  }
+  pass('HTTPS', plain ? 'http:// (allowed for a loopback receiver by --insecure-localhost)' : 'https://');
 
   const hostname = new URL(url).hostname;
   const resolution = await resolveWebhookHost(hostname, rules);
@@ -46,20 +58,40 @@ export async function runWebhookCheck(url: string, options: WebhookCheckOptions 
   pass('host resolves', resolution.addresses.map((a) => `${a.address} (${a.addressClass})`).join(', '));
   if (!resolution.ok) return fail('address allowed', resolution.message);
   if (!check.ok) return fail('address allowed', check.reason);
+  if (plain && resolution.addresses.some((a) => a.addressClass !== 'loopback')) {
+    return fail('address allowed', 'plain http:// is allowed only for a loopback receiver; use https://.');
+  }
   const classes = [...new Set(resolution.addresses.map((a) => a.addressClass))].join(', ');
   pass('address allowed', options.insecureLocalhost && classes.includes('loopback') ? `${classes} (--insecure-localhost)` : classes);
 
-  const result = await deliverEvent(url, checkEvent(), {
+  const probe = checkEvent();
+  const result = await deliverEvent(url, probe, {
     insecureLocalhost: options.insecureLocalhost,
     ca: options.ca,
     timeoutMs: options.timeoutMs,
   });
-  if (!result.certificate) return fail('TLS handshake', failureText(result));
-  const verified = options.insecureLocalhost && isLoopback(result.resolvedAddress) ? ' (not verified: --insecure-localhost)' : '';
-  pass('TLS handshake', `${result.certificate.subject}, expires ${result.certificate.validTo}${verified}`);
+  if (plain) {
+    if (!result.delivered && !result.response) return fail('answers', failureText(result));
+    pass('TLS handshake', 'skipped: plain http:// on loopback (--insecure-localhost)');
+  } else {
+    if (!result.certificate) return fail('TLS handshake', failureText(result));
+    const verified =
+      options.insecureLocalhost && !options.ca && isLoopback(result.resolvedAddress) ? ' (not verified: --insecure-localhost)' : '';
+    pass('TLS handshake', `${result.certificate.subject}, expires ${result.certificate.validTo}${verified}`);
+  }
   const answers = `answers 200 in ${(options.timeoutMs ?? DELIVERY_TIMEOUT_MS) / 1000} s`;
   if (!result.delivered) return fail(answers, failureText(result));
-  return pass(answers, `200 in ${result.durationMs} ms (test event ${checkEvent().event})`);
+  return pass(answers, `200 in ${result.durationMs} ms (${probeNote(result.response?.body, probe.event)})`);
+}
+
+/** Whether the receiver recognised the probe (the receiver kit answers `probe: true`). */
+function probeNote(body: string | undefined, event: string): string {
+  try {
+    if ((JSON.parse(body ?? '') as { probe?: unknown }).probe === true) return `probe ${event} acknowledged, not processed`;
+  } catch {
+    // Not JSON: any answer body is allowed; only the status counts.
+  }
+  return `probe ${event}: this receiver does not recognise it and may process it as an event`;
 }
 
 function failureText(result: DeliveryResult): string {

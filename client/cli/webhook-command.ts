@@ -31,10 +31,13 @@ function integer(min: number, max: number) {
 /** The options `check` and `send` share. */
 function addConnectionOptions(command: Command): Command {
   return command
-    .option('--insecure-localhost', 'allow a loopback receiver and skip certificate verification for it only (local testing)')
-    .option('--ca <file>', 'PEM file of the CA to trust instead of the system roots')
+    .option(
+      '--insecure-localhost',
+      'local testing: allow a loopback receiver, over plain http:// too, and skip certificate verification for it unless --ca is given',
+    )
+    .option('--ca <file>', 'PEM file of the CA to trust instead of the system roots (verified on loopback too)')
     .addOption(
-      new Option('--timeout-ms <ms>', 'deadline of a delivery in ms (default 5000: a receiver must answer 200 within 5 s)')
+      new Option('--timeout-ms <ms>', 'deadline of a delivery in ms (the service gives a receiver 5000)')
         .argParser(integer(1, 600_000))
         .default(DELIVERY_TIMEOUT_MS),
     );
@@ -54,10 +57,11 @@ function readCa(command: Command, file: string | undefined): string | undefined 
 function createCheckCommand(): Command {
   const check = new Command('check')
     .description(
-      'Check a webhook URL against the reasons events do not arrive: URL valid, HTTPS, host resolves, ' +
-        'address allowed, TLS handshake, and a 200 to a test event within 5 s. Stops at the first failure (exit 1).',
+      'Check a webhook URL along the troubleshooting list of the webhook rules: URL valid, HTTPS, host resolves, ' +
+        'address allowed, TLS handshake, and a 200 to the probe event (webhook.probe: the receiver kit acknowledges it ' +
+        'without calling its handler) within 5 s. Stops at the first failure (exit 1).',
     )
-    .argument('<url>', 'the webhook URL (https://...)');
+    .argument('<url>', 'the webhook URL (https://...; http:// only for loopback with --insecure-localhost)');
   return addConnectionOptions(check).action(async (url: string, flags: ConnectionFlags, command: Command) => {
     const ok = await runWebhookCheck(url, {
       insecureLocalhost: flags.insecureLocalhost,
@@ -81,9 +85,10 @@ function createSendCommand(): Command {
   const send = new Command('send')
     .description(
       'Deliver one session event N times with the same event, session id and timestamp, exactly as the service would ' +
-        '(POST JSON, 5 s deadline, only 200 counts, no redirects). Exit 1 if any delivery failed.',
+        '(POST JSON, 5 s deadline, only 200 counts, no redirects); counts the answers marked duplicate. ' +
+        'Exit 1 if any delivery failed.',
     )
-    .argument('<url>', 'the webhook URL (https://...)')
+    .argument('<url>', 'the webhook URL (https://...; http:// only for loopback with --insecure-localhost)')
     .requiredOption('--event <name>', 'value of payload.event, e.g. session.resumed')
     .requiredOption('--session <id>', 'value of payload.session.id')
     .option('--timestamp <t>', 'value of payload.timestamp (default: now, RFC 3339, fixed once for all N)')
@@ -109,7 +114,7 @@ function createSendCommand(): Command {
 /** The `webhook` command with its `check` and `send` subcommands, for the CLI's main program. */
 export function createWebhookCommand(): Command {
   return new Command('webhook')
-    .description('Check a webhook URL and send test events to it.')
+    .description('Check a webhook URL and send test events to it, as the service delivers them.')
     .addCommand(createCheckCommand())
     .addCommand(createSendCommand());
 }

@@ -25,6 +25,8 @@ export interface WebhookSendSummary {
   event: SessionEvent;
   sent: number;
   delivered: number;
+  /** Deliveries the receiver answered 200 with `duplicate: true` (it had the event already). */
+  duplicates: number;
   failed: number;
   failures: Partial<Record<DeliveryFailureReason, { count: number; example: string }>>;
   durationMs: { min: number; median: number; max: number };
@@ -57,10 +59,12 @@ export async function runWebhookSend(
   }
   const durations = results.map((r) => r.durationMs).sort((a, b) => a - b);
   const delivered = results.filter((r) => r.delivered).length;
+  const duplicates = results.filter((r) => r.delivered && isDuplicateAnswer(r.response?.body)).length;
   return {
     event,
     sent: results.length,
     delivered,
+    duplicates,
     failed: results.length - delivered,
     failures,
     durationMs: {
@@ -73,14 +77,23 @@ export async function runWebhookSend(
 
 /** The summary as human-readable lines. */
 export function formatSendSummary(summary: WebhookSendSummary): string[] {
-  const { event, sent, delivered, failed, durationMs } = summary;
+  const { event, sent, delivered, duplicates, failed, durationMs } = summary;
   const lines = [
     `event ${JSON.stringify(event)}`,
-    `sent ${sent}: ${delivered} delivered, ${failed} failed ` +
+    `sent ${sent}: ${delivered} delivered${delivered ? ` (${delivered - duplicates} new, ${duplicates} duplicate)` : ''}, ${failed} failed ` +
       `(ms min ${durationMs.min}, median ${durationMs.median}, max ${durationMs.max})`,
   ];
   for (const [reason, entry] of Object.entries(summary.failures)) {
     lines.push(`  ${reason}: ${entry.count}  e.g. ${entry.example}`);
   }
   return lines;
+}
+
+/** A 200 whose JSON body says `duplicate: true` (the receiver kit's answer to a repeat). */
+function isDuplicateAnswer(body: string | undefined): boolean {
+  try {
+    return (JSON.parse(body ?? '') as { duplicate?: unknown }).duplicate === true;
+  } catch {
+    return false;
+  }
 }

@@ -68,6 +68,20 @@ export const resumeScenarios = [
     }
   },
   {
+    "example": "wrongMethod",
+    "summary": "GET on the resume path",
+    "status": 405,
+    "prefer": "code=405, example=wrongMethod",
+    "headers": {
+      "Allow": "POST"
+    },
+    "body": {
+      "success": false,
+      "error": "method_not_allowed",
+      "message": "Method not allowed on this path: use POST."
+    }
+  },
+  {
     "example": "slowClient",
     "summary": "Request too slow",
     "status": 408,

@@ -1,19 +1,29 @@
 /**
- * session-resume-api/webhooks: receive session events (source spec §6) — validate against
- * the spec, record durably with dedupe, answer 200 fast, process at least once.
+ * session-resume-api/webhooks: receive session events — verify (when a secret is set),
+ * validate against the spec, record durably with dedupe, answer 200 fast, process at least
+ * once. This subpath loads no Redis library: the shared Redis store is
+ * `session-resume-api/webhooks/redis`.
  */
-export { createWebhookReceiver } from './receiver.js';
+export {
+  createWebhookReceiver,
+  DEFAULT_DEDUPE_WINDOW_SECONDS,
+  DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_RETRY_DELAY_MS,
+} from './receiver.js';
 export type { EventContext, ReceiverLogger, WebhookReceiver, WebhookReceiverOptions } from './receiver.js';
 export type { ErrorStatus, ReceiveResult } from './answers.js';
 export type { NodeHandler } from './node-handler.js';
-export { createMemoryStore } from './memory-store.js';
-export type { MemoryStoreOptions } from './memory-store.js';
-export { createRedisStore } from './redis-store.js';
-export type { RedisStoreOptions } from './redis-store.js';
+export { createMemoryEventStore, DEFAULT_MEMORY_CONCURRENCY } from './memory-event-store.js';
+export type { MemoryEventStoreOptions } from './memory-event-store.js';
+export { OptionsError } from '../../spec/options-error.js';
 export { StoreUnavailableError } from './store.js';
 export type { DeadLetter, ProcessingOptions, ReceiverStore, RecordOutcome, RecordedEvent } from './store.js';
 export { dedupeKey } from '../../spec/event-identity.js';
 export { generateUrlToken } from './url-token.js';
+export { createSignatureVerifier, SIGNATURE_TOLERANCE_SECONDS } from './verify-signature.js';
+export type { SignatureVerdict, SignatureVerifier, WebhookHeaders } from './verify-signature.js';
+export { createProbeEvent, isProbeEvent, WEBHOOK_PROBE_EVENT, WEBHOOK_PROBE_SESSION_ID } from '../../spec/webhook-probe.js';
 export type { SessionEvent, WebhookAck } from '../../spec/types.js';
 export { deliverEvent, DELIVERY_TIMEOUT_MS } from '../../spec/delivery/deliver-event.js';
 export type { DeliverEventOptions, DeliveryFailureReason, DeliveryResult } from '../../spec/delivery/deliver-event.js';

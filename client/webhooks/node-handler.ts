@@ -11,7 +11,7 @@ import { tokenFromUrl, urlTokensEqual } from './url-token.js';
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
 
 interface AdapterOptions {
-  receive(rawBody: string | Uint8Array): Promise<ReceiveResult>;
+  receive(rawBody: string | Uint8Array, headers: IncomingMessage['headers']): Promise<ReceiveResult>;
   urlToken: string | undefined;
   maxBodyBytes: number;
 }
@@ -95,7 +95,7 @@ export function createNodeHandler({ receive, urlToken, maxBodyBytes }: AdapterOp
         return fail(413, 'payload_too_large', `The body is larger than ${maxBodyBytes} bytes, the most this receiver accepts.`);
       }
       if (body === 'aborted') return undefined;
-      return receive(body);
+      return receive(body, req.headers);
     })().then(
       (result) => {
         if (result) send(res, result);

@@ -9,6 +9,9 @@ import { dedupeKey } from '../../spec/event-identity.js';
 import { createNodeHandler, type NodeHandler } from './node-handler.js';
 import { StoreUnavailableError, type DeadLetter, type ReceiverStore, type RecordedEvent } from './store.js';
 import { MIN_URL_TOKEN_LENGTH } from './url-token.js';
+import { OptionsError } from '../../spec/options-error.js';
+import { isProbeEvent } from '../../spec/webhook-probe.js';
+import { createSignatureVerifier, type WebhookHeaders } from './verify-signature.js';
 
 /** What `onEvent` gets besides the event. */
 export interface EventContext {
@@ -31,15 +34,15 @@ export interface ReceiverLogger {
 
 /** Options of `createWebhookReceiver`; checked at creation. */
 export interface WebhookReceiverOptions {
-  /** Where events are recorded: `createMemoryStore()` (one process) or `createRedisStore()` (shared). */
+  /** Where events are recorded: `createMemoryEventStore()` (one process) or `createRedisEventStore()` from `session-resume-api/webhooks/redis` (shared). */
   store: ReceiverStore;
   /** Processes one event after it was acknowledged; throw to have it retried. */
   onEvent(event: SessionEvent, context: EventContext): unknown;
-  /** Seconds a processed-event record is kept for dedupe (default 3600, §6 rule 4). */
+  /** Seconds a processed-event record is kept for dedupe (default `DEFAULT_DEDUPE_WINDOW_SECONDS`, 3600: about an hour). */
   dedupeWindowSeconds?: number;
-  /** Processing attempts per event before it is dead-lettered (default 5). */
+  /** Processing attempts per event before it is dead-lettered (default `DEFAULT_MAX_ATTEMPTS`, 5). */
   maxAttempts?: number;
-  /** Delay before the first retry in ms, doubled on each further retry (default 1000). */
+  /** Delay before the first retry in ms, doubled on each further retry (default `DEFAULT_RETRY_DELAY_MS`, 1000). */
   retryDelayMs?: number;
   /** Called after each failed processing attempt; `final` means the event was dead-lettered. */
   onError?(error: unknown, context: EventContext & { event: SessionEvent; final: boolean }): void;
@@ -50,14 +53,25 @@ export interface WebhookReceiverOptions {
    * at least 22 characters, e.g. from `generateUrlToken()`. A wrong or missing token → 404.
    */
   urlToken?: string;
-  /** Largest accepted body in bytes (default 1 MiB); larger → 413. */
+  /**
+   * Standard Webhooks secret(s), `whsec_` + base64 (default: none, deliveries are not
+   * verified). Several for rotation: a delivery signed with any of them passes. With a
+   * secret, a missing or wrong `webhook-signature`, or a `webhook-timestamp` more than
+   * 5 minutes from this clock, gets 401 and nothing is recorded. Verification needs the raw
+   * body: no `express.json()` before the handler (`express.raw()` or none).
+   */
+  secret?: string | readonly string[];
+  /** Largest accepted body in bytes (default `DEFAULT_MAX_BODY_BYTES`, 1 MiB); larger → 413. */
   maxBodyBytes?: number;
 }
 
 /** A webhook receiver: the core, its Node/express handler, dead-letter tools and close. */
 export interface WebhookReceiver {
-  /** Validates, records (durably, before resolving) and queues one delivery. Never throws. */
-  receive(rawBody: string | Uint8Array): Promise<ReceiveResult>;
+  /**
+   * Verifies (with a `secret`), validates, records (durably, before resolving) and queues one
+   * delivery; `headers` are the request's, lower-case names. Never throws.
+   */
+  receive(rawBody: string | Uint8Array, headers?: WebhookHeaders): Promise<ReceiveResult>;
   /** `http.createServer(receiver.handler)` or an express route handler (with or without a body parser). */
   handler: NodeHandler;
   /** Events whose processing failed `maxAttempts` times. */
@@ -68,25 +82,58 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-const DEFAULT_MAX_BODY = 1024 * 1024;
+/** Default seconds a received event is remembered for dedupe (the suggested window: about an hour). */
+export const DEFAULT_DEDUPE_WINDOW_SECONDS = 3600;
+/** Default processing attempts before an event is dead-lettered. */
+export const DEFAULT_MAX_ATTEMPTS = 5;
+/** Default delay before the first retry, ms (doubled on each further retry). */
+export const DEFAULT_RETRY_DELAY_MS = 1000;
+/** Default largest accepted body, bytes (1 MiB). */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
-function check(condition: boolean, message: string): void {
-  if (!condition) throw new TypeError(`createWebhookReceiver: ${message}`);
+/** Longest `webhook-id` used for dedupe; a longer one is not an id a sender would make. */
+const MAX_WEBHOOK_ID_LENGTH = 256;
+
+/** The sender's `webhook-id` (Standard Webhooks), when there is one of a sane length. */
+function webhookIdOf(headers: WebhookHeaders): string | undefined {
+  const id = headers['webhook-id'];
+  return typeof id === 'string' && id.length > 0 && id.length <= MAX_WEBHOOK_ID_LENGTH ? id : undefined;
 }
 
-/** Creates a webhook receiver over `store`; throws TypeError for a bad option. */
+function check(condition: boolean, message: string): void {
+  if (!condition) throw new OptionsError(`createWebhookReceiver: ${message}`);
+}
+
+/**
+ * Creates a webhook receiver over `store`. Throws `OptionsError` (a TypeError) for a bad option.
+ *
+ * @param options - `store` and `onEvent` are required
+ * @param [options.dedupeWindowSeconds=3600] - seconds a received event is remembered
+ * @param [options.maxAttempts=5] - processing attempts before a dead letter
+ * @param [options.retryDelayMs=1000] - first retry delay, doubled on each further retry
+ * @param [options.maxBodyBytes=1048576] - largest accepted body
+ * @example
+ * import { createServer } from 'node:http';
+ * import { createMemoryEventStore, createWebhookReceiver } from 'session-resume-api/webhooks';
+ * const receiver = createWebhookReceiver({
+ *   store: createMemoryEventStore(),
+ *   onEvent: async (event, { attempt }) => console.log(event.event, event.session.id, attempt),
+ * });
+ * createServer(receiver.handler).listen(3001);
+ */
 export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookReceiver {
   const {
     store,
     onEvent,
-    dedupeWindowSeconds = 3600,
-    maxAttempts = 5,
-    retryDelayMs = 1000,
+    dedupeWindowSeconds = DEFAULT_DEDUPE_WINDOW_SECONDS,
+    maxAttempts = DEFAULT_MAX_ATTEMPTS,
+    retryDelayMs = DEFAULT_RETRY_DELAY_MS,
     logger,
     urlToken,
-    maxBodyBytes = DEFAULT_MAX_BODY,
+    maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
+    secret,
   } = options ?? ({} as WebhookReceiverOptions);
-  check(typeof store?.record === 'function' && typeof store.start === 'function', 'store must be a ReceiverStore (createMemoryStore() or createRedisStore())');
+  check(typeof store?.record === 'function' && typeof store.start === 'function', 'store must be a ReceiverStore (createMemoryEventStore() or createRedisEventStore())');
   check(typeof onEvent === 'function', 'onEvent must be a function');
   check(Number.isFinite(dedupeWindowSeconds) && dedupeWindowSeconds > 0, 'dedupeWindowSeconds must be a positive number of seconds');
   check(Number.isInteger(maxAttempts) && maxAttempts >= 1, 'maxAttempts must be an integer ≥ 1');
@@ -97,6 +144,7 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     `urlToken must be a string of at least ${MIN_URL_TOKEN_LENGTH} characters without / ? # (use generateUrlToken())`,
   );
   check(options.onError === undefined || typeof options.onError === 'function', 'onError must be a function');
+  const verify = secret === undefined ? undefined : createSignatureVerifier(secret);
 
   const context = (r: RecordedEvent): EventContext => ({ id: r.id, key: r.key, attempt: r.attempt, receivedAt: r.receivedAt });
   const onError =
@@ -128,11 +176,15 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 
   const decoder = new TextDecoder('utf-8', { fatal: true });
 
-  async function receive(rawBody: string | Uint8Array): Promise<ReceiveResult> {
+  async function receive(rawBody: string | Uint8Array, headers: WebhookHeaders = {}): Promise<ReceiveResult> {
     const size = typeof rawBody === 'string' ? Buffer.byteLength(rawBody) : rawBody.byteLength;
     if (size > maxBodyBytes) {
       return errorResult(413, 'payload_too_large', `The body has ${size} bytes; this receiver accepts at most ${maxBodyBytes}.`);
     }
+    // Standard Webhooks: the signature is checked on the bytes as sent, before they are parsed.
+    const verdict = verify?.(typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8'), headers);
+    if (verdict && !verdict.ok) return errorResult(401, 'unauthorized', verdict.message);
+    const webhookId = webhookIdOf(headers);
     let value: unknown;
     try {
       value = JSON.parse(typeof rawBody === 'string' ? rawBody : decoder.decode(rawBody));
@@ -146,11 +198,13 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     const checked = validateEventTolerantly(value);
     if (!checked.ok) return errorResult(400, 'bad_request', `Invalid session event: ${checked.message}.`);
     const event = checked.value as SessionEvent;
+    // The probe of `webhook check`: acknowledged after every check above, never recorded or handled.
+    if (isProbeEvent(event)) return { status: 200, body: { received: true, duplicate: false, probe: true } };
     const key = dedupeKey(event);
     try {
       // §6 rules 2–4: recorded durably (shared store) before the 200; a duplicate is answered
       // 200 and not processed again.
-      const { id, duplicate } = await store.record(key, event);
+      const { id, duplicate } = await store.record(key, event, webhookId);
       return { status: 200, body: { received: true, duplicate, id } };
     } catch (error) {
       // Never a 200 for an event that is not recorded: 503 makes the sender retry.

@@ -1,7 +1,8 @@
 /**
  * The role every receiver store plays (source spec §6 rules 3 and 4): record an event durably
  * and say whether it was seen before, then run the processing of recorded events with
- * retries and dead letters. Implementations: `createMemoryStore`, `createRedisStore`.
+ * retries and dead letters. Implementations: `createMemoryEventStore` (this subpath) and
+ * `createRedisEventStore` (`session-resume-api/webhooks/redis`).
  */
 import type { SessionEvent } from '../../spec/types.js';
 
@@ -55,11 +56,13 @@ export interface ReceiverStore {
   start(options: ProcessingOptions): void;
   /**
    * Records `event` under `key` durably before resolving, atomically telling a first delivery
-   * from a duplicate. A duplicate of a dead-lettered event puts it back in the queue: a
-   * dedupe record never suppresses a retry of a failed processing. Throws
-   * `StoreUnavailableError` when the event could not be recorded.
+   * from a duplicate. With `webhookId` (the sender's `webhook-id`, Standard Webhooks), a
+   * delivery is also a duplicate when that id was recorded within the window, whatever its
+   * payload. A duplicate of a dead-lettered event puts it back in the queue: a dedupe record
+   * never suppresses a retry of a failed processing. Throws `StoreUnavailableError` when the
+   * event could not be recorded.
    */
-  record(key: string, event: SessionEvent): Promise<RecordOutcome>;
+  record(key: string, event: SessionEvent, webhookId?: string): Promise<RecordOutcome>;
   /** The dead-lettered events, oldest first. */
   deadLetters(): Promise<DeadLetter[]>;
   /** Queues a dead letter again with a fresh set of attempts; false when `id` is not dead-lettered. */

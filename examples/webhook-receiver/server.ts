@@ -9,7 +9,8 @@
  * you like against the same Redis: an event is processed once across all of them.
  */
 import express from 'express';
-import { createRedisStore, createWebhookReceiver } from 'session-resume-api/webhooks';
+import { createWebhookReceiver } from 'session-resume-api/webhooks';
+import { createRedisEventStore } from 'session-resume-api/webhooks/redis';
 
 const port = Number(process.env.PORT ?? 3001);
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -17,8 +18,10 @@ const urlToken = process.env.WEBHOOK_URL_TOKEN;
 if (!urlToken) throw new Error('Set WEBHOOK_URL_TOKEN to a long random string (32 random bytes, base64url).');
 
 const receiver = createWebhookReceiver({
-  store: createRedisStore({ url: redisUrl }),
+  store: createRedisEventStore({ url: redisUrl }),
   urlToken,
+  // Standard Webhooks signatures, when the service signs (several secrets, comma-separated, during a rotation).
+  ...(process.env.WEBHOOK_SECRET ? { secret: process.env.WEBHOOK_SECRET.split(',') } : {}),
   // Runs after the 200; throw to have the event retried (5 attempts, then a dead letter).
   onEvent: async (event, { attempt }) => {
     console.log(JSON.stringify({ msg: 'session event', event: event.event, sessionId: event.session.id, timestamp: event.timestamp, attempt }));
@@ -30,9 +33,15 @@ const receiver = createWebhookReceiver({
 
 const app = express();
 // No body parser needed: the handler reads the raw body (express.json() before it works too).
-app.post('/webhooks/session-events/:token', receiver.handler);
+// Every method goes to the handler, so that a GET gets its 405 JSON answer, not express's page.
+app.all('/webhooks/session-events/:token', receiver.handler);
 app.get('/healthz', (_req, res) => {
   res.json({ ok: true });
+});
+
+// Anything else: a JSON 404 that repeats nothing of the request (the path may hold a token).
+app.use((_req, res) => {
+  res.status(404).json({ success: false, error: 'not_found', message: 'Not found.' });
 });
 
 const server = app.listen(port, () => console.log(JSON.stringify({ msg: 'listening', port })));

@@ -38,6 +38,8 @@ interface StatusError {
   status?: unknown;
   statusCode?: unknown;
   type?: unknown;
+  code?: unknown;
+  body?: unknown;
   message?: unknown;
   errors?: { path?: string; message?: string }[];
   headers?: Record<string, string>;
@@ -79,14 +81,16 @@ function render(err: unknown): ErrorAnswer {
   const e = (typeof err === 'object' && err !== null ? err : {}) as StatusError;
   const status = Number(e.status ?? e.statusCode);
   // body-parser: `type` names the failure (https://github.com/expressjs/body-parser#errors).
-  if (e.type === 'entity.parse.failed') return error(400, 'bad_request', 'The request body is not valid JSON.');
+  if (e.type === 'entity.parse.failed') return error(400, 'bad_request', parseFailureMessage(e.body));
+  const bodyProblem = bodyReadMessage(e);
+  if (bodyProblem) return error(400, 'bad_request', bodyProblem);
   if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
     return error(415, 'unsupported_media_type', 'Unsupported content encoding or charset: send UTF-8 JSON.');
   }
   if (Number.isInteger(status) && status >= 400 && status < 500) {
     const code = CODE_BY_STATUS[status] ?? 'bad_request';
     const detail = e.errors?.length
-      ? e.errors.map((d) => `${d.path ?? ''} ${d.message ?? ''}`.trim()).join('; ')
+      ? e.errors.map((d) => `${requestPart(d.path)} ${d.message ?? ''}`.trim()).join('; ')
       : undefined;
     const message =
       code === 'bad_request' ? `Invalid request: ${detail ?? String(e.message ?? 'malformed')}.` : (MESSAGES[code] ?? String(e.message));
@@ -94,4 +98,43 @@ function render(err: unknown): ErrorAnswer {
     return error(status === 400 || CODE_BY_STATUS[status] ? status : 400, code, message, headers);
   }
   return error(500, 'internal_error', 'Internal server error.', {}, true);
+}
+
+/**
+ * body-parser's strict mode refuses JSON that is not an object or array with the same
+ * error as broken JSON; the message says which of the two it was.
+ */
+function parseFailureMessage(body: unknown): string {
+  if (typeof body === 'string') {
+    try {
+      JSON.parse(body);
+      return 'The request body is JSON but not an object: send {} or no body.';
+    } catch {
+      // Not JSON at all: the general message below.
+    }
+  }
+  return 'The request body is not valid JSON.';
+}
+
+/**
+ * Failures while reading the body, in the API's words rather than zlib's or raw-body's
+ * (`unexpected end of file`, `request size did not match content length`).
+ */
+function bodyReadMessage(e: StatusError): string | undefined {
+  if (e.type === 'request.size.invalid') return 'The request body is shorter or longer than its Content-Length.';
+  // zlib's codes: Z_DATA_ERROR, Z_BUF_ERROR (gzip, deflate); ERR__ERROR_FORMAT_… (brotli).
+  if (typeof e.code === 'string' && /^(Z_|ERR__)/.test(e.code)) {
+    return 'The request body cannot be decoded with its Content-Encoding: send identity, gzip, deflate or br, matching the bytes sent.';
+  }
+  return undefined;
+}
+
+/**
+ * The part of the request a validator error is about (`/body/x`, `/query/y`, `/headers/z`,
+ * `.params.session_id`: names, never values); anything else, such as the request path of a
+ * routing error, is dropped so that no message repeats the path or the session id in it
+ * (x-decisions: not-paused-status).
+ */
+function requestPart(path: string | undefined): string {
+  return path && /^[./](body|query|headers|params)\b/.test(path) ? path : '';
 }

@@ -3,6 +3,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorBody } from '../errors/error-answer.js';
 import type { ErrorCode } from '../errors/http-error.js';
+import { markContinuePending } from './expect-continue.js';
 
 /** Timeouts in ms. */
 export interface HttpServerOptions {
@@ -21,11 +22,19 @@ export interface HttpServerOptions {
  * client, oversized headers, unparsable HTTP) get the spec's Error body too.
  */
 export function createHttpServer(app: RequestListener, options: HttpServerOptions = {}): Server {
-  const server = createServer({ connectionsCheckingInterval: 1000 }, app);
+  // The app answers a missing Host itself, in the Error body (Node's own answer is an empty 400).
+  const server = createServer({ connectionsCheckingInterval: 1000, requireHostHeader: false }, app);
   server.headersTimeout = options.headersTimeoutMs ?? 10_000;
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
   server.on('clientError', answerClientError);
+  // Expect: 100-continue: the app sends the 100 once the key and the length passed (request guard).
+  server.on('checkContinue', (req, res) => {
+    markContinuePending(req);
+    app(req, res);
+  });
+  // Another expectation: served as if absent (RFC 9110 §10.1.1 allows a 417, Node's is an empty body).
+  server.on('checkExpectation', (req, res) => app(req, res));
   return server;
 }
 

@@ -60,18 +60,3 @@ export function createRateLimit(options: RateLimitOptions, keyOf: (req: Request)
   });
 }
 
-/**
- * Mounts `limiter` inside express-openapi-validator's chain, right after its security check and
- * before it validates the request: the count needs the API key (so 401 comes first and is never
- * counted), and malformed requests (400, 413, 415) count too and carry the RateLimit fields
- * (x-decisions: rate-limit-headers). Throws when the chain has no security step.
- *
- * @example
- * app.use(afterSecurityCheck(OpenApiValidator.middleware(options), limiter));
- */
-export function afterSecurityCheck(validator: RequestHandler[], limiter: RequestHandler | undefined): RequestHandler[] {
-  if (!limiter) return validator;
-  const at = validator.findIndex((handler) => handler.name === 'securityMiddleware');
-  if (at < 0) throw new Error('express-openapi-validator has no securityMiddleware step: cannot place the rate limit after the key check');
-  return [...validator.slice(0, at + 1), limiter, ...validator.slice(at + 1)];
-}

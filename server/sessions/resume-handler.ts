@@ -4,9 +4,11 @@
  * handed to the sender or outbox without awaiting delivery.
  */
 import type { Request, RequestHandler } from 'express';
+import type { Logger } from 'pino';
 import type { ResumeResult } from '../../spec/types.js';
 import { errorBody } from '../errors/error-answer.js';
 import { HttpError } from '../errors/http-error.js';
+import { requestLogger } from '../http/request-log.js';
 import type { WebhookSender } from '../webhooks/webhook-sender.js';
 import { StoreUnavailableError, type IdempotentAnswers, type SessionStore } from './session-store.js';
 
@@ -19,6 +21,8 @@ export interface ResumeHandlerDeps {
   webhookSender?: WebhookSender | undefined;
   /** The id of the API key that authenticated the request: Idempotency-Keys are scoped to it. */
   keyIdOf: (req: Request) => string;
+  /** Where a refused event is reported (the app's logger). */
+  logger: Logger;
 }
 
 // Messages never echo the id: clients detect not_paused by the marker anywhere in the body
@@ -37,7 +41,7 @@ const UNKNOWN_OUTCOME =
 
 /**
  * Builds the POST /v1/sessions/{session_id}/resume handler.
- * @example app.post(RESUME_ROUTE, createResumeHandler({ store, webhookSender, keyIdOf: (req) => keyIds.get(req) ?? 'anonymous' }));
+ * @example app.post(RESUME_ROUTE, createResumeHandler({ store, webhookSender, logger, keyIdOf: (req) => keyIds.get(req) ?? 'anonymous' }));
  */
 export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
   const { store, webhookSender } = deps;
@@ -85,7 +89,7 @@ export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
         try {
           webhookSender?.enqueue(transition.event);
         } catch (err) {
-          req.log.error({ err }, 'webhook sender refused the event');
+          requestLogger(deps.logger, req, res).error({ err }, 'webhook sender refused the event');
         }
         return;
       case 'not_found':

@@ -4,6 +4,7 @@
  * pinned to the checked address, no redirects, one deadline, and only a 200 counts.
  * Uses node:https directly: fetch/undici follow redirects and skip custom lookups.
  */
+import { request as httpRequest } from 'node:http';
 import { request } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -18,8 +19,8 @@ export interface DeliverEventOptions {
   /** Allow loopback and private receivers, for local testing only (default false); link-local stays refused. */
   allowPrivate?: boolean;
   /**
-   * CLI testing aid (default false): allow loopback receivers, and skip certificate
-   * verification only when the pinned address is loopback.
+   * CLI testing aid (default false): allow loopback receivers, plain `http://` ones included,
+   * and skip certificate verification when the pinned address is loopback and no `ca` is given.
    */
   insecureLocalhost?: boolean;
   /** CA certificate(s) to trust instead of the system roots (PEM). */
@@ -103,7 +104,9 @@ export async function deliverEvent(
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const rules = { allowPrivate: options.allowPrivate, allowLoopback: options.insecureLocalhost };
 
-  const check = validateWebhookUrl(url, rules);
+  // http:// is judged as its https:// twin here, then allowed only if every address is loopback.
+  const plain = Boolean(options.insecureLocalhost) && /^http:\/\//i.test(String(url));
+  const check = validateWebhookUrl(plain ? String(url).replace(/^http:/i, 'https:') : url, rules);
   if (!check.ok) {
     return {
       delivered: false,
@@ -112,7 +115,7 @@ export async function deliverEvent(
       durationMs: elapsed(),
     };
   }
-  const target = check.url;
+  const target = plain ? new URL(String(url)) : check.url;
 
   // The deadline covers DNS as well: the receiver is judged on the whole 5 s (§6 rule 2).
   let timer: NodeJS.Timeout | undefined;
@@ -127,6 +130,9 @@ export async function deliverEvent(
     if (!resolution.ok) {
       return { delivered: false, reason: resolution.reason, message: resolution.message, durationMs: elapsed() };
     }
+    if (plain && resolution.addresses.some((a) => a.addressClass !== 'loopback')) {
+      return { delivered: false, reason: 'invalid_url', message: PLAIN_HTTP_LOOPBACK_ONLY, durationMs: elapsed() };
+    }
     // Every address passed; connect to the first, pinned (no second lookup, no rebinding).
     const pinned = resolution.addresses[0] as CheckedAddress;
     return await post(target, pinned, JSON.stringify(event), deadline, timeoutMs, options, elapsed);
@@ -134,6 +140,9 @@ export async function deliverEvent(
     clearTimeout(timer);
   }
 }
+
+const PLAIN_HTTP_LOOPBACK_ONLY =
+  'Plain http:// is allowed only for a loopback receiver with --insecure-localhost (local testing); webhook URLs must use https://.';
 
 /** The lookup given to node:net: always answers the checked address, whatever it is asked. */
 function pinnedLookup({ address, family }: CheckedAddress): LookupFunction {
@@ -163,7 +172,9 @@ function post(
   const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   const isLiteral = hostname === pinned.address;
-  const skipVerify = Boolean(options.insecureLocalhost) && pinned.addressClass === 'loopback';
+  // A given CA is always checked, on loopback too: a self-signed local receiver can be verified.
+  const skipVerify = Boolean(options.insecureLocalhost) && pinned.addressClass === 'loopback' && !options.ca;
+  const plain = url.protocol === 'http:';
 
   return new Promise<DeliveryResult>((resolve) => {
     let stage = 'connect';
@@ -177,10 +188,10 @@ function post(
       resolve(result);
     };
 
-    const req = request({
+    const req = (plain ? (httpRequest as typeof request) : request)({
       method: 'POST',
       hostname,
-      port: url.port || 443,
+      port: url.port || (plain ? 80 : 443),
       path: `${url.pathname}${url.search}`,
       headers: {
         host: url.host,
@@ -191,9 +202,9 @@ function post(
       },
       lookup: pinnedLookup(pinned),
       // SNI carries the host name, never an IP literal (RFC 6066 §3); identity is checked against it.
-      ...(isLiteral ? {} : { servername: hostname }),
-      ...(options.ca ? { ca: options.ca } : {}),
-      rejectUnauthorized: !skipVerify,
+      ...(isLiteral || plain ? {} : { servername: hostname }),
+      ...(options.ca && !plain ? { ca: options.ca } : {}),
+      ...(plain ? {} : { rejectUnauthorized: !skipVerify }),
       agent: false,
     });
 
@@ -202,7 +213,7 @@ function post(
     );
 
     req.on('socket', (socket) => {
-      socket.once('connect', () => (stage = 'TLS handshake'));
+      socket.once('connect', () => (stage = plain ? 'waiting for the answer' : 'TLS handshake'));
       socket.once('secureConnect', () => {
         stage = 'waiting for the answer';
         const cert = (socket as TLSSocket).getPeerCertificate();
@@ -216,7 +227,16 @@ function post(
       const code = error.code ?? error.message;
       const tls = TLS_CODE.test(code) || stage === 'TLS handshake';
       finish(
-        tls
+        tls && isPlainHttpAnswer(error)
+          ? {
+              delivered: false,
+              reason: 'tls_failed',
+              message:
+                `${url.host} (${pinned.address}) did not answer TLS: is it plain HTTP? A webhook receiver must serve HTTPS; ` +
+                'for a local plain-HTTP receiver use http:// with --insecure-localhost.',
+              ...details(),
+            }
+          : tls
           ? {
               delivered: false,
               reason: 'tls_failed',
@@ -296,6 +316,14 @@ function post(
 
     req.end(body);
   });
+}
+
+/**
+ * OpenSSL's answer to a TLS client that got plain HTTP back: the first bytes ("HTTP/1.1 400")
+ * are not a TLS record (`wrong version number`, `packet length too long`, `http request`).
+ */
+function isPlainHttpAnswer(error: NodeJS.ErrnoException): boolean {
+  return /wrong[ _]version[ _]number|packet[ _]length[ _]too[ _]long|record[ _]length[ _]mismatch/i.test(`${error.code ?? ''} ${error.message}`);
 }
 
 /** "CN=localhost, O=Example" from a certificate subject or issuer object. */

@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createRedisStore, createWebhookReceiver, generateUrlToken, type WebhookReceiver } from '../../client/webhooks/index.js';
+import { createWebhookReceiver, generateUrlToken, type WebhookReceiver } from '../../client/webhooks/index.js';
+import { createRedisEventStore } from '../../client/webhooks/redis/index.js';
 import { contract, type SessionEvent } from '../../spec/contract.js';
 import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
@@ -46,7 +47,7 @@ beforeAll(async () => {
   prefix = uniquePrefix('e2e-webhooks');
   const token = generateUrlToken();
   receiver = createWebhookReceiver({
-    store: createRedisStore({ url: inject('redisUrl'), prefix }),
+    store: createRedisEventStore({ url: inject('redisUrl'), prefix }),
     urlToken: token,
     onEvent: async (event) => {
       processed.push(event);
@@ -157,8 +158,9 @@ describe('CLI webhook commands against the receiver', () => {
     expect(eventsFor('cli_wrong')).toHaveLength(0);
   });
 
-  it('an http:// URL is refused with exit 1 (source spec §6 rule 1)', async () => {
-    const run = await cli(['webhook', 'send', hookUrl.replace('https://', 'http://'), '--event', 'e', '--session', 'cli_http', '--insecure-localhost']);
+  it('an http:// URL is refused with exit 1 without --insecure-localhost (source spec §6 rule 1)', async () => {
+    // With --insecure-localhost, plain http:// is allowed for loopback only (test/e2e/cli-webhook-local.test.ts).
+    const run = await cli(['webhook', 'send', hookUrl.replace('https://', 'http://'), '--event', 'e', '--session', 'cli_http']);
     expect(run.code).toBe(1);
     expect(`${run.stdout}${run.stderr}`).toMatch(/HTTPS/);
     expect(eventsFor('cli_http')).toHaveLength(0);

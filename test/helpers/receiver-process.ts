@@ -6,7 +6,8 @@
  * Linux, so a line written before a SIGKILL is not lost.
  */
 import { createServer } from 'node:http';
-import { createRedisStore, createWebhookReceiver } from '../../client/webhooks/index.js';
+import { createWebhookReceiver } from '../../client/webhooks/index.js';
+import { createRedisEventStore } from '../../client/webhooks/redis/index.js';
 
 /** Configuration passed as the single JSON argument. */
 export interface ReceiverProcessConfig {
@@ -26,7 +27,7 @@ const config = JSON.parse(process.argv[2] ?? '{}') as ReceiverProcessConfig;
 const write = (line: string) => process.stdout.write(`${line}\n`);
 
 const receiver = createWebhookReceiver({
-  store: createRedisStore({
+  store: createRedisEventStore({
     url: config.redisUrl,
     prefix: config.prefix,
     concurrency: config.concurrency ?? 10,

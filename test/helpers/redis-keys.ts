@@ -11,12 +11,15 @@ export function uniquePrefix(label: string): string {
 export async function deletePrefix(url: string, prefix: string): Promise<void> {
   const redis = new Redis(url, { maxRetriesPerRequest: 1 });
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length) await redis.unlink(...keys);
-    } while (cursor !== '0');
+    // Also `{prefix}…`: stores that hash-tag their prefix for Redis Cluster.
+    for (const pattern of [`${prefix}*`, `{${prefix}}*`]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+        cursor = next;
+        if (keys.length) await redis.unlink(...keys);
+      } while (cursor !== '0');
+    }
   } finally {
     redis.disconnect();
   }

@@ -5,9 +5,10 @@ import { renderReport } from '../../bench/report.js';
 
 describe('bench', () => {
   it('loads the reference server and its baseline, and reports the ratio', async () => {
-    const cases = listCases('redis://unused').filter((c) => c.group === 'resume' && !c.name.includes('Redis'));
+    const names = ['bare express 5, same 409 JSON', 'reference server, memory store, responses validated (tests)'];
+    const cases = listCases('redis://unused').filter((c) => names.includes(c.name));
     const results = await runCases(cases, { durationS: 1, connections: 2 });
-    expect(results.map((r) => r.name)).toEqual(['bare express, same 409 JSON', 'reference server, memory store']);
+    expect(results.map((r) => r.name)).toEqual(names);
     for (const { result } of results) {
       expect(result.requests).toBeGreaterThan(0);
       expect(result.errors).toBe(0);
@@ -17,7 +18,7 @@ describe('bench', () => {
     const report = renderReport(results, { durationS: 1, connections: 2 }, {
       date: 'd', node: 'n', cpus: 2, cpuModel: 'cpu', command: 'npm run bench',
     });
-    expect(report).toMatch(/\| reference server, memory store \| [\d,]+ \| \d+\.\d\d× \|/);
-    expect(report).toContain('| bare express, same 409 JSON | ');
+    expect(report).toMatch(/\| reference server, memory store, responses validated \(tests\) \| [\d,]+ \| \d+\.\d\d× \|/);
+    expect(report).toContain('| bare express 5, same 409 JSON | ');
   }, 30_000);
 });

@@ -77,7 +77,7 @@ describe('spec:diff', () => {
     writeSpec(original);
     commit('first');
     // The fixture change: a response removed (breaking) and one added (non-breaking).
-    writeSpec(without404.replace('      responses:\n', '      responses:\n        "422":\n          description: Unprocessable.\n'));
+    writeSpec(without404.replace('      responses:\n', '      responses:\n        "418":\n          description: Teapot.\n'));
     const failing = specDiff('HEAD', '--format', 'markdown');
     expect(failing.stdout).toMatch(/^## API changes since `HEAD`\n/);
     expect(failing.stdout).toContain('### Breaking (');
@@ -90,6 +90,26 @@ describe('spec:diff', () => {
     expect(allowed.stdout).toContain('> Breaking changes, allowed');
     expect(allowed.status).toBe(0);
     expect(specDiff('HEAD', '--format', 'html').status).toBe(2);
+  });
+
+  it('exits 2 for a ref that does not exist, naming it', () => {
+    writeSpec(original);
+    commit('first');
+    for (const ref of ['nonexistent-ref', 'HEAD~x', 'nonexistent~1']) {
+      const result = specDiff(ref);
+      expect(result.stderr).toContain(`${ref} is not a commit of this repository`);
+      expect(result.status).toBe(2);
+    }
+  });
+
+  it('passes HEAD~2 of a two-commit history only as far as it goes: HEAD~1 compares, HEAD~2 has nothing', () => {
+    writeSpec(original);
+    commit('first');
+    commit('second');
+    expect(specDiff('HEAD~1').stdout).toContain('No breaking change');
+    const beyond = specDiff('HEAD~2');
+    expect(beyond.stdout).toContain('no commit HEAD~2');
+    expect(beyond.status).toBe(0);
   });
 
   it('exits 2 without a ref', () => {

@@ -9,14 +9,14 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import {
-  createMemoryStore,
-  createRedisStore,
+  createMemoryEventStore,
   createWebhookReceiver,
   generateUrlToken,
   type ReceiverStore,
   type SessionEvent,
   type WebhookReceiver,
 } from '../../client/webhooks/index.js';
+import { createRedisEventStore } from '../../client/webhooks/redis/index.js';
 import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -42,7 +42,7 @@ async function listen(server: Server): Promise<string> {
 
 function receiverWith(options: { urlToken?: string; store?: ReceiverStore } = {}) {
   const seen: SessionEvent[] = [];
-  const receiver = createWebhookReceiver({ store: options.store ?? createMemoryStore(), onEvent: (e) => void seen.push(e), urlToken: options.urlToken });
+  const receiver = createWebhookReceiver({ store: options.store ?? createMemoryEventStore(), onEvent: (e) => void seen.push(e), urlToken: options.urlToken });
   cleanup.push(() => receiver.close());
   return { receiver, seen };
 }
@@ -138,13 +138,13 @@ describe('express adapter', () => {
 
 describe.each([
   // concurrency 5: close() waits for the five 10 s handlers side by side, not one after another.
-  ['memory', () => createMemoryStore({ concurrency: 5 })],
+  ['memory', () => createMemoryEventStore({ concurrency: 5 })],
   [
     'redis',
     () => {
       const prefix = uniquePrefix('slow');
       cleanup.push(() => deletePrefix(redisUrl, prefix));
-      return createRedisStore({ url: redisUrl, prefix, concurrency: 5 });
+      return createRedisEventStore({ url: redisUrl, prefix, concurrency: 5 });
     },
   ],
 ])('ack time with a 10 s handler (%s store)', (_name, makeStore) => {

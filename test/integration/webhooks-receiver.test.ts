@@ -6,15 +6,14 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { contract } from '../../spec/contract.js';
 import {
-  createMemoryStore,
-  createRedisStore,
+  createMemoryEventStore,
   createWebhookReceiver,
-  dedupeKey,
   type ReceiverStore,
-  type SessionEvent,
   type WebhookReceiverOptions,
 } from '../../client/webhooks/index.js';
+import { createRedisEventStore } from '../../client/webhooks/redis/index.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { anEvent, body, receiverStoreSuite } from '../helpers/receiver-store-suite.js';
 import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
 
 const redisUrl = inject('redisUrl');
@@ -24,202 +23,24 @@ afterAll(async () => {
 });
 
 const stores: Array<[string, () => ReceiverStore]> = [
-  ['memory', () => createMemoryStore()],
+  ['memory', () => createMemoryEventStore()],
   [
     'redis',
     () => {
       const prefix = uniquePrefix('recv');
       prefixes.push(prefix);
-      return createRedisStore({ url: redisUrl, prefix });
+      return createRedisEventStore({ url: redisUrl, prefix });
     },
   ],
 ];
 
-let n = 0;
-const anEvent = (extra: Record<string, unknown> = {}): SessionEvent => ({
-  event: 'session.resumed',
-  session: { id: `sess_${++n}_${Date.now()}` },
-  timestamp: new Date().toISOString(),
-  ...extra,
-});
-const body = (value: unknown) => JSON.stringify(value);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-describe.each(stores)('receiver semantics with the %s store', (_name, makeStore) => {
-  const open: Array<{ close(): Promise<void> }> = [];
-  afterAll(async () => {
-    await Promise.all(open.map((r) => r.close()));
-  });
-  const make = (options: Partial<WebhookReceiverOptions> = {}) => {
-    const calls: Array<{ event: SessionEvent; attempt: number }> = [];
-    const receiver = createWebhookReceiver({
-      store: makeStore(),
-      onEvent: (event, ctx) => {
-        calls.push({ event, attempt: ctx.attempt });
-      },
-      retryDelayMs: 20,
-      onError: () => {},
-      ...options,
-    });
-    open.push(receiver);
-    return { receiver, calls };
-  };
-
-  it('acknowledges a first delivery, processes it once, answers a duplicate 200 without processing', async () => {
-    const { receiver, calls } = make();
-    const event = anEvent();
-    const first = await receiver.receive(body(event));
-    expect(first).toMatchObject({ status: 200, body: { received: true, duplicate: false } });
-    const again = await receiver.receive(body(event));
-    expect(again).toMatchObject({ status: 200, body: { received: true, duplicate: true } });
-    await waitFor(() => calls.length === 1);
-    await sleep(200);
-    expect(calls).toEqual([{ event, attempt: 1 }]);
-  });
-
-  it('answers 400 with a message for invalid JSON and for a payload that is not a SessionEvent', async () => {
-    const { receiver, calls } = make();
-    const notJson = await receiver.receive('{"event": ');
-    expect(notJson.status).toBe(400);
-    expect(notJson.body).toMatchObject({ success: false, error: 'bad_request', message: expect.stringMatching(/not UTF-8 JSON/) });
-    const noId = await receiver.receive(body({ event: 'session.resumed', session: {}, timestamp: 't' }));
-    expect(noId.body).toMatchObject({ error: 'bad_request', message: "Invalid session event: /session must have required property 'id'." });
-    const emptyEvent = await receiver.receive(body({ event: '', session: { id: 's' }, timestamp: 't' }));
-    expect(emptyEvent.status).toBe(400);
-    const array = await receiver.receive(body([anEvent()]));
-    expect(array.status).toBe(400);
-    await sleep(100);
-    expect(calls).toHaveLength(0);
-  });
-
-  it('accepts unknown event kinds and extra fields (x-decisions: event-kinds)', async () => {
-    const { receiver, calls } = make();
-    const event = { event: 'session.something_new', session: { id: 'sess_x', reason: 'r' }, timestamp: '1763740800', attempt: 2 };
-    expect((await receiver.receive(body(event))).status).toBe(200);
-    await waitFor(() => calls.length === 1);
-    expect(calls[0]!.event).toEqual(event);
-  });
-
-  it('dedupes by event, session.id and timestamp exactly as sent', async () => {
-    const { receiver, calls } = make();
-    const event = anEvent({ timestamp: '2026-11-21T16:00:00.000Z' });
-    await receiver.receive(body(event));
-    // Extra fields differ: same identity, duplicate.
-    expect((await receiver.receive(body({ ...event, attempt: 3 }))).body).toMatchObject({ duplicate: true });
-    // The same instant written differently is a different timestamp: never normalised.
-    expect((await receiver.receive(body({ ...event, timestamp: '2026-11-21T16:00:00Z' }))).body).toMatchObject({ duplicate: false });
-    expect((await receiver.receive(body({ ...event, event: 'session.paused' }))).body).toMatchObject({ duplicate: false });
-    expect((await receiver.receive(body({ ...event, session: { id: `${event.session.id}x` } }))).body).toMatchObject({ duplicate: false });
-    await waitFor(() => calls.length === 4);
-    expect(dedupeKey(event)).toMatch(/^[0-9a-f]{64}$/);
-    expect(dedupeKey(event)).not.toBe(dedupeKey({ ...event, timestamp: '2026-11-21T16:00:00Z' }));
-  });
-
-  it('forgets a record after dedupeWindowSeconds and processes the event again', async () => {
-    const { receiver, calls } = make({ dedupeWindowSeconds: 1 });
-    const event = anEvent();
-    await receiver.receive(body(event));
-    await waitFor(() => calls.length === 1);
-    expect((await receiver.receive(body(event))).body).toMatchObject({ duplicate: true });
-    await sleep(1300);
-    expect((await receiver.receive(body(event))).body).toMatchObject({ duplicate: false });
-    await waitFor(() => calls.length === 2);
-  });
-
-  it('answers before the handler finishes (ack does not wait for onEvent)', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let finished = 0;
-    const { receiver } = make({
-      onEvent: async () => {
-        await gate;
-        finished++;
-      },
-    });
-    const answer = await receiver.receive(body(anEvent()));
-    expect(answer.status).toBe(200);
-    expect(finished).toBe(0);
-    release();
-    await waitFor(() => finished === 1);
-  });
-
-  it('retries a throwing handler with backoff and succeeds within maxAttempts', async () => {
-    const failures: Array<{ attempt: number; final: boolean }> = [];
-    const attempts: number[] = [];
-    const { receiver } = make({
-      maxAttempts: 3,
-      onEvent: (_e, ctx) => {
-        attempts.push(ctx.attempt);
-        if (ctx.attempt < 3) throw new Error(`boom ${ctx.attempt}`);
-      },
-      onError: (_err, ctx) => failures.push({ attempt: ctx.attempt, final: ctx.final }),
-    });
-    await receiver.receive(body(anEvent()));
-    await waitFor(() => attempts.length === 3);
-    await sleep(200);
-    expect(attempts).toEqual([1, 2, 3]);
-    expect(failures.map((f) => f.final)).toEqual([false, false]);
-    expect(await receiver.deadLetters()).toEqual([]);
-  });
-
-  it('dead-letters after maxAttempts; retryDeadLetter and a redelivery both process it again', async () => {
-    let fail = true;
-    const finals: boolean[] = [];
-    const done: string[] = [];
-    const { receiver } = make({
-      maxAttempts: 2,
-      onEvent: (e) => {
-        if (fail) throw new Error('handler down');
-        done.push(e.session.id);
-      },
-      onError: (_err, ctx) => finals.push(ctx.final),
-    });
-    const a = anEvent();
-    const b = anEvent();
-    const ackA = await receiver.receive(body(a));
-    await receiver.receive(body(b));
-    await waitFor(async () => (await receiver.deadLetters()).length === 2);
-    const dead = await receiver.deadLetters();
-    expect(dead.map((d) => d.event)).toEqual([a, b]);
-    expect(dead[0]).toMatchObject({ attempts: 2, error: 'handler down', key: dedupeKey(a) });
-    expect(finals.filter(Boolean)).toHaveLength(2);
-
-    fail = false;
-    expect(await receiver.retryDeadLetter('no-such-id')).toBe(false);
-    expect(ackA.status).toBe(200);
-    expect(await receiver.retryDeadLetter(dead[0]!.id)).toBe(true);
-    // The dedupe record of b does not suppress a retry of its failed processing.
-    expect((await receiver.receive(body(b))).body).toMatchObject({ duplicate: true });
-    await waitFor(() => done.length === 2);
-    expect(done.sort()).toEqual([a.session.id, b.session.id].sort());
-    expect(await receiver.deadLetters()).toEqual([]);
-    // Processed now: a further delivery is a plain duplicate.
-    await receiver.receive(body(b));
-    await sleep(200);
-    expect(done).toHaveLength(2);
-  });
-
-  it('close() waits for the handler under way, and then answers 503', async () => {
-    let finished = false;
-    const { receiver } = make({
-      onEvent: async () => {
-        await sleep(300);
-        finished = true;
-      },
-    });
-    await receiver.receive(body(anEvent()));
-    await sleep(100);
-    await receiver.close();
-    expect(finished).toBe(true);
-    expect((await receiver.receive(body(anEvent()))).status).toBe(503);
-  });
-});
+for (const [name, makeStore] of stores) receiverStoreSuite(name, makeStore);
 
 describe('memory store with a fake clock (§6 rule 4: about an hour)', () => {
   it('is still a duplicate 10 minutes later and processed again after the 3600 s default window', async () => {
     let clock = Date.parse('2026-11-21T16:00:00.000Z');
     const seen: string[] = [];
-    const receiver = createWebhookReceiver({ store: createMemoryStore({ now: () => clock }), onEvent: (e) => void seen.push(e.timestamp) });
+    const receiver = createWebhookReceiver({ store: createMemoryEventStore({ now: () => clock }), onEvent: (e) => void seen.push(e.timestamp) });
     const event = anEvent();
     expect((await receiver.receive(body(event))).body).toMatchObject({ duplicate: false });
     clock += 10 * 60_000;
@@ -235,7 +56,7 @@ describe('memory store with a fake clock (§6 rule 4: about an hour)', () => {
 
 describe('answers are in the spec shapes', () => {
   it('200 bodies are WebhookAck, 400/413/503 bodies are Error (contract.validate)', async () => {
-    const receiver = createWebhookReceiver({ store: createMemoryStore(), onEvent: () => {}, maxBodyBytes: 1000 });
+    const receiver = createWebhookReceiver({ store: createMemoryEventStore(), onEvent: () => {}, maxBodyBytes: 1000 });
     const event = anEvent();
     const results = [
       await receiver.receive(body(event)),
@@ -255,7 +76,7 @@ describe('answers are in the spec shapes', () => {
 });
 
 describe('createWebhookReceiver options', () => {
-  const store = createMemoryStore();
+  const store = createMemoryEventStore();
   it.each([
     [{ onEvent: () => {} }, /store must be a ReceiverStore/],
     [{ store }, /onEvent must be a function/],
@@ -265,9 +86,9 @@ describe('createWebhookReceiver options', () => {
   ])('rejects %o', (options, message) => {
     expect(() => createWebhookReceiver(options as WebhookReceiverOptions)).toThrow(message);
   });
-  it('createRedisStore needs exactly one of url or client', () => {
-    expect(() => createRedisStore({})).toThrow(/exactly one of url/);
-    expect(() => createRedisStore({ url: 'http://x' })).toThrow(/redis:\/\//);
+  it('createRedisEventStore needs exactly one of url or client', () => {
+    expect(() => createRedisEventStore({} as never)).toThrow(/exactly one of url/);
+    expect(() => createRedisEventStore({ url: 'http://x' })).toThrow(/redis:\/\//);
   });
 });
 
@@ -275,8 +96,8 @@ describe('redis store: recorded in Redis before the 200, 503 when Redis is unrea
   it('a second instance sees the recording as a duplicate right after the first answered 200', async () => {
     const prefix = uniquePrefix('recv-shared');
     prefixes.push(prefix);
-    const a = createWebhookReceiver({ store: createRedisStore({ url: redisUrl, prefix, process: false }), onEvent: () => {} });
-    const b = createWebhookReceiver({ store: createRedisStore({ url: redisUrl, prefix, process: false }), onEvent: () => {} });
+    const a = createWebhookReceiver({ store: createRedisEventStore({ url: redisUrl, prefix, process: false }), onEvent: () => {} });
+    const b = createWebhookReceiver({ store: createRedisEventStore({ url: redisUrl, prefix, process: false }), onEvent: () => {} });
     const event = anEvent();
     expect((await a.receive(body(event))).body).toMatchObject({ duplicate: false });
     expect((await b.receive(body(event))).body).toMatchObject({ duplicate: true });
@@ -288,7 +109,7 @@ describe('redis store: recorded in Redis before the 200, 503 when Redis is unrea
     prefixes.push(prefix);
     const client = new Redis(redisUrl);
     const seen: string[] = [];
-    const receiver = createWebhookReceiver({ store: createRedisStore({ client, prefix }), onEvent: (e) => void seen.push(e.session.id) });
+    const receiver = createWebhookReceiver({ store: createRedisEventStore({ client, prefix }), onEvent: (e) => void seen.push(e.session.id) });
     const event = anEvent();
     expect((await receiver.receive(body(event))).status).toBe(200);
     await waitFor(() => seen.length === 1);
@@ -299,7 +120,7 @@ describe('redis store: recorded in Redis before the 200, 503 when Redis is unrea
 
   it('answers 503 quickly when nothing listens on the Redis port', async () => {
     const receiver = createWebhookReceiver({
-      store: createRedisStore({ url: 'redis://127.0.0.1:1', prefix: uniquePrefix('down'), recordTimeoutMs: 500 }),
+      store: createRedisEventStore({ url: 'redis://127.0.0.1:1', prefix: uniquePrefix('down'), recordTimeoutMs: 500 }),
       onEvent: () => {},
     });
     const answer = await receiver.receive(body(anEvent()));

@@ -1,10 +1,11 @@
 /**
  * Entry point of `npm run spec:diff -- <git-ref> [--format text|markdown]`: compares
  * spec/openapi.yaml at that ref with the working copy and exits 1 on a breaking change, unless
- * info.version got a new major version (x-decisions: versioning). Exit 0 when the ref or the
- * file at that ref does not exist (a first commit has nothing to break); exit 2 on a usage
- * error. `--format markdown` prints every change (breaking first) and the decisions changed,
- * ready to paste into a pull request; the exit status is the same.
+ * info.version got a new major version (x-decisions: versioning). Exit 0 when the file does not
+ * exist at the ref, or the ref is the missing parent of a first commit (nothing to break); exit 2
+ * on a usage error, including a ref that does not exist. `--format markdown` prints every change
+ * (breaking first) and the decisions changed, ready to paste into a pull request; the exit status
+ * is the same.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -25,6 +26,18 @@ const succeeds = (...args: string[]): boolean => {
   }
 };
 
+/**
+ * Whether `ref` is `<base>~N` or `<base>^` (or a chain of them) of an existing commit that
+ * has fewer than N ancestors: the parent a first commit does not have.
+ */
+function isBeyondFirstCommit(text: string): boolean {
+  const match = /^(.+?)((?:~\d*|\^1?)+)$/.exec(text);
+  if (!match?.[1] || !match[2] || !succeeds('rev-parse', '--verify', '--quiet', `${match[1]}^{commit}`)) return false;
+  const steps = [...match[2].matchAll(/~(\d*)|\^/g)].reduce((n, m) => n + (m[0] === '^' ? 1 : Number(m[1] || 1)), 0);
+  const depth = Number(git('rev-list', '--count', '--first-parent', `${match[1]}^{commit}`).trim());
+  return steps >= depth;
+}
+
 const USAGE = 'Usage: npm run spec:diff -- <git-ref> [--format text|markdown]   (e.g. HEAD~1, main)';
 let args: ReturnType<typeof parseCli>;
 function parseCli() {
@@ -43,8 +56,14 @@ if (!ref || args.positionals.length > 1 || (format !== 'text' && format !== 'mar
   process.exit(2);
 }
 if (!succeeds('rev-parse', '--verify', '--quiet', `${ref}^{commit}`)) {
-  console.log(`spec:diff: no commit ${ref}; nothing to compare.`);
-  process.exit(0);
+  // Only an ancestor that cannot exist passes: HEAD~1 of a first commit (or of a shallow
+  // clone's only commit). Any other unknown ref is a mistake, not "nothing to compare".
+  if (isBeyondFirstCommit(ref)) {
+    console.log(`spec:diff: no commit ${ref} (no parent before it); nothing to compare.`);
+    process.exit(0);
+  }
+  console.error(`spec:diff: ${ref} is not a commit of this repository: give a branch, tag or commit (e.g. HEAD~1, main).`);
+  process.exit(2);
 }
 if (!succeeds('cat-file', '-e', `${ref}:${SPEC}`)) {
   console.log(`spec:diff: ${SPEC} does not exist at ${ref}; nothing to compare.`);

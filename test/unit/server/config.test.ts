@@ -15,10 +15,17 @@ describe('loadConfig', () => {
 
   it('generates a random development key when API_KEYS is unset, a new one each time', () => {
     const a = loadConfig({}).apiKeys;
-    const b = loadConfig({ API_KEYS: ' ' }).apiKeys;
+    const b = loadConfig({ API_KEYS: '' }).apiKeys;
     expect(a).toHaveLength(1);
     expect(a[0]).toMatch(/^dev_[\w-]{24}$/);
     expect(a[0]).not.toBe(b[0]);
+  });
+
+  it('refuses an API_KEYS that is set but blank, instead of generating a key', () => {
+    for (const blank of [' ', ' , ', ',,']) {
+      expect(() => loadConfig({ API_KEYS: blank })).toThrow(ConfigError);
+      expect(() => loadConfig({ API_KEYS: blank })).toThrow(/API_KEYS is set but holds no key/);
+    }
   });
 
   it('reads every variable', () => {
@@ -35,6 +42,7 @@ describe('loadConfig', () => {
       RATE_LIMIT_WINDOW_MS: '1000',
       CORS_ORIGINS: 'https://a.example.org, http://localhost:5173',
       LOG_LEVEL: 'warn',
+      VALIDATE_RESPONSES: '0',
     });
     expect(config).toEqual({
       port: 8080,
@@ -49,6 +57,7 @@ describe('loadConfig', () => {
       rateLimit: { limit: 10, windowMs: 1000 },
       corsOrigins: ['https://a.example.org', 'http://localhost:5173'],
       logLevel: 'warn',
+      validateResponses: false,
     });
   });
 
@@ -122,5 +131,14 @@ describe('loadConfig', () => {
         }
       }),
     );
+  });
+
+  it('checks answers against the spec except under NODE_ENV=production, unless VALIDATE_RESPONSES says otherwise', () => {
+    expect(loadConfig({}).validateResponses).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'development' }).validateResponses).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production' }).validateResponses).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', VALIDATE_RESPONSES: '1' }).validateResponses).toBe(true);
+    expect(loadConfig({ VALIDATE_RESPONSES: 'no' }).validateResponses).toBe(false);
+    expect(() => loadConfig({ VALIDATE_RESPONSES: 'sometimes' })).toThrow(/VALIDATE_RESPONSES=sometimes must be 1 or 0/);
   });
 });

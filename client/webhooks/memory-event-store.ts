@@ -1,10 +1,11 @@
 /**
  * The single-process receiver store, the embedded default: the same semantics as the Redis
  * store inside one process (record before ack, dedupe window, retries with backoff, dead
- * letters, close waits). Records live in memory: use `createRedisStore` for several instances
- * (source spec §6 rule 4) or to survive a restart.
+ * letters, close waits). Records live in memory: use `createRedisEventStore`
+ * (`session-resume-api/webhooks/redis`) for several instances or to survive a restart.
  */
 import { randomUUID } from 'node:crypto';
+import { checkInteger, checkOption } from '../../spec/options-error.js';
 import type { SessionEvent } from '../../spec/types.js';
 import {
   StoreUnavailableError,
@@ -15,9 +16,12 @@ import {
   type RecordedEvent,
 } from './store.js';
 
-/** Options of `createMemoryStore`. */
-export interface MemoryStoreOptions {
-  /** Events processed at the same time (default 1). */
+/** Events processed at the same time by default. */
+export const DEFAULT_MEMORY_CONCURRENCY = 1;
+
+/** Options of `createMemoryEventStore`. */
+export interface MemoryEventStoreOptions {
+  /** Events processed at the same time (default `DEFAULT_MEMORY_CONCURRENCY`, 1). */
   concurrency?: number;
   /** Clock in epoch milliseconds (default Date.now), for tests of the dedupe window. */
   now?: () => number;
@@ -34,13 +38,24 @@ interface Entry {
   error?: string;
 }
 
-/** Creates an in-memory `ReceiverStore` for one process. */
-export function createMemoryStore(options: MemoryStoreOptions = {}): ReceiverStore {
-  const { concurrency = 1, now = Date.now } = options;
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new TypeError('createMemoryStore: concurrency must be an integer ≥ 1');
-  }
+/**
+ * Creates an in-memory `ReceiverStore` for one process: not shared, not durable (a restart
+ * forgets records and queued events). Throws `OptionsError` for a bad option.
+ *
+ * @param options - all optional
+ * @param [options.concurrency=1] - events processed at the same time
+ * @param [options.now=Date.now] - clock in epoch milliseconds
+ * @example
+ * import { createMemoryEventStore, createWebhookReceiver } from 'session-resume-api/webhooks';
+ * const receiver = createWebhookReceiver({ store: createMemoryEventStore(), onEvent: (event) => console.log(event) });
+ */
+export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): ReceiverStore {
+  const { concurrency = DEFAULT_MEMORY_CONCURRENCY, now = Date.now } = options;
+  checkInteger('createMemoryEventStore: concurrency', concurrency, { min: 1 });
+  checkOption(typeof now === 'function', 'createMemoryEventStore: now must be a function returning epoch milliseconds');
   const byKey = new Map<string, Entry>();
+  // webhook-id (Standard Webhooks) → the entry first recorded under it.
+  const byWebhookId = new Map<string, Entry>();
   const byId = new Map<string, Entry>();
   const queue: Entry[] = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -57,6 +72,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ReceiverSto
         if (entry.state === 'done') byId.delete(entry.id);
       }
     }
+    for (const [webhookId, entry] of byWebhookId) if (entry.expiresAt <= t) byWebhookId.delete(webhookId);
   };
   const sweeper = setInterval(sweep, 60_000);
   sweeper.unref();
@@ -109,22 +125,25 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ReceiverSto
 
   return {
     start(options) {
-      if (processing) throw new Error('createMemoryStore: start() was called twice; one store serves one receiver');
+      if (processing) throw new Error('createMemoryEventStore: start() was called twice; one store serves one receiver');
       processing = options;
       pump();
     },
 
-    async record(key, event): Promise<RecordOutcome> {
+    async record(key, event, webhookId): Promise<RecordOutcome> {
       if (closed) throw new StoreUnavailableError('the memory store is closed');
       if (!processing) throw new StoreUnavailableError('the memory store was not started by a receiver');
       const t = now();
-      const existing = byKey.get(key);
-      if (existing && existing.expiresAt > t) {
+      const live = (entry: Entry | undefined) => (entry && entry.expiresAt > t ? entry : undefined);
+      // A duplicate by either identity: the payload's triple, or the sender's webhook-id.
+      const existing = live(byKey.get(key)) ?? (webhookId === undefined ? undefined : live(byWebhookId.get(webhookId)));
+      if (existing) {
         // A dedupe record never suppresses a retry of a failed processing.
         if (existing.state === 'dead') revive(existing);
         return { id: existing.id, duplicate: true };
       }
-      if (existing?.state === 'done') byId.delete(existing.id);
+      const stale = byKey.get(key);
+      if (stale?.state === 'done') byId.delete(stale.id);
       const entry: Entry = {
         id: randomUUID(),
         key,
@@ -135,6 +154,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ReceiverSto
         state: 'queued',
       };
       byKey.set(key, entry);
+      if (webhookId !== undefined) byWebhookId.set(webhookId, entry);
       byId.set(entry.id, entry);
       queue.push(entry);
       // Processing starts on a later tick: the 200 never waits for onEvent.

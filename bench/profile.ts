@@ -1,0 +1,34 @@
+/**
+ * CPU profile of one target under the resume load: `tsx bench/profile.ts <target> [seconds]`
+ * starts bench/serve-target.ts under `node --cpu-prof`, loads it with autocannon (in this
+ * process), stops it and prints the flame summary (bench/profile-summary.ts). Profiles land in
+ * .bench-profiles/ (git-ignored).
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { runLoad } from './run-case.js';
+import { summarise } from './profile-summary.js';
+import { BENCH_KEY, BENCH_SESSION, TARGET_NAMES, type TargetName } from './targets.js';
+
+const name = process.argv[2] as TargetName;
+const seconds = Number(process.argv[3] ?? 5);
+if (!TARGET_NAMES.includes(name)) throw new Error(`usage: profile.ts <${TARGET_NAMES.join('|')}> [seconds]`);
+const dir = fileURLToPath(new URL(`../.bench-profiles/${name}-${Date.now()}/`, import.meta.url));
+mkdirSync(dir, { recursive: true });
+const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx', fileURLToPath(new URL('serve-target.ts', import.meta.url)), name, ...process.argv.slice(4)], { stdio: ['ignore', 'pipe', 'inherit'] });
+const [line] = (await once(child.stdout, 'data')) as [Buffer];
+const url = line.toString().trim();
+const headers = { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' };
+const result = await runLoad({ url: `${url}/v1/sessions/${BENCH_SESSION}/resume`, method: 'POST', headers, durationS: seconds, connections: 10 });
+child.kill('SIGTERM');
+await once(child, 'exit');
+const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+if (!file) throw new Error(`no profile written in ${dir}`);
+const { total, frames, packages } = summarise(JSON.parse(readFileSync(dir + file, 'utf8')), seconds * 1000);
+const pct = (ms: number) => `${((ms / total) * 100).toFixed(1).padStart(5)} %`;
+process.stdout.write(`${name}: ${result.requestsPerSec.toFixed(0)} req/s, busy ${total.toFixed(0)} ms, ${dir}${file}\n\nby package:\n`);
+for (const [p, ms] of packages.slice(0, 12)) process.stdout.write(`${pct(ms)}  ${p}\n`);
+process.stdout.write('\ntop self-time frames:\n');
+for (const [f, ms] of frames.slice(0, 30)) process.stdout.write(`${pct(ms)}  ${f}\n`);

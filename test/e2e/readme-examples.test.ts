@@ -1,0 +1,158 @@
+/**
+ * Keeps the README's shell examples true: every fenced block tagged ```sh test in README.md
+ * and examples/webhook-receiver/README.md is run against a started reference server (port
+ * 3000 in the text) and the example receiver (port 3001), and each `# ` line under a command
+ * must appear in its output (`…` matches anything; `# exit N` is the exit code). Also: the
+ * plain-text key and curl line `npm start` prints work as printed.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getFreePort } from '../helpers/free-port.js';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const KEY = 'readme-key-1';
+const TOKEN = 'readme-token-0123456789abcdefghij';
+
+/** One command of a tested block and what its output must show. */
+interface Step {
+  command: string;
+  expected: string[];
+  exitCode?: number;
+}
+
+/** The ```sh test blocks of a Markdown file, as steps (exports first, kept for the next commands). */
+function testedSteps(markdown: string): Step[][] {
+  const blocks = [...markdown.matchAll(/^```sh test\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
+  return blocks.map((block) => {
+    const steps: Step[] = [];
+    let pending = '';
+    for (const line of block.split('\n')) {
+      if (line.startsWith('# ')) {
+        const step = steps.at(-1);
+        if (!step) throw new Error(`expectation before any command: ${line}`);
+        const exit = /^# exit (\d+)$/.exec(line);
+        if (exit) step.exitCode = Number(exit[1]);
+        else step.expected.push(line.slice(2));
+      } else if (line.trim()) {
+        pending += line.endsWith('\\') ? `${line.slice(0, -1)} ` : line;
+        if (!line.endsWith('\\')) {
+          steps.push({ command: pending, expected: [] });
+          pending = '';
+        }
+      }
+    }
+    return steps;
+  });
+}
+
+/** `…` in an expected line matches anything (in order). */
+function matches(output: string, expected: string): boolean {
+  const pattern = expected
+    .split('…')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('[\\s\\S]*');
+  return new RegExp(pattern).test(output);
+}
+
+let server: ServerProcess;
+let redis: RedisServer;
+let receiver: ChildProcess;
+let receiverUrl: string;
+let bin: string;
+
+beforeAll(async () => {
+  server = await startServerProcess({ API_KEYS: KEY });
+  redis = await startRedisServer();
+  const port = await getFreePort();
+  receiverUrl = `http://127.0.0.1:${port}`;
+  receiver = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'examples/webhook-receiver/server.ts'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), REDIS_URL: redis.url, WEBHOOK_URL_TOKEN: TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  receiver.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  await waitFor(() => out.includes('"listening"'), { timeoutMs: 30_000, what: 'example receiver' });
+  // `npx session-resume-api` as a clone runs it once built; here from source, the same program.
+  bin = mkdtempSync(join(tmpdir(), 'readme-bin-'));
+  const shim = join(bin, 'npx');
+  writeFileSync(
+    shim,
+    `#!/usr/bin/env bash\nif [ "$1" = session-resume-api ]; then shift; exec "${process.execPath}" --import tsx "${root}client/cli/main.ts" "$@"; fi\necho "shim: only npx session-resume-api" >&2; exit 127\n`,
+  );
+  chmodSync(shim, 0o755);
+}, 90_000);
+
+afterAll(async () => {
+  receiver?.kill('SIGTERM');
+  await server?.stop();
+  await redis?.stop();
+  if (bin) rmSync(bin, { recursive: true, force: true });
+});
+
+/** Runs one command with bash in the repository, after the block's earlier exports. */
+function run(command: string, exports: string[]): Promise<{ code: number; output: string }> {
+  const local = (text: string) => text.replaceAll('http://127.0.0.1:3000', server.url).replaceAll('127.0.0.1:3001', receiverUrl.slice(7));
+  const script = [...exports, command].map(local).join('\n');
+  return new Promise((resolve) => {
+    execFile(
+      'bash',
+      ['-c', script],
+      { cwd: root, timeout: 30_000, env: { PATH: `${bin}:${process.env.PATH ?? ''}`, KEY, TOKEN } },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, output: `${stdout}${stderr}` }),
+    );
+  });
+}
+
+for (const file of ['README.md', 'examples/webhook-receiver/README.md']) {
+  describe(`${file}: the shell examples tagged "sh test" print what the text shows`, () => {
+    const blocks = testedSteps(readFileSync(join(root, file), 'utf8'));
+    it('has tested blocks', () => expect(blocks.length).toBeGreaterThan(0));
+    blocks.forEach((steps, index) => {
+      it(`block ${index + 1}: ${steps.find((s) => !s.command.startsWith('export '))?.command.slice(0, 70)}`, async () => {
+        const exports: string[] = [];
+        for (const step of steps) {
+          if (step.command.startsWith('export ')) {
+            exports.push(step.command);
+            continue;
+          }
+          const { code, output } = await run(step.command, exports);
+          for (const line of step.expected) {
+            const local = line.replaceAll('127.0.0.1:3001', receiverUrl.slice(7));
+            expect(matches(output, local), `${step.command}\n--- expected: ${local}\n--- got:\n${output}`).toBe(true);
+          }
+          if (step.exitCode !== undefined) expect(code, `${step.command}\n${output}`).toBe(step.exitCode);
+        }
+      }, 120_000);
+    });
+  });
+}
+
+describe('npm start without API_KEYS', () => {
+  it('prints the generated key and a curl line in plain text, and that line works', async () => {
+    const started = await startServerProcess({});
+    try {
+      const output = started.output();
+      const key = /Development API key \(generated for this run; set API_KEYS to choose your own\): (dev_[\w-]+)/.exec(output)?.[1];
+      expect(key, output).toBeDefined();
+      const curl = output.split('\n').find((line) => line.trim().startsWith('curl '));
+      expect(curl).toContain(`${started.url}/v1/sessions/sess_paused_1/resume`);
+      const { code, output: answer } = await new Promise<{ code: number; output: string }>((resolve) =>
+        execFile('bash', ['-c', `export KEY=${key}\n${curl}`], { timeout: 20_000 }, (error, stdout) =>
+          resolve({ code: error ? 1 : 0, output: stdout }),
+        ),
+      );
+      expect(code).toBe(0);
+      expect(answer).toBe('{"success":true,"message":"Session resumed."}');
+    } finally {
+      await started.stop();
+    }
+  });
+});

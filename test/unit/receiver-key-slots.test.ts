@@ -1,0 +1,60 @@
+/**
+ * Redis Cluster runs a script only when all of its keys hash to one slot. Every key the
+ * receiver's Redis store and its BullMQ queue touch carries the hash tag `{prefix}`: this test
+ * computes the slots (cluster-key-slot, the function ioredis routes with) of every key a
+ * script is given or builds, and fails if two differ.
+ */
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { SCRIPTS, storeKeys } from '../../client/webhooks/redis/store-scripts.js';
+
+// ioredis' own dependency, the slot function it routes commands with (it ships no types).
+const calculateSlot = createRequire(import.meta.url)('cluster-key-slot') as (key: string) => number;
+const slotsOf = (keys: string[]) => new Set(keys.map((k) => calculateSlot(k)));
+
+/** Every key of one store: the scripts' KEYS, the keys they build, and BullMQ's queue keys. */
+function allKeys(prefix: string, queueName: string): string[] {
+  const keys = storeKeys(prefix, queueName);
+  const bull = ['wait', 'active', 'delayed', 'completed', 'failed', 'paused', 'meta', 'id', 'events', 'stalled', 'stalled-check', 'prioritized', 'marker', 'pc', 'limiter'].map(
+    (name) => `${keys.bullPrefix}:${queueName}:${name}`,
+  );
+  return [
+    keys.dedupe,
+    `${keys.dedupe}:${Math.floor(Date.now() / 300_000)}`,
+    `${keys.dedupe}:0`,
+    keys.inbox,
+    keys.inboxAt,
+    keys.failed,
+    `${keys.jobKey}eAbCdEfGhIjKlMnOp`,
+    `${keys.jobKey}eAbCdEfGhIjKlMnOp:lock`,
+    ...bull,
+  ];
+}
+
+describe('receiver Redis keys and Cluster slots', () => {
+  it.each([
+    ['session-resume-api', 'webhook-events'],
+    ['acme', 'hooks'],
+    ['a.b-c_d e', 'x'],
+  ])('every key of prefix %s and queue %s lands in one slot', (prefix, queue) => {
+    expect(slotsOf(allKeys(prefix, queue)).size).toBe(1);
+  });
+
+  it('each script declares the keys it is given in that one slot', () => {
+    const keys = storeKeys('session-resume-api', 'webhook-events');
+    const given: Record<string, string[]> = {
+      sraRecord: [keys.dedupe, keys.inbox, keys.inboxAt, keys.failed],
+      sraInboxDone: [keys.inbox, keys.inboxAt],
+      sraClaimStale: [keys.inbox, keys.inboxAt],
+    };
+    for (const script of SCRIPTS) {
+      expect(given[script.name], script.name).toHaveLength(script.numberOfKeys);
+      expect(slotsOf(given[script.name]!).size, script.name).toBe(1);
+    }
+  });
+
+  it('the check can fail: the same names without the hash tag spread over slots', () => {
+    const untagged = allKeys('session-resume-api', 'webhook-events').map((k) => k.replace('{session-resume-api}', 'session-resume-api'));
+    expect(slotsOf(untagged).size).toBeGreaterThan(1);
+  });
+});
