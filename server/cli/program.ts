@@ -35,7 +35,7 @@ export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise
     .configureOutput({ writeOut: io.out, writeErr: io.err });
   program
     .command('worker')
-    .description('deliver webhooks from the Redis outbox without serving HTTP (REDIS_URL, WEBHOOK_URL); stops on SIGTERM')
+    .description('deliver webhooks from the Redis outbox without serving HTTP (REDIS_URL or REDIS_CLUSTER_NODES, WEBHOOK_URL); stops on SIGTERM')
     .action(async () => {
       code = await runWorker(redisConfig(env));
     });
