@@ -11,10 +11,11 @@ import { startRedisServer } from '../test/helpers/redis-server.js';
 import { listCases, runCases, type BenchOptions } from './cases.js';
 import { runClientCases } from './client-cases.js';
 import { runColdStarts } from './cold-start.js';
+import { renderClusterSection, runClusterCases } from './cluster-cases.js';
 import { renderReport, type ExtraResults } from './report.js';
 import { measureStartups, renderStartups } from './sandbox-cases.js';
 
-const GROUPS = ['resume', 'growth', 'webhook', 'client', 'start'] as const;
+const GROUPS = ['resume', 'growth', 'webhook', 'client', 'start', 'cluster'] as const;
 
 interface RunSettings extends Omit<BenchOptions, 'redisUrl'> {
   growthMax: number;
@@ -25,7 +26,7 @@ interface RunSettings extends Omit<BenchOptions, 'redisUrl'> {
  * Reads the bench settings: BENCH_DURATION_S (default 1, 1–30), BENCH_ROUNDS (loads per case,
  * the best kept; default 5, 1–10), BENCH_CONNECTIONS (default 10,
  * 1–200), BENCH_GROWTH_MAX (largest Redis size of the growth group, default 1 000 000) and
- * BENCH_ONLY (comma-separated groups among resume, growth, webhook, client, start; default all).
+ * BENCH_ONLY (comma-separated groups among resume, growth, webhook, client, start, cluster; default all).
  */
 function loadBenchOptions(env: NodeJS.ProcessEnv): RunSettings {
   const int = (name: string, fallback: number, min: number, max: number) => {
@@ -57,7 +58,8 @@ try {
   const extra: ExtraResults = {
     ...(settings.only.has('client') ? { client: await runClientCases(settings.durationS, settings.rounds) } : {}),
     ...(settings.only.has('start') ? { coldStart: await runColdStarts() } : {}),
-    appendix: readFileSync(fileURLToPath(new URL('findings.md', import.meta.url)), 'utf8'),
+    // The Redis Cluster group (bench/cluster-cases.ts) goes before the findings.
+    appendix: `${settings.only.has('cluster') ? `${renderClusterSection(await runClusterCases({ ...options, seedSessions: settings.growthMax }))}\n` : ''}${readFileSync(fileURLToPath(new URL('findings.md', import.meta.url)), 'utf8')}`,
   };
   const cpu = cpus();
   const command = `${settings.only.size < GROUPS.length ? `BENCH_ONLY=${[...settings.only].join(',')} ` : ''}npm run bench`;

@@ -23,6 +23,11 @@ export interface ServerConfig {
   redisUrl?: string;
   /** Redis Cluster seed nodes (`REDIS_CLUSTER_NODES`, comma-separated `host:port`); exclusive with `redisUrl`. */
   redisClusterNodes?: string[];
+  /**
+   * Replicas that must acknowledge each resume before it is answered (`REDIS_WAIT_REPLICAS`,
+   * default 0: off). With 1, a resume a failover could lose answers 503 instead of 200.
+   */
+  redisWaitReplicas: number;
   /** Prefix of every Redis key (`REDIS_KEY_PREFIX`, default `session-resume:`). */
   redisKeyPrefix: string;
   /**
@@ -148,6 +153,7 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
     ...(redisUrl ? { redisUrl } : {}),
     ...(redisClusterNodes ? { redisClusterNodes } : {}),
     redisKeyPrefix: text('REDIS_KEY_PREFIX') ?? 'session-resume:',
+    redisWaitReplicas: integer('REDIS_WAIT_REPLICAS', 0, 0, 16),
     ...(webhook ? { webhook } : {}),
     ...(rateLimit ? { rateLimit } : {}),
     corsOrigins,
@@ -155,6 +161,26 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
     validateResponses,
     sandbox,
   };
+}
+
+/** Where Redis is (`REDIS_CLUSTER_NODES` or `REDIS_URL`); undefined: the in-memory store. */
+export function redisTargetOf(config: ServerConfig): { url: string } | { clusterNodes: string[] } | undefined {
+  if (config.redisClusterNodes) return { clusterNodes: config.redisClusterNodes };
+  return config.redisUrl ? { url: config.redisUrl } : undefined;
+}
+
+/** Checks `host:port` seeds (IPv6 in brackets); undefined when none are given. */
+function clusterNodes(entries: string[]): string[] | undefined {
+  if (entries.length === 0) return undefined;
+  for (const entry of entries) {
+    const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):(\d{1,5})$/.exec(entry);
+    if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535) {
+      throw new ConfigError(
+        `REDIS_CLUSTER_NODES entry "${entry}" must be host:port (for example 10.0.0.5:7000 or [::1]:7000), comma-separated, no scheme.`,
+      );
+    }
+  }
+  return entries;
 }
 
 /** WEBHOOK_SECRET, WEBHOOK_RETRY_SCHEDULE and WEBHOOK_WORKER, checked. */
@@ -178,20 +204,6 @@ function webhookDelivery(env: Env, text: (name: string) => string | undefined) {
   }
   const worker = env.WEBHOOK_WORKER === undefined ? true : flag(env, 'WEBHOOK_WORKER');
   return { ...(secret ? { secret } : {}), schedule, worker };
-}
-
-/** Checks `host:port` seeds (IPv6 in brackets); undefined when none are given. */
-function clusterNodes(entries: string[]): string[] | undefined {
-  if (entries.length === 0) return undefined;
-  for (const entry of entries) {
-    const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):(\d{1,5})$/.exec(entry);
-    if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535) {
-      throw new ConfigError(
-        `REDIS_CLUSTER_NODES entry "${entry}" must be host:port (for example 10.0.0.5:7000 or [::1]:7000), comma-separated, no scheme.`,
-      );
-    }
-  }
-  return entries;
 }
 
 /** `1`, `true`, `yes` (any case) are on; unset, `0`, `false`, `no` are off; anything else is an error. */

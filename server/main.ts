@@ -6,14 +6,17 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { pino } from 'pino';
-import { loadConfig, type ServerConfig } from './config.js';
+import { loadConfig, redisTargetOf, type ServerConfig } from './config.js';
 import { devKeyBanner } from './dev-key-banner.js';
 import { createHttpServer } from './http/create-http-server.js';
 import { createRedisRateLimitStore } from './http/redis-rate-limit-store.js';
 import { createMemorySessionStore } from './sessions/memory-session-store.js';
-import { createRedisConnection, waitUntilConnected, type RedisConnection } from './redis/create-redis-connection.js';
+import { createQueueConnection, createRedisConnection, waitUntilConnected, type RedisConnection } from './redis/create-redis-connection.js';
 import { createRedisSessionStore } from './sessions/redis-session-store.js';
-import { DEMO_SESSIONS, loadSessionSeeds } from './sessions/session-seeds.js';
+import { withReplicaAcks } from './redis/replica-acks.js';
+import { createRedisSeedMarker } from './redis/session-seed-admin.js';
+import { seedStore } from './sessions/seed-on-start.js';
+import { DEMO_SESSIONS, openSeedSource } from './sessions/session-seeds.js';
 import type { SessionStore } from './sessions/session-store.js';
 import { createWebhookSender } from './webhooks/create-webhook-sender.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
@@ -36,43 +39,52 @@ async function main(): Promise<void> {
   let redis: RedisConnection | undefined;
   let store: SessionStore;
   let rateLimitStore;
-  const redisTarget = config.redisClusterNodes ? { clusterNodes: config.redisClusterNodes } : config.redisUrl ? { url: config.redisUrl } : undefined;
+  const redisTarget = redisTargetOf(config);
   if (redisTarget) {
     redis = createRedisConnection(redisTarget, {
       onError: (err) => logger.warn({ err: err.message }, 'Redis connection error'),
     });
     await waitUntilConnected(redis);
+    // REDIS_WAIT_REPLICAS: the store's scripts wait for replicas (server/redis/replica-acks.ts).
+    const storeClient = config.redisWaitReplicas > 0 ? withReplicaAcks(redis, { replicas: config.redisWaitReplicas }) : redis;
     // Events are written only when something will deliver them (x-decisions: webhook-outbox).
-    store = createRedisSessionStore({ client: redis, keyPrefix: config.redisKeyPrefix, events: Boolean(config.webhook) });
+    store = createRedisSessionStore({ client: storeClient, keyPrefix: config.redisKeyPrefix, events: Boolean(config.webhook) });
     rateLimitStore = createRedisRateLimitStore(redis, `${config.redisKeyPrefix}rate:`);
   } else {
     store = createMemorySessionStore();
   }
 
-  const seeds = config.sessionsFile ? await loadSessionSeeds(config.sessionsFile) : DEMO_SESSIONS;
-  const { created } = await store.seed(seeds);
+  const source = await openSeedSource(config.sessionsFile);
+  const seeding = await seedStore({
+    store,
+    source,
+    ...(redis ? { marker: createRedisSeedMarker(redis, config.redisKeyPrefix) } : {}),
+  });
   logger.info(
     {
-      source: config.sessionsFile ?? 'demo set',
+      source: source.label,
       store: config.redisClusterNodes ? 'redis-cluster' : config.redisUrl ? 'redis' : 'memory',
-      created,
-      kept: seeds.length - created,
-      ...(config.sessionsFile ? {} : { sessions: seeds }),
+      ...seeding,
+      ...(config.sessionsFile ? {} : { sessions: DEMO_SESSIONS }),
     },
-    'sessions seeded',
+    seeding.skipped ? 'sessions already seeded from this source: nothing to do' : 'sessions seeded',
   );
 
   // On Redis the outbox is durable and every instance delivers (unless WEBHOOK_WORKER=0);
   // in memory the in-process sender is NOT durable: pending events die with the process.
   let outbox: OutboxRuntime | undefined;
-  if (config.webhook && redis && config.redisUrl) {
-    outbox = await startOutbox({ ...config, redisUrl: config.redisUrl }, redis, logger, { worker: config.webhook.worker, relay: true });
+  if (config.webhook && redis && redisTarget) {
+    // BullMQ gets its own connection of the same kind (a Cluster on a cluster; its keys share the `{outbox}` tag).
+    const queueConnection = createQueueConnection(redisTarget);
+    outbox = await startOutbox({ ...config, redisUrl: config.redisUrl ?? '' }, redis, logger, { worker: config.webhook.worker, relay: true }, queueConnection);
   }
   const webhookSender = outbox?.outbox ?? (config.webhook ? await startWebhookSender(config.webhook, logger) : undefined);
 
   // Imported here so that a broken spec (thrown while loading spec/contract.ts) is reported
   // like every other startup problem, not as an uncaught import error.
   const { createApp } = await import('./app.js');
+  // Sandbox worlds start from the same seed set, each on its own (parsed once here).
+  const seeds = config.sandbox ? await source.load() : [];
   const sandbox = config.sandbox ? (await import('./sandbox/index.js')).createSandbox({ seeds, logger, ...(webhookSender ? { webhookSender } : {}) }) : undefined;
   if (sandbox) logger.warn('SANDBOX MODE: any sandbox_ key is accepted and CORS is open; never expose this server');
   const app = await createApp({
@@ -95,7 +107,7 @@ async function main(): Promise<void> {
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  if (config.apiKeyGenerated) process.stderr.write(devKeyBanner(`http://${config.host}:${port}`, config.apiKeys[0] ?? ''));
+  if (config.apiKeyGenerated && !config.sandbox) process.stderr.write(devKeyBanner(`http://${config.host}:${port}`, config.apiKeys[0] ?? ''));
   logger.info({ url: `http://${config.host}:${port}`, port }, 'listening');
   if (sandbox) {
     const { newSandboxKey, renderSandboxBanner } = await import('./sandbox/index.js');

@@ -1,12 +1,21 @@
 /**
  * `session-resume-api-server <command>`: operator commands next to the server itself.
  * `worker` delivers webhooks without serving HTTP; `webhooks dead` lists the dead-letter
- * list; `webhooks replay <id>|--all` puts events back with their webhook-id.
+ * list; `webhooks replay <id>|--all` puts events back with their webhook-id; `seed [--reset]`
+ * seeds Redis from SESSIONS_FILE (server/cli/seed-command.ts).
  */
 import { Command, CommanderError } from 'commander';
 import { pino } from 'pino';
-import { ConfigError, loadConfig, type Env, type ServerConfig } from '../config.js';
-import { connectRedis, startOutbox } from './outbox-runtime.js';
+import { ConfigError, loadConfig, redisTargetOf, type Env, type ServerConfig } from '../config.js';
+import { startOutbox } from './outbox-runtime.js';
+import {
+  createQueueConnection,
+  createRedisConnection,
+  waitUntilConnected,
+  type RedisConnection,
+  type RedisTarget,
+} from '../redis/create-redis-connection.js';
+import { createSeedCommand } from './seed-command.js';
 
 /** Where the commands write; injectable for tests. */
 export interface CliIo {
@@ -26,10 +35,11 @@ export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise
     .configureOutput({ writeOut: io.out, writeErr: io.err });
   program
     .command('worker')
-    .description('deliver webhooks from the Redis outbox without serving HTTP (REDIS_URL, WEBHOOK_URL); stops on SIGTERM')
+    .description('deliver webhooks from the Redis outbox without serving HTTP (REDIS_URL or REDIS_CLUSTER_NODES, WEBHOOK_URL); stops on SIGTERM')
     .action(async () => {
       code = await runWorker(redisConfig(env));
     });
+  program.addCommand(createSeedCommand(env));
   const webhooks = program.command('webhooks').description('the Redis outbox of webhook events');
   webhooks
     .command('dead')
@@ -69,16 +79,25 @@ export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise
   }
 }
 
-function redisConfig(env: Env): ServerConfig & { redisUrl: string } {
+function redisConfig(env: Env): ServerConfig & { redisUrl: string; target: RedisTarget } {
   const config = loadConfig(env);
-  if (!config.redisUrl) throw new ConfigError('The webhook outbox lives in Redis: set REDIS_URL.');
-  return config as ServerConfig & { redisUrl: string };
+  const target = redisTargetOf(config);
+  if (!target) throw new ConfigError('The webhook outbox lives in Redis: set REDIS_URL or REDIS_CLUSTER_NODES.');
+  // startOutbox reads redisUrl only when it is not handed a queue connection (it always is here).
+  return { ...config, redisUrl: config.redisUrl ?? '', target };
 }
 
-async function withOutbox(config: ServerConfig & { redisUrl: string }, run: (outbox: import('../webhooks/redis-outbox.js').RedisOutbox) => Promise<number>) {
+/** The shared client and BullMQ's connection, on one node or a cluster. */
+async function connectBoth(target: RedisTarget, logger: pino.Logger): Promise<[RedisConnection, RedisConnection]> {
+  const client = createRedisConnection(target, { onError: (err) => logger.warn({ err: err.message }, 'Redis connection error') });
+  await waitUntilConnected(client);
+  return [client, createQueueConnection(target)];
+}
+
+async function withOutbox(config: ReturnType<typeof redisConfig>, run: (outbox: import('../webhooks/redis-outbox.js').RedisOutbox) => Promise<number>) {
   const logger = pino({ level: 'warn' }, pino.destination(2));
-  const client = await connectRedis(config.redisUrl, logger);
-  const runtime = await startOutbox(config, client, logger, { worker: false, relay: false });
+  const [client, queue] = await connectBoth(config.target, logger);
+  const runtime = await startOutbox(config, client, logger, { worker: false, relay: false }, queue);
   try {
     return await run(runtime.outbox);
   } finally {
@@ -87,11 +106,11 @@ async function withOutbox(config: ServerConfig & { redisUrl: string }, run: (out
   }
 }
 
-async function runWorker(config: ServerConfig & { redisUrl: string }): Promise<number> {
+async function runWorker(config: ReturnType<typeof redisConfig>): Promise<number> {
   if (!config.webhook) throw new ConfigError('A worker delivers webhooks: set WEBHOOK_URL.');
   const logger = pino({ level: config.logLevel, base: { service: 'session-resume-api-worker', pid: process.pid } });
-  const client = await connectRedis(config.redisUrl, logger);
-  const runtime = await startOutbox(config, client, logger, { worker: true, relay: true });
+  const [client, queue] = await connectBoth(config.target, logger);
+  const runtime = await startOutbox(config, client, logger, { worker: true, relay: true }, queue);
   logger.info('webhook worker running');
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);

@@ -3,7 +3,7 @@
  * (`REDIS_URL`) gives an ioredis `Redis`, seed nodes (`REDIS_CLUSTER_NODES`) an ioredis
  * `Cluster`. The code on top is the same for both: keys one script touches share a hash tag.
  */
-import { Cluster, type Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { createRedisClient } from '../sessions/redis-client.js';
 
 /** What the Redis-backed parts accept: one node or a cluster. */
@@ -75,6 +75,19 @@ export function createRedisConnection(target: RedisTarget, options: RedisConnect
 
 const seedsOf = new WeakMap<Cluster, string[]>();
 
+/**
+ * A connection for BullMQ (the webhook outbox's queue) of the same kind as the target: BullMQ
+ * needs `maxRetriesPerRequest: null` on its blocking connections and, on a cluster, a queue
+ * prefix in one hash tag (the outbox uses `<prefix>{outbox}`).
+ *
+ * @example
+ * const connection = createQueueConnection({ clusterNodes: ['10.0.0.5:7000'] });
+ */
+export function createQueueConnection(target: RedisTarget): RedisConnection {
+  if ('url' in target) return new Redis(target.url, { maxRetriesPerRequest: null });
+  return new Cluster(target.clusterNodes.map(parseNode), { redisOptions: { maxRetriesPerRequest: null } });
+}
+
 /** `host:port` (IPv6 in brackets) as an ioredis node. */
 function parseNode(address: string): { host: string; port: number } {
   const match = /^\[?([^\]]+?)\]?:(\d+)$/.exec(address.trim());
@@ -88,10 +101,18 @@ export function isCluster(connection: RedisConnection): connection is Cluster {
 }
 
 /**
- * Resolves when the connection is ready (a cluster: slot map loaded); rejects after
- * `timeoutMs` (default 10 000 ms) with a message naming where it looked and what to fix.
+ * Resolves when the connection is ready (a cluster: slot map loaded and every primary
+ * connected); rejects after `timeoutMs` (default 10 000 ms) with a message naming where it
+ * looked and what to fix.
  */
 export async function waitUntilConnected(connection: RedisConnection, timeoutMs = 10_000): Promise<void> {
+  await waitForReady(connection, timeoutMs);
+  // ioredis connects to each node on its first command, and without an offline queue a
+  // command sent while that connection is still opening fails: open them all now.
+  if (isCluster(connection)) await Promise.all(connection.nodes('master').map((node) => node.ping()));
+}
+
+async function waitForReady(connection: RedisConnection, timeoutMs: number): Promise<void> {
   if (connection.status === 'ready') return;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {

@@ -1,4 +1,5 @@
 /** Where the sessions of a fresh store come from: a JSON seed file (`SESSIONS_FILE`) or the demo set. */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { DEMO_SESSIONS as SHARED_DEMO_SESSIONS } from '../../spec/demo-sessions.js';
 import type { SessionSeed } from './session-store.js';
@@ -31,19 +32,60 @@ export function parseSessionSeeds(value: unknown, source: string): SessionSeed[]
   });
 }
 
-/** Reads and checks a seed file; throws `SeedFileError` saying what is wrong. */
-export async function loadSessionSeeds(path: string): Promise<SessionSeed[]> {
-  let text: string;
+/**
+ * Where seeds come from, before parsing: `version` is a SHA-256 of the file's bytes (or of the
+ * demo set), so a restart can tell "already seeded from exactly this" without parsing a
+ * large file again; `load()` parses and checks it.
+ */
+export interface SeedSource {
+  /** `SESSIONS_FILE <path>` or `demo set`, for messages and logs. */
+  label: string;
+  /** Hex SHA-256 of the content. */
+  version: string;
+  /** Parses and checks the seeds; throws `SeedFileError`. */
+  load(): Promise<SessionSeed[]>;
+}
+
+/**
+ * Opens a seed file (or the demo set when `path` is undefined) without parsing it yet;
+ * throws `SeedFileError` if the file cannot be read.
+ *
+ * @example
+ * const source = await openSeedSource(process.env.SESSIONS_FILE);
+ * const seeds = await source.load();
+ */
+export async function openSeedSource(path?: string): Promise<SeedSource> {
+  if (path === undefined) {
+    const text = JSON.stringify(DEMO_SESSIONS);
+    return { label: 'demo set', version: sha256(text), load: async () => [...DEMO_SESSIONS] };
+  }
+  let bytes: Buffer;
   try {
-    text = await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (cause) {
     throw new SeedFileError(`SESSIONS_FILE ${path} cannot be read: ${(cause as Error).message}`, { cause });
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    throw new SeedFileError(`SESSIONS_FILE ${path} is not valid JSON: ${(cause as Error).message}`, { cause });
-  }
-  return parseSessionSeeds(value, `SESSIONS_FILE ${path}`);
+  const label = `SESSIONS_FILE ${path}`;
+  return {
+    label,
+    version: sha256(bytes),
+    async load() {
+      let value: unknown;
+      try {
+        value = JSON.parse(bytes.toString('utf8'));
+      } catch (cause) {
+        throw new SeedFileError(`${label} is not valid JSON: ${(cause as Error).message}`, { cause });
+      }
+      return parseSessionSeeds(value, label);
+    },
+  };
+}
+
+/** Reads and checks a seed file; throws `SeedFileError` saying what is wrong. */
+export async function loadSessionSeeds(path: string): Promise<SessionSeed[]> {
+  return (await openSeedSource(path)).load();
+}
+
+function sha256(content: string | Buffer): string {
+  return createHash('sha256').update(content).digest('hex');
 }

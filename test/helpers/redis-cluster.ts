@@ -14,6 +14,7 @@
  * }
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,10 +64,16 @@ export interface RedisCluster {
   /** Current primaries (asks a running node). */
   primaries(): Promise<ClusterNode[]>;
   /**
-   * SIGKILLs a primary: the one serving `key` if given, else the first primary. Resolves with
-   * the killed node (bring it back with `restartNode`; it rejoins as a replica after failover).
+   * SIGKILLs a primary: `node` itself, the one serving `key` if a string is given, else the
+   * first primary. Resolves with the killed node (bring it back with `restartNode`; it rejoins
+   * as a replica after failover).
    */
-  killPrimary(key?: string): Promise<ClusterNode>;
+  killPrimary(target?: string | ClusterNode): Promise<ClusterNode>;
+  /** The replicas of a primary right now (asks the primary). */
+  replicasOf(primary: ClusterNode): Promise<ClusterNode[]>;
+  /** SIGSTOPs a node (it holds its connections but answers nothing); `continueNode` resumes it. */
+  pauseNode(node: ClusterNode): void;
+  continueNode(node: ClusterNode): void;
   /** Starts a stopped node again on its port, with its nodes.conf (it rejoins the cluster). */
   restartNode(node: ClusterNode): Promise<void>;
   /** Resolves once every running node reports `cluster_state:ok` and agrees on the slots. */
@@ -153,6 +160,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       return;
     }
     const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGCONT'); // a paused node would not act on SIGTERM
     proc.kill(signal);
     const timer = setTimeout(() => proc.kill('SIGKILL'), 2_000);
     await exited;
@@ -160,10 +168,18 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     node.running = false;
   };
 
+  // If the test process ends without stop() (a crash, a killed worker), take the nodes along.
+  const killAll = () => {
+    nodes.forEach((n) => n.child?.kill('SIGKILL'));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', killAll);
+
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    process.off('exit', killAll);
     await Promise.all(nodes.map((n) => killNode(n, 'SIGTERM')));
     await rm(dir, { recursive: true, force: true });
   };
@@ -245,12 +261,20 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     all: nodes,
     primaryFor,
     primaries,
-    async killPrimary(key) {
-      const node = key === undefined ? (await primaries())[0] : await primaryFor(key);
+    async killPrimary(target) {
+      const node =
+        target === undefined ? (await primaries())[0] : typeof target === 'string' ? await primaryFor(target) : byPort(target.port);
       if (!node) throw new Error('no primary found');
       await killNode(byPort(node.port), 'SIGKILL');
       return node;
     },
+    async replicasOf(primary) {
+      const info = String(await ask(primary.port, 'INFO', 'replication'));
+      const ports = [...info.matchAll(/^slave\d+:.*port=(\d+)/gm)].map((m) => Number(m[1]));
+      return ports.map(byPort);
+    },
+    pauseNode: (node) => void byPort(node.port).child?.kill('SIGSTOP'),
+    continueNode: (node) => void byPort(node.port).child?.kill('SIGCONT'),
     restartNode: (node) => launch(byPort(node.port)),
     waitUntilOk,
     stop,

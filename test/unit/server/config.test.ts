@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../server/config.js';
 import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '../../../server/webhooks/retry-schedule.js';
@@ -35,6 +36,7 @@ describe('loadConfig', () => {
       SESSIONS_FILE: './sessions.json',
       REDIS_URL: 'redis://127.0.0.1:6379',
       REDIS_KEY_PREFIX: 'x:',
+      REDIS_WAIT_REPLICAS: '1',
       WEBHOOK_URL: 'https://hooks.example.org/in/abc',
       RATE_LIMIT: '10',
       RATE_LIMIT_WINDOW_MS: '1000',
@@ -50,6 +52,7 @@ describe('loadConfig', () => {
       sessionsFile: './sessions.json',
       redisUrl: 'redis://127.0.0.1:6379',
       redisKeyPrefix: 'x:',
+      redisWaitReplicas: 1,
       webhook: { url: 'https://hooks.example.org/in/abc', allowPrivate: false, schedule: STANDARD_WEBHOOKS_SCHEDULE_MS, worker: true },
       rateLimit: { limit: 10, windowMs: 1000 },
       corsOrigins: ['https://a.example.org', 'http://localhost:5173'],
@@ -86,6 +89,7 @@ describe('loadConfig', () => {
       [{ CORS_ORIGINS: 'https://a.example.org/path' }, /CORS_ORIGINS/],
       [{ WEBHOOK_ALLOW_PRIVATE: 'maybe', WEBHOOK_URL: 'https://hooks.example.org/x' }, /WEBHOOK_ALLOW_PRIVATE/],
       [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+      [{ REDIS_WAIT_REPLICAS: 'one' }, /REDIS_WAIT_REPLICAS=one must be a whole number from 0 to 16/],
     ];
     for (const [env, message] of cases) expect(() => loadConfig(env), JSON.stringify(env)).toThrow(message);
   });
@@ -107,6 +111,26 @@ describe('loadConfig', () => {
     }
     expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '127.0.0.1:7000' })).toThrow(
       /REDIS_URL .* or REDIS_CLUSTER_NODES .*not both/,
+    );
+  });
+
+  it('REDIS_CLUSTER_NODES: any text is either a list of host:port seeds or a ConfigError, never another error (property)', () => {
+    const host = fc.oneof(fc.domain(), fc.ipV4(), fc.ipV6().map((ip) => `[${ip}]`));
+    const seed = fc.tuple(host, fc.integer({ min: 1, max: 65535 })).map(([h, p]) => `${h}:${p}`);
+    fc.assert(
+      fc.property(fc.array(seed, { minLength: 1, maxLength: 5 }), (seeds) => {
+        expect(loadConfig({ REDIS_CLUSTER_NODES: seeds.join(',') }).redisClusterNodes).toEqual(seeds);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.string(), (raw) => {
+        try {
+          const nodes = loadConfig({ REDIS_CLUSTER_NODES: raw }).redisClusterNodes ?? [];
+          for (const node of nodes) expect(node).toMatch(/:\d+$/);
+        } catch (err) {
+          expect(err).toBeInstanceOf(ConfigError);
+        }
+      }),
     );
   });
 

@@ -1,0 +1,59 @@
+/**
+ * Opt-in protection against Redis' asynchronous replication (`REDIS_WAIT_REPLICAS`): every
+ * script call is followed, on the same node and connection, by `WAIT <replicas> <timeout>`,
+ * and its result is used only once that many replicas hold the write. Otherwise the call
+ * fails, the request answers 503 ("unknown": the write may or may not survive a failover),
+ * and a write a failover could lose is never acknowledged as a 200.
+ */
+import type { RedisConnection } from './create-redis-connection.js';
+
+/** Options of `withReplicaAcks`. */
+export interface ReplicaAckOptions {
+  /** Replicas that must acknowledge each script's writes (at least 1). */
+  replicas: number;
+  /** Longest wait for them, in ms (default 500; keep it under the command timeout). */
+  timeoutMs?: number;
+}
+
+/** Thrown when fewer replicas than required acknowledged a script's writes in time. */
+export class ReplicaAckError extends Error {
+  override name = 'ReplicaAckError';
+}
+
+type Exec = [Error | null, unknown][] | null;
+
+/**
+ * Wraps a connection: `eval` and `evalsha` go out pipelined with `WAIT` (ioredis sends a
+ * pipeline to the node of its keys, so WAIT runs where the script ran); every other command
+ * passes through unchanged. The caller still owns and closes the original connection.
+ *
+ * @example
+ * const store = createRedisSessionStore({ client: withReplicaAcks(redis, { replicas: 1 }) });
+ */
+export function withReplicaAcks<T extends RedisConnection>(client: T, options: ReplicaAckOptions): T {
+  if (!Number.isInteger(options.replicas) || options.replicas < 1) throw new TypeError('replicas must be an integer >= 1.');
+  const timeoutMs = options.timeoutMs ?? 500;
+  const acked = (method: 'eval' | 'evalsha') =>
+    async (...args: (string | number | Buffer)[]): Promise<unknown> => {
+      const pipeline = client.pipeline();
+      (pipeline[method] as (...a: unknown[]) => unknown)(...args);
+      pipeline.call('WAIT', String(options.replicas), String(timeoutMs));
+      const results = (await pipeline.exec()) as Exec;
+      const [scriptError, value] = results?.[0] ?? [new Error('no answer'), undefined];
+      if (scriptError) throw scriptError;
+      const [waitError, count] = results?.[1] ?? [new Error('no answer to WAIT'), 0];
+      if (waitError) throw waitError;
+      if (Number(count) < options.replicas) {
+        throw new ReplicaAckError(`only ${Number(count)} of ${options.replicas} Redis replicas acknowledged the write within ${timeoutMs} ms`);
+      }
+      return value;
+    };
+  const wrapped = { eval: acked('eval'), evalsha: acked('evalsha') };
+  return new Proxy(client, {
+    get(target, property) {
+      if (property === 'eval' || property === 'evalsha') return wrapped[property];
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}

@@ -1,0 +1,66 @@
+/**
+ * Seeding at start (and from `session-resume-api-server seed`): creates the missing sessions
+ * of a seed source, and on a shared store skips the whole work when the same content was
+ * already seeded, so a restart over a seeded Redis starts as fast as over an empty one.
+ */
+import type { SeedSource } from './session-seeds.js';
+import type { SessionStore } from './session-store.js';
+
+/** Remembers which seed content a shared store already holds (Redis: one key). */
+export interface SeedMarker {
+  read(): Promise<string | undefined>;
+  write(value: string): Promise<void>;
+}
+
+/** What seeding did: `skipped` when the marker showed this exact content was already seeded. */
+export interface SeedResult {
+  skipped: boolean;
+  /** Sessions created now. */
+  created: number;
+  /** Sessions of the source that already existed (and were left as they are). */
+  kept: number;
+}
+
+/** Options of `seedStore`. */
+export interface SeedStoreOptions {
+  store: SessionStore;
+  source: SeedSource;
+  /** Omit for a store that starts empty every time (memory). */
+  marker?: SeedMarker;
+  /** Seed even when the marker matches (the `seed` command). Default false. */
+  force?: boolean;
+}
+
+/**
+ * Seeds `store` from `source`. With a marker, a matching version whose sample session still
+ * exists skips parsing and writing; Redis that lost its data (or was reset) has no marker, so
+ * everything is seeded again. Existing sessions are never overwritten either way.
+ *
+ * @example
+ * const result = await seedStore({ store, source: await openSeedSource(file), marker: createRedisSeedMarker(redis, prefix) });
+ */
+export async function seedStore(options: SeedStoreOptions): Promise<SeedResult> {
+  const { store, source, marker } = options;
+  if (marker && !options.force) {
+    const recorded = parseMarker(await marker.read());
+    // The sample guards against a marker that outlived its sessions (keys renamed or deleted).
+    if (recorded?.version === source.version && (recorded.sample === undefined || (await store.get(recorded.sample)))) {
+      return { skipped: true, created: 0, kept: 0 };
+    }
+  }
+  const seeds = await source.load();
+  const { created } = await store.seed(seeds);
+  await marker?.write(JSON.stringify({ version: source.version, sample: seeds[0]?.id }));
+  return { skipped: false, created, kept: seeds.length - created };
+}
+
+function parseMarker(text: string | undefined): { version: string; sample?: string } | undefined {
+  if (!text) return undefined;
+  try {
+    const value = JSON.parse(text) as { version?: unknown; sample?: unknown };
+    if (typeof value.version !== 'string') return undefined;
+    return { version: value.version, ...(typeof value.sample === 'string' ? { sample: value.sample } : {}) };
+  } catch {
+    return undefined;
+  }
+}
