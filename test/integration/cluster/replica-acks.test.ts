@@ -70,7 +70,7 @@ async function resumeAfterFailover(store: SessionStore, id: string) {
 describe('an acknowledged resume and a failover before replication', () => {
   it('without replica acks the session is resumed twice; with them the unreplicated resume is 503, then one 200', async () => {
     const raw = createRedisSessionStore({ client, keyPrefix: PREFIX });
-    const acked = createRedisSessionStore({ client: withReplicaAcks(client, { replicas: 1, timeoutMs: 300 }), keyPrefix: PREFIX });
+    const acked = createRedisSessionStore({ client: withReplicaAcks(client, { replicas: 1, timeoutMs: 800 }), keyPrefix: PREFIX });
     const ids = Array.from({ length: 60 }, (_, i) => `s${i}-x`);
     await acked.seed(ids.map((id) => ({ id, status: 'paused' })));
     const primary = (await cluster.primaries())[0]!;
