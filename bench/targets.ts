@@ -11,7 +11,8 @@ import { createRedisEventStore } from '../client/webhooks/redis/index.js';
 import { RESUME_ROUTE } from '../spec/resume-path.js';
 import { createApp, type AppDeps } from '../server/app.js';
 import { createMemorySessionStore } from '../server/sessions/memory-session-store.js';
-import { createRedisClient, waitUntilReady } from '../server/sessions/redis-client.js';
+import { createRedisClient } from '../server/sessions/redis-client.js';
+import { waitUntilConnected } from '../server/redis/create-redis-connection.js';
 import { createRedisSessionStore } from '../server/sessions/redis-session-store.js';
 import type { SessionStore } from '../server/sessions/session-store.js';
 import { listen, type Listening } from '../test/helpers/listen.js';
@@ -49,7 +50,7 @@ export const startMemoryReferenceServer = (options: ServerOptions = {}): Promise
 /** The reference server on Redis at `redisUrl` (sessions under BENCH_REDIS_PREFIX). */
 export async function startRedisReferenceServer(redisUrl: string, options: ServerOptions = {}): Promise<Target> {
   const client = createRedisClient(redisUrl);
-  await waitUntilReady(client);
+  await waitUntilConnected(client);
   return referenceServer(createRedisSessionStore({ client, keyPrefix: BENCH_REDIS_PREFIX }), async () => void (await client.quit()), options);
 }
 

@@ -13,6 +13,8 @@ export type { ResumeOutcome, ResumeOutcomeKind } from './outcome.js';
 export { parseRateLimit } from './rate-limit.js';
 export type { RateLimitInfo } from './rate-limit.js';
 export { SessionsClientError } from './errors.js';
+/** Thrown by every factory of this package for an option it cannot work with (a TypeError). */
+export { OptionsError } from '../spec/options-error.js';
 export type { SessionsClientErrorCode } from './errors.js';
 export type { FetchLike } from './retry.js';
 export { classifyAddress, isAllowedAddressClass, validateWebhookUrl } from '../spec/webhook-url.js';

@@ -2,6 +2,7 @@
  * `createSessionsClient`: the typed client of the Session Resume API, built on openapi-fetch
  * with the generated `paths`. Browser-safe: nothing here (or below) imports a Node built-in.
  */
+import { OptionsError } from '../spec/options-error.js';
 import createClient, { type Client } from 'openapi-fetch';
 import { resumeUrl } from '../spec/resume-path.js';
 import type { paths } from '../generated/api.js';
@@ -60,52 +61,50 @@ const DEFAULTS = { timeoutMs: 10_000, maxRetries: 2, maxRetryDelayMs: 10_000 } a
 function checkNumber(name: string, value: number | undefined, fallback: number, min: number, max: number, integer = false): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
-    throw new TypeError(
-      `createSessionsClient: ${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${String(value)}.`,
-    );
+    throw new OptionsError(`createSessionsClient: ${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${String(value)}.`);
   }
   return value;
 }
 
 function checkBaseUrl(baseUrl: unknown): string {
   if (typeof baseUrl !== 'string' || !baseUrl) {
-    throw new TypeError('createSessionsClient: baseUrl is required, e.g. "https://api.example.com".');
+    throw new OptionsError('createSessionsClient: baseUrl is required, e.g. "https://api.example.com".');
   }
   let url: URL;
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new TypeError(`createSessionsClient: baseUrl "${baseUrl}" is not an absolute URL; give e.g. "https://api.example.com".`);
+    throw new OptionsError(`createSessionsClient: baseUrl "${baseUrl}" is not an absolute URL; give e.g. "https://api.example.com".`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new TypeError(`createSessionsClient: baseUrl must use https:// (or http:// for local testing), got "${url.protocol}".`);
+    throw new OptionsError(`createSessionsClient: baseUrl must use https:// (or http:// for local testing), got "${url.protocol}".`);
   }
   if (url.search || url.hash || url.username || url.password) {
-    throw new TypeError('createSessionsClient: baseUrl must not carry a query, fragment or credentials; pass the key as apiKey.');
+    throw new OptionsError('createSessionsClient: baseUrl must not carry a query, fragment or credentials; pass the key as apiKey.');
   }
   const path = url.pathname.replace(/\/+$/, '');
   // Source spec §4: the path is {base_url}/v1/...; the client adds /v1 itself.
   if (/\/v1$/.test(path)) {
-    throw new TypeError(`createSessionsClient: baseUrl "${baseUrl}" ends with /v1; leave it out, the client adds it.`);
+    throw new OptionsError(`createSessionsClient: baseUrl "${baseUrl}" ends with /v1; leave it out, the client adds it.`);
   }
   return `${url.origin}${path}`;
 }
 
 function checkApiKey(apiKey: unknown): string {
   if (typeof apiKey !== 'string' || !apiKey.trim()) {
-    throw new TypeError('createSessionsClient: apiKey is required (the key sent as Authorization: Bearer <apiKey>).');
+    throw new OptionsError('createSessionsClient: apiKey is required (the key sent as Authorization: Bearer <apiKey>).');
   }
   // RFC 6750 §2.1: a b64token is visible ASCII, no spaces or control characters.
   if (!/^[\x21-\x7e]+$/.test(apiKey)) {
-    throw new TypeError('createSessionsClient: apiKey contains whitespace, control or non-ASCII characters; check how it was copied.');
+    throw new OptionsError('createSessionsClient: apiKey contains whitespace, control or non-ASCII characters; check how it was copied.');
   }
   return apiKey;
 }
 
-/** Creates a client; throws TypeError naming the option to fix when an option is invalid. */
+/** Creates a client; throws `OptionsError` (a TypeError) naming the option to fix when an option is invalid. */
 export function createSessionsClient(options: SessionsClientOptions): SessionsClient {
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError('createSessionsClient: pass an options object { baseUrl, apiKey }.');
+    throw new OptionsError('createSessionsClient: pass an options object { baseUrl, apiKey }.');
   }
   const baseUrl = checkBaseUrl(options.baseUrl);
   const apiKey = checkApiKey(options.apiKey);
@@ -113,7 +112,7 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
   const maxRetries = checkNumber('maxRetries', options.maxRetries, DEFAULTS.maxRetries, 0, 10, true);
   const maxRetryDelayMs = checkNumber('maxRetryDelayMs', options.maxRetryDelayMs, DEFAULTS.maxRetryDelayMs, 0, 2 ** 31 - 1);
   if (options.fetch !== undefined && typeof options.fetch !== 'function') {
-    throw new TypeError('createSessionsClient: fetch must be a function (input: Request, init?) => Promise<Response>.');
+    throw new OptionsError('createSessionsClient: fetch must be a function (input: Request, init?) => Promise<Response>.');
   }
   // Called through a closure: a detached window.fetch throws "Illegal invocation" in browsers.
   // A caller's fetch also gets the attempt's signal inside the Request, in case it drops `init`.

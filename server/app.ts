@@ -2,6 +2,7 @@
  * `createApp(deps)`: the express app of the reference server (issue #3) — validator, bearer
  * check, routes and error rendering. It neither listens nor reads the environment.
  */
+import { OptionsError } from '../spec/options-error.js';
 import { RESUME_ROUTE } from '../spec/resume-path.js';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -51,7 +52,7 @@ export interface AppDeps {
 }
 
 /** Thrown by `createApp` for options that cannot work; the message names the option. */
-export class AppOptionsError extends TypeError {
+export class AppOptionsError extends OptionsError {
   override name = 'AppOptionsError';
 }
 

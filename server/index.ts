@@ -8,6 +8,8 @@
  * docs/ (the /docs router). The entry point is main.ts with config.ts (the only env readers).
  */
 export { AppOptionsError, createApp } from './app.js';
+/** The base class of every option error of this package (AppOptionsError, WebhookSenderConfigError, …): catch it to handle them all. */
+export { OptionsError } from '../spec/options-error.js';
 export type { AppDeps } from './app.js';
 export { createMemorySessionStore } from './sessions/memory-session-store.js';
 export type { MemorySessionStoreOptions } from './sessions/memory-session-store.js';

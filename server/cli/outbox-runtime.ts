@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { Redis, type Cluster } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config.js';
-import { createRedisClient, waitUntilReady } from '../sessions/redis-client.js';
+import { createRedisClient } from '../sessions/redis-client.js';
+import { waitUntilConnected } from '../redis/create-redis-connection.js';
 import { createRedisOutbox, type RedisOutbox } from '../webhooks/redis-outbox.js';
 
 /** The outbox with the BullMQ connection it runs on. */
@@ -52,6 +53,6 @@ export async function startOutbox(
 /** The store client of a CLI command or worker: fail-fast, ready, quit by the caller. */
 export async function connectRedis(url: string, logger: Logger): Promise<Redis> {
   const client = createRedisClient(url, { onError: (err) => logger.warn({ err: err.message }, 'Redis connection error') });
-  await waitUntilReady(client);
+  await waitUntilConnected(client);
   return client;
 }

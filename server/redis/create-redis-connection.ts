@@ -3,6 +3,7 @@
  * (`REDIS_URL`) gives an ioredis `Redis`, seed nodes (`REDIS_CLUSTER_NODES`) an ioredis
  * `Cluster`. The code on top is the same for both: keys one script touches share a hash tag.
  */
+import { OptionsError } from '../../spec/options-error.js';
 import { Cluster, Redis } from 'ioredis';
 import { createRedisClient } from '../sessions/redis-client.js';
 
@@ -25,7 +26,7 @@ export interface RedisConnectionOptions {
 }
 
 /** Thrown for an unusable target; the message says what to fix. */
-export class RedisTargetError extends Error {
+export class RedisTargetError extends OptionsError {
   override name = 'RedisTargetError';
 }
 

@@ -3,6 +3,7 @@
  * seeded on first use, at most `maxWorlds` of them kept (least recently used dropped;
  * x-decisions in spec/sandbox.yaml: sandbox-world-limit).
  */
+import { OptionsError } from '../../spec/options-error.js';
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/sandbox.js';
 import { dedupeKey } from '../../spec/event-identity.js';
@@ -60,7 +61,7 @@ export interface SandboxWorlds {
 }
 
 /** Thrown by `createSandboxWorlds` for options that cannot work. */
-export class SandboxOptionsError extends TypeError {
+export class SandboxOptionsError extends OptionsError {
   override name = 'SandboxOptionsError';
 }
 

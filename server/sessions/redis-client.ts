@@ -28,24 +28,3 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
   client.on('error', options.onError ?? (() => undefined));
   return client;
 }
-
-/** Resolves when the client is ready; rejects after `timeoutMs` (default 10 000 ms) with a message naming the URL. */
-export async function waitUntilReady(client: Redis, timeoutMs = 10_000): Promise<void> {
-  if (client.status === 'ready') return;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      client.off('ready', onReady);
-      reject(new Error(`Redis at ${describe(client)} did not answer within ${timeoutMs} ms: start it or fix REDIS_URL.`));
-    }, timeoutMs);
-    const onReady = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    client.once('ready', onReady);
-  });
-}
-
-function describe(client: Redis): string {
-  const { host, port } = client.options;
-  return `${host ?? '?'}:${port ?? '?'}`;
-}

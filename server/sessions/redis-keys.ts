@@ -4,10 +4,11 @@
  * (no brace can end the tag early), is the hash tag of all per-session keys; the outbox and its
  * BullMQ queue share the `{outbox}` tag.
  */
+import { OptionsError } from '../../spec/options-error.js';
 import { createHash } from 'node:crypto';
 
 /** Thrown for a key prefix that would break hash tags; the message says what to fix. */
-export class RedisKeyPrefixError extends Error {
+export class RedisKeyPrefixError extends OptionsError {
   override name = 'RedisKeyPrefixError';
 }
 

@@ -12,6 +12,7 @@
  * one final attempt now; an attempt that fails while closing is not retried; whatever is
  * still unfinished when the close timeout passes is logged as dropped (error level).
  */
+import { OptionsError } from '../../spec/options-error.js';
 import { pino, type Logger } from 'pino';
 import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '../../spec/delivery/deliver-event.js';
 import type { WebhookLookup } from '../../spec/delivery/resolve-webhook-host.js';
@@ -57,7 +58,7 @@ export interface CreateWebhookSenderOptions {
 }
 
 /** Thrown by `createWebhookSender` for options that can never work; the message says what to fix. */
-export class WebhookSenderConfigError extends Error {
+export class WebhookSenderConfigError extends OptionsError {
   override name = 'WebhookSenderConfigError';
 }
 

@@ -13,6 +13,7 @@
  *
  * Jobs left active by a killed instance are taken back by BullMQ's stalled-job check.
  */
+import { OptionsError } from '../../spec/options-error.js';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
@@ -87,7 +88,7 @@ export interface RedisOutbox extends WebhookSender {
 }
 
 /** Thrown by `createRedisOutbox` for options that can never work. */
-export class RedisOutboxConfigError extends Error {
+export class RedisOutboxConfigError extends OptionsError {
   override name = 'RedisOutboxConfigError';
 }
 

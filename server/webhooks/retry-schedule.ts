@@ -4,6 +4,7 @@
  * spec; test/integration/webhook-sender.test.ts reads the decision text.
  */
 
+import { OptionsError } from '../../spec/options-error.js';
 import { fullJitterDelayMs, type BackoffPolicy } from '../../spec/backoff.js';
 
 export { BACKOFF_FACTOR } from '../../spec/backoff.js';
@@ -43,7 +44,7 @@ export const STANDARD_WEBHOOKS_SCHEDULE_MS: readonly number[] = Object.freeze(
 );
 
 /** Thrown for an unreadable schedule; the message says what to write instead. */
-export class RetryScheduleError extends Error {
+export class RetryScheduleError extends OptionsError {
   override name = 'RetryScheduleError';
 }
 

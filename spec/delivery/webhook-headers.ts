@@ -4,10 +4,11 @@
  * a secret, `webhook-signature` made by the `standardwebhooks` package (v1 = HMAC-SHA256 of
  * `id.timestamp.body`, base64).
  */
+import { OptionsError } from '../options-error.js';
 import { Webhook } from 'standardwebhooks';
 
 /** Thrown for a secret that is not `whsec_` + base64; the message says what to fix. */
-export class WebhookSecretError extends Error {
+export class WebhookSecretError extends OptionsError {
   override name = 'WebhookSecretError';
 }
 

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createApp, type AppDeps } from '../../server/app.js';
 import { createMemorySessionStore } from '../../server/sessions/memory-session-store.js';
-import { createRedisClient, waitUntilReady } from '../../server/sessions/redis-client.js';
+import { createRedisClient } from '../../server/sessions/redis-client.js';
 import { createRedisSessionStore } from '../../server/sessions/redis-session-store.js';
 import { createRedisConnection, waitUntilConnected } from '../../server/redis/create-redis-connection.js';
 import { startRedisCluster } from '../helpers/redis-cluster.js';
@@ -69,7 +69,7 @@ const targets: Target[] = [
     expectedSkips: [],
     async start() {
       const client = createRedisClient(inject('redisUrl'));
-      await waitUntilReady(client);
+      await waitUntilConnected(client);
       // A random prefix on the shared Redis: never FLUSHALL.
       const keyPrefix = `conformance-${randomUUID()}:`;
       return referenceServer(createRedisSessionStore({ client, keyPrefix }), async () => {

@@ -8,7 +8,8 @@ import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createApp } from '../../../server/app.js';
 import { createMemorySessionStore } from '../../../server/sessions/memory-session-store.js';
-import { createRedisClient, waitUntilReady } from '../../../server/sessions/redis-client.js';
+import { createRedisClient } from '../../../server/sessions/redis-client.js';
+import { waitUntilConnected } from '../../../server/redis/create-redis-connection.js';
 import { createRedisSessionStore } from '../../../server/sessions/redis-session-store.js';
 import type { SessionStore } from '../../../server/sessions/session-store.js';
 import { contract } from '../../../spec/contract.js';
@@ -31,7 +32,7 @@ const stores: Record<string, () => Promise<SessionStore>> = {
   redis: async () => {
     const client = createRedisClient(inject('redisUrl'));
     clients.push(client);
-    await waitUntilReady(client);
+    await waitUntilConnected(client);
     const keyPrefix = `idem-test:${randomUUID()}:`;
     prefixes.push(keyPrefix);
     return createRedisSessionStore({ client, keyPrefix, events: false });

@@ -7,7 +7,8 @@ import type { Redis } from 'ioredis';
 import { contract } from '../../../spec/contract.js';
 import { createApp } from '../../../server/app.js';
 import { createRedisRateLimitStore } from '../../../server/http/redis-rate-limit-store.js';
-import { createRedisClient, waitUntilReady } from '../../../server/sessions/redis-client.js';
+import { createRedisClient } from '../../../server/sessions/redis-client.js';
+import { waitUntilConnected } from '../../../server/redis/create-redis-connection.js';
 import { createRedisSessionStore } from '../../../server/sessions/redis-session-store.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { listen, type Listening } from '../../helpers/listen.js';
@@ -21,7 +22,7 @@ let server: Listening;
 beforeAll(async () => {
   redis = await startRedisServer();
   client = createRedisClient(redis.url, { maxReconnectDelayMs: 200 });
-  await waitUntilReady(client);
+  await waitUntilConnected(client);
   const store = createRedisSessionStore({ client });
   await store.seed([{ id: 'p1', status: 'paused' }]);
   const app = await createApp({

@@ -10,7 +10,8 @@ import { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pino } from 'pino';
-import { createRedisClient, waitUntilReady } from '../../../server/sessions/redis-client.js';
+import { createRedisClient } from '../../../server/sessions/redis-client.js';
+import { waitUntilConnected } from '../../../server/redis/create-redis-connection.js';
 import { createRedisSessionStore } from '../../../server/sessions/redis-session-store.js';
 import type { SessionStore } from '../../../server/sessions/session-store.js';
 import { createRedisOutbox, type RedisOutbox } from '../../../server/webhooks/redis-outbox.js';
@@ -30,7 +31,7 @@ const outboxes: RedisOutbox[] = [];
 
 beforeAll(async () => {
   client = createRedisClient(inject('redisUrl'));
-  await waitUntilReady(client);
+  await waitUntilConnected(client);
   connection = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
   receiver = await startHttpsReceiver((request, res) => {
     const id = (JSON.parse(request.body) as { session: { id: string } }).session.id;

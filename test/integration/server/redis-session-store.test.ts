@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { createRedisClient, waitUntilReady } from '../../../server/sessions/redis-client.js';
+import { createRedisClient } from '../../../server/sessions/redis-client.js';
+import { waitUntilConnected } from '../../../server/redis/create-redis-connection.js';
 import { createRedisSessionStore } from '../../../server/sessions/redis-session-store.js';
 import { StoreUnavailableError } from '../../../server/sessions/session-store.js';
 import { startRedisServer } from '../../helpers/redis-server.js';
@@ -15,7 +16,7 @@ const prefixes: string[] = [];
 async function sharedClient(): Promise<Redis> {
   const client = createRedisClient(inject('redisUrl'));
   clients.push(client);
-  await waitUntilReady(client);
+  await waitUntilConnected(client);
   return client;
 }
 
@@ -48,7 +49,7 @@ describe('SessionStore: redis down', () => {
     const redis = await startRedisServer();
     const client = createRedisClient(redis.url, { maxReconnectDelayMs: 200 });
     try {
-      await waitUntilReady(client);
+      await waitUntilConnected(client);
       const store = createRedisSessionStore({ client });
       await store.seed([{ id: 's1', status: 'paused' }]);
       await redis.stop();
@@ -57,7 +58,7 @@ describe('SessionStore: redis down', () => {
       expect((error as Error).cause).toBeInstanceOf(Error);
       await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
       await redis.restart();
-      await waitUntilReady(client);
+      await waitUntilConnected(client);
       // No persistence: the restarted Redis is empty, which is fine for this rule.
       expect(await store.resume('s1')).toEqual({ kind: 'not_found' });
     } finally {
