@@ -28,6 +28,18 @@ export class SessionsClientError extends Error {
   }
 }
 
+/**
+ * Why no (whole) answer arrived, the one rule for a request and for its body: the caller's signal
+ * aborted, else the attempt's deadline passed, else the network failed (refused, reset, DNS, CORS).
+ *
+ * @example failureCode(error, { callerAborted: signal.aborted, timedOut: false }) // 'network'
+ */
+export function failureCode(error: unknown, state: { callerAborted: boolean; timedOut: boolean }): SessionsClientErrorCode {
+  if (state.callerAborted) return 'aborted';
+  if (state.timedOut || (error as { name?: unknown } | null)?.name === 'TimeoutError') return 'timeout';
+  return 'network';
+}
+
 /** A short description of a fetch failure, e.g. "fetch failed (ECONNREFUSED)": adds Node's `cause.code` or `cause.message` when present. */
 export function describeFetchError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);

@@ -4,7 +4,7 @@
  * (x-decisions: rate-limit, store-unavailable). Browser-safe: no Node built-ins.
  */
 import { fullJitterDelayMs } from '../spec/backoff.js';
-import { describeFetchError, SessionsClientError } from './errors.js';
+import { describeFetchError, failureCode, SessionsClientError } from './errors.js';
 
 /**
  * A fetch that takes a Request (the shape openapi-fetch calls) and an `init` carrying the
@@ -160,9 +160,10 @@ export function createRetryingFetch(options: RetryOptions): (request: Request | 
         }
       } catch (error) {
         deadline.release();
-        if (caller?.aborted) throw fail('aborted', `The request to ${request.url} was aborted.`, caller.reason ?? error, attempt);
+        const code = failureCode(error, { callerAborted: Boolean(caller?.aborted), timedOut: deadline.timedOut() });
+        if (code === 'aborted') throw fail('aborted', `The request to ${request.url} was aborted.`, caller?.reason ?? error, attempt);
         // A timed-out attempt is not retried: the service may still be working on it.
-        if (deadline.timedOut()) {
+        if (code === 'timeout') {
           throw fail('timeout', `No answer from ${request.url} within ${timeoutMs} ms.`, deadline.signal.reason ?? error, attempt);
         }
         // Refused, reset, DNS or CORS failure: browsers do not say which, so all are retried.

@@ -6,7 +6,7 @@ import { OptionsError } from '../spec/options-error.js';
 import createClient, { type Client } from 'openapi-fetch';
 import { resumeUrl } from '../spec/resume-path.js';
 import type { paths } from '../generated/api.js';
-import { describeFetchError, SessionsClientError } from './errors.js';
+import { describeFetchError, failureCode, SessionsClientError } from './errors.js';
 import { toResumeOutcome, type ResumeOutcome } from './outcome.js';
 import { createRetryingFetch, type FetchLike, type RequestPlan } from './retry.js';
 import { PACKAGE_VERSION } from './version.js';
@@ -179,10 +179,11 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
       if (error instanceof SessionsClientError) throw error;
       // The body stopped arriving: the caller aborted, the attempt's deadline passed, or the
       // connection broke.
-      if (callOptions.signal?.aborted) {
+      const code = failureCode(error, { callerAborted: Boolean(callOptions.signal?.aborted), timedOut: false });
+      if (code === 'aborted') {
         throw new SessionsClientError('aborted', `The request to ${url} was aborted.`, { cause: error, url, attempts });
       }
-      if ((error as { name?: unknown } | null)?.name === 'TimeoutError') {
+      if (code === 'timeout') {
         throw new SessionsClientError('timeout', `The answer from ${url} did not complete within ${timeoutMs} ms.`, {
           cause: error,
           url,
