@@ -101,7 +101,14 @@ function checkApiKey(apiKey: unknown): string {
   return apiKey;
 }
 
-/** Creates a client; throws `OptionsError` (a TypeError) naming the option to fix when an option is invalid. */
+/**
+ * Creates a client; throws `OptionsError` (a TypeError) naming the option to fix when an option is invalid.
+ *
+ * @example
+ * const client = createSessionsClient({ baseUrl: 'https://api.example.com', apiKey: process.env.API_KEY! });
+ * const outcome = await client.resume('sess_123');
+ * if (outcome.kind === 'resumed') console.log(outcome.result.message);
+ */
 export function createSessionsClient(options: SessionsClientOptions): SessionsClient {
   if (typeof options !== 'object' || options === null) {
     throw new OptionsError('createSessionsClient: pass an options object { baseUrl, apiKey }.');

@@ -61,6 +61,10 @@ export class AppOptionsError extends OptionsError {
  * Builds the app. Async because it loads and checks the spec, then initialises the
  * validator (which otherwise loads lazily on the first request), so a broken spec fails
  * here with a `ContractError` naming the file rather than as a 500 later.
+ *
+ * @example
+ * const app = await createApp({ store: createMemorySessionStore(), apiKeys: ['key1'] });
+ * app.listen(3000);
  */
 export async function createApp(deps: AppDeps): Promise<Express> {
   checkDeps(deps);

@@ -39,7 +39,12 @@ function fromPrefer(prefer: string): ResumeScenario | undefined {
   return resumeScenarios.find((s) => s.status === code);
 }
 
-/** Creates the handlers; throws at creation on an unknown `scenario` or an empty `baseUrl`. */
+/**
+ * Creates the handlers; throws at creation on an unknown `scenario` or an empty `baseUrl`.
+ *
+ * @example
+ * const server = setupServer(...createResumeHandlers({ baseUrl: 'https://api.example.com' }));
+ */
 export function createResumeHandlers(options: ResumeHandlersOptions): HttpHandler[] {
   if (!options.baseUrl) throw new TypeError('baseUrl is required (e.g. https://api.test)');
   const fallback = pick(options.scenario ?? 'resumed');

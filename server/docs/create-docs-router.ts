@@ -23,7 +23,12 @@ export interface DocsRouterOptions {
   specPath?: string;
 }
 
-/** Creates the router; throws at creation when the spec cannot be read. */
+/**
+ * Creates the router; throws at creation when the spec cannot be read.
+ *
+ * @example
+ * app.use(createDocsRouter()); // GET /docs and GET /openapi.yaml
+ */
 export function createDocsRouter(options: DocsRouterOptions = {}): Router {
   const htmlPath = options.docsHtmlPath ?? DEFAULT_DOCS_HTML_PATH;
   if (typeof htmlPath !== 'string' || htmlPath === '') throw new TypeError('docsHtmlPath must be a file path');

@@ -11,7 +11,12 @@ export function seedMarkerKey(keyPrefix: string): string {
   return `${keyPrefix}seed-version`;
 }
 
-/** A `SeedMarker` in Redis; failures throw `StoreUnavailableError`. */
+/**
+ * A `SeedMarker` in Redis; failures throw `StoreUnavailableError`.
+ *
+ * @example
+ * await seedStore({ store, source, marker: createRedisSeedMarker(redis, 'session-resume:') });
+ */
 export function createRedisSeedMarker(client: RedisConnection, keyPrefix: string): SeedMarker {
   const key = seedMarkerKey(keyPrefix);
   const guard = async <T>(run: () => Promise<T>): Promise<T> => {

@@ -31,6 +31,10 @@ interface KeyRecord {
 /**
  * Creates an empty in-memory store. Resume, its event and its Idempotency-Key record form one
  * critical section: no await between the read and the writes.
+ *
+ * @example
+ * const store = createMemorySessionStore();
+ * await store.seed([{ id: 'sess_1', status: 'paused' }]);
  */
 export function createMemorySessionStore(options: MemorySessionStoreOptions = {}): SessionStore {
   const now = options.now ?? (() => new Date());

@@ -79,7 +79,13 @@ redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 return ARGV[1]
 `;
 
-/** Creates a store over an existing client; every Redis failure becomes `StoreUnavailableError` (503). */
+/**
+ * Creates a store over an existing client; every Redis failure becomes `StoreUnavailableError` (503).
+ *
+ * @example
+ * const redis = createRedisConnection({ url: 'redis://127.0.0.1:6379' });
+ * const store = createRedisSessionStore({ client: redis, keyPrefix: 'session-resume:' });
+ */
 export function createRedisSessionStore(options: RedisSessionStoreOptions): SessionStore {
   const { client } = options;
   const keys = redisKeys(checkKeyPrefix(options.keyPrefix ?? 'session-resume:'));

@@ -83,7 +83,12 @@ export interface InProcessWebhookSender extends WebhookSender {
   enqueue(event: OutboxEvent | SessionEvent): void;
 }
 
-/** Creates the sender for one webhook URL; throws `WebhookSenderConfigError` for bad options. */
+/**
+ * Creates the sender for one webhook URL; throws `WebhookSenderConfigError` for bad options.
+ *
+ * @example
+ * const sender = createWebhookSender({ url: 'https://hooks.example.com/session-events', secret: process.env.WEBHOOK_SECRET });
+ */
 export function createWebhookSender(options: CreateWebhookSenderOptions): InProcessWebhookSender {
   const config = checkOptions(options);
   let headers: ReturnType<typeof createWebhookHeaders>;
