@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { parse } from 'yaml';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -89,7 +90,11 @@ async function bundle(name, pkgDir, distDir) {
   const browser = pick(true);
   if (Object.keys(browser).length) await build({ ...common, entryPoints: browser, platform: 'neutral', mainFields: ['module', 'main'] });
   await build({ ...common, entryPoints: pick(false), platform: 'node', banner: { js: NODE_BANNER } });
-  for (const doc of ['openapi.yaml', 'sandbox.yaml']) cpSync(join(root, 'spec', doc), join(distDir, doc));
+  // The YAML for readers, and a JSON twin that spec/contract.ts loads instead (no YAML parse at start).
+  for (const doc of ['openapi', 'sandbox']) {
+    cpSync(join(root, 'spec', `${doc}.yaml`), join(distDir, `${doc}.yaml`));
+    writeFileSync(join(distDir, `${doc}.json`), JSON.stringify(parse(readFileSync(join(root, 'spec', `${doc}.yaml`), 'utf8'))));
+  }
   log(`bundled ${name}: ${Object.keys(all).join(', ')}`);
 }
 

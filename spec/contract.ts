@@ -3,7 +3,7 @@
  * (JSON Schema 2020-12, the dialect of OpenAPI 3.1) validators that server and client share.
  * Node-only (reads the file); browser code imports `spec/types.ts` instead.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -69,27 +69,26 @@ export function formatSchemaErrors(errors: readonly ErrorObject[] | null | undef
 }
 
 /**
- * Reads, parses and checks an OpenAPI document, compiling every component schema, so that
+ * Reads, parses and checks an OpenAPI document, compiling every component schema (each on its
+ * first use with `lazy`, for the shipped documents), so that
  * a broken document fails here at startup with a message naming the file, never later at a
  * first request. Throws `ContractError`.
  */
-export function loadContract(path: string = specPath): Contract {
+/** Options of `loadContract`. */
+export interface LoadContractOptions {
+  /**
+   * Compile each schema on its first use instead of at load (default false). For the documents
+   * shipped with the package, which CI lints and tests: start-up then compiles only what it uses.
+   */
+  lazy?: boolean;
+}
+
+export function loadContract(path: string = specPath, options: LoadContractOptions = {}): Contract {
   const fail = (what: string, cause?: unknown): never => {
     const detail = cause instanceof Error ? `: ${cause.message}` : '';
     throw new ContractError(`${path} ${what}${detail}`, { cause });
   };
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (cause) {
-    return fail('cannot be read', cause);
-  }
-  let document: OpenApiDocument;
-  try {
-    document = parse(text) as OpenApiDocument;
-  } catch (cause) {
-    return fail('is not valid YAML', cause);
-  }
+  const document = readDocument(path, fail);
   if (typeof document !== 'object' || document === null) fail('is not an OpenAPI document (not a mapping)');
   if (!/^3\.1\.\d+$/.test(String(document.openapi))) {
     fail(`is not an OpenAPI 3.1 document (openapi: ${String(document.openapi)})`);
@@ -98,7 +97,9 @@ export function loadContract(path: string = specPath): Contract {
   const schemas = document.components?.schemas;
   if (typeof schemas !== 'object' || schemas === null) fail('has no components.schemas');
 
-  const ajv = new Ajv2020({ allErrors: true, strict: true });
+  // A shipped document is linted in CI: skip checking its schemas against the meta-schema, whose
+  // compilation is most of a lazy load's cost.
+  const ajv = new Ajv2020({ allErrors: true, strict: true, validateSchema: !options.lazy });
   addFormats(ajv);
   // `components` is the OpenAPI container of the schemas, not a JSON Schema keyword.
   ajv.addKeyword('components');
@@ -122,7 +123,7 @@ export function loadContract(path: string = specPath): Contract {
   } catch (cause) {
     fail('has invalid component schemas', cause);
   }
-  for (const name of Object.keys(schemas)) compile(name);
+  if (!options.lazy) for (const name of Object.keys(schemas)) compile(name);
 
   return {
     path,
@@ -137,6 +138,26 @@ export function loadContract(path: string = specPath): Contract {
   };
 }
 
+/**
+ * Reads the document: the JSON twin the build writes beside a shipped YAML file when there is one
+ * (parsing JSON is far cheaper at start-up), else the YAML itself.
+ */
+function readDocument(path: string, fail: (what: string, cause?: unknown) => never): OpenApiDocument {
+  const twin = path.endsWith('.yaml') ? `${path.slice(0, -'.yaml'.length)}.json` : undefined;
+  const source = twin && existsSync(twin) ? twin : path;
+  let text: string;
+  try {
+    text = readFileSync(source, 'utf8');
+  } catch (cause) {
+    return fail('cannot be read', cause);
+  }
+  try {
+    return (source === twin ? JSON.parse(text) : parse(text)) as OpenApiDocument;
+  } catch (cause) {
+    return fail('is not valid YAML', cause);
+  }
+}
+
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
@@ -146,4 +167,4 @@ function deepFreeze<T>(value: T): T {
 }
 
 /** The contract of this package, loaded once at import from `specPath`. */
-export const contract: Contract = loadContract();
+export const contract: Contract = loadContract(specPath, { lazy: true });

@@ -45,7 +45,7 @@ export interface ControlRouter {
  * `/_sandbox` path). @example app.use(createControlRouter({ worlds }).router)
  */
 export function createControlRouter(options: ControlRouterOptions): ControlRouter {
-  const contract = options.contract ?? loadContract(sandboxSpecPath);
+  const contract = options.contract ?? loadContract(sandboxSpecPath, { lazy: true });
   const { worlds } = options;
   const renderSandboxError = createErrorRenderer(options.logger);
   const streams = new Set<Stream>();

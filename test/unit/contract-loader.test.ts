@@ -47,4 +47,17 @@ describe('loadContract', () => {
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).toContain(path);
   });
+
+  it('lazy: a dangling reference surfaces at the first use of that schema, not at load', () => {
+    const path = write('lazy.yaml', original.replace('$ref: "#/components/schemas/SessionRef"', '$ref: "#/components/schemas/Nope"'));
+    const lazy = loadContract(path, { lazy: true });
+    expect(lazy.validate('ResumeResult', { success: true, message: 'ok' }).ok).toBe(true);
+    expect(() => lazy.validate('SessionEvent', {})).toThrow(/has an invalid schema components\.schemas\.SessionEvent/);
+  });
+
+  it('reads the JSON twin the build writes beside a YAML document', () => {
+    const yaml = write('twin.yaml', 'not: [valid');
+    write('twin.json', JSON.stringify({ ...JSON.parse(JSON.stringify(loadContract().document)), info: { title: 'From JSON', version: '1' } }));
+    expect(loadContract(yaml, { lazy: true }).document.info.title).toBe('From JSON');
+  });
 });
