@@ -15,6 +15,9 @@ import { createRedisSeedMarker } from '../server/redis/session-seed-admin.js';
 import { createRedisSessionStore } from '../server/sessions/redis-session-store.js';
 import { seedStore } from '../server/sessions/seed-on-start.js';
 import type { SeedSource } from '../server/sessions/session-seeds.js';
+import { createWebhookReceiver } from '../client/webhooks/index.js';
+import { createRedisEventStore } from '../client/webhooks/redis/index.js';
+import { listen } from '../test/helpers/listen.js';
 import { runLoad, type LoadResult } from './run-case.js';
 
 /** Settings: seconds of load per case, connections per case (split over the instances), sessions to seed. */
@@ -109,7 +112,33 @@ async function seedRow(target: RedisTarget, label: string, sessions: number): Pr
 }
 
 /** Runs the group (about 30 s plus seeding): one node, then a 3-primary cluster, each started here and stopped after. */
-export async function runClusterCases(options: ClusterBenchOptions): Promise<{ resume: ClusterLoadRow[]; seed: SeedRow[] }> {
+/**
+ * The receiver kit's ack throughput (distinct events, the Redis event store in this process)
+ * on `target`: best of `rounds` loads.
+ */
+async function ackRow(target: { url: string } | { clusterNodes: string[] }, name: string, options: ClusterBenchOptions): Promise<ClusterLoadRow> {
+  const store = createRedisEventStore({ ...target, prefix: `bench-ack-${process.pid}` });
+  const receiver = createWebhookReceiver({ store, onEvent: async () => undefined });
+  const server = await listen(receiver.handler);
+  let n = 0;
+  const body = () => JSON.stringify({ event: 'session.resumed', session: { id: `bench_${process.pid}_${++n}` }, timestamp: new Date().toISOString() });
+  const load = (durationS: number) =>
+    runLoad({ url: `${server.url}/`, method: 'POST', headers: { 'content-type': 'application/json' }, connections: options.connections, durationS, body });
+  try {
+    await load(1);
+    let best: LoadResult | undefined;
+    for (let round = 0; round < (options.rounds ?? 3); round++) {
+      const result = await load(options.durationS);
+      if (!best || result.requestsPerSec > best.requestsPerSec) best = result;
+    }
+    return { name, requestsPerSec: best!.requestsPerSec, p99Ms: best!.p99Ms, errors: best!.errors + best!.non2xx };
+  } finally {
+    await server.close();
+    await receiver.close();
+  }
+}
+
+export async function runClusterCases(options: ClusterBenchOptions): Promise<{ resume: ClusterLoadRow[]; seed: SeedRow[]; ack: ClusterLoadRow[] }> {
   // The servers seed the one running session the load resumes.
   const file = join(mkdtempSync(join(tmpdir(), 'bench-sessions-')), 'sessions.json');
   writeFileSync(file, JSON.stringify([{ id: 'bench_running', status: 'running' }]));
@@ -117,9 +146,11 @@ export async function runClusterCases(options: ClusterBenchOptions): Promise<{ r
   const node = await startRedisServer();
   const resume: ClusterLoadRow[] = [];
   const seed: SeedRow[] = [];
+  const ack: ClusterLoadRow[] = [];
   try {
     resume.push(...(await resumeRows({ REDIS_URL: node.url, SESSIONS_FILE: file }, 'one Redis node', options)));
     seed.push(await seedRow({ url: node.url }, 'one Redis node', sessions));
+    ack.push(await ackRow({ url: node.url }, 'receiver ack, distinct events, one Redis node', options));
   } finally {
     await node.stop();
   }
@@ -127,16 +158,17 @@ export async function runClusterCases(options: ClusterBenchOptions): Promise<{ r
   try {
     resume.push(...(await resumeRows({ REDIS_CLUSTER_NODES: cluster.nodes.join(','), SESSIONS_FILE: file }, '3-primary Redis Cluster', options)));
     seed.push(await seedRow({ clusterNodes: cluster.nodes }, '3-primary Redis Cluster', sessions));
+    ack.push(await ackRow({ clusterNodes: cluster.nodes }, 'receiver ack, distinct events, 3-primary Redis Cluster', options));
   } finally {
     await cluster.stop();
   }
-  return { resume, seed };
+  return { resume, seed, ack };
 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /** The group as Markdown, ratios against "1 instance, one Redis node" and against the one-node seeding. */
-export function renderClusterSection(result: { resume: ClusterLoadRow[]; seed: SeedRow[] }): string {
+export function renderClusterSection(result: { resume: ClusterLoadRow[]; seed: SeedRow[]; ack?: ClusterLoadRow[] }): string {
   const base = result.resume[0]?.requestsPerSec ?? NaN;
   const seedBase = result.seed[0];
   const lines = [
@@ -160,5 +192,15 @@ export function renderClusterSection(result: { resume: ClusterLoadRow[]; seed: S
     ),
     '',
   ];
+  const ack = result.ack ?? [];
+  const ackBase = ack[0]?.requestsPerSec ?? NaN;
+  if (ack.length) {
+    lines.push(
+      '| receiver kit (Redis event store, in this process) | acks/s | × one node | p99 ms | errors |',
+      '|---|---:|---:|---:|---:|',
+      ...ack.map((r, i) => `| ${r.name} | ${fmt(r.requestsPerSec)} | ${i === 0 ? 'baseline' : `${fmt(r.requestsPerSec / ackBase, 2)}×`} | ${fmt(r.p99Ms)} | ${fmt(r.errors)} |`),
+      '',
+    );
+  }
   return lines.join('\n');
 }

@@ -1,14 +1,12 @@
 /**
  * Start to first answer: spawns a server, polls it on loopback every 10 ms until any HTTP
- * answer arrives, stops it. The reference server under tsx (what `npm start` runs today) and
- * as one esbuild bundle (what a built package would run, built here into
- * node_modules/.cache/bench-build), against Prism's mock and a bare node:http floor.
+ * answer arrives, stops it. The reference server as `npm start` and the published bin run it
+ * (server/dist/main.js, built by .ci/build.mjs) and from its TypeScript sources, against Prism's
+ * mock and a bare node:http floor.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { specPath } from '../spec/contract.js';
 import { getFreePort } from '../test/helpers/free-port.js';
 import { BENCH_KEY } from './targets.js';
@@ -25,22 +23,10 @@ export interface ColdStartResult {
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = (name: string) => `${root}node_modules/.bin/${name}`;
 
-/** Bundles server/main.ts with esbuild (dependencies stay imports), next to a copy of the spec. */
-async function buildServer(): Promise<string> {
-  const dir = `${root}node_modules/.cache/bench-build/`;
-  mkdirSync(dir, { recursive: true });
-  await build({
-    entryPoints: [`${root}server/main.ts`],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    outfile: `${dir}main.mjs`,
-    logLevel: 'error',
-  });
-  // spec/contract.ts reads ./openapi.yaml next to itself, i.e. next to the bundle.
-  copyFileSync(specPath, `${dir}openapi.yaml`);
-  return `${dir}main.mjs`;
+/** Builds the packages when a source is newer than the build, as `npm start` does first. */
+function buildServer(): string {
+  execFileSync(process.execPath, [`${root}.ci/build.mjs`, '--if-stale', '--quiet'], { cwd: root, stdio: 'ignore' });
+  return `${root}server/dist/main.js`;
 }
 
 async function firstAnswer(command: string, args: string[], env: Record<string, string>, port: number): Promise<number> {
@@ -69,15 +55,15 @@ async function firstAnswer(command: string, args: string[], env: Record<string, 
 
 /** Runs every start `runs` times (default 3), alternating, and keeps each one's median. */
 export async function runColdStarts(runs = 3): Promise<ColdStartResult[]> {
-  const bundle = await buildServer();
+  const bundle = buildServer();
   const serverEnv = (port: number) => ({ PORT: String(port), HOST: '127.0.0.1', API_KEYS: BENCH_KEY, LOG_LEVEL: 'silent', NODE_ENV: 'production' });
   const prism = 'Prism mock (its defaults)';
   const starts: [string, (port: number) => Promise<number>][] = [
     [prism, (port) => firstAnswer(bin('prism'), ['mock', specPath, '--host', '127.0.0.1', '--port', String(port)], {}, port)],
     ['bare node:http (the floor)', (port) => firstAnswer(process.execPath, ['-e', `require('http').createServer((q,s)=>s.end()).listen(${port},'127.0.0.1')`], {}, port)],
-    ['reference server, npm start (tsx)', (port) => firstAnswer('npm', ['start', '--silent'], serverEnv(port), port)],
-    ['reference server, node --import tsx server/main.ts', (port) => firstAnswer(process.execPath, ['--import', 'tsx', 'server/main.ts'], serverEnv(port), port)],
-    ['reference server, esbuild bundle on node', (port) => firstAnswer(process.execPath, [bundle], serverEnv(port), port)],
+    ['reference server, npm start (build check, then server/dist/main.js)', (port) => firstAnswer('npm', ['start', '--silent'], serverEnv(port), port)],
+    ['reference server, node server/dist/main.js (the published bin)', (port) => firstAnswer(process.execPath, [bundle], serverEnv(port), port)],
+    ['reference server from the TypeScript sources (node --import tsx server/main.ts)', (port) => firstAnswer(process.execPath, ['--import', 'tsx', 'server/main.ts'], serverEnv(port), port)],
   ];
   const times = new Map<string, number[]>(starts.map(([name]) => [name, []]));
   for (let i = 0; i < runs; i++) {

@@ -15,7 +15,7 @@ import { renderClusterSection, runClusterCases } from './cluster-cases.js';
 import { renderReport, type ExtraResults } from './report.js';
 import { measureStartups, renderStartups } from './sandbox-cases.js';
 
-const GROUPS = ['resume', 'growth', 'webhook', 'client', 'start', 'cluster'] as const;
+const GROUPS = ['resume', 'growth', 'webhook', 'sandbox', 'client', 'start', 'cluster'] as const;
 
 interface RunSettings extends Omit<BenchOptions, 'redisUrl'> {
   growthMax: number;
@@ -26,7 +26,7 @@ interface RunSettings extends Omit<BenchOptions, 'redisUrl'> {
  * Reads the bench settings: BENCH_DURATION_S (default 1, 1–30), BENCH_ROUNDS (loads per case,
  * the best kept; default 5, 1–10), BENCH_CONNECTIONS (default 10,
  * 1–200), BENCH_GROWTH_MAX (largest Redis size of the growth group, default 1 000 000) and
- * BENCH_ONLY (comma-separated groups among resume, growth, webhook, client, start, cluster; default all).
+ * BENCH_ONLY (comma-separated groups among resume, growth, webhook, sandbox, client, start, cluster; default all).
  */
 function loadBenchOptions(env: NodeJS.ProcessEnv): RunSettings {
   const int = (name: string, fallback: number, min: number, max: number) => {
@@ -52,7 +52,7 @@ const settings = loadBenchOptions(process.env);
 const redis = await startRedisServer();
 try {
   const options = { durationS: settings.durationS, connections: settings.connections, rounds: settings.rounds, isolate: true };
-  const group = (name: string) => (name === 'webhook ack' ? 'webhook' : name);
+  const group = (name: string) => (name === 'webhook ack' ? 'webhook' : name.startsWith('mock vs sandbox') ? 'sandbox' : name);
   const cases = listCases(redis.url, settings.growthMax).filter((c) => settings.only.has(group(c.group)));
   const results = await runCases(cases, options);
   const extra: ExtraResults = {
