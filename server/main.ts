@@ -9,18 +9,16 @@ import { pino } from 'pino';
 import { loadConfig, redisTargetOf, type ServerConfig } from './config.js';
 import { devKeyBanner } from './dev-key-banner.js';
 import { createHttpServer } from './http/create-http-server.js';
-import { createRedisRateLimitStore } from './http/redis-rate-limit-store.js';
 import { createMemorySessionStore } from './sessions/memory-session-store.js';
-import { createQueueConnection, createRedisConnection, waitUntilConnected, type RedisConnection } from './redis/create-redis-connection.js';
-import { createRedisSessionStore } from './sessions/redis-session-store.js';
-import { withReplicaAcks } from './redis/replica-acks.js';
-import { createRedisSeedMarker } from './redis/session-seed-admin.js';
 import { seedStore } from './sessions/seed-on-start.js';
 import { DEMO_SESSIONS, openSeedSource } from './sessions/session-seeds.js';
 import type { SessionStore } from './sessions/session-store.js';
-import { createWebhookSender } from './webhooks/create-webhook-sender.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
-import { startOutbox, type OutboxRuntime } from './cli/outbox-runtime.js';
+import type { OutboxRuntime } from './cli/outbox-runtime.js';
+import type { RedisRuntime } from './redis/redis-runtime.js';
+
+// Start to first answer (issue #14): what only some modes use (ioredis and BullMQ, the webhook
+// sender, the sandbox, the app itself) is imported when the configuration asks for it.
 
 /** In-flight requests and pending webhooks get this long after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -36,29 +34,19 @@ async function main(): Promise<void> {
     logger.warn({ apiKey: config.apiKeys[0] }, 'API_KEYS is unset: generated a development key for this run');
   }
 
-  let redis: RedisConnection | undefined;
-  let store: SessionStore;
-  let rateLimitStore;
   const redisTarget = redisTargetOf(config);
-  if (redisTarget) {
-    redis = createRedisConnection(redisTarget, {
-      onError: (err) => logger.warn({ err: err.message }, 'Redis connection error'),
-    });
-    await waitUntilConnected(redis);
-    // REDIS_WAIT_REPLICAS: the store's scripts wait for replicas (server/redis/replica-acks.ts).
-    const storeClient = config.redisWaitReplicas > 0 ? withReplicaAcks(redis, { replicas: config.redisWaitReplicas }) : redis;
-    // Events are written only when something will deliver them (x-decisions: webhook-outbox).
-    store = createRedisSessionStore({ client: storeClient, keyPrefix: config.redisKeyPrefix, events: Boolean(config.webhook) });
-    rateLimitStore = createRedisRateLimitStore(redis, `${config.redisKeyPrefix}rate:`);
-  } else {
-    store = createMemorySessionStore();
-  }
+  const onRedis: RedisRuntime | undefined = redisTarget
+    ? await import('./redis/redis-runtime.js').then(({ openRedisRuntime }) => openRedisRuntime(config, redisTarget, logger))
+    : undefined;
+  const redis = onRedis?.redis;
+  const store: SessionStore = onRedis?.store ?? createMemorySessionStore();
+  const rateLimitStore = onRedis?.rateLimitStore;
 
   const source = await openSeedSource(config.sessionsFile);
   const seeding = await seedStore({
     store,
     source,
-    ...(redis ? { marker: createRedisSeedMarker(redis, config.redisKeyPrefix) } : {}),
+    ...(onRedis ? { marker: onRedis.marker } : {}),
   });
   logger.info(
     {
@@ -72,12 +60,7 @@ async function main(): Promise<void> {
 
   // On Redis the outbox is durable and every instance delivers (unless WEBHOOK_WORKER=0);
   // in memory the in-process sender is NOT durable: pending events die with the process.
-  let outbox: OutboxRuntime | undefined;
-  if (config.webhook && redis && redisTarget) {
-    // BullMQ gets its own connection of the same kind (a Cluster on a cluster; its keys share the `{outbox}` tag).
-    const queueConnection = createQueueConnection(redisTarget);
-    outbox = await startOutbox({ ...config, redisUrl: config.redisUrl ?? '' }, redis, logger, { worker: config.webhook.worker, relay: true }, queueConnection);
-  }
+  const outbox: OutboxRuntime | undefined = config.webhook && onRedis ? await onRedis.startOutbox() : undefined;
   const webhookSender = outbox?.outbox ?? (config.webhook ? await startWebhookSender(config.webhook, logger) : undefined);
 
   // Imported here so that a broken spec (thrown while loading spec/contract.ts) is reported
@@ -156,6 +139,7 @@ async function startWebhookSender(
   // Plain http:// passed the config only in sandbox mode, and only for loopback receivers.
   const insecureLocalhost = new URL(webhook.url).protocol === 'http:';
   const ca = webhook.caFile ? await readFile(webhook.caFile) : undefined;
+  const { createWebhookSender } = await import('./webhooks/create-webhook-sender.js');
   return createWebhookSender({
     url: webhook.url,
     allowPrivate: webhook.allowPrivate,
