@@ -3,21 +3,21 @@
  * check, routes and error rendering. It neither listens nor reads the environment.
  */
 import { OptionsError } from '../spec/options-error.js';
-import { RESUME_ROUTE } from '../spec/resume-path.js';
+import { resumeUrl } from '../spec/resume-path.js';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
 import { pino, type Logger } from 'pino';
 import { ContractError, contract as shippedContract, loadContract, specPath as defaultSpecPath } from '../spec/contract.js';
 import { createApiKeyCheck, parseBearer, wwwAuthenticate } from './auth/bearer-auth.js';
 import { createDocsRouter } from './docs/create-docs-router.js';
 import { errorBody, toErrorAnswer } from './errors/error-answer.js';
-import { HttpError } from './errors/http-error.js';
 import { composeMiddleware } from './http/compose-middleware.js';
+import { createContractCheck } from './http/contract-check.js';
 import { createCors } from './http/cors.js';
 import { parseJsonBody, raiseBodyError } from './http/json-body.js';
 import { createRequestLog, requestLogger } from './http/request-log.js';
 import { checkRateLimitOptions, createRateLimit, type RateLimitOptions } from './http/rate-limit.js';
-import { createRequestGuard, notFound } from './http/request-guard.js';
+import { createRequestGuard, isResumePath, notFound, resumeSessionId } from './http/request-guard.js';
+import { trimValidatorStartUp } from './http/validator-start-up.js';
 import { createResumeHandler, type ResumeWorld } from './sessions/resume-handler.js';
 import type { Sandbox } from './sandbox/create-sandbox.js';
 import type { SessionStore } from './sessions/session-store.js';
@@ -51,6 +51,9 @@ export interface AppDeps {
   sandbox?: Sandbox;
 }
 
+// Three start-up costs of the validator that buy nothing here (server/http/validator-start-up.ts).
+trimValidatorStartUp();
+
 /** Thrown by `createApp` for options that cannot work; the message names the option. */
 export class AppOptionsError extends OptionsError {
   override name = 'AppOptionsError';
@@ -72,7 +75,6 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   const specFile = deps.specPath ?? defaultSpecPath;
   // The shipped spec is already loaded and compiled (spec/contract.ts, at import): reuse it.
   const contract = deps.specPath === undefined ? shippedContract : loadContract(specFile);
-  const { store, webhookSender } = deps;
   const { sandbox } = deps;
   const checkKey = sandbox?.checkKey ?? createApiKeyCheck(deps.apiKeys);
   const keyIds = new WeakMap<Request, string>();
@@ -81,88 +83,107 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.disable('x-powered-by');
   // Answers are small JSON to POSTs: an ETag (a hash of every body) serves no cache.
   app.set('etag', false);
-  app.use(createRequestLog(logger));
-  if (deps.corsOrigins?.length) app.use(createCors(deps.corsOrigins, sandbox?.cors));
-  // The sandbox's control API checks its own key and contract (spec/sandbox.yaml).
-  if (sandbox) app.use(sandbox.router);
 
+  // Framing, key, exact path, method, declared body: in that order (x-decisions: request-checks).
+  // The rate limit counts every answer after the key check (x-decisions: rate-limit-headers).
+  const guard = createRequestGuard({
+    checkKey,
+    onKey: (req, keyId) => keyIds.set(req, keyId),
+    ...(deps.rateLimit ? { afterKey: createRateLimit(deps.rateLimit, (req) => keyIds.get(req) ?? 'anonymous') } : {}),
+  });
+  const resumePipeline = await createResumePipeline(deps, { guard, logger, specFile, document: contract.document, keyIdOf: (req) => keyIds.get(req) });
+  // The first layer of every request: the log, CORS, and the resume path straight into its
+  // pipeline, past the layers of the other paths.
+  app.use(
+    composeMiddleware([
+      createRequestLog(logger),
+      ...(deps.corsOrigins?.length ? [createCors(deps.corsOrigins, sandbox?.cors)] : []),
+      (req, res, next) => (isResumePath(req) ? resumePipeline(req, res, next) : next()),
+    ]),
+  );
+  mountOtherPaths(app, deps, specFile, guard);
+  app.use(notFound);
+  app.use(renderError(logger));
+  return app;
+}
+
+/** What the resume pipeline is built from, besides the app's deps. */
+interface PipelineParts {
+  guard: RequestHandler;
+  logger: Logger;
+  specFile: string;
+  document: object;
+  keyIdOf: (req: Request) => string | undefined;
+}
+
+/**
+ * Everything a request on the resume path goes through, as one router layer: the router's
+ * path match and async wrapping per layer were a large share of the path's CPU. The guard,
+ * the body, the contract check, then the route.
+ */
+async function createResumePipeline(deps: AppDeps, parts: PipelineParts): Promise<RequestHandler> {
+  const { sandbox } = deps;
+  const contractCheck = await createContractCheck({
+    // The contract's copy is frozen: the validator deep-clones what it is given before it
+    // mutates anything (express-openapi-validator dist/index.js), so no copy of our own.
+    document: parts.document,
+    // Checking a document against the OpenAPI 3.1 schema compiles that schema (a quarter of the
+    // start-up); the shipped spec is linted in CI, so only a spec given by path is checked.
+    validateApiSpec: deps.specPath !== undefined,
+    validateResponses: deps.validateResponses ?? true,
+    samplePath: resumeUrl('', 'x'),
+    method: 'POST',
+    pathParam: (req) => String(req.params.session_id),
+  }).catch((cause: unknown) => {
+    throw new ContractError(`${parts.specFile} cannot be used by the request validator: ${(cause as Error).message}`, { cause });
+  });
+  const resume = createResumeHandler({
+    store: deps.store,
+    webhookSender: deps.webhookSender,
+    logger: parts.logger,
+    keyIdOf: (req) => parts.keyIdOf(req) ?? 'anonymous',
+    // Sandbox mode: each key's own world and event feed replace the shared store and sender.
+    ...(sandbox ? { worldOf: (req: Request) => sandboxWorld(sandbox, parts.keyIdOf(req)) } : {}),
+  });
+  return composeMiddleware([
+    parts.guard,
+    setSessionIdParam,
+    parseJsonBody(),
+    ...contractCheck,
+    // Body failures surface only now, after the key check (x-decisions: unauthorized).
+    raiseBodyError,
+    ...(sandbox ? [sandbox.preferForcing] : []),
+    resume,
+  ]);
+}
+
+/**
+ * Everything but the resume path: the sandbox's control API, the operational endpoints, and
+ * the guard again, so that any other path answers 401 to a caller without a key and 404 to
+ * one with a key (x-decisions: request-checks).
+ */
+function mountOtherPaths(app: Express, deps: AppDeps, specFile: string, guard: RequestHandler): void {
+  // The sandbox's control API checks its own key and contract (spec/sandbox.yaml).
+  if (deps.sandbox) app.use(deps.sandbox.router);
   // Outside /v1 and outside the contract: operational endpoints, no auth.
   app.get('/healthz', async (_req, res) => {
     try {
-      await store.ping();
+      await deps.store.ping();
       res.status(200).json({ status: 'ok' });
     } catch {
       res.status(503).json(errorBody('service_unavailable', 'The session store does not answer.'));
     }
   });
   // The reference for review: /docs (HTML) and /openapi.yaml (raw spec), no auth (issue #6).
-  // Mounted on its two paths only, so API requests skip the router's own stack.
   app.get(['/docs', '/openapi.yaml'], createDocsRouter({ specPath: specFile, ...(deps.docsHtmlPath ? { docsHtmlPath: deps.docsHtmlPath } : {}) }));
-
-  // Framing, key, exact path, method, declared body: in that order (x-decisions: request-checks).
-  // The rate limit counts every answer after the key check (x-decisions: rate-limit-headers).
-  app.use(
-    createRequestGuard({
-      checkKey,
-      onKey: (req, keyId) => keyIds.set(req, keyId),
-      ...(deps.rateLimit ? { afterKey: createRateLimit(deps.rateLimit, (req) => keyIds.get(req) ?? 'anonymous') } : {}),
-    }),
-  );
-
-  const validator = OpenApiValidator.middleware({
-    // The validator mutates the document it is given; the contract's copy is frozen.
-    apiSpec: structuredClone(contract.document) as never,
-    // Checking a document against the OpenAPI 3.1 schema compiles that schema (a quarter of the
-    // start-up); the shipped spec is linted in CI, so only a spec given by path is checked.
-    validateApiSpec: deps.specPath !== undefined,
-    // Unknown query parameters are ignored, like unknown body members (x-decisions: request-body).
-    validateRequests: { allowUnknownQueryParameters: true },
-    validateResponses: deps.validateResponses ?? true,
-    validateSecurity: {
-      handlers: {
-        // The real check: without it the validator accepts any token.
-        bearerAuth: (req: Request) => {
-          const credentials = parseBearer(req.headers.authorization);
-          const keyId = credentials.kind === 'token' ? checkKey(credentials.token) : undefined;
-          if (!keyId) throw new HttpError(401, 'unauthorized', 'Unauthorized.');
-          keyIds.set(req, keyId);
-          return true;
-        },
-      },
-    },
-  });
-  await initValidator(validator, app).catch((cause: unknown) => {
-    throw new ContractError(`${specFile} cannot be used by the request validator: ${(cause as Error).message}`, { cause });
-  });
-  // One router layer for the whole contract check. The validator's first middleware only
-  // installs its path parameters, which initValidator has done: it is left out.
-  app.use(
-    composeMiddleware([
-      parseJsonBody(),
-      ...validator.slice(1),
-      // Body failures surface only now, after the bearer check (x-decisions: unauthorized).
-      raiseBodyError,
-    ]),
-  );
-
-  if (sandbox) app.post(RESUME_ROUTE, sandbox.preferForcing);
-  app.post(
-    RESUME_ROUTE,
-    createResumeHandler({
-      store,
-      webhookSender,
-      logger,
-      keyIdOf: (req) => keyIds.get(req) ?? 'anonymous',
-      // Sandbox mode: each key's own world and event feed replace the shared store and sender.
-      ...(sandbox ? { worldOf: (req: Request) => sandboxWorld(sandbox, keyIds.get(req)) } : {}),
-    }),
-  );
-
-  app.use(notFound);
-  app.use(renderError(logger));
-  return app;
+  app.use(guard);
 }
 
+/** The session id as the route parameter the handlers read (the pipeline has no express route). */
+const setSessionIdParam: RequestHandler = (req, _res, next) => {
+  req.params = { session_id: resumeSessionId(req) };
+  next();
+};
 
 const UNAUTHORIZED_MESSAGES = {
   missing: 'Missing bearer token: send Authorization: Bearer <API_KEY>.',
@@ -188,19 +209,6 @@ const renderError = (logger: Logger): ErrorRequestHandler => (err, req, res, _ne
   // send, not json: the validator's response check wraps json and must not re-enter here.
   res.status(answer.status).set(answer.headers).type('application/json').send(JSON.stringify(answer.body));
 };
-
-/**
- * Runs the validator's first middleware once with the app, which awaits its spec loading and
- * installs its path parameters; a spec the validator cannot use rejects here.
- */
-async function initValidator(validator: RequestHandler[], app: Express): Promise<void> {
-  const first = validator[0];
-  if (!first) throw new Error('express-openapi-validator returned no middleware');
-  await new Promise<void>((resolve, reject) => {
-    const req = { app } as unknown as Request;
-    void first(req, {} as never, (err?: unknown) => (err ? reject(err) : resolve()));
-  });
-}
 
 /** The store and event feed of a sandbox key's world. */
 function sandboxWorld(sandbox: Sandbox, worldId: string | undefined): ResumeWorld | undefined {

@@ -38,8 +38,9 @@ const MESSAGES = {
 } as const;
 
 /**
- * Builds the guard, mounted after the operational endpoints (/healthz, /docs) and before the
- * body parser and the validator. Failures go to the error renderer as `HttpError`s.
+ * Builds the guard: the first step of the resume path's pipeline, before the body parser and
+ * the validator, and the layer after the operational endpoints (/healthz, /docs) for every
+ * other path. Failures go to the error renderer as `HttpError`s.
  *
  * @example app.use(createRequestGuard({ checkKey: createApiKeyCheck(['k1']) }));
  */
@@ -64,8 +65,7 @@ export function createRequestGuard(options: RequestGuardOptions): RequestHandler
 
 /** Path, method and declared body, once the key passed. */
 function checkRequest(req: Request, res: Response, fail: (error: HttpError) => void, next: () => void, maxBodyBytes: number): void {
-  const rawPath = req.originalUrl.split('?')[0] ?? '';
-  const segment = RESUME_PATH.exec(rawPath)?.[1];
+  const segment = resumeSegment(req);
   if (segment === undefined) return fail(new HttpError(404, 'not_found', MESSAGES.notFound));
   if (!decodes(segment)) return fail(new HttpError(400, 'bad_request', MESSAGES.badEncoding));
   if (req.method !== 'POST') return fail(new HttpError(405, 'method_not_allowed', MESSAGES.method, { Allow: 'POST' }));
@@ -73,6 +73,26 @@ function checkRequest(req: Request, res: Response, fail: (error: HttpError) => v
   if (bodyProblem) return fail(bodyProblem);
   sendContinue(req, res);
   next();
+}
+
+/** The raw session id segment when the request's path is the resume path exactly (x-decisions: routing), else undefined. */
+function resumeSegment(req: Request): string | undefined {
+  const url = req.originalUrl;
+  const query = url.indexOf('?');
+  return RESUME_PATH.exec(query === -1 ? url : url.slice(0, query))?.[1];
+}
+
+/** Whether the request's path is the resume path, spelt exactly (x-decisions: routing); any method. */
+export function isResumePath(req: Request): boolean {
+  return resumeSegment(req) !== undefined;
+}
+
+/**
+ * The session id of a request the guard let through: its path segment, percent-decoded once.
+ * @example app.use((req, _res, next) => ((req.params = { session_id: resumeSessionId(req) }), next()));
+ */
+export function resumeSessionId(req: Request): string {
+  return decodeURIComponent(resumeSegment(req) ?? '');
 }
 
 /** The catch-all after every route: an Error body, never express's HTML page. */

@@ -40,26 +40,27 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
   const now = options.now ?? (() => new Date());
   const sessions = options.sessions ?? new Map<string, Session>();
   const keys = new Map<string, KeyRecord>();
-  const decide = (id: string, at: string): ResumeTransition => {
+  const decide = (id: string, at: Date): ResumeTransition => {
     const session = sessions.get(id);
     if (!session) return { kind: 'not_found' };
     if (session.status !== PAUSED) return { kind: 'not_paused', status: session.status };
-    const resumed = { id, status: RUNNING, updatedAt: at };
+    // Formatted only here: most resumes (409, 404) never need the timestamp.
+    const resumed = { id, status: RUNNING, updatedAt: at.toISOString() };
     sessions.set(id, resumed);
-    return { kind: 'resumed', session: { ...resumed }, event: resumedEvent(`msg_${randomUUID()}`, id, at) };
+    return { kind: 'resumed', session: { ...resumed }, event: resumedEvent(`msg_${randomUUID()}`, id, resumed.updatedAt) };
   };
   return {
     async resume(id, resumeOptions = {}): Promise<ResumeTransition> {
       const at = now();
       const idem = resumeOptions.idempotency;
-      if (!idem) return decide(id, at.toISOString());
+      if (!idem) return decide(id, at);
       const mapKey = JSON.stringify([idem.scope, idem.key]);
       const seen = keys.get(mapKey);
       if (seen && seen.expiresAt > at.getTime()) {
         if (seen.sessionId !== id) return { kind: 'key_reused' };
         return { kind: 'replayed', answer: structuredClone(seen.answer) };
       }
-      const transition = decide(id, at.toISOString());
+      const transition = decide(id, at);
       if (transition.kind === 'resumed' || transition.kind === 'not_found' || transition.kind === 'not_paused') {
         const answer = structuredClone(idem.answers[transition.kind]);
         keys.set(mapKey, { sessionId: id, answer, expiresAt: at.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000 });

@@ -235,4 +235,18 @@ describe('createApp options', () => {
     expect((error as Error).message).toContain(bad);
     expect((error as Error).message).toContain('#/components/responses/Missing');
   });
+
+  it('a spec given by path is still checked against the OpenAPI schema (compiled on that check only)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spec-'));
+    const bad = join(dir, 'openapi.yaml');
+    // Loads and compiles, but breaks the OpenAPI 3.1 schema: info.version is required.
+    writeFileSync(bad, readFileSync(specPath, 'utf8').replace(/^ {2}version: .*\n/m, ''));
+    const silenced = console.error;
+    console.error = () => undefined; // the validator prints the schema errors itself
+    const error = await createApp({ store, apiKeys: ['k'], specPath: bad })
+      .catch((e: unknown) => e)
+      .finally(() => (console.error = silenced));
+    expect(error).toBeInstanceOf(ContractError);
+    expect((error as Error).message).toContain(bad);
+  });
 });
