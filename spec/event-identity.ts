@@ -1,5 +1,5 @@
 /** The dedupe key of a session event (source spec §6 rule 3; x-decisions: event-timestamp). */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { SessionEvent } from './types.js';
 
 /**
@@ -9,5 +9,6 @@ import type { SessionEvent } from './types.js';
  */
 export function dedupeKey(event: Pick<SessionEvent, 'event' | 'session' | 'timestamp'>): string {
   const triple = JSON.stringify([event.event, event.session.id, event.timestamp]);
-  return createHash('sha256').update(triple).digest('hex');
+  // One-shot hash: half the cost of createHash().update().digest() on the ack path.
+  return hash('sha256', triple, 'hex');
 }

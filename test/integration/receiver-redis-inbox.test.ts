@@ -2,7 +2,8 @@
  * The Redis store's ack path and its recovery: an event recorded by an instance that died
  * between its 200 and the hand-over to BullMQ (simulated by running the record script alone)
  * is found by another instance's inbox sweep and processed once; after processing, nothing of
- * it stays in Redis but its dedupe record.
+ * it stays in Redis but its dedupe record. A hand-over takes events out of the inbox in the same
+ * MULTI that makes their jobs, before any processing.
  */
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -44,6 +45,30 @@ describe('redis store inbox', () => {
     expect(await redis.hlen(keys.inbox)).toBe(0);
     expect(await redis.zcard(keys.inboxAt)).toBe(0);
     await receiver.close();
+    redis.disconnect();
+  });
+
+  it('a hand-over empties the inbox as it queues the jobs; a worker elsewhere processes each once', async () => {
+    const handPrefix = `${prefix}-hand`;
+    const keys = storeKeys(handPrefix, 'webhook-events');
+    const redis = new Redis(redisUrl);
+    const receiveOnly = createWebhookReceiver({ store: createRedisEventStore({ url: redisUrl, prefix: handPrefix, process: false }), onEvent: () => undefined });
+    const events = Array.from({ length: 30 }, (_, i): SessionEvent => ({ event: 'session.resumed', session: { id: `sess_hand_${Date.now()}_${i}` }, timestamp: new Date().toISOString() }));
+    const answers = await Promise.all(events.map((e) => receiveOnly.receive(JSON.stringify(e))));
+    expect(answers.every((a) => a.status === 200 && !(a.body as { duplicate: boolean }).duplicate)).toBe(true);
+    const ids = answers.map((a) => (a.body as { id: string }).id);
+    // No worker anywhere yet: every event is a waiting job and none is left in the inbox.
+    await waitFor(async () => (await redis.hlen(keys.inbox)) === 0, { what: 'the inbox emptied by the hand-over' });
+    expect(await redis.zcard(keys.inboxAt)).toBe(0);
+    for (const id of ids) expect(await redis.exists(`${keys.jobKey}${id}`), id).toBe(1);
+
+    const seen: string[] = [];
+    const worker = createWebhookReceiver({ store: createRedisEventStore({ url: redisUrl, prefix: handPrefix, stalledIntervalMs: 200 }), onEvent: (_e, ctx) => void seen.push(ctx.id) });
+    await waitFor(() => seen.length === ids.length, { what: 'every queued event processed' });
+    await sleep(700); // several sweeps: none queues a processed event again
+    expect([...seen].sort()).toEqual([...ids].sort());
+    await Promise.all([receiveOnly.close(), worker.close()]);
+    await deletePrefix(redisUrl, handPrefix);
     redis.disconnect();
   });
 });

@@ -44,7 +44,7 @@ describe('receiver Redis keys and Cluster slots', () => {
     const keys = storeKeys('session-resume-api', 'webhook-events');
     const given: Record<string, string[]> = {
       sraRecord: [keys.dedupe, keys.inbox, keys.inboxAt, keys.failed],
-      sraInboxDone: [keys.inbox, keys.inboxAt],
+      sraHandedOver: [keys.inbox, keys.inboxAt],
       sraClaimStale: [keys.inbox, keys.inboxAt],
     };
     for (const script of SCRIPTS) {

@@ -3,11 +3,12 @@
  * round trip: a Lua script (store-scripts.ts) decides first delivery or duplicate, by the
  * payload's triple and by `webhook-id`, and for a first delivery writes the dedupe records and
  * the event into an inbox in the same atomic step, so the 200 follows a durable record. After
- * the answer the event moves to a BullMQ job (the work queue: retries with backoff, failed set
- * as dead letters, locks and stalled-job recovery); its processing takes it out of the inbox,
- * and a completed job is removed, so what stays per event is its dedupe record (about 110 bytes
- * an identity) until the window ends. An instance that dies between the answer and the hand-over
- * leaves the event in the inbox, where any instance's sweep (every `stalledIntervalMs`) finds it.
+ * the answer the events of a few milliseconds move together to BullMQ jobs (the work queue:
+ * retries with backoff, failed set as dead letters, locks and stalled-job recovery), leaving the
+ * inbox in the same MULTI; a completed job is removed, so what stays per event is its dedupe
+ * record (about 110 bytes an identity) until the window ends. An instance that dies between the
+ * answer and the hand-over leaves the event in the inbox, where any instance's sweep (every
+ * `stalledIntervalMs`) finds it.
  */
 import { randomBytes } from 'node:crypto';
 import type { Job, Queue as QueueType, Worker } from 'bullmq';
@@ -22,6 +23,7 @@ import {
   type RecordedEvent,
 } from '../store.js';
 import { createConnector, type RedisConnection } from './connection.js';
+import { createHandOver, type HandOver } from './hand-over.js';
 import { loadRedisLibraries } from './libraries.js';
 import { BUCKETS_PER_WINDOW, storeKeys, tripleField, webhookIdField, withStoreCommands } from './store-scripts.js';
 
@@ -47,6 +49,14 @@ export const DEFAULT_MAX_STALLED_COUNT = 5;
 const EVENTS_MAX_LEN = 100;
 /** Inbox entries one sweep hands over at most. */
 const SWEEP_LIMIT = 500;
+/**
+ * Milliseconds recorded events wait to be handed over together: one MULTI (one write, one
+ * pipeline) for all of them instead of one each, which was most of the receiver's CPU per event
+ * (bench/findings.md). The event is durable in the inbox meanwhile; only its processing waits.
+ */
+const HANDOVER_DELAY_MS = 5;
+/** Most events one hand-over carries. */
+const HANDOVER_MAX_EVENTS = 200;
 
 /** Options of `createRedisEventStore`; give exactly one of `url`, `client` or `clusterNodes`. */
 export interface RedisEventStoreOptions {
@@ -153,16 +163,24 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
   const keys = storeKeys(prefix, queueName);
   // Request path: fail fast while Redis is down (no offline queue) or hung (command timeout),
   // so the answer is a quick 503 and never a 200 for an unrecorded event. Auto-pipelining
-  // sends the commands of concurrent deliveries in one write.
-  const connection = withStoreCommands(
-    connect({ commandTimeout: recordTimeoutMs, maxRetriesPerRequest: 1 }, { enableOfflineQueue: false, enableAutoPipelining: true }),
-  );
+  // sends the commands of concurrent deliveries in one write. A connection of its own: ioredis
+  // copies every script defined on a connection into each pipeline it makes, and BullMQ
+  // defines about fifty (that copy was the largest single cost of the ack path).
+  const failFast = { commandTimeout: recordTimeoutMs, maxRetriesPerRequest: 1 };
+  const connection = withStoreCommands(connect(failFast, { enableOfflineQueue: false, enableAutoPipelining: true }));
   connection.on('error', () => {}); // reported through the failing commands
-  // BullMQ on a cluster needs its keys in one slot: the prefix is the hash tag itself.
-  const queue: QueueType<JobData> = new libs.Queue<JobData>(queueName, { connection, prefix: keys.bullPrefix, streams: { events: { maxLen: EVENTS_MAX_LEN } } });
+  // The queue's connection: the hand-over, the sweep and dead letters. BullMQ on a cluster
+  // needs its keys in one slot: the prefix is the hash tag itself.
+  const queueConnection = withStoreCommands(connect(failFast, { enableOfflineQueue: false }));
+  queueConnection.on('error', () => {});
+  const queue: QueueType<JobData> = new libs.Queue<JobData>(queueName, { connection: queueConnection, prefix: keys.bullPrefix, streams: { events: { maxLen: EVENTS_MAX_LEN } } });
   queue.on('error', () => {});
   // Connected and BullMQ's scripts loaded: the first recording waits for it (within its timeout).
-  const ready = queue.waitUntilReady().then(() => undefined);
+  let isReady = false;
+  const connected = new Promise<void>((resolve) => (connection.status === 'ready' ? resolve() : connection.once('ready', () => resolve())));
+  const ready = Promise.all([queue.waitUntilReady(), connected]).then(() => {
+    isReady = true;
+  });
   ready.catch(() => {});
 
   let worker: Worker<JobData> | undefined;
@@ -170,7 +188,6 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
   let processing: ProcessingOptions | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   let closed = false;
-  const handovers = new Set<Promise<void>>();
 
   const recordedFrom = (job: Job<JobData>, attempt: number): RecordedEvent => ({
     id: job.id!,
@@ -180,43 +197,32 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     attempt,
   });
 
-  const jobOptions = (id: string, p: ProcessingOptions) => ({
-    jobId: id,
-    attempts: p.maxAttempts,
-    backoff: { type: 'exponential' as const, delay: p.retryDelayMs },
-    // Processed events leave nothing but their dedupe record; failed ones are the dead letters.
-    removeOnComplete: true,
-    removeOnFail: false,
-  });
-  let batch: Array<{ id: string; data: JobData }> = [];
-
-  /**
-   * Moves recorded events into the work queue: those recorded in one turn of the event loop
-   * go in one `addBulk` (one MULTI). The job id is the recording id, so a repeat adds nothing.
-   */
-  function handOver(id: string, data: JobData, p: ProcessingOptions): void {
-    batch.push({ id, data });
-    if (batch.length > 1) return;
-    const run = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => {
-        const jobs = batch;
-        batch = [];
-        return queue.addBulk(jobs.map(({ id: jobId, data: jobData }) => ({ name: JOB_NAME, data: jobData, opts: jobOptions(jobId, p) })));
-      })
-      .then(
-        () => undefined,
-        // Still in the inbox: the next sweep of any instance hands them over.
-        (error: unknown) => p.onStoreError?.(error, 'receiver: recorded events could not be queued yet; the inbox sweep will'),
-      )
-      .finally(() => handovers.delete(run));
-    handovers.add(run);
-  }
+  let handOver: HandOver<JobData> | undefined;
+  const createQueueHandOver = (p: ProcessingOptions) =>
+    createHandOver<JobData>({
+      queue,
+      Job: libs.Job,
+      keys,
+      name: JOB_NAME,
+      jobOptions: (id) => ({
+        jobId: id,
+        attempts: p.maxAttempts,
+        backoff: { type: 'exponential' as const, delay: p.retryDelayMs },
+        // Processed events leave nothing but their dedupe record; failed ones are the dead letters.
+        removeOnComplete: true,
+        removeOnFail: false,
+      }),
+      delayMs: HANDOVER_DELAY_MS,
+      maxEvents: HANDOVER_MAX_EVENTS,
+      // Still in the inbox: the next sweep of any instance hands them over.
+      onError: (error) => p.onStoreError?.(error, 'receiver: recorded events could not be queued yet; the inbox sweep will'),
+    });
 
   /** Hands over inbox entries older than one sweep interval whose job does not exist. */
-  async function sweep(p: ProcessingOptions): Promise<void> {
+  async function sweep(): Promise<void> {
     const now = Date.now();
-    const found = await connection.sraClaimStale(keys.inbox, keys.inboxAt, now - stalledIntervalMs, now, SWEEP_LIMIT, keys.jobKey);
-    for (let i = 0; i + 1 < found.length; i += 2) handOver(found[i]!, JSON.parse(found[i + 1]!) as JobData, p);
+    const found = await queueConnection.sraClaimStale(keys.inbox, keys.inboxAt, now - stalledIntervalMs, now, SWEEP_LIMIT, keys.jobKey);
+    for (let i = 0; i + 1 < found.length; i += 2) handOver!.add({ id: found[i]!, data: JSON.parse(found[i + 1]!) as JobData });
   }
 
   /** Moves a failed (dead-lettered) job back to the queue with fresh attempts; false otherwise. */
@@ -239,8 +245,6 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     worker = new libs.Worker<JobData>(
       queueName,
       async (job) => {
-        // Out of the inbox before the handler runs, so the sweep never queues it a second time.
-        await connection.sraInboxDone(keys.inbox, keys.inboxAt, job.id!);
         await p.process(recordedFrom(job, job.attemptsMade + 1));
       },
       { connection: workerConnection, prefix: keys.bullPrefix, concurrency, lockDuration: lockDurationMs, stalledInterval: stalledIntervalMs, maxStalledCount },
@@ -251,7 +255,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
       const final = job.attemptsMade >= (job.opts.attempts ?? 1) || job.finishedOn !== undefined;
       p.onFailure(error, recordedFrom(job, job.attemptsMade), final);
     });
-    const runSweep = () => void ready.then(() => sweep(p)).catch((error: unknown) => p.onStoreError?.(error, 'receiver: inbox sweep failed'));
+    const runSweep = () => void ready.then(() => sweep()).catch((error: unknown) => p.onStoreError?.(error, 'receiver: inbox sweep failed'));
     runSweep();
     sweeper = setInterval(runSweep, stalledIntervalMs);
     sweeper.unref();
@@ -261,6 +265,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     start(p) {
       if (processing) throw new Error('createRedisEventStore: start() was called twice; one store serves one receiver');
       processing = p;
+      handOver = createQueueHandOver(p);
       if (runWorker) startWorker(p);
     },
 
@@ -271,7 +276,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
       const id = newId();
       const data: JobData = { key, event, receivedAt: Date.now() };
       try {
-        await within(ready, recordTimeoutMs, 'the connection');
+        if (!isReady) await within(ready, recordTimeoutMs, 'the connection');
         const windowMs = Math.round(p.windowSeconds * 1000);
         const bucketMs = Math.max(1, Math.ceil(windowMs / BUCKETS_PER_WINDOW));
         const [recorded, duplicate, dead] = await within(
@@ -280,7 +285,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
           'the recording',
         );
         if (duplicate === 0) {
-          handOver(id, data, p);
+          handOver!.add({ id, data });
           return { id, duplicate: false };
         }
         // A dedupe record never suppresses a retry of a failed processing.
@@ -296,7 +301,8 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
       const jobs = await queue.getFailed(0, -1);
       return jobs
         .filter((job): job is Job<JobData> => Boolean(job))
-        .sort((a, b) => a.timestamp - b.timestamp)
+        // Oldest recording first; events of one millisecond (one hand-over) in the order they failed.
+        .sort((a, b) => a.data.receivedAt - b.data.receivedAt || (a.finishedOn ?? 0) - (b.finishedOn ?? 0))
         .map((job) => {
           const { attempt: _attempt, ...recorded } = recordedFrom(job, 0);
           return { ...recorded, attempts: job.attemptsMade, error: job.failedReason ?? '' };
@@ -310,11 +316,13 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
       closed = true;
       clearInterval(sweeper);
       // Hand-overs under way finish (or stay in the inbox for the next instance's sweep).
-      await Promise.allSettled([...handovers]);
+      handOver?.flush();
+      await handOver?.settled();
       // Worker.close waits for the jobs under way; queued jobs stay in Redis for the next instance.
       await worker?.close();
       await queue.close();
       connection.disconnect();
+      queueConnection.disconnect();
       workerConnection?.disconnect();
     },
   };

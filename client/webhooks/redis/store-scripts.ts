@@ -8,7 +8,7 @@
  * instead of about 210 for a key with its own TTL. A record is seen for at least the window
  * and at most the window plus one bucket.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { RedisConnection } from './connection.js';
 
 /** Buckets per dedupe window. */
@@ -41,7 +41,7 @@ const short = (bytes: Buffer) => bytes.subarray(0, 16).toString('base64url');
 /** Field of a dedupe key (the sha256 hex of the triple): 't' + 128 bits, base64url. */
 export const tripleField = (dedupeKey: string) => `t${short(Buffer.from(dedupeKey, 'hex'))}`;
 /** Field of a `webhook-id`: 'w' + 128 bits of its sha256, base64url. */
-export const webhookIdField = (webhookId: string) => `w${short(createHash('sha256').update(webhookId).digest())}`;
+export const webhookIdField = (webhookId: string) => `w${short(hash('sha256', webhookId, 'buffer'))}`;
 
 /**
  * KEYS: dedupe base, inbox, inbox-at, failed. ARGV: triple field, webhook-id field or '',
@@ -76,10 +76,20 @@ redis.call('ZADD', KEYS[3], now, ARGV[3])
 return { ARGV[3], 0, 0 }
 `;
 
-/** KEYS: inbox, inbox-at. ARGV: id. The event's processing starts: it leaves the inbox. */
-const INBOX_DONE = `
-redis.call('HDEL', KEYS[1], ARGV[1])
-return redis.call('ZREM', KEYS[2], ARGV[1])
+/**
+ * KEYS: inbox, inbox-at. ARGV: job key prefix, id, id, ... Runs in the hand-over's MULTI, after
+ * the jobs were added: each entry whose job now exists leaves the inbox, in the same atomic step
+ * (an entry whose job could not be added stays for the sweep). Returns the number removed.
+ */
+const HANDED_OVER = `
+local removed = 0
+for i = 2, #ARGV do
+  if redis.call('EXISTS', ARGV[1] .. ARGV[i]) == 1 then
+    redis.call('HDEL', KEYS[1], ARGV[i])
+    removed = removed + redis.call('ZREM', KEYS[2], ARGV[i])
+  end
+end
+return removed
 `;
 
 /**
@@ -109,14 +119,14 @@ return out
 /** The scripts as ioredis commands on `connection` (EVALSHA, falling back to EVAL). */
 export interface StoreCommands {
   sraRecord(dedupe: string, inbox: string, inboxAt: string, failed: string, ...argv: Array<string | number>): Promise<[string, number, number]>;
-  sraInboxDone(inbox: string, inboxAt: string, id: string): Promise<number>;
+  sraHandedOver(inbox: string, inboxAt: string, jobKey: string, ...ids: string[]): Promise<number>;
   sraClaimStale(inbox: string, inboxAt: string, cutoff: number, now: number, limit: number, jobKey: string): Promise<string[]>;
 }
 
 /** Every script with its number of keys (the slot check reads this list). */
 export const SCRIPTS = [
   { name: 'sraRecord', numberOfKeys: 4, lua: RECORD },
-  { name: 'sraInboxDone', numberOfKeys: 2, lua: INBOX_DONE },
+  { name: 'sraHandedOver', numberOfKeys: 2, lua: HANDED_OVER },
   { name: 'sraClaimStale', numberOfKeys: 2, lua: CLAIM_STALE },
 ] as const;
 
