@@ -76,6 +76,17 @@ const event = (id: string, timestamp: string): string =>
 const distinct = (n: number) => event(`bench_${process.pid}_${Date.now()}_${n}`, new Date().toISOString());
 const duplicate = event('bench_duplicate', '2026-11-21T00:00:00.000Z');
 
+/** The webhook group with every receiver in its own process (CPU per acknowledgement). */
+export const WEBHOOK_CPU = 'webhook ack, receiver in its own process';
+const ISOLATED_ACKS: ReadonlyArray<readonly [string, TargetName, string | ((n: number) => string)]> = [
+  ['bare node:http 200', 'http-200', distinct],
+  ['receiver, memory store, distinct events', 'receiver-memory', distinct],
+  ['receiver, Redis store, distinct events (worker in the same process)', 'receiver-redis', distinct],
+  ['receiver, Redis store, one event repeated', 'receiver-redis', duplicate],
+  // Last: nothing processes what it queues.
+  ['receiver, Redis store, distinct events, receive-only (process: false)', 'receiver-redis-receive-only', distinct],
+];
+
 const EXPRESS = 'bare express 5, same 409 JSON';
 const NODE_HTTP = 'bare node:http, same 409 JSON';
 const FASTIFY = 'fastify 5, schema-validated route';
@@ -116,6 +127,18 @@ export function listCases(redisUrl: string, growthMax = 1_000_000): CaseSpec[] {
     { group: 'webhook ack', name: 'receiver, memory store, distinct events', baseline: 'bare node:http 200', start: () => startReceiver('memory'), ...hook, body: distinct },
     { group: 'webhook ack', name: 'receiver, Redis store, distinct events', baseline: 'bare node:http 200', start: () => startReceiver({ redisUrl }), ...hook, body: distinct },
     { group: 'webhook ack', name: 'receiver, Redis store, one event repeated', baseline: 'bare node:http 200', start: () => startReceiver({ redisUrl }), ...hook, body: duplicate },
+    // The same receivers in their own processes, one after the other (they share the bench's
+    // queue): CPU per acknowledgement of the receiver process alone (Redis and the load
+    // generator are other processes).
+    ...ISOLATED_ACKS.map(([name, target, body]) => ({
+      group: WEBHOOK_CPU,
+      name,
+      baseline: ISOLATED_ACKS[0]![0],
+      start: () => Promise.reject(new Error(`${name} runs in its own process only`)),
+      isolated: { name: target, redisUrl },
+      ...hook,
+      body,
+    })),
     ...listSandboxCases(),
   ];
 }

@@ -10,10 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { startRedisServer } from '../test/helpers/redis-server.js';
 import { listCases, runCases, type BenchOptions } from './cases.js';
 import { runClientCases } from './client-cases.js';
-import { runColdStarts } from './cold-start.js';
+import { measureStartups, renderStartups } from './cold-start.js';
 import { renderClusterSection, runClusterCases } from './cluster-cases.js';
 import { renderReport, type ExtraResults } from './report.js';
-import { measureStartups, renderStartups } from './sandbox-cases.js';
 
 const GROUPS = ['resume', 'growth', 'webhook', 'sandbox', 'client', 'start', 'cluster'] as const;
 
@@ -52,12 +51,11 @@ const settings = loadBenchOptions(process.env);
 const redis = await startRedisServer();
 try {
   const options = { durationS: settings.durationS, connections: settings.connections, rounds: settings.rounds, isolate: true };
-  const group = (name: string) => (name === 'webhook ack' ? 'webhook' : name.startsWith('mock vs sandbox') ? 'sandbox' : name);
+  const group = (name: string) => (name.startsWith('webhook ack') ? 'webhook' : name.startsWith('mock vs sandbox') ? 'sandbox' : name);
   const cases = listCases(redis.url, settings.growthMax).filter((c) => settings.only.has(group(c.group)));
   const results = await runCases(cases, options);
   const extra: ExtraResults = {
     ...(settings.only.has('client') ? { client: await runClientCases(settings.durationS, settings.rounds) } : {}),
-    ...(settings.only.has('start') ? { coldStart: await runColdStarts() } : {}),
     // The Redis Cluster group (bench/cluster-cases.ts) goes before the findings.
     appendix: `${settings.only.has('cluster') ? `${renderClusterSection(await runClusterCases({ ...options, seedSessions: settings.growthMax }))}\n` : ''}${readFileSync(fileURLToPath(new URL('findings.md', import.meta.url)), 'utf8')}`,
   };
@@ -70,7 +68,9 @@ try {
     cpuModel: cpu[0]?.model.trim() ?? 'unknown CPU',
     command,
   }, extra);
-  const full = `${report}\n${renderStartups(await measureStartups())}`;
+  // Server and sandbox start to first answer, each against Prism in the same run (groups start, sandbox).
+  const starts = settings.only.has('start') || settings.only.has('sandbox') ? `\n${renderStartups(await measureStartups())}` : '';
+  const full = `${report}${starts}`;
   writeFileSync(fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url)), full);
   process.stdout.write(full);
 } finally {

@@ -1,7 +1,6 @@
 /** Renders bench results as the Markdown of BENCHMARKS.md: ratios against each group's baseline. */
 import type { BenchOptions, CaseResult } from './cases.js';
 import type { ClientResult } from './client-cases.js';
-import type { ColdStartResult } from './cold-start.js';
 
 /** Run metadata printed above the tables. */
 export interface RunInfo {
@@ -15,7 +14,6 @@ export interface RunInfo {
 /** The rows measured outside autocannon, and free text appended at the end. */
 export interface ExtraResults {
   client?: ClientResult[];
-  coldStart?: ColdStartResult[];
   /** Markdown appended as is (the profile findings, bench/findings.md). */
   appendix?: string;
 }
@@ -86,17 +84,6 @@ function clientGroups(rows: ClientResult[]): string[] {
   return lines;
 }
 
-function coldStartGroup(rows: ColdStartResult[]): string[] {
-  if (!rows.length) return [];
-  const lines = [`## ${rows[0]!.group}`, '', '| start | median ms | runs ms | × Prism\'s time |', '|---|---:|---|---:|'];
-  for (const r of rows) {
-    const base = rows.find((b) => b.name === r.baseline)?.medianMs ?? NaN;
-    lines.push(`| ${r.name} | ${fmt(r.medianMs)} | ${r.runs.map((t) => fmt(t)).join(', ')} | ${r.name === r.baseline ? 'baseline' : ratio(r.medianMs, base)} |`);
-  }
-  lines.push('', 'Lower is better here: a ratio below 1 starts faster than Prism.', '');
-  return lines;
-}
-
 /** The whole BENCHMARKS.md text. */
 export function renderReport(results: CaseResult[], options: Omit<BenchOptions, 'redisUrl'>, info: RunInfo, extra: ExtraResults = {}): string {
   const lines = [
@@ -131,7 +118,7 @@ export function renderReport(results: CaseResult[], options: Omit<BenchOptions, 
       '',
     );
   }
-  lines.push(...clientGroups(extra.client ?? []), ...coldStartGroup(extra.coldStart ?? []));
+  lines.push(...clientGroups(extra.client ?? []));
   lines.push(
     'Non-2xx in the resume and growth groups are the expected 409 not_paused answers (the steady state: auth, request validation,',
     'the store call and, when on, response validation all run). Read the ratios as the cost of enforcing the contract at runtime',

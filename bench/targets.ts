@@ -100,9 +100,9 @@ export async function startFastify(): Promise<Target> {
 }
 
 /** The webhook receiver kit with a no-op onEvent on `store` ('memory', or a Redis URL). */
-export async function startReceiver(store: 'memory' | { redisUrl: string }): Promise<Target> {
+export async function startReceiver(store: 'memory' | { redisUrl: string; process?: boolean }): Promise<Target> {
   const receiver = createWebhookReceiver({
-    store: store === 'memory' ? createMemoryEventStore() : createRedisEventStore({ url: store.redisUrl, prefix: 'bench' }),
+    store: store === 'memory' ? createMemoryEventStore() : createRedisEventStore({ url: store.redisUrl, prefix: 'bench', process: store.process ?? true }),
     onEvent: async () => undefined,
   });
   const server = await listen(receiver.handler);
@@ -129,7 +129,7 @@ export async function startBareHttpResumed(): Promise<Target> {
 }
 
 /** The targets bench/serve-target.ts can start by name (for profiles and the client cases). */
-export const TARGET_NAMES = ['reference-memory', 'reference-memory-unchecked', 'reference-memory-rate-limited', 'reference-redis', 'express', 'fastify', 'http-resume', 'http-resumed', 'http-200'] as const;
+export const TARGET_NAMES = ['reference-memory', 'reference-memory-unchecked', 'reference-memory-rate-limited', 'reference-redis', 'express', 'fastify', 'http-resume', 'http-resumed', 'http-200', 'receiver-memory', 'receiver-redis', 'receiver-redis-receive-only'] as const;
 /** One of TARGET_NAMES. */
 export type TargetName = (typeof TARGET_NAMES)[number];
 
@@ -146,5 +146,9 @@ export function startTarget(name: TargetName, redisUrl?: string): Promise<Target
     case 'http-resume': return startBareHttpResume();
     case 'http-resumed': return startBareHttpResumed();
     case 'http-200': return startBareHttp();
+    case 'receiver-memory': return startReceiver('memory');
+    case 'receiver-redis': return startReceiver({ redisUrl: redisUrl ?? 'redis://127.0.0.1:6379' });
+    // Acknowledges and hands over only; another instance would process (none does here).
+    case 'receiver-redis-receive-only': return startReceiver({ redisUrl: redisUrl ?? 'redis://127.0.0.1:6379', process: false });
   }
 }

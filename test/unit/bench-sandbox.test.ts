@@ -1,6 +1,7 @@
 /** The sandbox rows of the bench: Prism is the baseline of each, and the start-up table reads as ratios (no timing asserted). */
 import { describe, expect, it } from 'vitest';
-import { listSandboxCases, renderStartups } from '../../bench/sandbox-cases.js';
+import { renderStartups } from '../../bench/cold-start.js';
+import { listSandboxCases } from '../../bench/sandbox-cases.js';
 
 describe('bench sandbox rows', () => {
   it('compares the sandbox with Prism in one group, Prism first as the baseline', () => {
