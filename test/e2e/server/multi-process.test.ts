@@ -144,12 +144,19 @@ describe('graceful shutdown', () => {
       );
       req.on('error', reject);
       req.write('{');
-      setTimeout(async () => {
+      const stopMidRequest = async () => {
         exit = server.stop('SIGTERM');
         // Once the signal has arrived, new connections are refused; then the body completes.
         await waitFor(() => fetch(`${server.url}/healthz`).then(() => false, () => true), { what: 'listener closed' });
         req.end('}');
-      }, 200);
+      };
+      // Counted from the connection, not from the call: on a loaded box connecting alone can
+      // take longer, and a connection still in the listen backlog is reset by close().
+      req.on('socket', (socket) => {
+        const later = () => setTimeout(() => void stopMidRequest().catch(reject), 200);
+        if (socket.connecting) socket.once('connect', later);
+        else later();
+      });
     });
     const { status, body } = await answer;
     expect(status).toBe(200);
