@@ -8,6 +8,7 @@ import { Command } from 'commander';
 import { pino } from 'pino';
 import { loadConfig, redisTargetOf, type ServerConfig } from './config.js';
 import { devKeyBanner } from './dev-key-banner.js';
+import { closeHttpServer } from './http/close-http-server.js';
 import { createHttpServer } from './http/create-http-server.js';
 import { createMemorySessionStore } from './sessions/memory-session-store.js';
 import { seedStore } from './sessions/seed-on-start.js';
@@ -108,12 +109,11 @@ async function main(): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     force.unref();
-    // close() stops accepting and resolves when in-flight requests are done; idle
-    // keep-alive sockets would hold it open, so they are closed now. The sender closes at the
-    // same time, bounded: one slow client (headers sent, body trickling) must not keep pending
-    // events from their final attempt and their "dropped" log lines.
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
+    // Stops accepting and resolves when in-flight requests are done and every kept-alive
+    // connection is closed. The sender closes at the same time, bounded: one slow client
+    // (headers sent, body trickling) must not keep pending events from their final attempt
+    // and their "dropped" log lines.
+    const closed = closeHttpServer(server);
     // Live /_sandbox/events streams would otherwise hold close() open.
     await sandbox?.close();
     const senderBound = SHUTDOWN_GRACE_MS - 2000;
