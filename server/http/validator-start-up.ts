@@ -26,6 +26,17 @@ type SchemaValidator = InstanceType<Original>;
 const SCHEMA_REF = '#/components/schemas/';
 let installed = false;
 
+/** The members each swap replaced, as they were before it (absent: that swap did not happen). */
+export interface ReplacedValidatorMembers {
+  OpenAPISchemaValidator?: Original;
+  resolveSchema?: (this: unknown, schema: unknown) => unknown;
+  useAjvCache?: typeof utilModule.useAjvCache;
+}
+const replaced: ReplacedValidatorMembers = {};
+
+/** What `trimValidatorStartUp` swapped out, for its checks: whichever module installed it first. */
+export const replacedValidatorMembers = (): Readonly<ReplacedValidatorMembers> => replaced;
+
 /** Installs the three changes (idempotent). A changed upstream layout leaves the validator as it is: slower to start, never wrong. */
 export function trimValidatorStartUp(): void {
   if (installed) return;
@@ -49,6 +60,7 @@ function deferSpecSchemaCompile(): void {
       return this.#compiled.validate(document);
     }
   }
+  replaced.OpenAPISchemaValidator = original;
   schemaValidatorModule.OpenAPISchemaValidator = LazyOpenApiSchemaValidator as unknown as Original;
 }
 
@@ -62,6 +74,7 @@ function resolveSchemaRefsWithoutCompiling(): void {
   const proto = preprocessorModule.SchemaPreprocessor?.prototype as unknown as Record<string, unknown> | undefined;
   const original = proto?.resolveSchema;
   if (!proto || typeof original !== 'function') return;
+  replaced.resolveSchema = original as ReplacedValidatorMembers['resolveSchema'];
   proto.resolveSchema = function (this: PreprocessorState, schema: { $ref?: unknown } | null | undefined): unknown {
     const ref = schema?.$ref;
     const name = typeof ref === 'string' && ref.startsWith(SCHEMA_REF) ? ref.slice(SCHEMA_REF.length) : undefined;
@@ -91,5 +104,6 @@ function compileValidatorsOnFirstUse(): void {
     };
     return validate;
   };
+  replaced.useAjvCache = utilModule.useAjvCache;
   utilModule.useAjvCache = lazy as unknown as typeof utilModule.useAjvCache;
 }
