@@ -5,7 +5,7 @@
  * check polling every 50 ms kept a stopping server "up" until the forced exit cut the
  * in-flight requests it was waiting for (seen in the multi-process test).
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 /** How often connections that became idle during the close are closed, in ms. */
 export const DEFAULT_IDLE_SWEEP_MS = 100;
@@ -30,7 +30,7 @@ export interface CloseHttpServerOptions {
  * });
  */
 export function closeHttpServer(server: Server, { idleSweepMs = DEFAULT_IDLE_SWEEP_MS }: CloseHttpServerOptions = {}): Promise<void> {
-  const lastAnswer = (_req: unknown, res: { setHeader(name: string, value: string): unknown }) => res.setHeader('Connection', 'close');
+  const lastAnswer = (_req: IncomingMessage, res: ServerResponse) => res.setHeader('Connection', 'close');
   // Before the app's listeners: the app may answer within the same call.
   for (const event of ['request', 'checkContinue', 'checkExpectation']) server.prependListener(event, lastAnswer);
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
