@@ -84,7 +84,7 @@ async function queueBatch<T>(options: HandOverOptions<T>, items: Array<HandOverI
   const { queue, Job, keys, name, jobOptions } = options;
   // BullMQ's client (its proxy over the queue's connection, where the store scripts are defined
   // too) gives a MULTI with both kinds of script.
-  const multi = (await queue.client).multi();
+  const multi = (await (queue as unknown as { client: Promise<{ multi(): { exec(): Promise<Array<[Error | null, unknown]> | null> } }> }).client).multi();
   for (const { id, data } of items) {
     // Queued synchronously, as Queue.addBulk does; its outcome is read from exec() below.
     new Job<T>(queue, name, data, jobOptions(id), id).addJob(multi as never, { parentDependenciesKey: '' } as never).catch(() => {});
