@@ -1,0 +1,62 @@
+/**
+ * What the delivery engine records and reports, whatever its queue (in-process for memory,
+ * BullMQ for Redis): each event's state and attempts, the counts per state, and the observer
+ * that metrics hang on. The engine implements `DeliveryInspector`; the operator CLI and the
+ * metrics read it.
+ */
+import type { SessionEvent } from '../../spec/types.js';
+
+/** Where one event stands. */
+export type DeliveryState = 'pending' | 'delivering' | 'delivered' | 'dead';
+
+/**
+ * How one attempt ended: `delivered` (200), `http_status` (any other status), `timeout` (no
+ * answer within the deadline), `network` (connection failed or reset), `refused` (the URL
+ * policy refused the target before any request).
+ */
+export type AttemptResult = 'delivered' | 'http_status' | 'timeout' | 'network' | 'refused';
+
+/** One attempt as recorded with its event. */
+export interface DeliveryAttempt {
+  /** When the attempt started, ISO 8601 UTC. */
+  at: string;
+  result: AttemptResult;
+  /** The receiver's HTTP status, when it answered. */
+  status?: number;
+  /** From the start of the attempt to its outcome, in ms. */
+  durationMs: number;
+  /** The first 1 kB of the response body (UTF-8), when there was one. */
+  response?: string;
+}
+
+/** One event with its delivery history (`webhooks show --json` prints this shape). */
+export interface DeliveryRecord {
+  /** The webhook-id of every attempt and replay. */
+  id: string;
+  event: SessionEvent;
+  state: DeliveryState;
+  /** The target's origin (scheme, host, port): never its path or query, which may hold a token. */
+  target: string;
+  attempts: DeliveryAttempt[];
+}
+
+/** Events per state (`webhooks stats --json` prints this shape). */
+export type DeliveryStats = Record<DeliveryState, number>;
+
+/** Hooks the engine calls as it works; metrics implement them. Each must return at once and never throw. */
+export interface DeliveryObserver {
+  /** After every attempt. */
+  attempt?(attempt: DeliveryAttempt): void;
+  /** When an event is delivered: seconds from the event's creation to its delivery. */
+  delivered?(seconds: number): void;
+}
+
+/** The read side of the engine, for the operator CLI and the metrics. */
+export interface DeliveryInspector {
+  /** One event and its attempts, or undefined when there is none with that id. */
+  show(id: string): Promise<DeliveryRecord | undefined>;
+  /** Events, newest first, optionally of one state; at most `limit` (default 20). */
+  list(options?: { state?: DeliveryState; limit?: number }): Promise<DeliveryRecord[]>;
+  /** How many events are in each state. */
+  stats(): Promise<DeliveryStats>;
+}
