@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { validateWebhookUrl } from '../spec/webhook-url.js';
 import { createWebhookHeaders } from '../spec/delivery/webhook-headers.js';
-import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from './webhooks/retry-schedule.js';
+import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../spec/delivery/retry-rules.js';
 
 /** Everything `server/main.ts` needs, checked. */
 export interface ServerConfig {

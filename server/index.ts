@@ -21,7 +21,7 @@ export type { OutboxEvent, ResumeTransition, Session, SessionSeed, SessionStore 
 export { createWebhookSender } from './webhooks/create-webhook-sender.js';
 export { createRedisOutbox, RedisOutboxConfigError } from './webhooks/redis-outbox.js';
 export type { DeadEvent, RedisOutbox, RedisOutboxOptions } from './webhooks/redis-outbox.js';
-export { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from './webhooks/retry-schedule.js';
+export { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../spec/delivery/retry-rules.js';
 export type { WebhookSender } from './webhooks/webhook-sender.js';
 export { createDocsRouter } from './docs/create-docs-router.js';
 export type { DocsRouterOptions } from './docs/create-docs-router.js';

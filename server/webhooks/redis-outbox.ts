@@ -24,7 +24,7 @@ import type { SessionEvent } from '../../spec/types.js';
 import { validateWebhookUrl } from '../../spec/webhook-url.js';
 import { checkKeyPrefix, intentMember, redisKeys } from '../sessions/redis-keys.js';
 import type { OutboxEvent } from '../sessions/session-store.js';
-import { retryAfterMs, scheduledDelayMs, STANDARD_WEBHOOKS_SCHEDULE_MS } from './retry-schedule.js';
+import { retryAfterMs, scheduledDelayMs, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../../spec/delivery/retry-rules.js';
 import type { WebhookSender } from './webhook-sender.js';
 
 /** Options of `createRedisOutbox`, checked at creation. */

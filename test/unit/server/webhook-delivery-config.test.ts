@@ -8,8 +8,9 @@ import {
   retryAfterMs,
   RetryScheduleError,
   scheduledDelayMs,
+  nextStep,
   STANDARD_WEBHOOKS_SCHEDULE_MS,
-} from '../../../server/webhooks/retry-schedule.js';
+} from '../../../spec/delivery/retry-rules.js';
 import { createWebhookHeaders, WebhookSecretError } from '../../../spec/delivery/webhook-headers.js';
 
 const URL_ENV = { WEBHOOK_URL: 'https://hooks.example.org/in' };
@@ -92,5 +93,21 @@ describe('outbox retry delays', () => {
         return ms === undefined || (ms >= 0 && ms <= 86_400_000);
       }),
     );
+  });
+});
+
+describe('nextStep', () => {
+  const schedule = [0, 5000, 300_000];
+  it('ends the event at once on 410 Gone', () => {
+    expect(nextStep(schedule, 1, { status: 410 })).toEqual({ kind: 'dead', reason: 'gone' });
+  });
+  it('ends the event when the schedule is run out', () => {
+    expect(nextStep(schedule, 3, { status: 500 })).toEqual({ kind: 'dead', reason: 'exhausted' });
+  });
+  it('waits the scheduled delay, or longer when 429/503 asks with Retry-After', () => {
+    expect(nextStep(schedule, 1, { status: 500, retryAfter: '60' })).toEqual({ kind: 'retry', delayMs: 5000 });
+    expect(nextStep(schedule, 1, { status: 503, retryAfter: '60' })).toEqual({ kind: 'retry', delayMs: 60_000 });
+    expect(nextStep(schedule, 2, { status: 429, retryAfter: '1' })).toEqual({ kind: 'retry', delayMs: 300_000 });
+    expect(nextStep(schedule, 1, {})).toEqual({ kind: 'retry', delayMs: 5000 });
   });
 });
