@@ -15,11 +15,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           // CPU-bound: one file per core (Vitest's default is cores - 1). Runs first (group 0).
-          // Files share a worker's module cache (no isolation): importing the modules again for
-          // each file was most of the tier's time (about 18 s → 11 s). The setup file still runs
-          // per file, and tests that patch globals (MSW) undo it in afterAll.
           maxWorkers: 2,
-          isolate: false,
           sequence: { groupOrder: 0 },
           include: ['test/unit/**/*.test.ts'],
           setupFiles: ['test/setup/no-io.ts'],

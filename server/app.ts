@@ -3,21 +3,21 @@
  * check, routes and error rendering. It neither listens nor reads the environment.
  */
 import { OptionsError } from '../spec/options-error.js';
-import { resumeUrl } from '../spec/resume-path.js';
+import { RESUME_ROUTE } from '../spec/resume-path.js';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import { pino, type Logger } from 'pino';
 import { ContractError, contract as shippedContract, loadContract, specPath as defaultSpecPath } from '../spec/contract.js';
+import { createAuthentication, type Authenticate } from './auth/authenticate.js';
 import { createApiKeyCheck, parseBearer, wwwAuthenticate } from './auth/bearer-auth.js';
 import { createDocsRouter } from './docs/create-docs-router.js';
 import { errorBody, toErrorAnswer } from './errors/error-answer.js';
-import { composeMiddleware } from './http/compose-middleware.js';
-import { createContractCheck } from './http/contract-check.js';
+import { createContractValidator } from './http/contract-validator.js';
 import { createCors } from './http/cors.js';
-import { parseJsonBody, raiseBodyError } from './http/json-body.js';
+import { isContinuePending } from './http/expect-continue.js';
+import { parseJsonBody } from './http/json-body.js';
 import { createRequestLog, requestLogger } from './http/request-log.js';
 import { checkRateLimitOptions, createRateLimit, type RateLimitOptions } from './http/rate-limit.js';
-import { createRequestGuard, isResumePath, notFound, resumeSessionId } from './http/request-guard.js';
-import { trimValidatorStartUp } from './http/validator-start-up.js';
+import { createBodyCheck, createRequestGuard, methodNotAllowed, notFound } from './http/request-guard.js';
 import { createResumeHandler, type ResumeWorld } from './sessions/resume-handler.js';
 import type { Sandbox } from './sandbox/create-sandbox.js';
 import type { SessionStore } from './sessions/session-store.js';
@@ -51,9 +51,6 @@ export interface AppDeps {
   sandbox?: Sandbox;
 }
 
-// Three start-up costs of the validator that buy nothing here (server/http/validator-start-up.ts).
-trimValidatorStartUp();
-
 /** Thrown by `createApp` for options that cannot work; the message names the option. */
 export class AppOptionsError extends OptionsError {
   override name = 'AppOptionsError';
@@ -61,9 +58,15 @@ export class AppOptionsError extends OptionsError {
 
 
 /**
- * Builds the app. Async because it loads and checks the spec, then initialises the
- * validator (which otherwise loads lazily on the first request), so a broken spec fails
- * here with a `ContractError` naming the file rather than as a 500 later.
+ * Builds the app. Async because it loads and checks the spec, then has the validator load it
+ * (which it otherwise does on the first request), so a broken spec fails here with a
+ * `ContractError` naming the file rather than as a 500 later.
+ *
+ * The stack, in order (x-decisions: request-checks): the request log and CORS; the sandbox's
+ * control API, /healthz and /docs; the request guard (framing, API key); the rate limit
+ * (express-rate-limit, every answer after the key counts); then express's exact-path routing of
+ * the one operation: POST runs the declared-body check, `express.json`, express-openapi-validator's
+ * middleware and the handler, any other method 405; any other path 404.
  *
  * @example
  * const app = await createApp({ store: createMemorySessionStore(), apiKeys: ['key1'] });
@@ -72,97 +75,61 @@ export class AppOptionsError extends OptionsError {
 export async function createApp(deps: AppDeps): Promise<Express> {
   checkDeps(deps);
   const logger = deps.logger ?? pino({ enabled: false });
-  const specFile = deps.specPath ?? defaultSpecPath;
-  // The shipped spec is already loaded and compiled (spec/contract.ts, at import): reuse it.
-  const contract = deps.specPath === undefined ? shippedContract : loadContract(specFile);
-  const { sandbox } = deps;
-  const checkKey = sandbox?.checkKey ?? createApiKeyCheck(deps.apiKeys);
-  const keyIds = new WeakMap<Request, string>();
+  const authenticate = createAuthentication(deps.sandbox?.checkKey ?? createApiKeyCheck(deps.apiKeys));
+  const keyIdOf = (req: Request) => authenticate(req) ?? 'anonymous';
+  const resume = await createResumeRoute(deps, logger, authenticate);
 
   const app = express();
   app.disable('x-powered-by');
   // Answers are small JSON to POSTs: an ETag (a hash of every body) serves no cache.
   app.set('etag', false);
+  // The one API path, spelt exactly: case-sensitive, no trailing slash (x-decisions: routing).
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
 
-  // Framing, key, exact path, method, declared body: in that order (x-decisions: request-checks).
-  // The rate limit counts every answer after the key check (x-decisions: rate-limit-headers).
-  const guard = createRequestGuard({
-    checkKey,
-    onKey: (req, keyId) => keyIds.set(req, keyId),
-    ...(deps.rateLimit ? { afterKey: createRateLimit(deps.rateLimit, (req) => keyIds.get(req) ?? 'anonymous') } : {}),
-  });
-  const resumePipeline = await createResumePipeline(deps, { guard, logger, specFile, document: contract.document, keyIdOf: (req) => keyIds.get(req) });
-  // The first layer of every request: the log, CORS, and the resume path straight into its
-  // pipeline, past the layers of the other paths.
-  app.use(
-    composeMiddleware([
-      createRequestLog(logger),
-      ...(deps.corsOrigins?.length ? [createCors(deps.corsOrigins, sandbox?.cors)] : []),
-      (req, res, next) => (isResumePath(req) ? resumePipeline(req, res, next) : next()),
-    ]),
-  );
-  mountOtherPaths(app, deps, specFile, guard);
+  app.use(createRequestLog(logger));
+  if (deps.corsOrigins?.length) app.use(createCors(deps.corsOrigins, deps.sandbox?.cors));
+  mountOperationalPaths(app, deps);
+  app.use(createRequestGuard({ authenticate }));
+  if (deps.rateLimit) app.use(createRateLimit(deps.rateLimit, keyIdOf, logger));
+  // Middleware that must see every authenticated request (metrics) goes here, before the route.
+  app.post(RESUME_ROUTE, resume);
+  app.all(RESUME_ROUTE, methodNotAllowed);
   app.use(notFound);
   app.use(renderError(logger));
   return app;
 }
 
-/** What the resume pipeline is built from, besides the app's deps. */
-interface PipelineParts {
-  guard: RequestHandler;
-  logger: Logger;
-  specFile: string;
-  document: object;
-  keyIdOf: (req: Request) => string | undefined;
-}
-
-/**
- * Everything a request on the resume path goes through, as one router layer: the router's
- * path match and async wrapping per layer were a large share of the path's CPU. The guard,
- * the body, the contract check, then the route.
- */
-async function createResumePipeline(deps: AppDeps, parts: PipelineParts): Promise<RequestHandler> {
-  const { sandbox } = deps;
-  const contractCheck = await createContractCheck({
-    // The contract's copy is frozen: the validator deep-clones what it is given before it
-    // mutates anything (express-openapi-validator dist/index.js), so no copy of our own.
-    document: parts.document,
-    // Checking a document against the OpenAPI 3.1 schema compiles that schema (a quarter of the
-    // start-up); the shipped spec is linted in CI, so only a spec given by path is checked.
+/** The handlers of POST on the resume route: declared body, parser, contract, (sandbox forcing), the handler. */
+async function createResumeRoute(deps: AppDeps, logger: Logger, authenticate: Authenticate): Promise<RequestHandler[]> {
+  const specFile = deps.specPath ?? defaultSpecPath;
+  // The shipped spec is already loaded and compiled (spec/contract.ts, at import): reuse it.
+  const contract = deps.specPath === undefined ? shippedContract : loadContract(specFile);
+  const validator = await createContractValidator({
+    document: contract.document,
+    // Checking a document against the OpenAPI 3.1 schema compiles that schema; the shipped
+    // spec is linted in CI, so only a spec given by path is checked.
     validateApiSpec: deps.specPath !== undefined,
     validateResponses: deps.validateResponses ?? true,
-    samplePath: resumeUrl('', 'x'),
-    method: 'POST',
-    pathParam: (req) => String(req.params.session_id),
+    isAuthenticated: (req) => authenticate(req) !== undefined,
   }).catch((cause: unknown) => {
-    throw new ContractError(`${parts.specFile} cannot be used by the request validator: ${(cause as Error).message}`, { cause });
+    throw new ContractError(`${specFile} cannot be used by the request validator: ${(cause as Error).message}`, { cause });
   });
-  const resume = createResumeHandler({
+  const { sandbox } = deps;
+  const handler = createResumeHandler({
     store: deps.store,
     webhookSender: deps.webhookSender,
-    logger: parts.logger,
-    keyIdOf: (req) => parts.keyIdOf(req) ?? 'anonymous',
+    logger,
+    keyIdOf: (req) => authenticate(req) ?? 'anonymous',
     // Sandbox mode: each key's own world and event feed replace the shared store and sender.
-    ...(sandbox ? { worldOf: (req: Request) => sandboxWorld(sandbox, parts.keyIdOf(req)) } : {}),
+    ...(sandbox ? { worldOf: (req: Request) => sandboxWorld(sandbox, authenticate(req)) } : {}),
   });
-  return composeMiddleware([
-    parts.guard,
-    setSessionIdParam,
-    parseJsonBody(),
-    ...contractCheck,
-    // Body failures surface only now, after the key check (x-decisions: unauthorized).
-    raiseBodyError,
-    ...(sandbox ? [sandbox.preferForcing] : []),
-    resume,
-  ]);
+  // Sandbox forcing answers through res.json after the validator, so its answers are checked too.
+  return [createBodyCheck(), parseJsonBody(), ...validator, ...(sandbox ? [sandbox.preferForcing] : []), handler];
 }
 
-/**
- * Everything but the resume path: the sandbox's control API, the operational endpoints, and
- * the guard again, so that any other path answers 401 to a caller without a key and 404 to
- * one with a key (x-decisions: request-checks).
- */
-function mountOtherPaths(app: Express, deps: AppDeps, specFile: string, guard: RequestHandler): void {
+/** The sandbox's control API and the operational endpoints, outside the key check. */
+function mountOperationalPaths(app: Express, deps: AppDeps): void {
   // The sandbox's control API checks its own key and contract (spec/sandbox.yaml).
   if (deps.sandbox) app.use(deps.sandbox.router);
   // Outside /v1 and outside the contract: operational endpoints, no auth.
@@ -174,16 +141,10 @@ function mountOtherPaths(app: Express, deps: AppDeps, specFile: string, guard: R
       res.status(503).json(errorBody('service_unavailable', 'The session store does not answer.'));
     }
   });
-  // The reference for review: /docs (HTML) and /openapi.yaml (raw spec), no auth (issue #6).
-  app.get(['/docs', '/openapi.yaml'], createDocsRouter({ specPath: specFile, ...(deps.docsHtmlPath ? { docsHtmlPath: deps.docsHtmlPath } : {}) }));
-  app.use(guard);
+  // The reference for review: /docs (HTML) and /openapi.yaml (raw spec), no auth.
+  const specPath = deps.specPath ?? defaultSpecPath;
+  app.get(['/docs', '/openapi.yaml'], createDocsRouter({ specPath, ...(deps.docsHtmlPath ? { docsHtmlPath: deps.docsHtmlPath } : {}) }));
 }
-
-/** The session id as the route parameter the handlers read (the pipeline has no express route). */
-const setSessionIdParam: RequestHandler = (req, _res, next) => {
-  req.params = { session_id: resumeSessionId(req) };
-  next();
-};
 
 const UNAUTHORIZED_MESSAGES = {
   missing: 'Missing bearer token: send Authorization: Bearer <API_KEY>.',
@@ -200,6 +161,8 @@ const renderError = (logger: Logger): ErrorRequestHandler => (err, req, res, _ne
     answer.headers['WWW-Authenticate'] = wwwAuthenticate(credentials);
     answer.body.message = UNAUTHORIZED_MESSAGES[credentials.kind];
   }
+  // A body announced with Expect: 100-continue is never invited once refused: close after the answer.
+  if (isContinuePending(req)) res.setHeader('Connection', 'close');
   if (answer.defect) requestLogger(logger, req, res).error({ err }, 'defect: answered 500');
   else if (answer.status === 503) requestLogger(logger, req, res).warn({ err }, 'session store unavailable: answered 503');
   if (res.headersSent) {

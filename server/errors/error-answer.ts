@@ -33,6 +33,8 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   not_found: 'No operation at this path.',
 };
 
+const BAD_ENCODING = 'The session id in the path is not valid percent-encoding: encode it as one path segment (RFC 3986).';
+
 /** Shape of errors from express-openapi-validator and body-parser (both carry a numeric status). */
 interface StatusError {
   status?: unknown;
@@ -78,6 +80,8 @@ function render(err: unknown): ErrorAnswer {
   if (err instanceof StoreUnavailableError) {
     return error(503, 'service_unavailable', 'The session store is unavailable; retry later.', { 'Retry-After': '1' });
   }
+  // express's router cannot percent-decode a path parameter; its own message quotes the segment.
+  if (err instanceof URIError) return error(400, 'bad_request', BAD_ENCODING);
   const e = (typeof err === 'object' && err !== null ? err : {}) as StatusError;
   const status = Number(e.status ?? e.statusCode);
   // body-parser: `type` names the failure (https://github.com/expressjs/body-parser#errors).

@@ -1,99 +1,69 @@
 /**
- * The first checks of every request that reaches the API, in one fixed order
- * (x-decisions: request-checks): the HTTP framing (a Host header, one Authorization header),
- * then the API key, and only then the path, the method and the body's declared type and
- * length. So a caller without a valid key learns nothing but 401, whatever it sends, and
- * nothing is read from the body (no `100 Continue`) before the key and the length passed.
+ * The checks of an API request that neither express's routing nor the validator make, in one
+ * fixed order with them (x-decisions: request-checks): the HTTP framing (a Host header, one
+ * Authorization header), then the API key; the rate limit; then express routes the exact path
+ * and the method; on the resume route the body's declared type and length come before a byte
+ * of it is read (no `100 Continue` before the key and the length passed).
  */
-import type { Request, RequestHandler, Response } from 'express';
-import { parseBearer, type ApiKeyCheck } from '../auth/bearer-auth.js';
+import type { Request, RequestHandler } from 'express';
 import { HttpError } from '../errors/http-error.js';
-import { isContinuePending, sendContinue } from './expect-continue.js';
+import { sendContinue } from './expect-continue.js';
 
 /** Options of `createRequestGuard`. */
 export interface RequestGuardOptions {
-  /** The API key check (`createApiKeyCheck`). */
-  checkKey: ApiKeyCheck;
-  /** Largest accepted Content-Length in bytes (default 102 400, the body limit of x-decisions: request-body). */
-  maxBodyBytes?: number;
-  /** Told the id of the key that passed, for the checks after the guard. */
-  onKey?: (req: Request, keyId: string) => void;
-  /**
-   * Runs right after the key check, before the path, method and body are judged: the rate
-   * limit, so every answer to a caller with a valid key counts (x-decisions: rate-limit-headers).
-   */
-  afterKey?: RequestHandler;
+  /** The request's API key id, or undefined when its bearer token is not a key (`createAuthentication`). */
+  authenticate: (req: Request) => string | undefined;
 }
 
-/** The one API path, matched exactly: case-sensitive, no trailing slash, one non-empty segment (x-decisions: routing). */
-const RESUME_PATH = /^\/v1\/sessions\/([^/]+)\/resume$/;
+/** Options of `createBodyCheck`. */
+export interface BodyCheckOptions {
+  /** Largest accepted Content-Length in bytes (default 102 400, the body limit of x-decisions: request-body). */
+  maxBodyBytes?: number;
+}
 
 const MESSAGES = {
   noHost: 'The request has no Host header, which HTTP/1.1 requires.',
   twoAuthorizations: 'The request has more than one Authorization header: send exactly one, Authorization: Bearer <API_KEY>.',
   notFound: 'No operation at this path.',
-  badEncoding: 'The session id in the path is not valid percent-encoding: encode it as one path segment (RFC 3986).',
   method: 'Method not allowed on this path: use POST.',
   tooLarge: 'The request body is larger than 100 KB.',
 } as const;
 
 /**
- * Builds the guard: the first step of the resume path's pipeline, before the body parser and
- * the validator, and the layer after the operational endpoints (/healthz, /docs) for every
- * other path. Failures go to the error renderer as `HttpError`s.
+ * The first layer of every API request, before any route: the HTTP framing, then the API key
+ * (x-decisions: request-checks). So a caller without a valid key learns nothing but 401,
+ * whatever path, method or body it sends. Failures go to the error renderer as `HttpError`s.
  *
- * @example app.use(createRequestGuard({ checkKey: createApiKeyCheck(['k1']) }));
+ * @example app.use(createRequestGuard({ authenticate }));
  */
 export function createRequestGuard(options: RequestGuardOptions): RequestHandler {
-  const maxBodyBytes = options.maxBodyBytes ?? 102_400;
-  return (req, res, next) => {
-    const fail = (error: HttpError) => {
-      // A body announced with Expect: 100-continue is never invited: close after the answer.
-      if (isContinuePending(req)) res.setHeader('Connection', 'close');
-      next(error);
-    };
-    if (req.httpVersion === '1.1' && !req.headers.host) return fail(new HttpError(400, 'bad_request', MESSAGES.noHost));
-    if (countHeader(req, 'authorization') > 1) return fail(new HttpError(400, 'bad_request', MESSAGES.twoAuthorizations));
-    const credentials = parseBearer(req.headers.authorization);
-    const keyId = credentials.kind === 'token' ? options.checkKey(credentials.token) : undefined;
-    if (keyId === undefined) return fail(new HttpError(401, 'unauthorized', 'Unauthorized.'));
-    options.onKey?.(req, keyId);
-    if (!options.afterKey) return checkRequest(req, res, fail, next, maxBodyBytes);
-    void options.afterKey(req, res, (err?: unknown) => (err ? fail(err as HttpError) : checkRequest(req, res, fail, next, maxBodyBytes)));
+  return (req, _res, next) => {
+    if (req.httpVersion === '1.1' && !req.headers.host) return next(new HttpError(400, 'bad_request', MESSAGES.noHost));
+    if (countHeader(req, 'authorization') > 1) return next(new HttpError(400, 'bad_request', MESSAGES.twoAuthorizations));
+    if (options.authenticate(req) === undefined) return next(new HttpError(401, 'unauthorized', 'Unauthorized.'));
+    next();
   };
 }
 
-/** Path, method and declared body, once the key passed. */
-function checkRequest(req: Request, res: Response, fail: (error: HttpError) => void, next: () => void, maxBodyBytes: number): void {
-  const segment = resumeSegment(req);
-  if (segment === undefined) return fail(new HttpError(404, 'not_found', MESSAGES.notFound));
-  if (!decodes(segment)) return fail(new HttpError(400, 'bad_request', MESSAGES.badEncoding));
-  if (req.method !== 'POST') return fail(new HttpError(405, 'method_not_allowed', MESSAGES.method, { Allow: 'POST' }));
-  const bodyProblem = checkDeclaredBody(req, maxBodyBytes);
-  if (bodyProblem) return fail(bodyProblem);
-  sendContinue(req, res);
-  next();
-}
-
-/** The raw session id segment when the request's path is the resume path exactly (x-decisions: routing), else undefined. */
-function resumeSegment(req: Request): string | undefined {
-  const url = req.originalUrl;
-  const query = url.indexOf('?');
-  return RESUME_PATH.exec(query === -1 ? url : url.slice(0, query))?.[1];
-}
-
-/** Whether the request's path is the resume path, spelt exactly (x-decisions: routing); any method. */
-export function isResumePath(req: Request): boolean {
-  return resumeSegment(req) !== undefined;
-}
-
 /**
- * The session id of a request the guard let through: its path segment, percent-decoded once.
- * @example app.use((req, _res, next) => ((req.params = { session_id: resumeSessionId(req) }), next()));
+ * The first handler of the resume route: the body as announced by its headers, judged before a
+ * byte of it is read, then the pending `100 Continue` (RFC 9110 §10.1.1).
+ *
+ * @example app.post(RESUME_ROUTE, createBodyCheck(), express.json(), ...);
  */
-export function resumeSessionId(req: Request): string {
-  return decodeURIComponent(resumeSegment(req) ?? '');
+export function createBodyCheck(options: BodyCheckOptions = {}): RequestHandler {
+  const maxBodyBytes = options.maxBodyBytes ?? 102_400;
+  return (req, res, next) => {
+    const bodyProblem = checkDeclaredBody(req, maxBodyBytes);
+    if (bodyProblem) return next(bodyProblem);
+    sendContinue(req, res);
+    next();
+  };
 }
+
+/** Any method but POST on the resume route: 405 with `Allow: POST`. */
+export const methodNotAllowed: RequestHandler = (_req, _res, next) =>
+  next(new HttpError(405, 'method_not_allowed', MESSAGES.method, { Allow: 'POST' }));
 
 /** The catch-all after every route: an Error body, never express's HTML page. */
 export const notFound: RequestHandler = (_req, _res, next) => next(new HttpError(404, 'not_found', MESSAGES.notFound));
@@ -103,15 +73,6 @@ function countHeader(req: Request, name: string): number {
   let count = 0;
   for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]?.toLowerCase() === name) count++;
   return count;
-}
-
-function decodes(segment: string): boolean {
-  try {
-    decodeURIComponent(segment);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

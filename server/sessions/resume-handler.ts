@@ -9,7 +9,6 @@ import type { ResumeResult } from '../../spec/types.js';
 import { errorBody } from '../errors/error-answer.js';
 import { HttpError } from '../errors/http-error.js';
 import { requestLogger } from '../http/request-log.js';
-import { sendJson } from '../http/send-json.js';
 import type { WebhookSender } from '../webhooks/webhook-sender.js';
 import { StoreUnavailableError, type IdempotentAnswers, type OutboxEvent, type SessionStore } from './session-store.js';
 
@@ -86,7 +85,7 @@ export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
     switch (transition.kind) {
       case 'replayed':
         res.setHeader('Idempotent-Replayed', 'true');
-        sendJson(res, transition.answer.status, transition.answer.body);
+        res.status(transition.answer.status).json(transition.answer.body);
         return;
       case 'key_reused':
         throw new HttpError(
@@ -95,7 +94,7 @@ export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
           'This Idempotency-Key was already used for another session; send a new key for each resume.',
         );
       case 'resumed':
-        sendJson(res, ANSWERS.resumed.status, ANSWERS.resumed.body);
+        res.status(ANSWERS.resumed.status).json(ANSWERS.resumed.body);
         // After the answer and never awaited: delivery must not delay it.
         try {
           if (world) world.emit(transition.event);
@@ -106,7 +105,7 @@ export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
         return;
       case 'not_found':
       case 'not_paused':
-        sendJson(res, ANSWERS[transition.kind].status, ANSWERS[transition.kind].body);
+        res.status(ANSWERS[transition.kind].status).json(ANSWERS[transition.kind].body);
         return;
     }
   };

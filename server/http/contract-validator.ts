@@ -1,0 +1,76 @@
+/**
+ * The resume operation's contract, enforced by express-openapi-validator's public middleware
+ * (`OpenApiValidator.middleware`, as its README shows): path parameters, headers, query and
+ * body against the spec, the bearer scheme through a security handler that does the real key
+ * check, and, when on, every `res.json` answer against the operation's responses.
+ */
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+
+/** Options of `createContractValidator`. */
+export interface ContractValidatorOptions {
+  /** The OpenAPI document (the validator deep-clones it before changing anything). */
+  document: object;
+  /** Check the document against the OpenAPI 3.1 schema when it loads (compiles that schema: slow). */
+  validateApiSpec: boolean;
+  /** Check every `res.json` answer against the spec; a mismatch becomes a 500 (x-decisions: response-validation). */
+  validateResponses: boolean;
+  /** Whether the request's bearer token is an API key (the `bearerAuth` scheme's handler). */
+  isAuthenticated: (req: Request) => boolean;
+}
+
+/**
+ * Builds the validator's middleware and waits until it has loaded the document, so that a
+ * document it cannot use rejects here (with the validator's own message) rather than answering
+ * 500 to the first caller. Mount the middleware after the body parser.
+ *
+ * @example
+ * const validator = await createContractValidator({ document, validateApiSpec: false, validateResponses: true, isAuthenticated });
+ * app.post(RESUME_ROUTE, express.json(), ...validator, handler);
+ */
+export async function createContractValidator(options: ContractValidatorOptions): Promise<RequestHandler[]> {
+  const middleware = OpenApiValidator.middleware({
+    apiSpec: options.document as never,
+    validateApiSpec: options.validateApiSpec,
+    // Unknown query parameters are ignored, like unknown body members (x-decisions: request-body).
+    validateRequests: { allowUnknownQueryParameters: true },
+    validateResponses: options.validateResponses,
+    // Without a handler the validator accepts any bearer token.
+    validateSecurity: { handlers: { bearerAuth: (req) => options.isAuthenticated(req) } },
+    // The body check refuses any body that is not JSON (415) before the validator runs.
+    fileUploader: false,
+  });
+  await loaded(middleware);
+  return middleware;
+}
+
+/**
+ * The validator loads its document on the first request through it (its README: "lazily") and
+ * answers every request with the load's error when that fails. One request over loopback to a
+ * throwaway app with the same middleware makes that first request now: an error other than the
+ * validator's 404 for a path outside the document is the load's failure.
+ */
+async function loaded(middleware: RequestHandler[]): Promise<void> {
+  let failure: unknown;
+  const probe = express();
+  const end: RequestHandler = (_req, res) => void res.end();
+  probe.use(middleware, end);
+  probe.use(((err, _req, res, _next) => {
+    if ((err as { status?: unknown }).status !== 404) failure = err;
+    res.end();
+  }) as ErrorRequestHandler);
+  const server = createServer(probe).listen(0, '127.0.0.1');
+  try {
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    await (await fetch(`http://127.0.0.1:${port}/`)).arrayBuffer();
+  } finally {
+    server.close();
+    // The client's kept-alive connection would hold the process for the keep-alive timeout.
+    server.closeAllConnections();
+  }
+  if (failure !== undefined) throw failure;
+}

@@ -1,0 +1,61 @@
+/**
+ * The request guard (x-decisions: request-checks): the framing and the key come first, whatever
+ * the path and method, so a caller without a valid key is never counted by the rate limit
+ * mounted after it; and the limiter's own option checks.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { describe, expect, it } from 'vitest';
+import { createAuthentication } from '../../../server/auth/authenticate.js';
+import { createApiKeyCheck } from '../../../server/auth/bearer-auth.js';
+import { createRequestGuard } from '../../../server/http/request-guard.js';
+import { checkRateLimitOptions } from '../../../server/http/rate-limit.js';
+
+/** Runs the guard on a request shaped by `init`; returns what it passed on. */
+function runGuard(init: { url: string; method?: string; authorization?: string | string[]; host?: boolean }) {
+  let checks = 0;
+  const check = createApiKeyCheck(['k1']);
+  const authenticate = createAuthentication((token) => (checks++, check(token)));
+  const guard = createRequestGuard({ authenticate });
+  const auth = init.authorization === undefined ? [] : [init.authorization].flat();
+  const headers: Record<string, string> = { ...(init.host === false ? {} : { host: 'localhost' }), ...(auth[0] ? { authorization: auth[0] } : {}) };
+  const req = {
+    httpVersion: '1.1',
+    method: init.method ?? 'POST',
+    originalUrl: init.url,
+    headers,
+    rawHeaders: [...Object.entries(headers).filter(([n]) => n !== 'authorization').flat(), ...auth.flatMap((a) => ['Authorization', a])],
+  } as unknown as Request;
+  let passed: unknown = 'not called';
+  guard(req, {} as Response, ((err?: unknown) => (passed = err)) as NextFunction);
+  // The security handler asks again: the verdict is kept, the key is not checked twice.
+  const again = authenticate(req);
+  return { passed: passed as { status?: number } | undefined, again, checks };
+}
+
+describe('request guard', () => {
+  it('refuses a caller without a valid key, whatever the path and method', () => {
+    for (const [url, method] of [['/v1/sessions/s/resume', 'POST'], ['/nowhere', 'GET'], ['/v1/sessions/s/resume', 'DELETE']] as const) {
+      expect(runGuard({ url, method, authorization: 'Bearer wrong' }).passed?.status).toBe(401);
+      expect(runGuard({ url, method }).passed?.status).toBe(401);
+    }
+  });
+
+  it('passes a valid key on, and checks it once per request', () => {
+    const { passed, again, checks } = runGuard({ url: '/nowhere', authorization: 'Bearer k1' });
+    expect(passed).toBeUndefined();
+    expect(again).toMatch(/^[0-9a-f]{16}$/);
+    expect(checks).toBe(1);
+  });
+
+  it('answers the framing before the key: no Host, two Authorization headers', () => {
+    expect(runGuard({ url: '/x', authorization: 'Bearer k1', host: false }).passed?.status).toBe(400);
+    expect(runGuard({ url: '/x', authorization: ['Bearer k1', 'Bearer k1'] }).passed?.status).toBe(400);
+  });
+});
+
+describe('checkRateLimitOptions', () => {
+  it('accepts windows up to one day and refuses longer ones', () => {
+    expect(() => checkRateLimitOptions({ limit: 1, windowMs: 86_400_000 })).not.toThrow();
+    expect(() => checkRateLimitOptions({ limit: 1, windowMs: 86_400_001 })).toThrow(/at most one day/);
+  });
+});
