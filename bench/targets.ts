@@ -1,10 +1,13 @@
 /**
  * The servers the bench loads, each on 127.0.0.1 port 0: the reference server (memory and
- * Redis stores, response validation on or off), the resume baselines (bare node:http, bare
+ * Redis stores, response validation on or off), the resume baselines (express 5 with
+ * express-openapi-validator's public middleware on the same spec, bare node:http, bare
  * express 5, fastify 5 with its own schema validation), the webhook receiver (memory and
  * Redis stores) and a bare node:http 200 baseline.
  */
-import express from 'express';
+import express, { type ErrorRequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { specPath } from '../spec/contract.js';
 import Fastify from 'fastify';
 import { createMemoryEventStore, createWebhookReceiver } from '../client/webhooks/index.js';
 import { createRedisEventStore } from '../client/webhooks/redis/index.js';
@@ -60,6 +63,34 @@ export async function startBareExpress(): Promise<Target> {
   app.post(RESUME_ROUTE, (_req, res) => {
     res.status(409).json(NOT_PAUSED);
   });
+  const server = await listen(app);
+  return { ...server, stop: () => server.close() };
+}
+
+/**
+ * The resume group's baseline: express 5 and express-openapi-validator's middleware as its
+ * README shows, on the same spec and route, with nothing of ours: `express.json()`, the
+ * validator (requests checked, a bearer handler comparing the token, responses as `validate`
+ * says), the route answering the same 409 JSON, and a plain error handler.
+ */
+export async function startExpressValidator(validate: { responses: boolean } = { responses: false }): Promise<Target> {
+  const app = express();
+  app.use(express.json());
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: specPath,
+      validateRequests: true,
+      validateResponses: validate.responses,
+      validateSecurity: { handlers: { bearerAuth: (req) => req.headers.authorization === `Bearer ${BENCH_KEY}` } },
+    }),
+  );
+  app.post(RESUME_ROUTE, (_req, res) => {
+    res.status(409).json(NOT_PAUSED);
+  });
+  const onError: ErrorRequestHandler = (err: { status?: number; message?: string }, _req, res, _next) => {
+    res.status(err.status ?? 500).json({ success: false, error: 'error', message: err.message ?? 'error' });
+  };
+  app.use(onError);
   const server = await listen(app);
   return { ...server, stop: () => server.close() };
 }
@@ -129,7 +160,7 @@ export async function startBareHttpResumed(): Promise<Target> {
 }
 
 /** The targets bench/serve-target.ts can start by name (for profiles and the client cases). */
-export const TARGET_NAMES = ['reference-memory', 'reference-memory-unchecked', 'reference-memory-rate-limited', 'reference-redis', 'express', 'fastify', 'http-resume', 'http-resumed', 'http-200', 'receiver-memory', 'receiver-redis', 'receiver-redis-receive-only'] as const;
+export const TARGET_NAMES = ['express-validator', 'express-validator-responses', 'reference-memory', 'reference-memory-unchecked', 'reference-memory-rate-limited', 'reference-redis', 'express', 'fastify', 'http-resume', 'http-resumed', 'http-200', 'receiver-memory', 'receiver-redis', 'receiver-redis-receive-only'] as const;
 /** One of TARGET_NAMES. */
 export type TargetName = (typeof TARGET_NAMES)[number];
 
@@ -141,6 +172,8 @@ export function startTarget(name: TargetName, redisUrl?: string): Promise<Target
     // A limit no load reaches: the limiter's bookkeeping on every request, never a 429.
     case 'reference-memory-rate-limited': return startMemoryReferenceServer({ validateResponses: false, rateLimit: { limit: 1e9, windowMs: 60_000 } });
     case 'reference-redis': return startRedisReferenceServer(redisUrl ?? 'redis://127.0.0.1:6379', { validateResponses: false });
+    case 'express-validator': return startExpressValidator();
+    case 'express-validator-responses': return startExpressValidator({ responses: true });
     case 'express': return startBareExpress();
     case 'fastify': return startFastify();
     case 'http-resume': return startBareHttpResume();
