@@ -43,7 +43,7 @@ export interface AppDeps {
   docsHtmlPath?: string;
   /**
    * Check every JSON answer against the spec, answering 500 on a mismatch (default: true).
-   * Costs 5–15 % of the resume path's CPU (BENCHMARKS.md); `server/main.ts` turns it off in production
+   * Costs a share of the resume path's CPU (BENCHMARKS.md, the resume group's validated rows); `server/main.ts` turns it off in production
    * (`VALIDATE_RESPONSES`, x-decisions: response-validation).
    */
   validateResponses?: boolean;
