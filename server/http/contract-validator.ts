@@ -5,7 +5,7 @@
  * check, and, when on, every `res.json` answer against the operation's responses.
  */
 import { once } from 'node:events';
-import { createServer } from 'node:http';
+import { createServer, get, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -66,7 +66,10 @@ async function loaded(middleware: RequestHandler[]): Promise<void> {
   try {
     await once(server, 'listening');
     const { port } = server.address() as AddressInfo;
-    await (await fetch(`http://127.0.0.1:${port}/`)).arrayBuffer();
+    // node:http, not fetch: a fetch mock installed by the host (MSW, nock) cannot intercept it.
+    const [answer] = (await once(get({ host: '127.0.0.1', port, path: '/', agent: false }), 'response')) as [IncomingMessage];
+    answer.resume();
+    await once(answer, 'end');
   } finally {
     server.close();
     // The client's kept-alive connection would hold the process for the keep-alive timeout.
