@@ -56,7 +56,6 @@ export class AppOptionsError extends OptionsError {
   override name = 'AppOptionsError';
 }
 
-
 /**
  * Builds the app. Async because it loads and checks the spec, then has the validator load it
  * (which it otherwise does on the first request), so a broken spec fails here with a
@@ -76,7 +75,6 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   checkDeps(deps);
   const logger = deps.logger ?? pino({ enabled: false });
   const authenticate = createAuthentication(deps.sandbox?.checkKey ?? createApiKeyCheck(deps.apiKeys));
-  const keyIdOf = (req: Request) => authenticate(req) ?? 'anonymous';
   const resume = await createResumeRoute(deps, logger, authenticate);
 
   const app = express();
@@ -91,7 +89,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   if (deps.corsOrigins?.length) app.use(createCors(deps.corsOrigins, deps.sandbox?.cors));
   mountOperationalPaths(app, deps);
   app.use(createRequestGuard({ authenticate }));
-  if (deps.rateLimit) app.use(createRateLimit(deps.rateLimit, keyIdOf, logger));
+  if (deps.rateLimit) app.use(createRateLimit(deps.rateLimit, keyIdOf(authenticate), logger));
   // Middleware that must see every authenticated request (metrics) goes here, before the route.
   app.post(RESUME_ROUTE, resume);
   app.all(RESUME_ROUTE, methodNotAllowed);
@@ -120,7 +118,7 @@ async function createResumeRoute(deps: AppDeps, logger: Logger, authenticate: Au
     store: deps.store,
     webhookSender: deps.webhookSender,
     logger,
-    keyIdOf: (req) => authenticate(req) ?? 'anonymous',
+    keyIdOf: keyIdOf(authenticate),
     // Sandbox mode: each key's own world and event feed replace the shared store and sender.
     ...(sandbox ? { worldOf: (req: Request) => sandboxWorld(sandbox, authenticate(req)) } : {}),
   });
@@ -172,6 +170,9 @@ const renderError = (logger: Logger): ErrorRequestHandler => (err, req, res, _ne
   // send, not json: the validator's response check wraps json and must not re-enter here.
   res.status(answer.status).set(answer.headers).type('application/json').send(JSON.stringify(answer.body));
 };
+
+/** The id to count and scope a request by: its API key's id (the guard has let only those through). */
+const keyIdOf = (authenticate: Authenticate) => (req: Request) => authenticate(req) ?? 'anonymous';
 
 /** The store and event feed of a sandbox key's world. */
 function sandboxWorld(sandbox: Sandbox, worldId: string | undefined): ResumeWorld | undefined {
