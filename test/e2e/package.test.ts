@@ -183,7 +183,8 @@ describe('session-resume-api (consumer package)', () => {
     expect(gzipped).toBeLessThanOrEqual(10_000);
   });
 
-  it.each(['node16', 'nodenext', 'bundler'])('type-checks a consumer under moduleResolution %s', async (resolution) => {
+  // tsc takes 5-30 s here on a loaded box: a longer limit than the default 30 s.
+  it.each(['node16', 'nodenext', 'bundler'])('type-checks a consumer under moduleResolution %s', { timeout: 90_000 }, async (resolution) => {
     writeFileSync(join(clientDir, `tsconfig.${resolution}.json`), JSON.stringify({ ...tsconfig(resolution), compilerOptions: { ...tsconfig(resolution).compilerOptions, noEmit: true } }));
     const result = await run(process.execPath, [tsc, '-p', `tsconfig.${resolution}.json`], { cwd: clientDir }).catch((e: { stdout: string }) => e);
     expect(result.stdout).toBe('');
