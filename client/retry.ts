@@ -37,7 +37,7 @@ export interface AttemptHooks {
   signal?: AbortSignal | undefined;
 }
 
-/** The final answer: a Response whose body is already read (and can be read again), and that body. */
+/** The final answer: its Response, whose body is already read, and that body. */
 export interface BufferedAnswer {
   response: Response;
   text: string;
@@ -196,6 +196,11 @@ async function readAnswer(
   } finally {
     deadline.release();
   }
+  return { response, text };
+}
+
+/** The answer as a Response whose body can be read (again): its status, headers and text. */
+export function replayable({ response, text }: BufferedAnswer): Response {
   const init = { status: response.status, statusText: response.statusText, headers: response.headers };
-  return { response: new Response(NULL_BODY_STATUSES.has(response.status) ? null : text, init), text };
+  return new Response(NULL_BODY_STATUSES.has(response.status) ? null : text, init);
 }

@@ -7,7 +7,7 @@ import createClient, { type Client } from 'openapi-fetch';
 import { RESUME_PATH } from '../spec/resume-path.js';
 import type { paths } from '../generated/api.js';
 import { toResumeOutcome, type ResumeOutcome } from './outcome.js';
-import { createRetryingFetch, type FetchLike } from './retry.js';
+import { createRetryingFetch, replayable, type FetchLike } from './retry.js';
 import { PACKAGE_VERSION } from './version.js';
 
 /** Options of `createSessionsClient`. */
@@ -130,7 +130,7 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
   const inBrowser = typeof (globalThis as { document?: unknown }).document !== 'undefined';
   const userAgent = options.userAgent ?? (inBrowser ? undefined : `session-resume-api/${PACKAGE_VERSION}`);
   const headers: Record<string, string> = { Authorization: `Bearer ${apiKey}`, ...(userAgent ? { 'User-Agent': userAgent } : {}) };
-  const raw = createClient<paths>({ baseUrl, fetch: (request) => retrying(request).then((answer) => answer.response), headers });
+  const raw = createClient<paths>({ baseUrl, fetch: (request) => retrying(request).then(replayable), headers });
 
   async function resume(sessionId: string, callOptions: ResumeOptions = {}): Promise<ResumeOutcome> {
     if (typeof sessionId !== 'string' || sessionId === '') {
@@ -155,12 +155,13 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
       params: { path: { session_id: sessionId } },
       // Later names win case-insensitively: the call's key over any Idempotency-Key in `headers`.
       headers: { ...callOptions.headers, 'Idempotency-Key': idempotencyKey },
-      // The 200 body is not read again: the text above is the one used.
+      // A 2xx body is not read again ('stream' hands back the read stream as is); openapi-fetch
+      // reads every other body, so those get a Response that can be read again.
       parseAs: 'stream',
       fetch: async (request: Request) => {
         const answer = await retrying(request, { signal: callOptions.signal, onAttempt: (n) => (attempts = n) });
         text = answer.text;
-        return answer.response;
+        return answer.response.ok ? answer.response : replayable(answer);
       },
     });
     return toResumeOutcome({ sessionId, status: response.status, headers: response.headers, text, attempts });
