@@ -61,8 +61,12 @@ export function createBucketWindow(keys: StoreKeys) {
 }
 
 const short = (bytes: Buffer) => bytes.subarray(0, 16).toString('base64url');
-/** Field of a dedupe key (the sha256 hex of the payload's identity): 't' + 128 bits, base64url. */
-export const tripleField = (dedupeKey: string) => `t${short(Buffer.from(dedupeKey, 'hex'))}`;
+const SHA256_HEX = /^[0-9a-f]{64}$/i;
+/**
+ * Field of a dedupe key: 't' + 128 bits, base64url, of the key itself when it is a sha256 hex
+ * digest (the receiver's identity keys are), else of its sha256.
+ */
+export const tripleField = (dedupeKey: string) => `t${short(SHA256_HEX.test(dedupeKey) ? Buffer.from(dedupeKey, 'hex') : hash('sha256', dedupeKey, 'buffer'))}`;
 /** Field of a `webhook-id`: 'w' + 128 bits of its sha256, base64url. */
 export const webhookIdField = (webhookId: string) => `w${short(hash('sha256', webhookId, 'buffer'))}`;
 
