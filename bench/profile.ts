@@ -1,7 +1,8 @@
 /**
  * CPU profile of one target under the resume load: `tsx bench/profile.ts <target> [seconds]`
  * starts bench/serve-target.ts under `node --cpu-prof`, loads it with autocannon (in this
- * process), stops it and prints the flame summary (bench/profile-summary.ts). Profiles land in
+ * process; receivers get session events, distinct or with BENCH_EVENTS=duplicate one repeated),
+ * stops it and prints the flame summary (bench/profile-summary.ts). Profiles land in
  * .bench-profiles/ (git-ignored).
  */
 import { spawn } from 'node:child_process';
@@ -21,7 +22,15 @@ const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '-
 const [line] = (await once(child.stdout, 'data')) as [Buffer];
 const url = line.toString().trim();
 const headers = { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' };
-const result = await runLoad({ url: `${url}/v1/sessions/${BENCH_SESSION}/resume`, method: 'POST', headers, durationS: seconds, connections: 10 });
+// Receivers get session events: distinct ones, or one repeated with BENCH_EVENTS=duplicate.
+const event = (id: string, timestamp: string) => JSON.stringify({ event: 'session.resumed', session: { id }, timestamp });
+const receiverLoad = {
+  url: `${url}/`,
+  headers: { 'content-type': 'application/json' },
+  body: process.env.BENCH_EVENTS === 'duplicate' ? event('profile_duplicate', '2026-11-21T00:00:00.000Z') : (n: number) => event(`profile_${Date.now()}_${n}`, new Date().toISOString()),
+};
+const load = name.startsWith('receiver') ? receiverLoad : { url: `${url}/v1/sessions/${BENCH_SESSION}/resume`, headers };
+const result = await runLoad({ ...load, method: 'POST', durationS: seconds, connections: 10 });
 child.kill('SIGTERM');
 await once(child, 'exit');
 const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));

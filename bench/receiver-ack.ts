@@ -1,6 +1,7 @@
 /**
  * The receiver's ack throughput on Redis against a bare node:http 200, in one run:
- * `npx tsx bench/receiver-ack.ts`. With BENCH_BEFORE_DIR set to an extracted older tree of
+ * `npx tsx bench/receiver-ack.ts`. The receiver and the bare server each run in a process of
+ * their own (bench/serve-target.ts), loaded by autocannon from this one. With BENCH_BEFORE_DIR set to an extracted older tree of
  * this repository (e.g. `git archive <ref> | tar -x -C /tmp/before`, node_modules linked), its
  * receiver runs in the same process and run too, so before and after are ratios of one
  * baseline. A private redis-server (no persistence) serves every Redis case; BENCH_CLUSTER=1
@@ -14,7 +15,8 @@ import { listen } from '../test/helpers/listen.js';
 import { startRedisCluster, type RedisCluster } from '../test/helpers/redis-cluster.js';
 import { startRedisServer } from '../test/helpers/redis-server.js';
 import { runLoad } from './run-case.js';
-import { startBareHttp, startReceiver, type Target } from './targets.js';
+import { startIsolated } from './isolated-target.js';
+import type { Target } from './targets.js';
 
 const durationS = Number(process.env.BENCH_DURATION_S ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -45,14 +47,14 @@ try {
     type Case = [string, () => Promise<Target>, string | ((n: number) => string)];
     const ifBefore = (c: Case): Case[] => (before ? [c] : []);
     const cases: Case[] = [
-      ['bare node:http 200', startBareHttp, distinct()],
+      ['bare node:http 200', () => startIsolated('http-200'), distinct()],
       ...ifBefore(['before: receiver, Redis store, distinct events', () => before!({ redisUrl: redis.url }), distinct()]),
-      ['after: receiver, Redis store, distinct events', () => startReceiver({ redisUrl: redis.url }), distinct()],
+      ['after: receiver, Redis store, distinct events', () => startIsolated('receiver-redis', redis.url), distinct()],
       ...ifBefore(['before: receiver, Redis store, one event repeated', () => before!({ redisUrl: redis.url }), duplicate]),
-      ['after: receiver, Redis store, one event repeated', () => startReceiver({ redisUrl: redis.url }), duplicate],
+      ['after: receiver, Redis store, one event repeated', () => startIsolated('receiver-redis', redis.url), duplicate],
       ...(cluster ? ([['after: receiver, Redis Cluster (3 primaries), distinct events', () => startClusterReceiver(cluster.nodes), distinct()]] as Case[]) : []),
       ...(cluster ? ([['after: receiver, Redis Cluster (3 primaries), one event repeated', () => startClusterReceiver(cluster.nodes), duplicate]] as Case[]) : []),
-      ['bare node:http 200 (again)', startBareHttp, distinct()],
+      ['bare node:http 200 (again)', () => startIsolated('http-200'), distinct()],
     ];
     for (const [name, start, body] of cases) {
       const target = await start();

@@ -29,28 +29,22 @@ export interface RetryOptions {
   maxRetryDelayMs: number;
 }
 
-/**
- * A request given as its URL and how to send one attempt of it with the attempt's signal:
- * lets a caller skip building a Request per call when its fetch takes a URL and `init`.
- */
-export interface RequestPlan {
-  url: string;
-  send(signal: AbortSignal): Promise<Response>;
-}
-
 /** Per-request hooks and settings of one call through `createRetryingFetch`. */
 export interface AttemptHooks {
   /** Told the number of each attempt as it starts. */
   onAttempt?: (attempt: number) => void;
   /** The caller's abort signal, or undefined for none (when the key is absent: the request's own signal). */
   signal?: AbortSignal | undefined;
-  /**
-   * Given the `release` of the returned answer's deadline: the caller reads the body, then
-   * calls `release()` so that the attempt's timer and abort controller are freed at once
-   * instead of when the timer ends. Without this hook the deadline runs its course.
-   */
-  onDeadline?: (release: () => void) => void;
 }
+
+/** The final answer: its Response, whose body is already read, and that body. */
+export interface BufferedAnswer {
+  response: Response;
+  text: string;
+}
+
+/** Statuses whose Response cannot carry a body (Fetch standard: null body status). */
+const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([204, 205, 304]);
 
 /**
  * Reads Retry-After (RFC 9110 §10.2.3): `delay-seconds` or an HTTP-date. Returns whole seconds
@@ -125,19 +119,20 @@ function startDeadline(caller: AbortSignal | undefined, timeoutMs: number): Dead
 }
 
 /**
- * Wraps `options.fetch` with timeouts and retries. Throws `SessionsClientError` only when no
- * answer arrives; a retryable answer still there after the last attempt is returned as is.
+ * Wraps `options.fetch` with timeouts and retries, and reads the final answer's body within
+ * the last attempt's deadline (so the deadline bounds the body, and its timer is freed as soon
+ * as the body is in). Throws `SessionsClientError` only when no answer arrives or its body
+ * breaks off; a retryable answer still there after the last attempt is returned as is.
  * Each attempt calls `options.fetch(request, { signal })` with the attempt's signal in `init`:
  * undici drops the abort of a signal that reaches fetch only inside a Request once a garbage
  * collection has run (nodejs/undici#4068). A request with a body is cloned for each attempt
- * that may be followed by another; a bodyless one is passed as is. A `RequestPlan` sends
- * each attempt itself, with the attempt's signal.
+ * that may be followed by another; a bodyless one is passed as is, so every attempt sends the
+ * same headers (one Idempotency-Key).
  */
-export function createRetryingFetch(options: RetryOptions): (request: Request | RequestPlan, hooks?: AttemptHooks) => Promise<Response> {
+export function createRetryingFetch(options: RetryOptions): (request: Request, hooks?: AttemptHooks) => Promise<BufferedAnswer> {
   const { maxRetries, timeoutMs, maxRetryDelayMs } = options;
   return async (request, hooks = {}) => {
-    const plan = request instanceof Request ? undefined : request;
-    const caller = 'signal' in hooks ? hooks.signal : plan ? undefined : (request as Request).signal;
+    const caller = 'signal' in hooks ? hooks.signal : request.signal;
     const fail = (code: 'network' | 'timeout' | 'aborted', message: string, cause: unknown, attempts: number) =>
       new SessionsClientError(code, message, { cause, url: request.url, attempts });
     const wait = async (ms: number, attempt: number) => {
@@ -152,12 +147,8 @@ export function createRetryingFetch(options: RetryOptions): (request: Request | 
       const deadline = startDeadline(caller, timeoutMs);
       let response: Response;
       try {
-        if (plan) response = await plan.send(deadline.signal);
-        else {
-          const req = request as Request;
-          const input = req.body !== null && attempt <= maxRetries ? req.clone() : req;
-          response = await options.fetch(input, { signal: deadline.signal });
-        }
+        const input = request.body !== null && attempt <= maxRetries ? request.clone() : request;
+        response = await options.fetch(input, { signal: deadline.signal });
       } catch (error) {
         deadline.release();
         const code = failureCode(error, { callerAborted: Boolean(caller?.aborted), timedOut: deadline.timedOut() });
@@ -173,11 +164,7 @@ export function createRetryingFetch(options: RetryOptions): (request: Request | 
         await wait(backoffDelay(attempt, maxRetryDelayMs), attempt);
         continue;
       }
-      const final = () => {
-        // The signal stays on the response and bounds the body: the caller frees it once read.
-        hooks.onDeadline?.(deadline.release);
-        return response;
-      };
+      const final = () => readAnswer(response, { deadline, caller, url: request.url, timeoutMs }, (code, message, cause) => fail(code, message, cause, attempt));
       if (!RETRYABLE_STATUSES.has(response.status) || attempt > maxRetries) return final();
       const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
       const delayMs = retryAfter === undefined ? backoffDelay(attempt, maxRetryDelayMs) : retryAfter * 1000;
@@ -188,4 +175,32 @@ export function createRetryingFetch(options: RetryOptions): (request: Request | 
       await wait(delayMs, attempt);
     }
   };
+}
+
+/** Reads the final answer's body under its attempt's deadline, then frees the deadline. */
+async function readAnswer(
+  response: Response,
+  at: { deadline: Deadline; caller: AbortSignal | undefined; url: string; timeoutMs: number },
+  fail: (code: 'network' | 'timeout' | 'aborted', message: string, cause: unknown) => SessionsClientError,
+): Promise<BufferedAnswer> {
+  const { deadline, caller, url, timeoutMs } = at;
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    // The body stopped arriving: the caller aborted, the deadline passed, or the connection broke.
+    const code = failureCode(error, { callerAborted: Boolean(caller?.aborted), timedOut: deadline.timedOut() });
+    if (code === 'aborted') throw fail('aborted', `The request to ${url} was aborted.`, caller?.reason ?? error);
+    if (code === 'timeout') throw fail('timeout', `The answer from ${url} did not complete within ${timeoutMs} ms.`, deadline.signal.reason ?? error);
+    throw fail('network', `The answer from ${url} broke off: ${describeFetchError(error)}.`, error);
+  } finally {
+    deadline.release();
+  }
+  return { response, text };
+}
+
+/** The answer as a Response whose body can be read (again): its status, headers and text. */
+export function replayable({ response, text }: BufferedAnswer): Response {
+  const init = { status: response.status, statusText: response.statusText, headers: response.headers };
+  return new Response(NULL_BODY_STATUSES.has(response.status) ? null : text, init);
 }

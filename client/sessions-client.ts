@@ -4,11 +4,10 @@
  */
 import { OptionsError } from '../spec/options-error.js';
 import createClient, { type Client } from 'openapi-fetch';
-import { resumeUrl } from '../spec/resume-path.js';
+import { RESUME_PATH } from '../spec/resume-path.js';
 import type { paths } from '../generated/api.js';
-import { describeFetchError, failureCode, SessionsClientError } from './errors.js';
 import { toResumeOutcome, type ResumeOutcome } from './outcome.js';
-import { createRetryingFetch, type FetchLike, type RequestPlan } from './retry.js';
+import { createRetryingFetch, replayable, type FetchLike } from './retry.js';
 import { PACKAGE_VERSION } from './version.js';
 
 /** Options of `createSessionsClient`. */
@@ -131,29 +130,7 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
   const inBrowser = typeof (globalThis as { document?: unknown }).document !== 'undefined';
   const userAgent = options.userAgent ?? (inBrowser ? undefined : `session-resume-api/${PACKAGE_VERSION}`);
   const headers: Record<string, string> = { Authorization: `Bearer ${apiKey}`, ...(userAgent ? { 'User-Agent': userAgent } : {}) };
-  const raw = createClient<paths>({ baseUrl, fetch: (request) => retrying(request), headers });
-
-  /**
-   * One resume call's request: headers merged case-insensitively; no body (x-decisions:
-   * request-body). With the global fetch no Request is built here (fetch builds its own); a
-   * caller's fetch gets a Request carrying the attempt's signal, in case it drops `init`.
-   */
-  const resumePlan = (url: string, callHeaders: Record<string, string> | undefined, idempotencyKey: string): RequestPlan => {
-    // One Idempotency-Key for every attempt of the call: each attempt re-sends these headers.
-    let merged: HeadersInit = { ...headers, 'Idempotency-Key': idempotencyKey };
-    if (callHeaders) {
-      const h = new Headers(merged);
-      for (const [name, value] of Object.entries(callHeaders)) h.set(name, value);
-      h.set('Idempotency-Key', idempotencyKey);
-      merged = h;
-    }
-    return {
-      url,
-      send: userFetch
-        ? (signal) => userFetch(new Request(url, { method: 'POST', headers: merged, signal }), { signal })
-        : (signal) => globalThis.fetch(url, { method: 'POST', headers: merged, signal }),
-    };
-  };
+  const raw = createClient<paths>({ baseUrl, fetch: (request) => retrying(request).then(replayable), headers });
 
   async function resume(sessionId: string, callOptions: ResumeOptions = {}): Promise<ResumeOutcome> {
     if (typeof sessionId !== 'string' || sessionId === '') {
@@ -168,44 +145,26 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
     if (typeof idempotencyKey !== 'string' || idempotencyKey.length < 1 || idempotencyKey.length > 255) {
       throw new TypeError('resume: idempotencyKey must be a string of 1 to 255 characters.');
     }
-    // Straight to the retrying fetch, not through `raw`: openapi-fetch's own Request, its read
-    // of every error body and the clone needed to read it again cost a third of a call, and
-    // the path is the same typed RESUME_PATH (resumeUrl).
-    const url = resumeUrl(baseUrl, sessionId);
+    // Through openapi-fetch: one Request per call (no body, x-decisions: request-body) whose
+    // headers every attempt re-sends, so one Idempotency-Key covers them all; this call's
+    // `fetch` carries the caller's signal to each attempt's deadline and keeps the body text
+    // exactly as received (openapi-fetch parses error bodies as JSON).
     let attempts = 0;
-    let release: (() => void) | undefined;
-    try {
-      const response = await retrying(resumePlan(url, callOptions.headers, idempotencyKey), {
-        signal: callOptions.signal,
-        onAttempt: (n) => (attempts = n),
-        onDeadline: (r) => (release = r),
-      });
-      const text = await response.text();
-      return toResumeOutcome({ sessionId, status: response.status, headers: response.headers, text, attempts });
-    } catch (error) {
-      if (error instanceof SessionsClientError) throw error;
-      // The body stopped arriving: the caller aborted, the attempt's deadline passed, or the
-      // connection broke.
-      const code = failureCode(error, { callerAborted: Boolean(callOptions.signal?.aborted), timedOut: false });
-      if (code === 'aborted') {
-        throw new SessionsClientError('aborted', `The request to ${url} was aborted.`, { cause: error, url, attempts });
-      }
-      if (code === 'timeout') {
-        throw new SessionsClientError('timeout', `The answer from ${url} did not complete within ${timeoutMs} ms.`, {
-          cause: error,
-          url,
-          attempts,
-        });
-      }
-      throw new SessionsClientError('network', `The answer from ${url} broke off: ${describeFetchError(error)}.`, {
-        cause: error,
-        url,
-        attempts,
-      });
-    } finally {
-      // The body is read (or never will be): free the attempt's timer and controller now.
-      release?.();
-    }
+    let text = '';
+    const { response } = await raw.POST(RESUME_PATH, {
+      params: { path: { session_id: sessionId } },
+      // Later names win case-insensitively: the call's key over any Idempotency-Key in `headers`.
+      headers: { ...callOptions.headers, 'Idempotency-Key': idempotencyKey },
+      // A 2xx body is not read again ('stream' hands back the read stream as is); openapi-fetch
+      // reads every other body, so those get a Response that can be read again.
+      parseAs: 'stream',
+      fetch: async (request: Request) => {
+        const answer = await retrying(request, { signal: callOptions.signal, onAttempt: (n) => (attempts = n) });
+        text = answer.text;
+        return answer.response.ok ? answer.response : replayable(answer);
+      },
+    });
+    return toResumeOutcome({ sessionId, status: response.status, headers: response.headers, text, attempts });
   }
 
   return { resume, raw };

@@ -18,7 +18,7 @@ export { createMemoryEventStore, DEFAULT_MEMORY_CONCURRENCY } from './memory-eve
 export type { MemoryEventStoreOptions } from './memory-event-store.js';
 export { OptionsError } from '../../spec/options-error.js';
 export { StoreUnavailableError } from './store.js';
-export type { DeadLetter, ProcessingOptions, ReceiverStore, RecordOutcome, RecordedEvent } from './store.js';
+export type { DeadLetter, HandlerRun, ProcessingOptions, ReceiverStore, RecordOutcome, RecordedEvent } from './store.js';
 export { dedupeKey } from '../../spec/event-identity.js';
 export { generateUrlToken } from './url-token.js';
 export { createSignatureVerifier, SIGNATURE_TOLERANCE_SECONDS } from './verify-signature.js';

@@ -14,6 +14,7 @@ import {
   type ReceiverStore,
   type RecordOutcome,
   type RecordedEvent,
+  runHandler,
 } from './store.js';
 
 /** Events processed at the same time by default. */
@@ -101,7 +102,7 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): R
       attempt: entry.attemptsMade,
     };
     try {
-      await p.process(recorded);
+      await runHandler(p, recorded);
       entry.state = 'done';
     } catch (error) {
       entry.error = error instanceof Error ? error.message : String(error);

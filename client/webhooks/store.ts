@@ -48,6 +48,42 @@ export interface ProcessingOptions {
   onFailure(error: unknown, recorded: RecordedEvent, final: boolean): void;
   /** Reports a store problem that does not belong to one event (e.g. a lost connection). */
   onStoreError?(error: unknown, what: string): void;
+  /**
+   * Observes each run of the handler (for metrics): called once per `process` call that ran,
+   * with its result. An event found already processed runs nothing and reports nothing.
+   */
+  onHandlerRun?(run: HandlerRun): void;
+}
+
+/** One run of the handler as a store reports it to `ProcessingOptions.onHandlerRun`. */
+export interface HandlerRun {
+  /** 'ok' when `process` resolved, 'failed' when it threw (a retry or a dead letter follows). */
+  result: 'ok' | 'failed';
+  recorded: RecordedEvent;
+  /** Milliseconds the run took. */
+  durationMs: number;
+}
+
+/**
+ * Runs one processing attempt and reports it to `onHandlerRun` (whose own throw is ignored);
+ * the attempt's error is rethrown for the store's retry logic.
+ */
+export async function runHandler(p: ProcessingOptions, recorded: RecordedEvent): Promise<void> {
+  const started = performance.now();
+  const report = (result: HandlerRun['result']) => {
+    try {
+      p.onHandlerRun?.({ result, recorded, durationMs: performance.now() - started });
+    } catch {
+      // an observer must not change the outcome of processing
+    }
+  };
+  try {
+    await p.process(recorded);
+  } catch (error) {
+    report('failed');
+    throw error;
+  }
+  report('ok');
 }
 
 /** Shared storage of a receiver: durable records, dedupe, queue, dead letters. */

@@ -17,10 +17,18 @@ export interface ReceiverProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Spawns a receiver on a free port and resolves once it printed READY. */
-export async function startReceiverProcess(config: Omit<ReceiverProcessConfig, 'port'>): Promise<ReceiverProcess> {
+/** Another receiver program speaking the same protocol (e.g. one on an installed package), run by plain node in `cwd`. */
+export interface ReceiverProgram {
+  script: string;
+  cwd: string;
+}
+
+/** Spawns a receiver on a free port and resolves once it printed READY (default program: receiver-process.ts on the sources). */
+export async function startReceiverProcess(config: Omit<ReceiverProcessConfig, 'port'>, program?: ReceiverProgram): Promise<ReceiverProcess> {
   const port = await getFreePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify({ ...config, port })], {
+  const args = program ? [program.script] : ['--import', 'tsx', script];
+  const child = spawn(process.execPath, [...args, JSON.stringify({ ...config, port })], {
+    cwd: program?.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

@@ -2,14 +2,16 @@
  * The Redis store's ack path and its recovery: an event recorded by an instance that died
  * between its 200 and the hand-over to BullMQ (simulated by running the record script alone)
  * is found by another instance's inbox sweep and processed once; after processing, nothing of
- * it stays in Redis but its dedupe record. A hand-over takes events out of the inbox in the same
- * MULTI that makes their jobs, before any processing.
+ * it stays in Redis but its dedupe record (marked processed). A hand-over takes events out of
+ * the inbox once `addBulk` made their jobs, before any processing; a job added again for an
+ * event already processed runs nothing. Jobs are looked up through BullMQ's `Queue.getJob`.
  */
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createWebhookReceiver, dedupeKey, type SessionEvent } from '../../client/webhooks/index.js';
 import { createRedisEventStore } from '../../client/webhooks/redis/index.js';
-import { storeKeys, tripleField, withStoreCommands } from '../../client/webhooks/redis/store-scripts.js';
+import { createBucketWindow, storeKeys, tripleField, withStoreCommands, type StoreKeys } from '../../client/webhooks/redis/store-scripts.js';
 import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -17,16 +19,24 @@ const redisUrl = inject('redisUrl');
 const prefix = uniquePrefix('recv-inbox');
 afterAll(() => deletePrefix(redisUrl, prefix));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The store's queue, read through BullMQ's public API. */
+const queueOf = (redis: Redis, keys: StoreKeys) => new Queue('webhook-events', { connection: redis, prefix: keys.bullPrefix });
+/** The receiver's default window: one hour in buckets of five minutes. */
+const WINDOW_MS = 3_600_000;
+const BUCKET_MS = 300_000;
 
 describe('redis store inbox', () => {
   it('an event acknowledged by a dead instance before its hand-over is processed once by another', async () => {
     const keys = storeKeys(prefix, 'webhook-events');
-    const redis = withStoreCommands(new Redis(redisUrl));
+    const redis = withStoreCommands(new Redis(redisUrl)) as Redis & ReturnType<typeof withStoreCommands>;
+    const queue = queueOf(redis, keys);
     const event: SessionEvent = { event: 'session.resumed', session: { id: `sess_orphan_${Date.now()}` }, timestamp: new Date().toISOString() };
     const key = dedupeKey(event);
-    const data = JSON.stringify({ key, event, receivedAt: Date.now() - 5_000 });
+    const at = Date.now() - 5_000;
+    const data = JSON.stringify({ key, event, receivedAt: at });
     // What a first delivery writes in its one round trip, with no hand-over after it.
-    const [id, duplicate] = await redis.sraRecord(keys.dedupe, keys.inbox, keys.inboxAt, keys.failed, tripleField(key), '', 'eorphan1', Date.now() - 5_000, 3_600_000, 300_000, data);
+    const buckets = createBucketWindow(keys)(at, WINDOW_MS, BUCKET_MS);
+    const [id, duplicate] = await redis.sraRecord(3 + buckets.keys.length, keys.inbox, keys.inboxAt, keys.dead, ...buckets.keys, tripleField(key), '', 'eorphan1', at, buckets.expireAt, data);
     expect([id, duplicate]).toEqual(['eorphan1', 0]);
     expect(await redis.hexists(keys.inbox, 'eorphan1')).toBe(1);
 
@@ -41,10 +51,18 @@ describe('redis store inbox', () => {
     expect((await receiver.receive(JSON.stringify(event))).body).toMatchObject({ duplicate: true, id: 'eorphan1' });
     await sleep(700);
     expect(seen).toHaveLength(1);
-    await waitFor(async () => (await redis.exists(`${keys.jobKey}eorphan1`)) === 0, { what: 'the completed job removed' });
+    await waitFor(async () => (await queue.getJob('eorphan1')) === undefined, { what: 'the completed job removed' });
     expect(await redis.hlen(keys.inbox)).toBe(0);
     expect(await redis.zcard(keys.inboxAt)).toBe(0);
+    expect(await redis.hget(buckets.keys[0]!, tripleField(key))).toBe('eorphan1+');
+
+    // A late hand-over (an instance paused after its recording) queues the processed event again: it runs nothing.
+    await queue.addBulk([{ name: 'session-event', data: JSON.parse(data) as object, opts: { jobId: 'eorphan1', removeOnComplete: true } }]);
+    await waitFor(async () => (await queue.getJob('eorphan1')) === undefined, { what: 'the repeated job completed' });
+    await sleep(300);
+    expect(seen).toHaveLength(1);
     await receiver.close();
+    await queue.close();
     redis.disconnect();
   });
 
@@ -52,6 +70,7 @@ describe('redis store inbox', () => {
     const handPrefix = `${prefix}-hand`;
     const keys = storeKeys(handPrefix, 'webhook-events');
     const redis = new Redis(redisUrl);
+    const queue = queueOf(redis, keys);
     const receiveOnly = createWebhookReceiver({ store: createRedisEventStore({ url: redisUrl, prefix: handPrefix, process: false }), onEvent: () => undefined });
     const events = Array.from({ length: 30 }, (_, i): SessionEvent => ({ event: 'session.resumed', session: { id: `sess_hand_${Date.now()}_${i}` }, timestamp: new Date().toISOString() }));
     const answers = await Promise.all(events.map((e) => receiveOnly.receive(JSON.stringify(e))));
@@ -60,14 +79,14 @@ describe('redis store inbox', () => {
     // No worker anywhere yet: every event is a waiting job and none is left in the inbox.
     await waitFor(async () => (await redis.hlen(keys.inbox)) === 0, { what: 'the inbox emptied by the hand-over' });
     expect(await redis.zcard(keys.inboxAt)).toBe(0);
-    for (const id of ids) expect(await redis.exists(`${keys.jobKey}${id}`), id).toBe(1);
+    for (const id of ids) expect(await queue.getJobState(id), id).toBe('waiting');
 
     const seen: string[] = [];
     const worker = createWebhookReceiver({ store: createRedisEventStore({ url: redisUrl, prefix: handPrefix, stalledIntervalMs: 200 }), onEvent: (_e, ctx) => void seen.push(ctx.id) });
     await waitFor(() => seen.length === ids.length, { what: 'every queued event processed' });
     await sleep(700); // several sweeps: none queues a processed event again
     expect([...seen].sort()).toEqual([...ids].sort());
-    await Promise.all([receiveOnly.close(), worker.close()]);
+    await Promise.all([receiveOnly.close(), worker.close(), queue.close()]);
     await deletePrefix(redisUrl, handPrefix);
     redis.disconnect();
   });

@@ -6,6 +6,7 @@
  * webhook-id).
  */
 import { randomBytes } from 'node:crypto';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookReceiver } from '../../client/webhooks/index.js';
@@ -64,7 +65,8 @@ describe('Redis memory per acknowledged event', () => {
     }
     await waitFor(() => processed === EVENTS + 1, { timeoutMs: 180_000, what: `${EVENTS} events processed` });
     const keys = storeKeys(prefix, 'webhook-events');
-    await waitFor(async () => (await redis.hlen(keys.inbox)) === 0 && (await keysUnder(redis, `${keys.jobKey}e*`)).every((k) => k === `${keys.jobKey}events`), {
+    const queue = new Queue('webhook-events', { connection: redis, prefix: keys.bullPrefix });
+    await waitFor(async () => (await redis.hlen(keys.inbox)) === 0 && Object.values(await queue.getJobCounts('waiting', 'active', 'completed', 'delayed')).every((n) => n === 0), {
       timeoutMs: 30_000,
       what: 'inbox empty and completed jobs removed',
     });
@@ -80,6 +82,7 @@ describe('Redis memory per acknowledged event', () => {
     expect(perEvent).toBeLessThanOrEqual(300);
     expect(perEvent).toBeGreaterThan(0);
     await receiver.close();
+    await queue.close();
     redis.disconnect();
   });
 });

@@ -2,11 +2,11 @@
  * Redis Cluster runs a script only when all of its keys hash to one slot. Every key the
  * receiver's Redis store and its BullMQ queue touch carries the hash tag `{prefix}`: this test
  * computes the slots (cluster-key-slot, the function ioredis routes with) of every key a
- * script is given or builds, and fails if two differ.
+ * script is given, and fails if two differ; a script builds no key name itself.
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { SCRIPTS, storeKeys } from '../../client/webhooks/redis/store-scripts.js';
+import { createBucketWindow, SCRIPTS, storeKeys } from '../../client/webhooks/redis/store-scripts.js';
 
 // ioredis' own dependency, the slot function it routes commands with (it ships no types).
 const calculateSlot = createRequire(import.meta.url)('cluster-key-slot') as (key: string) => number;
@@ -24,9 +24,9 @@ function allKeys(prefix: string, queueName: string): string[] {
     `${keys.dedupe}:0`,
     keys.inbox,
     keys.inboxAt,
-    keys.failed,
-    `${keys.jobKey}eAbCdEfGhIjKlMnOp`,
-    `${keys.jobKey}eAbCdEfGhIjKlMnOp:lock`,
+    keys.dead,
+    `${keys.bullPrefix}:${queueName}:eAbCdEfGhIjKlMnOp`,
+    `${keys.bullPrefix}:${queueName}:eAbCdEfGhIjKlMnOp:lock`,
     ...bull,
   ];
 }
@@ -40,16 +40,21 @@ describe('receiver Redis keys and Cluster slots', () => {
     expect(slotsOf(allKeys(prefix, queue)).size).toBe(1);
   });
 
-  it('each script declares the keys it is given in that one slot', () => {
+  it('each script declares the keys it is given in that one slot, and builds no key name itself', () => {
     const keys = storeKeys('session-resume-api', 'webhook-events');
+    const buckets = createBucketWindow(keys)(Date.now(), 3_600_000, 300_000);
+    expect(buckets.keys).toHaveLength(13);
     const given: Record<string, string[]> = {
-      sraRecord: [keys.dedupe, keys.inbox, keys.inboxAt, keys.failed],
+      sraRecord: [keys.inbox, keys.inboxAt, keys.dead, ...buckets.keys],
       sraHandedOver: [keys.inbox, keys.inboxAt],
       sraClaimStale: [keys.inbox, keys.inboxAt],
+      sraProcessed: [buckets.keys[0]!, keys.inbox, keys.inboxAt, keys.dead],
     };
     for (const script of SCRIPTS) {
-      expect(given[script.name], script.name).toHaveLength(script.numberOfKeys);
+      if (script.numberOfKeys !== undefined) expect(given[script.name], script.name).toHaveLength(script.numberOfKeys);
       expect(slotsOf(given[script.name]!).size, script.name).toBe(1);
+      // Every key a script touches comes from KEYS: no concatenation builds one inside Lua.
+      expect(script.lua, script.name).not.toMatch(/KEYS\[[^\]]+\]\s*\.\.|ARGV\[[^\]]+\]\s*\.\.\s*ARGV/);
     }
   });
 

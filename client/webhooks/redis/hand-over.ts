@@ -1,11 +1,13 @@
 /**
  * The hand-over from the inbox to the work queue. Events recorded within a few milliseconds
- * become BullMQ jobs together, in one MULTI that also takes them out of the inbox: one write and
- * one transaction for the lot instead of an `add` and an inbox removal each. The add and the
- * removal are one atomic step, so an event is always either in the inbox or a job (or done),
- * and the inbox sweep can never queue a processed event a second time.
+ * become BullMQ jobs together through `Queue.addBulk` (one MULTI for the lot instead of an
+ * `add` each); then the store's own script takes them out of the inbox. The inbox entry is the
+ * durable record until its job exists, so a crash between the two steps leaves it for the
+ * sweep, whose `addBulk` adds nothing for a job that still exists (the job id is the
+ * recording id) and whose job for an event processed meanwhile runs nothing (the worker checks
+ * the processed marker first).
  */
-import type { Job as JobType, JobsOptions, Queue } from 'bullmq';
+import type { JobsOptions, Queue } from 'bullmq';
 import type { StoreCommands, StoreKeys } from './store-scripts.js';
 
 /** One recorded event on its way to the queue: its recording id (the job id) and data. */
@@ -17,8 +19,8 @@ export interface HandOverItem<T> {
 /** What `createHandOver` needs. */
 export interface HandOverOptions<T> {
   queue: Queue<T>;
-  /** BullMQ's `Job` class (from the loaded library). */
-  Job: typeof JobType;
+  /** The store's own connection, with its scripts defined. */
+  store: Pick<StoreCommands, 'sraHandedOver'>;
   keys: StoreKeys;
   /** BullMQ job name. */
   name: string;
@@ -41,11 +43,10 @@ export interface HandOver<T> {
 }
 
 /**
- * Creates the batching hand-over. The job id is the recording id, so a repeat (a sweep racing
- * a slow hand-over) adds nothing.
+ * Creates the batching hand-over.
  *
  * @example
- * const handOver = createHandOver({ queue, Job, keys, name: 'session-event', jobOptions, delayMs: 5, maxEvents: 200, onError });
+ * const handOver = createHandOver({ queue, store: connection, keys, name: 'session-event', jobOptions, delayMs: 5, maxEvents: 200, onError });
  * handOver.add({ id, data });
  */
 export function createHandOver<T>(options: HandOverOptions<T>): HandOver<T> {
@@ -79,19 +80,10 @@ export function createHandOver<T>(options: HandOverOptions<T>): HandOver<T> {
   };
 }
 
-/** One MULTI: every job's add (BullMQ's own script, as `Queue.addBulk` runs it), then the inbox removal. */
+/** `Queue.addBulk` (a repeated job id adds nothing), then the inbox entries go. */
 async function queueBatch<T>(options: HandOverOptions<T>, items: Array<HandOverItem<T>>): Promise<void> {
-  const { queue, Job, keys, name, jobOptions } = options;
-  // BullMQ's client (its proxy over the queue's connection, where the store scripts are defined
-  // too) gives a MULTI with both kinds of script.
-  const multi = (await (queue as unknown as { client: Promise<{ multi(): { exec(): Promise<Array<[Error | null, unknown]> | null> } }> }).client).multi();
-  for (const { id, data } of items) {
-    // Queued synchronously, as Queue.addBulk does; its outcome is read from exec() below.
-    new Job<T>(queue, name, data, jobOptions(id), id).addJob(multi as never, { parentDependenciesKey: '' } as never).catch(() => {});
-  }
-  (multi as unknown as StoreCommands).sraHandedOver(keys.inbox, keys.inboxAt, keys.jobKey, ...items.map((item) => item.id));
-  const results = await multi.exec();
-  if (!results) throw new Error('the hand-over transaction was discarded');
-  const failed = results.find(([error]) => error);
-  if (failed) throw failed[0];
+  const { queue, store, keys, name, jobOptions } = options;
+  // BullMQ types a job's data through its own generics; the name is the one we always give.
+  await queue.addBulk(items.map(({ id, data }) => ({ name, data, opts: jobOptions(id) })) as Parameters<Queue<T>['addBulk']>[0]);
+  await store.sraHandedOver(keys.inbox, keys.inboxAt, ...items.map((item) => item.id));
 }

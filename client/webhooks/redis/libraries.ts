@@ -13,7 +13,6 @@ export const REDIS_STORE_INSTALL = 'npm install bullmq ioredis';
 export interface RedisLibraries {
   Queue: typeof BullMQ.Queue;
   Worker: typeof BullMQ.Worker;
-  Job: typeof BullMQ.Job;
   Redis: typeof IORedis.Redis;
   Cluster: typeof IORedis.Cluster;
 }
@@ -42,7 +41,7 @@ const importLibrary = (name: 'bullmq' | 'ioredis'): Promise<unknown> => (name ==
 export async function loadRedisLibraries(importer: (name: 'bullmq' | 'ioredis') => Promise<unknown> = importLibrary): Promise<RedisLibraries> {
   try {
     const [bullmq, ioredis] = (await Promise.all([importer('bullmq'), importer('ioredis')])) as [typeof BullMQ, typeof IORedis];
-    return { Queue: bullmq.Queue, Worker: bullmq.Worker, Job: bullmq.Job, Redis: ioredis.Redis, Cluster: ioredis.Cluster };
+    return { Queue: bullmq.Queue, Worker: bullmq.Worker, Redis: ioredis.Redis, Cluster: ioredis.Cluster };
   } catch (error) {
     if (!isMissing(error)) throw error;
     throw new RedisLibrariesMissingError(

@@ -1,14 +1,20 @@
 /**
  * The shared receiver store on Redis (a single node or a Redis Cluster). The ack path is one
- * round trip: a Lua script (store-scripts.ts) decides first delivery or duplicate, by the
- * payload's triple and by `webhook-id`, and for a first delivery writes the dedupe records and
- * the event into an inbox in the same atomic step, so the 200 follows a durable record. After
- * the answer the events of a few milliseconds move together to BullMQ jobs (the work queue:
- * retries with backoff, failed set as dead letters, locks and stalled-job recovery), leaving the
- * inbox in the same MULTI; a completed job is removed, so what stays per event is its dedupe
- * record (about 110 bytes an identity) until the window ends. An instance that dies between the
- * answer and the hand-over leaves the event in the inbox, where any instance's sweep (every
- * `stalledIntervalMs`) finds it.
+ * round trip: a Lua script of ours (store-scripts.ts) decides first delivery or duplicate, by
+ * the payload's identity and by `webhook-id`, and for a first delivery writes the dedupe records
+ * and the event into an inbox in the same atomic step, so the 200 follows a durable record.
+ * After the answer the events of a few milliseconds become BullMQ jobs together through
+ * `Queue.addBulk` (retries with backoff, failed set as dead letters, locks and stalled-job
+ * recovery), and then leave the inbox; a completed job is removed, so what stays per event is
+ * its dedupe record (about 110 bytes an identity) until the window ends. An instance that dies
+ * between the answer and the hand-over leaves the event in the inbox, where any instance's
+ * sweep (every `stalledIntervalMs`) finds it. The worker skips a job whose event the dedupe
+ * record marks processed, so an event queued again by a late hand-over runs once.
+ *
+ * BullMQ and ioredis are used through their documented APIs only: `Queue`, `Worker`,
+ * `Queue.addBulk`, `Queue.getJob`, `Job.retry`, and ioredis' `defineCommand` on the store's
+ * own connection (BullMQ's connections carry none of our commands, and our scripts touch none
+ * of BullMQ's keys).
  */
 import { randomBytes } from 'node:crypto';
 import type { Job, Queue as QueueType, Worker } from 'bullmq';
@@ -21,11 +27,12 @@ import {
   type ReceiverStore,
   type RecordOutcome,
   type RecordedEvent,
+  runHandler,
 } from '../store.js';
 import { createConnector, type RedisConnection } from './connection.js';
 import { createHandOver, type HandOver } from './hand-over.js';
 import { loadRedisLibraries } from './libraries.js';
-import { BUCKETS_PER_WINDOW, storeKeys, tripleField, webhookIdField, withStoreCommands } from './store-scripts.js';
+import { BUCKETS_PER_WINDOW, bucketKey, createBucketWindow, PROCESSED_MARK, storeKeys, tripleField, webhookIdField, withStoreCommands } from './store-scripts.js';
 
 // Top-level await: importing this subpath without bullmq or ioredis installed fails here,
 // with a message that names the install command.
@@ -50,8 +57,8 @@ const EVENTS_MAX_LEN = 100;
 /** Inbox entries one sweep hands over at most. */
 const SWEEP_LIMIT = 500;
 /**
- * Milliseconds recorded events wait to be handed over together: one MULTI (one write, one
- * pipeline) for all of them instead of one each, which was most of the receiver's CPU per event
+ * Milliseconds recorded events wait to be handed over together: one `addBulk` (one MULTI)
+ * for all of them instead of an `add` each, which was most of the receiver's CPU per event
  * (bench/findings.md). The event is durable in the inbox meanwhile; only its processing waits.
  */
 const HANDOVER_DELAY_MS = 5;
@@ -161,21 +168,22 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     process: runWorker = true,
   } = options;
   const keys = storeKeys(prefix, queueName);
+  const windowOf = createBucketWindow(keys);
   // Request path: fail fast while Redis is down (no offline queue) or hung (command timeout),
   // so the answer is a quick 503 and never a 200 for an unrecorded event. Auto-pipelining
-  // sends the commands of concurrent deliveries in one write. A connection of its own: ioredis
-  // copies every script defined on a connection into each pipeline it makes, and BullMQ
-  // defines about fifty (that copy was the largest single cost of the ack path).
+  // sends the commands of concurrent deliveries in one write. The store's own connection: its
+  // scripts are defined here and nowhere else (ioredis copies every script defined on a
+  // connection into each pipeline it makes, so BullMQ's fifty stay off the ack path).
   const failFast = { commandTimeout: recordTimeoutMs, maxRetriesPerRequest: 1 };
   const connection = withStoreCommands(connect(failFast, { enableOfflineQueue: false, enableAutoPipelining: true }));
   connection.on('error', () => {}); // reported through the failing commands
-  // The queue's connection: the hand-over, the sweep and dead letters. BullMQ on a cluster
-  // needs its keys in one slot: the prefix is the hash tag itself.
-  const queueConnection = withStoreCommands(connect(failFast, { enableOfflineQueue: false }));
+  // BullMQ's queue connection (hand-over, dead letters): BullMQ on a cluster needs its keys in
+  // one slot, so the queue prefix is the hash tag itself.
+  const queueConnection = connect(failFast, { enableOfflineQueue: false });
   queueConnection.on('error', () => {});
   const queue: QueueType<JobData> = new libs.Queue<JobData>(queueName, { connection: queueConnection, prefix: keys.bullPrefix, streams: { events: { maxLen: EVENTS_MAX_LEN } } });
   queue.on('error', () => {});
-  // Connected and BullMQ's scripts loaded: the first recording waits for it (within its timeout).
+  // Connected and BullMQ ready: the first recording waits for it (within its timeout).
   let isReady = false;
   const connected = new Promise<void>((resolve) => (connection.status === 'ready' ? resolve() : connection.once('ready', () => resolve())));
   const ready = Promise.all([queue.waitUntilReady(), connected]).then(() => {
@@ -186,22 +194,17 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
   let worker: Worker<JobData> | undefined;
   let workerConnection: RedisConnection | undefined;
   let processing: ProcessingOptions | undefined;
+  let bucketMs = 1;
+  /** Handler runs under way in this instance; close() waits for them. */
+  const running = new Set<Promise<void>>();
   let sweeper: NodeJS.Timeout | undefined;
   let closed = false;
-
-  const recordedFrom = (job: Job<JobData>, attempt: number): RecordedEvent => ({
-    id: job.id!,
-    key: job.data.key,
-    event: job.data.event,
-    receivedAt: job.data.receivedAt,
-    attempt,
-  });
 
   let handOver: HandOver<JobData> | undefined;
   const createQueueHandOver = (p: ProcessingOptions) =>
     createHandOver<JobData>({
       queue,
-      Job: libs.Job,
+      store: connection,
       keys,
       name: JOB_NAME,
       jobOptions: (id) => ({
@@ -218,41 +221,63 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
       onError: (error) => p.onStoreError?.(error, 'receiver: recorded events could not be queued yet; the inbox sweep will'),
     });
 
-  /** Hands over inbox entries older than one sweep interval whose job does not exist. */
+  /** Hands over inbox entries older than one sweep interval (their instance died or lost Redis before its hand-over). */
   async function sweep(): Promise<void> {
     const now = Date.now();
-    const found = await queueConnection.sraClaimStale(keys.inbox, keys.inboxAt, now - stalledIntervalMs, now, SWEEP_LIMIT, keys.jobKey);
+    const found = await connection.sraClaimStale(keys.inbox, keys.inboxAt, now - stalledIntervalMs, now, SWEEP_LIMIT);
     for (let i = 0; i + 1 < found.length; i += 2) handOver!.add({ id: found[i]!, data: JSON.parse(found[i + 1]!) as JobData });
   }
 
   /** Moves a failed (dead-lettered) job back to the queue with fresh attempts; false otherwise. */
   async function retryIfDead(id: string): Promise<boolean> {
-    const job = await libs.Job.fromId<JobData>(queue, id);
+    const job = await queue.getJob(id);
     if (!job || !(await job.isFailed())) return false;
     try {
       await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
-      return true;
     } catch {
       // Another delivery or instance retried it first.
       return false;
     }
+    await connection.zrem(keys.dead, id);
+    return true;
+  }
+
+  /** One job: nothing when the event was processed already, else the handler; then the marker. */
+  async function processJob(p: ProcessingOptions, job: Job<JobData>): Promise<void> {
+    if (!isReady) await ready;
+    const id = job.id!;
+    const bucket = bucketKey(keys, job.data.receivedAt, bucketMs);
+    const field = tripleField(job.data.key);
+    if ((await connection.hget(bucket, field)) === `${id}${PROCESSED_MARK}`) return;
+    await runHandler(p, recordedFrom(job, job.attemptsMade + 1));
+    // The handler ran: a failure to mark it leaves at most a second run, never a lost event.
+    await connection.sraProcessed(bucket, keys.inbox, keys.inboxAt, keys.dead, field, id).catch((error: unknown) => p.onStoreError?.(error, 'receiver: an event was processed but could not be marked so'));
   }
 
   function startWorker(p: ProcessingOptions) {
     workerConnection = connect({ maxRetriesPerRequest: null });
     // The worker reconnects by itself; the receiver's logger hears about it.
     workerConnection.on('error', (error) => p.onStoreError?.(error, 'receiver worker: Redis connection error'));
-    worker = new libs.Worker<JobData>(
-      queueName,
-      async (job) => {
-        await p.process(recordedFrom(job, job.attemptsMade + 1));
-      },
-      { connection: workerConnection, prefix: keys.bullPrefix, concurrency, lockDuration: lockDurationMs, stalledInterval: stalledIntervalMs, maxStalledCount },
-    );
+    const run = (job: Job<JobData>) => {
+      const under = processJob(p, job).finally(() => running.delete(under));
+      running.add(under);
+      return under;
+    };
+    worker = new libs.Worker<JobData>(queueName, run, {
+      connection: workerConnection,
+      prefix: keys.bullPrefix,
+      concurrency,
+      lockDuration: lockDurationMs,
+      stalledInterval: stalledIntervalMs,
+      maxStalledCount,
+    });
     worker.on('error', (error) => p.onStoreError?.(error, 'receiver worker error'));
+    // Also emitted for a job that stalled more than maxStalledCount times.
     worker.on('failed', (job, error) => {
       if (!job) return;
       const final = job.attemptsMade >= (job.opts.attempts ?? 1) || job.finishedOn !== undefined;
+      // The dead set lets a redelivery put the event back in the queue (see record).
+      if (final) connection.zadd(keys.dead, Date.now(), job.id!).catch((e: unknown) => p.onStoreError?.(e, 'receiver: a dead letter could not be marked'));
       p.onFailure(error, recordedFrom(job, job.attemptsMade), final);
     });
     const runSweep = () => void ready.then(() => sweep()).catch((error: unknown) => p.onStoreError?.(error, 'receiver: inbox sweep failed'));
@@ -261,10 +286,20 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     sweeper.unref();
   }
 
+  /** One round trip: the record script over the window's buckets. */
+  function recordScript(p: ProcessingOptions, key: string, webhookId: string | undefined, id: string, data: JobData) {
+    const windowMs = Math.round(p.windowSeconds * 1000);
+    const buckets = windowOf(data.receivedAt, windowMs, bucketMs);
+    const identity = tripleField(key);
+    const byWebhookId = webhookId === undefined ? '' : webhookIdField(webhookId);
+    return connection.sraRecord(3 + buckets.keys.length, keys.inbox, keys.inboxAt, keys.dead, ...buckets.keys, identity, byWebhookId, id, data.receivedAt, buckets.expireAt, JSON.stringify(data));
+  }
+
   return {
     start(p) {
       if (processing) throw new Error('createRedisEventStore: start() was called twice; one store serves one receiver');
       processing = p;
+      bucketMs = Math.max(1, Math.ceil(Math.round(p.windowSeconds * 1000) / BUCKETS_PER_WINDOW));
       handOver = createQueueHandOver(p);
       if (runWorker) startWorker(p);
     },
@@ -277,13 +312,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
       const data: JobData = { key, event, receivedAt: Date.now() };
       try {
         if (!isReady) await within(ready, recordTimeoutMs, 'the connection');
-        const windowMs = Math.round(p.windowSeconds * 1000);
-        const bucketMs = Math.max(1, Math.ceil(windowMs / BUCKETS_PER_WINDOW));
-        const [recorded, duplicate, dead] = await within(
-          connection.sraRecord(keys.dedupe, keys.inbox, keys.inboxAt, keys.failed, tripleField(key), webhookId === undefined ? '' : webhookIdField(webhookId), id, data.receivedAt, windowMs, bucketMs, JSON.stringify(data)),
-          recordTimeoutMs,
-          'the recording',
-        );
+        const [recorded, duplicate, dead] = await within(recordScript(p, key, webhookId, id, data), recordTimeoutMs, 'the recording');
         if (duplicate === 0) {
           handOver!.add({ id, data });
           return { id, duplicate: false };
@@ -318,12 +347,20 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
       // Hand-overs under way finish (or stay in the inbox for the next instance's sweep).
       handOver?.flush();
       await handOver?.settled();
-      // Worker.close waits for the jobs under way; queued jobs stay in Redis for the next instance.
-      await worker?.close();
+      // Worker.close waits for the jobs under way; queued jobs stay in Redis for the next
+      // instance. Without a connection it would wait for Redis to come back (BullMQ 6), and no
+      // job can be finished anyway: it closes at once, and a job whose end was not recorded is
+      // recovered by another instance's stalled check (its processed marker prevents a rerun).
+      await worker?.close(workerConnection?.status !== 'ready');
+      await Promise.allSettled([...running]);
       await queue.close();
       connection.disconnect();
       queueConnection.disconnect();
       workerConnection?.disconnect();
     },
   };
+}
+
+function recordedFrom(job: Job<JobData>, attempt: number): RecordedEvent {
+  return { id: job.id!, key: job.data.key, event: job.data.event, receivedAt: job.data.receivedAt, attempt };
 }

@@ -1,102 +1,119 @@
 /**
- * The Redis store's keys and its Lua scripts. Every key starts with the hash tag `{prefix}`,
- * the same tag BullMQ's queue keys carry, so each script's keys live in one slot on Redis
- * Cluster and the same scripts run unchanged on a single node.
+ * The Redis store's own keys and its Lua scripts. Every key starts with the hash tag `{prefix}`
+ * (the tag BullMQ's queue keys carry too, through the queue prefix), so a script's keys live in
+ * one slot on Redis Cluster and the same scripts run unchanged on a single node. A script
+ * touches only the keys it is given (KEYS), and only keys of this store: BullMQ's keys are
+ * BullMQ's, reached through its `Queue` and `Worker` alone.
  *
- * Dedupe records are fields of time-bucketed hashes (`…:rd:<bucket>`, one bucket per
- * 1/12 of the window, expiring a window after the bucket ends): about 110 bytes per identity
- * instead of about 210 for a key with its own TTL. A record is seen for at least the window
- * and at most the window plus one bucket.
+ * Dedupe records are fields of time-bucketed hashes (`…:rd:<bucket>`, one bucket per 1/12 of
+ * the window, expiring a window after the bucket ends): about 110 bytes per identity instead
+ * of about 210 for a key with its own TTL. A record is seen for at least the window and at most
+ * the window plus one bucket. The record of the payload's identity also carries the processed
+ * marker: its value, the recording id, gains a trailing `+` once the handler succeeded.
  */
 import { hash } from 'node:crypto';
 import type { RedisConnection } from './connection.js';
 
 /** Buckets per dedupe window. */
 export const BUCKETS_PER_WINDOW = 12;
+/** Suffix of a dedupe record's value once its event was processed. */
+export const PROCESSED_MARK = '+';
 
-/** Names of every key the store uses under one prefix and queue. */
+/** Names of every key the store writes under one prefix and queue (BullMQ's keys are not listed: they are BullMQ's). */
 export interface StoreKeys {
-  /** The BullMQ prefix: the hash tag alone. */
+  /** The BullMQ queue prefix: the hash tag alone, so the queue's keys share the store's slot. */
   bullPrefix: string;
   /** Base of the dedupe bucket hashes (`<base>:<bucket>`). */
   dedupe: string;
-  /** Hash: recording id → event data, until its processing starts. */
+  /** Hash: recording id → event data, from the recording until its job exists (or it was processed). */
   inbox: string;
   /** Sorted set: recording id by time recorded (or last claimed), for the sweep. */
   inboxAt: string;
-  /** BullMQ's failed set of the queue (the dead letters). */
-  failed: string;
-  /** Prefix of BullMQ job hashes (`<jobKey><jobId>`). */
-  jobKey: string;
+  /** Sorted set: recording ids whose processing was dead-lettered, by time; a redelivery retries them. */
+  dead: string;
 }
 
 /** The keys of a store with `prefix` and `queueName` (neither contains ':', '{' or '}'). */
 export function storeKeys(prefix: string, queueName: string): StoreKeys {
-  const tag = `{${prefix}}`;
-  const queue = `${tag}:${queueName}`;
-  return { bullPrefix: tag, dedupe: `${queue}:rd`, inbox: `${queue}:inbox`, inboxAt: `${queue}:inbox-at`, failed: `${queue}:failed`, jobKey: `${queue}:` };
+  const queue = `{${prefix}}:${queueName}`;
+  return { bullPrefix: `{${prefix}}`, dedupe: `${queue}:rd`, inbox: `${queue}:inbox`, inboxAt: `${queue}:inbox-at`, dead: `${queue}:dead` };
+}
+
+/** The dedupe bucket hash that holds records made at `atMs`. */
+export const bucketKey = (keys: StoreKeys, atMs: number, bucketMs: number) => `${keys.dedupe}:${Math.floor(atMs / bucketMs)}`;
+
+/**
+ * The bucket hashes a recording at `nowMs` reads, newest (the one it writes) first, and when
+ * the newest expires. Consecutive calls within one bucket share the list.
+ */
+export function createBucketWindow(keys: StoreKeys) {
+  let cached: { current: number; windowMs: number; bucketMs: number; keys: string[]; expireAt: number } | undefined;
+  return (nowMs: number, windowMs: number, bucketMs: number): { keys: string[]; expireAt: number } => {
+    const current = Math.floor(nowMs / bucketMs);
+    if (cached?.current !== current || cached.windowMs !== windowMs || cached.bucketMs !== bucketMs) {
+      const oldest = Math.floor((nowMs - windowMs) / bucketMs);
+      const list: string[] = [];
+      for (let b = current; b >= oldest; b--) list.push(`${keys.dedupe}:${b}`);
+      cached = { current, windowMs, bucketMs, keys: list, expireAt: (current + 1) * bucketMs + windowMs };
+    }
+    return cached;
+  };
 }
 
 const short = (bytes: Buffer) => bytes.subarray(0, 16).toString('base64url');
-/** Field of a dedupe key (the sha256 hex of the triple): 't' + 128 bits, base64url. */
-export const tripleField = (dedupeKey: string) => `t${short(Buffer.from(dedupeKey, 'hex'))}`;
+const SHA256_HEX = /^[0-9a-f]{64}$/i;
+/**
+ * Field of a dedupe key: 't' + 128 bits, base64url, of the key itself when it is a sha256 hex
+ * digest (the receiver's identity keys are), else of its sha256.
+ */
+export const tripleField = (dedupeKey: string) => `t${short(SHA256_HEX.test(dedupeKey) ? Buffer.from(dedupeKey, 'hex') : hash('sha256', dedupeKey, 'buffer'))}`;
 /** Field of a `webhook-id`: 'w' + 128 bits of its sha256, base64url. */
 export const webhookIdField = (webhookId: string) => `w${short(hash('sha256', webhookId, 'buffer'))}`;
 
 /**
- * KEYS: dedupe base, inbox, inbox-at, failed. ARGV: triple field, webhook-id field or '',
- * new id, now ms, window ms, bucket ms, event data.
+ * KEYS: inbox, inbox-at, dead, then the dedupe buckets of the window, newest first.
+ * ARGV: identity field, webhook-id field or '', new id, now ms, newest bucket's expiry ms, event data.
  * Returns {id, duplicate 0|1, dead-lettered 0|1}. A first delivery writes its dedupe fields
  * and its inbox entry in the same step, so a record never exists without its event.
  */
 const RECORD = `
-local now = tonumber(ARGV[4])
-local window = tonumber(ARGV[5])
-local bucket = tonumber(ARGV[6])
-local current = math.floor(now / bucket)
-local oldest = math.floor((now - window) / bucket)
 local fields = { ARGV[1] }
 if ARGV[2] ~= '' then fields[2] = ARGV[2] end
-for b = current, oldest, -1 do
-  local key = KEYS[1] .. ':' .. b
+for k = 4, #KEYS do
   for _, field in ipairs(fields) do
-    local id = redis.call('HGET', key, field)
-    if id then
-      local dead = redis.call('ZSCORE', KEYS[4], id)
-      if dead then return { id, 1, 1 } end
-      return { id, 1, 0 }
+    local value = redis.call('HGET', KEYS[k], field)
+    if value then
+      if string.sub(value, -1) == '${PROCESSED_MARK}' then return { string.sub(value, 1, -2), 1, 0 } end
+      if redis.call('ZSCORE', KEYS[3], value) then return { value, 1, 1 } end
+      return { value, 1, 0 }
     end
   end
 end
-local key = KEYS[1] .. ':' .. current
-for _, field in ipairs(fields) do redis.call('HSET', key, field, ARGV[3]) end
-redis.call('PEXPIREAT', key, (current + 1) * bucket + window)
-redis.call('HSET', KEYS[2], ARGV[3], ARGV[7])
-redis.call('ZADD', KEYS[3], now, ARGV[3])
+for _, field in ipairs(fields) do redis.call('HSET', KEYS[4], field, ARGV[3]) end
+redis.call('PEXPIREAT', KEYS[4], ARGV[5])
+redis.call('HSET', KEYS[1], ARGV[3], ARGV[6])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
 return { ARGV[3], 0, 0 }
 `;
 
 /**
- * KEYS: inbox, inbox-at. ARGV: job key prefix, id, id, ... Runs in the hand-over's MULTI, after
- * the jobs were added: each entry whose job now exists leaves the inbox, in the same atomic step
- * (an entry whose job could not be added stays for the sweep). Returns the number removed.
+ * KEYS: inbox, inbox-at. ARGV: id, id, ... Runs once `Queue.addBulk` made the jobs: the
+ * entries leave the inbox (the job is the durable record from now on). Returns the number removed.
  */
 const HANDED_OVER = `
 local removed = 0
-for i = 2, #ARGV do
-  if redis.call('EXISTS', ARGV[1] .. ARGV[i]) == 1 then
-    redis.call('HDEL', KEYS[1], ARGV[i])
-    removed = removed + redis.call('ZREM', KEYS[2], ARGV[i])
-  end
+for i = 1, #ARGV do
+  redis.call('HDEL', KEYS[1], ARGV[i])
+  removed = removed + redis.call('ZREM', KEYS[2], ARGV[i])
 end
 return removed
 `;
 
 /**
- * KEYS: inbox, inbox-at. ARGV: cutoff ms, now ms, limit, job key prefix.
- * Entries recorded before the cutoff whose job does not exist were acknowledged by an
- * instance that died before handing them to BullMQ: returns {id, data, ...} of those and
- * pushes their time to now, so one sweeper claims them per interval.
+ * KEYS: inbox, inbox-at. ARGV: cutoff ms, now ms, limit.
+ * Entries recorded (or last claimed) before the cutoff are still in the inbox because the
+ * instance that acknowledged them died, or lost Redis, before its hand-over finished: returns
+ * {id, data, ...} of those and pushes their time to now, so one sweeper claims them per interval.
  */
 const CLAIM_STALE = `
 local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
@@ -107,34 +124,53 @@ for _, id in ipairs(ids) do
     redis.call('ZREM', KEYS[2], id)
   else
     redis.call('ZADD', KEYS[2], ARGV[2], id)
-    if redis.call('EXISTS', ARGV[4] .. id) == 0 then
-      out[#out + 1] = id
-      out[#out + 1] = data
-    end
+    out[#out + 1] = id
+    out[#out + 1] = data
   end
 end
 return out
 `;
 
-/** The scripts as ioredis commands on `connection` (EVALSHA, falling back to EVAL). */
+/**
+ * KEYS: the event's dedupe bucket, inbox, inbox-at, dead. ARGV: identity field, id.
+ * After a successful handler run: marks the dedupe record processed (a job added again for
+ * this id, by a late hand-over or sweep, then runs nothing) and drops what is left of the
+ * event in the inbox and the dead set.
+ */
+const PROCESSED = `
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. '${PROCESSED_MARK}')
+end
+redis.call('HDEL', KEYS[2], ARGV[2])
+redis.call('ZREM', KEYS[3], ARGV[2])
+redis.call('ZREM', KEYS[4], ARGV[2])
+return 1
+`;
+
+/** The scripts as ioredis commands on the store's own connection (EVALSHA, falling back to EVAL). */
 export interface StoreCommands {
-  sraRecord(dedupe: string, inbox: string, inboxAt: string, failed: string, ...argv: Array<string | number>): Promise<[string, number, number]>;
-  sraHandedOver(inbox: string, inboxAt: string, jobKey: string, ...ids: string[]): Promise<number>;
-  sraClaimStale(inbox: string, inboxAt: string, cutoff: number, now: number, limit: number, jobKey: string): Promise<string[]>;
+  /** `numberOfKeys` first: the number of buckets read depends on the window. */
+  sraRecord(numberOfKeys: number, ...keysThenArgv: Array<string | number>): Promise<[string, number, number]>;
+  sraHandedOver(inbox: string, inboxAt: string, ...ids: string[]): Promise<number>;
+  sraClaimStale(inbox: string, inboxAt: string, cutoff: number, now: number, limit: number): Promise<string[]>;
+  sraProcessed(bucket: string, inbox: string, inboxAt: string, dead: string, field: string, id: string): Promise<number>;
 }
 
-/** Every script with its number of keys (the slot check reads this list). */
+/** Every script with its number of keys (undefined: given with each call); the slot check reads this list. */
 export const SCRIPTS = [
-  { name: 'sraRecord', numberOfKeys: 4, lua: RECORD },
+  { name: 'sraRecord', numberOfKeys: undefined, lua: RECORD },
   { name: 'sraHandedOver', numberOfKeys: 2, lua: HANDED_OVER },
   { name: 'sraClaimStale', numberOfKeys: 2, lua: CLAIM_STALE },
+  { name: 'sraProcessed', numberOfKeys: 4, lua: PROCESSED },
 ] as const;
 
-/** Defines the scripts on `connection` (idempotent) and returns it typed with them. */
+/**
+ * Defines the scripts on `connection` with ioredis' `defineCommand` and returns it typed with
+ * them. The connection is the store's own: BullMQ's connections never carry these commands.
+ */
 export function withStoreCommands(connection: RedisConnection): RedisConnection & StoreCommands {
-  const target = connection as RedisConnection & Partial<StoreCommands>;
-  if (typeof target.sraRecord !== 'function') {
-    for (const script of SCRIPTS) connection.defineCommand(script.name, { numberOfKeys: script.numberOfKeys, lua: script.lua });
+  for (const script of SCRIPTS) {
+    connection.defineCommand(script.name, script.numberOfKeys === undefined ? { lua: script.lua } : { numberOfKeys: script.numberOfKeys, lua: script.lua });
   }
-  return target as RedisConnection & StoreCommands;
+  return connection as RedisConnection & StoreCommands;
 }
