@@ -59,8 +59,8 @@ async function main(): Promise<void> {
     seeding.skipped ? 'sessions already seeded from this source: nothing to do' : 'sessions seeded',
   );
 
-  // On Redis the outbox is durable and every instance delivers (unless WEBHOOK_WORKER=0);
-  // in memory the in-process sender is NOT durable: pending events die with the process.
+  // One delivery engine: on Redis its queue is durable and every instance delivers (unless
+  // WEBHOOK_WORKER=0); in memory its queue is NOT durable: pending events die with the process.
   const outbox: OutboxRuntime | undefined = config.webhook && onRedis ? await onRedis.startOutbox() : undefined;
   const webhookSender = outbox?.outbox ?? (config.webhook ? await startWebhookSender(config.webhook, logger) : undefined);
 
@@ -145,6 +145,8 @@ async function startWebhookSender(
     allowPrivate: webhook.allowPrivate,
     insecureLocalhost,
     secret: webhook.secret,
+    schedule: webhook.schedule,
+    concurrency: webhook.concurrency,
     ...(ca ? { ca } : {}),
     logger: logger.child({ component: 'webhook-sender' }),
   });

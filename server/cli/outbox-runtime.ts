@@ -35,7 +35,9 @@ export async function startOutbox(
     client,
     connection,
     keyPrefix: config.redisKeyPrefix,
-    ...(webhook ? { url: webhook.url, allowPrivate: webhook.allowPrivate, secret: webhook.secret, schedule: webhook.schedule } : {}),
+    ...(webhook
+      ? { url: webhook.url, allowPrivate: webhook.allowPrivate, secret: webhook.secret, schedule: webhook.schedule, concurrency: webhook.concurrency }
+      : {}),
     ...(ca ? { ca } : {}),
     worker: roles.worker,
     relay: roles.relay,

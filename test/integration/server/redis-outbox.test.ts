@@ -106,8 +106,8 @@ describe('Redis outbox', () => {
     const store = createRedisSessionStore({ client: twice, keyPrefix });
     const sessionId = `twice_${randomUUID()}`;
     await store.seed([{ id: sessionId, status: 'paused' }]);
-    // The second run sees the session running: the caller is told not_paused and enqueues nothing.
-    expect((await store.resume(sessionId)).kind).toBe('not_paused');
+    // The second run finds the event the first wrote: the caller is told resumed (that flip is its own).
+    expect((await store.resume(sessionId)).kind).toBe('resumed');
     await waitFor(() => requestsFor(sessionId).length === 1, { what: 'the relayed delivery' });
     await new Promise((r) => setTimeout(r, 500));
     expect(requestsFor(sessionId)).toHaveLength(1);
@@ -171,10 +171,12 @@ describe('Redis outbox', () => {
     outbox.enqueue(transition.event);
     await waitFor(async () => (await outbox.listDead()).some((d) => d.id === transition.event.id), { what: 'the dead letter' });
     const env = { REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: keyPrefix, API_KEYS: 'k' };
-    const listed = await runCli(['webhooks', 'dead'], env);
+    const listed = await runCli(['webhooks', 'dead', '--json'], env);
     expect(listed.code).toBe(0);
-    const lines = listed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string });
-    expect(lines.map((l) => l.id)).toEqual([transition.event.id]);
+    const dead = JSON.parse(listed.stdout) as { id: string; failedAt: string; target: string }[];
+    expect(dead.map((l) => l.id)).toEqual([transition.event.id]);
+    expect(dead[0]?.target).toBe(receiver.origin);
+    expect(new Date(dead[0]!.failedAt).toISOString()).toBe(dead[0]?.failedAt);
     answers.set(sessionId, 200);
     const replayed = await runCli(['webhooks', 'replay', '--all'], env);
     expect([replayed.code, replayed.stdout.trim()]).toEqual([0, 'replayed 1 event(s)']);
