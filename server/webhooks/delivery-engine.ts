@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import { contract } from '../../spec/contract.js';
+import { createDeliveryAgents, type DeliveryAgents } from '../../spec/delivery/delivery-agents.js';
 import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '../../spec/delivery/deliver-event.js';
 import type { WebhookLookup } from '../../spec/delivery/resolve-webhook-host.js';
 import { nextStep, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../../spec/delivery/retry-rules.js';
@@ -38,6 +39,11 @@ export interface DeliveryTarget {
   secret?: string | undefined;
   /** Deadline of one attempt in ms (default 5000, source spec §6 rule 2). */
   timeoutMs?: number;
+  /**
+   * Reuse connections between attempts (default true): kept per checked address
+   * (spec/delivery/delivery-agents.ts), closed with the engine.
+   */
+  keepAlive?: boolean;
 }
 
 /** Options of `createDeliveryEngine`, checked at creation. */
@@ -85,7 +91,8 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
   const { queue } = options;
   const schedule = checkSchedule(options.schedule ?? STANDARD_WEBHOOKS_SCHEDULE_MS);
   const logger = options.logger ?? pino({ name: 'webhook-delivery' });
-  if (options.target) queue.start(createAttemptHandler(options.target, schedule, logger, options.observer));
+  const agents = options.target && (options.target.keepAlive ?? true) ? createDeliveryAgents() : undefined;
+  if (options.target) queue.start(createAttemptHandler(options.target, schedule, logger, options.observer, agents));
   const pending = new Set<Promise<void>>();
   let closing = false;
   let closed: Promise<void> | undefined;
@@ -117,6 +124,7 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
         closing = true;
         await withTimeout(Promise.allSettled([...pending]), timeoutMs);
         await queue.close(timeoutMs);
+        agents?.destroy();
         logger.info('webhook delivery closed');
       })();
       return closed;
@@ -135,7 +143,13 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
 }
 
 /** The attempt every queue runs: deliver, record, log, observe, decide. */
-function createAttemptHandler(target: DeliveryTarget, schedule: readonly number[], logger: Logger, observer?: DeliveryObserver): AttemptHandler {
+function createAttemptHandler(
+  target: DeliveryTarget,
+  schedule: readonly number[],
+  logger: Logger,
+  observer: DeliveryObserver | undefined,
+  agents: DeliveryAgents | undefined,
+): AttemptHandler {
   const check = validateWebhookUrl(target.url, { allowPrivate: target.allowPrivate, allowLoopbackHttp: target.insecureLocalhost });
   if (!check.ok) throw new DeliveryConfigError(`Invalid webhook URL: ${check.reason}`);
   let headers: ReturnType<typeof createWebhookHeaders>;
@@ -164,6 +178,7 @@ function createAttemptHandler(target: DeliveryTarget, schedule: readonly number[
       lookup: target.lookup,
       maxResponseBytes: RESPONSE_KEEP_BYTES,
       headers: (body) => headers(job.id, body),
+      ...(agents ? { agents } : {}),
     });
     const outcome = judge(result, at, schedule, job.attemptsMade + 1);
     report(log, observer, job, outcome, schedule.length);
