@@ -15,6 +15,7 @@ import { seedStore } from './sessions/seed-on-start.js';
 import { DEMO_SESSIONS, openSeedSource } from './sessions/session-seeds.js';
 import type { SessionStore } from './sessions/session-store.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
+import type { DeliveryObserver } from './webhooks/delivery-types.js';
 import type { OutboxRuntime } from './cli/outbox-runtime.js';
 import type { RedisRuntime } from './redis/redis-runtime.js';
 
@@ -134,6 +135,7 @@ async function main(): Promise<void> {
 async function startWebhookSender(
   webhook: NonNullable<ServerConfig['webhook']>,
   logger: pino.Logger,
+  observer?: DeliveryObserver,
 ): Promise<WebhookSender> {
   // createWebhookSender logs the WEBHOOK_ALLOW_PRIVATE warning itself (origin only: the path may hold a token).
   // Plain http:// passed the config only in sandbox mode, and only for loopback receivers.
@@ -148,6 +150,7 @@ async function startWebhookSender(
     schedule: webhook.schedule,
     concurrency: webhook.concurrency,
     ...(ca ? { ca } : {}),
+    ...(observer ? { observer } : {}),
     logger: logger.child({ component: 'webhook-sender' }),
   });
 }
