@@ -2,7 +2,7 @@
  * The in-process delivery queue of the memory store: NOT durable (pending events, history and
  * dead letters live in this process only) and bounded: at most `maxPending` events waiting or
  * under way (past it an event is refused and logged), the last `keepDelivered` delivered events
- * and the last `keepDead` dead letters with their attempts.
+ * (each for at most an hour) and the last `keepDead` dead letters with their attempts.
  *
  * At close: no new work; an event waiting for its next attempt gives up the wait and gets one
  * final attempt now; an attempt that fails while closing is not retried; whatever is still
@@ -24,7 +24,7 @@ export interface MemoryQueueOptions {
   concurrency?: number;
   /** Events waiting or under way at most (default 10 000); past it `add` refuses. */
   maxPending?: number;
-  /** Delivered events kept with their history (default 1000). */
+  /** Delivered events kept with their history (default 1000, each at most 3600 s). */
   keepDelivered?: number;
   /** Dead letters kept (default 10 000). */
   keepDead?: number;
@@ -40,7 +40,8 @@ interface Entry {
   record: DeliveryRecord;
   attemptsMade: number;
   queuedAt: number;
-  failedAt?: number;
+  /** When it was delivered or went dead, ms since the epoch. */
+  finishedAt?: number;
   reason?: string;
   /** Ends a wait early (set while waiting). */
   wake?: () => void;
@@ -75,10 +76,15 @@ export function createMemoryQueue(options: MemoryQueueOptions): DeliveryQueue {
     entry.record.state = state;
     entries.delete(entry.id); // re-inserted last: the newest
     entries.set(entry.id, entry);
+    entry.finishedAt = Date.now();
     const ids = done[state];
     ids.add(entry.id);
-    if (ids.size > (state === 'delivered' ? config.keepDelivered : config.keepDead)) {
-      const oldest = ids.values().next().value as string;
+    const keep = state === 'delivered' ? config.keepDelivered : config.keepDead;
+    // Past the count, or (delivered only) older than the kept age: the oldest go first.
+    for (const oldest of ids) {
+      const old = entries.get(oldest);
+      const expired = state === 'delivered' && old !== undefined && entry.finishedAt - (old.finishedAt ?? 0) > KEEP_DELIVERED.ageSeconds * 1000;
+      if (ids.size <= keep && !expired) break;
       ids.delete(oldest);
       entries.delete(oldest);
     }
@@ -102,7 +108,6 @@ export function createMemoryQueue(options: MemoryQueueOptions): DeliveryQueue {
       entry.record.attempts.push(outcome.attempt);
       if (outcome.next.kind === 'delivered') return finish(entry, 'delivered');
       if (outcome.next.kind === 'dead') {
-        entry.failedAt = Date.now();
         entry.reason = outcome.detail ?? outcome.next.reason;
         return finish(entry, 'dead');
       }
@@ -204,7 +209,7 @@ function deadEvent(entry: Entry): DeadEvent {
     target: entry.record.target,
     attempts: entry.attemptsMade,
     reason: entry.reason ?? '',
-    failedAt: new Date(entry.failedAt ?? Date.now()).toISOString(),
+    failedAt: new Date(entry.finishedAt ?? Date.now()).toISOString(),
   };
 }
 

@@ -185,6 +185,26 @@ describe('createWebhookSender delivery', () => {
   });
 });
 
+describe('createWebhookSender bounds (the in-process queue is not durable, and bounded)', () => {
+  it('keeps the newest keepDelivered delivered events, and refuses events past maxPending with a log line', async () => {
+    const r = await receiver();
+    const { logger, lines } = captureLogger();
+    const sender = createWebhookSender({ url: `${r.origin}/h`, allowPrivate: true, ca, logger, keepDelivered: 2, maxPending: 1 });
+    for (const id of ['m1', 'm2', 'm3']) {
+      sender.enqueue({ id: `msg_${id}`, payload: makeEvent(id) });
+      await waitFor(async () => (await sender.show(`msg_${id}`))?.state === 'delivered', { timeoutMs: 5000 });
+    }
+    expect(await sender.show('msg_m1')).toBeUndefined();
+    expect((await sender.list()).map((e) => e.id)).toEqual(['msg_m3', 'msg_m2']);
+    expect(await sender.stats()).toEqual({ pending: 0, delivering: 0, delivered: 2, dead: 0 });
+    sender.enqueue({ id: 'msg_a', payload: makeEvent('a') });
+    sender.enqueue({ id: 'msg_b', payload: makeEvent('b') });
+    await waitFor(() => lines.some((l) => /not queued; dropped/.test(l.msg)), { timeoutMs: 5000 });
+    expect(lines.find((l) => /not queued; dropped/.test(l.msg))).toMatchObject({ sessionId: 'b' });
+    await sender.close();
+  });
+});
+
 describe('createWebhookSender close', () => {
   it('flushes events enqueued just before close', async () => {
     const r = await receiver();
