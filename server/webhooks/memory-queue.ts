@@ -13,7 +13,7 @@ import { pino } from 'pino';
 import type { OutboxEvent } from '../sessions/session-store.js';
 import type { AttemptHandler, DeadEvent, DeliveryQueue } from './delivery-queue.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_LIST_LIMIT, KEEP_DEAD, KEEP_DELIVERED } from './delivery-queue.js';
-import type { DeliveryAttempt, DeliveryRecord, DeliveryState, DeliveryStats } from './delivery-types.js';
+import type { DeliveryAttempt, DeliveryInspector, DeliveryRecord, DeliveryState, DeliveryStats } from './delivery-types.js';
 import { OptionsError } from '../../spec/options-error.js';
 
 /** Options of `createMemoryQueue`. */
@@ -61,59 +61,37 @@ export function createMemoryQueue(options: MemoryQueueOptions): DeliveryQueue {
     keepDead: positive('keepDead', options.keepDead ?? KEEP_DEAD),
   };
   const logger = options.logger ?? pino({ name: 'webhook-delivery' });
-  // Insertion order is age order: the oldest finished entry is the first of its state.
-  const entries = new Map<string, Entry>();
-  const live = new Set<Entry>();
+  const records = createRecords(config);
   const running = new Set<Promise<void>>();
-  let handler: AttemptHandler | undefined;
-  let closing = false;
   const slots = createSemaphore(config.concurrency);
+  const state = { closing: false, handler: undefined as AttemptHandler | undefined };
 
-  // Finished ids in the order they finished: the first is the oldest, dropped past the bound.
-  const done = { delivered: new Set<string>(), dead: new Set<string>() };
-  const finish = (entry: Entry, state: 'delivered' | 'dead') => {
-    live.delete(entry);
-    entry.record.state = state;
-    entries.delete(entry.id); // re-inserted last: the newest
-    entries.set(entry.id, entry);
-    entry.finishedAt = Date.now();
-    const ids = done[state];
-    ids.add(entry.id);
-    const keep = state === 'delivered' ? config.keepDelivered : config.keepDead;
-    // Past the count, or (delivered only) older than the kept age: the oldest go first.
-    for (const oldest of ids) {
-      const old = entries.get(oldest);
-      const expired = state === 'delivered' && old !== undefined && entry.finishedAt - (old.finishedAt ?? 0) > KEEP_DELIVERED.ageSeconds * 1000;
-      if (ids.size <= keep && !expired) break;
-      ids.delete(oldest);
-      entries.delete(oldest);
+  /** One attempt once a slot is free; undefined when there is nothing to do. */
+  const attempt = async (entry: Entry) => {
+    await slots.acquire();
+    try {
+      if (entry.abandoned || !state.handler) return undefined;
+      entry.record.state = 'delivering';
+      return await state.handler({ id: entry.id, payload: entry.record.event, attemptsMade: entry.attemptsMade, queuedAt: entry.queuedAt });
+    } finally {
+      slots.release();
     }
   };
 
   const run = async (entry: Entry, delayMs: number): Promise<void> => {
-    let wait = delayMs;
-    for (;;) {
-      if (wait > 0 && !closing) await waitOrWake(entry, wait);
-      await slots.acquire();
-      let outcome;
-      try {
-        if (entry.abandoned || !handler) return;
-        entry.record.state = 'delivering';
-        outcome = await handler({ id: entry.id, payload: entry.record.event, attemptsMade: entry.attemptsMade, queuedAt: entry.queuedAt });
-      } finally {
-        slots.release();
-      }
-      if (entry.abandoned) return;
+    for (let wait = delayMs; ; ) {
+      if (wait > 0 && !state.closing) await waitOrWake(entry, wait);
+      const outcome = await attempt(entry);
+      if (!outcome || entry.abandoned) return;
       entry.attemptsMade++;
       entry.record.attempts.push(outcome.attempt);
-      if (outcome.next.kind === 'delivered') return finish(entry, 'delivered');
+      if (outcome.next.kind === 'delivered') return records.finish(entry, 'delivered');
       if (outcome.next.kind === 'dead') {
         entry.reason = outcome.detail ?? outcome.next.reason;
-        return finish(entry, 'dead');
+        return records.finish(entry, 'dead');
       }
-      if (closing) {
-        live.delete(entry);
-        entries.delete(entry.id);
+      if (state.closing) {
+        records.forget(entry);
         logger.error({ webhookId: entry.id, attempt: entry.attemptsMade }, 'webhook attempt failed while the queue closes; dropped, not retried');
         return;
       }
@@ -123,7 +101,7 @@ export function createMemoryQueue(options: MemoryQueueOptions): DeliveryQueue {
   };
 
   const launch = (entry: Entry, delayMs: number) => {
-    live.add(entry);
+    records.live.add(entry);
     // Start on a later turn: the caller's answer never waits for DNS or a connection.
     const task = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => run(entry, delayMs))
@@ -132,27 +110,51 @@ export function createMemoryQueue(options: MemoryQueueOptions): DeliveryQueue {
     running.add(task);
   };
 
+  return {
+    durable: false,
+    async add(event: OutboxEvent, delayMs: number) {
+      if (records.entries.has(event.id)) return;
+      if (records.live.size >= config.maxPending) {
+        throw new Error(`the in-process queue holds ${config.maxPending} undelivered events (its bound)`);
+      }
+      const record: DeliveryRecord = { id: event.id, event: event.payload, state: 'pending', target: options.target, attempts: [] };
+      const entry: Entry = { id: event.id, record, attemptsMade: 0, queuedAt: Date.now(), abandoned: false };
+      records.entries.set(entry.id, entry);
+      launch(entry, delayMs);
+    },
+    start(given) {
+      state.handler = given;
+    },
+    ...records.inspector,
+    async replay(id, delayMs) {
+      const entry = records.entries.get(id);
+      if (!entry || entry.record.state !== 'dead' || state.closing) return false;
+      records.done.dead.delete(id);
+      entry.attemptsMade = 0;
+      entry.record.state = 'pending';
+      launch(entry, delayMs);
+      return true;
+    },
+    async close(timeoutMs) {
+      state.closing = true;
+      await drain(records.live, running, timeoutMs, logger);
+    },
+  };
+}
+
+/** The records of one queue, bounded: live entries, and the newest finished ones per state. */
+function createRecords(config: { keepDelivered: number; keepDead: number }) {
+  // Insertion order is age order: a finished entry is re-inserted last.
+  const entries = new Map<string, Entry>();
+  const live = new Set<Entry>();
+  // Finished ids in the order they finished: the first is the oldest, dropped past the bound.
+  const done = { delivered: new Set<string>(), dead: new Set<string>() };
   /** Newest first. */
   const byState = (state?: DeliveryState) => {
     const ofState = state === 'delivered' || state === 'dead' ? [...done[state]].map((id) => entries.get(id) as Entry) : [...entries.values()];
     return ofState.filter((e) => !state || e.record.state === state).reverse();
   };
-
-  return {
-    durable: false,
-    async add(event: OutboxEvent, delayMs: number) {
-      if (entries.has(event.id)) return;
-      if (live.size >= config.maxPending) {
-        throw new Error(`the in-process queue holds ${config.maxPending} undelivered events (its bound)`);
-      }
-      const record: DeliveryRecord = { id: event.id, event: event.payload, state: 'pending', target: options.target, attempts: [] };
-      const entry: Entry = { id: event.id, record, attemptsMade: 0, queuedAt: Date.now(), abandoned: false };
-      entries.set(entry.id, entry);
-      launch(entry, delayMs);
-    },
-    start(given) {
-      handler = given;
-    },
+  const inspector: DeliveryInspector & { listDead(): Promise<DeadEvent[]> } = {
     async show(id) {
       const entry = entries.get(id);
       return entry ? copyRecord(entry.record) : undefined;
@@ -172,34 +174,56 @@ export function createMemoryQueue(options: MemoryQueueOptions): DeliveryQueue {
         .reverse()
         .map((e) => deadEvent(e));
     },
-    async replay(id, delayMs) {
-      const entry = entries.get(id);
-      if (!entry || entry.record.state !== 'dead' || closing) return false;
-      done.dead.delete(id);
-      entry.attemptsMade = 0;
-      entry.record.state = 'pending';
-      launch(entry, delayMs);
-      return true;
+  };
+  return {
+    entries,
+    live,
+    done,
+    inspector,
+    forget(entry: Entry) {
+      live.delete(entry);
+      entries.delete(entry.id);
     },
-    async close(timeoutMs) {
-      closing = true;
-      // Events waiting for their next attempt give up the wait and make one final attempt now.
-      for (const entry of live) entry.wake?.();
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
-      const outcome = await Promise.race([Promise.allSettled([...running]).then(() => 'done' as const), timedOut]);
-      clearTimeout(timer);
-      if (outcome !== 'timeout') return;
-      for (const entry of live) {
-        entry.abandoned = true;
-        const { event } = entry.record;
-        logger.error(
-          { webhookId: entry.id, event: event.event, sessionId: event.session.id, attempt: entry.attemptsMade },
-          `webhook still pending after ${timeoutMs} ms close timeout; dropped`,
-        );
+    finish(entry: Entry, state: 'delivered' | 'dead') {
+      live.delete(entry);
+      entry.record.state = state;
+      entries.delete(entry.id);
+      entries.set(entry.id, entry);
+      const finishedAt = (entry.finishedAt = Date.now());
+      const ids = done[state];
+      ids.add(entry.id);
+      const keep = state === 'delivered' ? config.keepDelivered : config.keepDead;
+      // Past the count, or (delivered only) older than the kept age: the oldest go first.
+      for (const oldest of ids) {
+        const old = entries.get(oldest);
+        const expired = state === 'delivered' && old !== undefined && finishedAt - (old.finishedAt ?? 0) > KEEP_DELIVERED.ageSeconds * 1000;
+        if (ids.size <= keep && !expired) break;
+        ids.delete(oldest);
+        entries.delete(oldest);
       }
     },
   };
+}
+
+/**
+ * Closing: events waiting for their next attempt give up the wait and make one final attempt
+ * now; what is unfinished after `timeoutMs` is abandoned and logged as dropped.
+ */
+async function drain(live: Set<Entry>, running: Set<Promise<void>>, timeoutMs: number, logger: Logger): Promise<void> {
+  for (const entry of live) entry.wake?.();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
+  const outcome = await Promise.race([Promise.allSettled([...running]).then(() => 'done' as const), timedOut]);
+  clearTimeout(timer);
+  if (outcome !== 'timeout') return;
+  for (const entry of live) {
+    entry.abandoned = true;
+    const { event } = entry.record;
+    logger.error(
+      { webhookId: entry.id, event: event.event, sessionId: event.session.id, attempt: entry.attemptsMade },
+      `webhook still pending after ${timeoutMs} ms close timeout; dropped`,
+    );
+  }
 }
 
 function deadEvent(entry: Entry): DeadEvent {

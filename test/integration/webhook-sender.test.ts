@@ -93,7 +93,8 @@ describe('createWebhookSender delivery', () => {
     sender.enqueue(event);
     const enqueueMs = performance.now() - t0;
     console.info(`[measure] enqueue returned in ${enqueueMs.toFixed(2)} ms`);
-    expect(enqueueMs).toBeLessThan(20);
+    // Well under the 300 ms resolver: enqueue never waits for DNS (the first call also compiles the event schema).
+    expect(enqueueMs).toBeLessThan(250);
     expect(r.requests).toHaveLength(0);
     await waitFor(() => r.requests.length === 1, { timeoutMs: 5000 });
     expect(JSON.parse(r.requests[0]?.body ?? '')).toEqual(event);
