@@ -29,7 +29,7 @@ export function createWebhooksCommand(withOutbox: WithOutbox, io: WebhooksIo, se
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err });
   // Every command first checks that the prefix was ever used: a typo must not look like "nothing".
-  const run = (work: (outbox: RedisOutbox) => Promise<number>) => async () =>
+  const run: Run = (work) => async () =>
     setCode(
       await withOutbox(async (outbox, keyPrefix) => {
         if (!(await outbox.everWritten())) {
@@ -39,12 +39,20 @@ export function createWebhooksCommand(withOutbox: WithOutbox, io: WebhooksIo, se
         return work(outbox);
       }),
     );
-  const json = new Option('--json', 'print JSON');
+  for (const add of [addShow, addList, addStats, addDead, addReplay]) add(group, run, io);
+  return group;
+}
 
+/** Runs one command's work against the outbox; resolves when its exit code is set. */
+type Run = (work: (outbox: RedisOutbox) => Promise<number>) => () => Promise<void>;
+
+const json = () => new Option('--json', 'print JSON');
+
+function addShow(group: Command, run: Run, io: WebhooksIo): void {
   group
     .command('show <webhook-id>')
     .description('one event: its state, target origin and every attempt')
-    .addOption(json)
+    .addOption(json())
     .action((id: string, options: { json?: boolean }) =>
       run(async (outbox) => {
         const found = await outbox.show(id);
@@ -56,13 +64,15 @@ export function createWebhooksCommand(withOutbox: WithOutbox, io: WebhooksIo, se
         return 0;
       })(),
     );
+}
 
+function addList(group: Command, run: Run, io: WebhooksIo): void {
   group
     .command('list')
     .description('events, newest first')
     .addOption(new Option('--state <state>', 'only events in this state').choices(['pending', 'delivering', 'delivered', 'dead']))
     .option('--limit <n>', 'at most this many (default 20)', positiveInteger, 20)
-    .addOption(json)
+    .addOption(json())
     .action((options: { state?: DeliveryState; limit: number; json?: boolean }) =>
       run(async (outbox) => {
         const records = await outbox.list({ ...(options.state ? { state: options.state } : {}), limit: options.limit });
@@ -71,11 +81,13 @@ export function createWebhooksCommand(withOutbox: WithOutbox, io: WebhooksIo, se
         return 0;
       })(),
     );
+}
 
+function addStats(group: Command, run: Run, io: WebhooksIo): void {
   group
     .command('stats')
     .description('how many events are in each state')
-    .addOption(json)
+    .addOption(json())
     .action((options: { json?: boolean }) =>
       run(async (outbox) => {
         const stats = await outbox.stats();
@@ -83,11 +95,13 @@ export function createWebhooksCommand(withOutbox: WithOutbox, io: WebhooksIo, se
         return 0;
       })(),
     );
+}
 
+function addDead(group: Command, run: Run, io: WebhooksIo): void {
   group
     .command('dead')
     .description('the dead-letter list: events that ran out of attempts or got 410, oldest first')
-    .addOption(json)
+    .addOption(json())
     .action((options: { json?: boolean }) =>
       run(async (outbox) => {
         const dead = await outbox.listDead();
@@ -96,7 +110,9 @@ export function createWebhooksCommand(withOutbox: WithOutbox, io: WebhooksIo, se
         return 0;
       })(),
     );
+}
 
+function addReplay(group: Command, run: Run, io: WebhooksIo): void {
   group
     .command('replay [webhook-id]')
     .description('deliver one dead event again (by webhook-id), or every one with --all; the webhook-id stays')
@@ -116,7 +132,6 @@ export function createWebhooksCommand(withOutbox: WithOutbox, io: WebhooksIo, se
         return 1;
       })();
     });
-  return group;
 }
 
 function positiveInteger(value: string): number {

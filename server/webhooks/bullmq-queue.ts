@@ -14,8 +14,8 @@ import { pino, type Logger } from 'pino';
 import type { SessionEvent } from '../../spec/types.js';
 import type { OutboxEvent } from '../sessions/session-store.js';
 import type { AttemptHandler, DeadEvent, DeliveryQueue } from './delivery-queue.js';
-import { DEFAULT_CONCURRENCY, DEFAULT_LIST_LIMIT, DELIVERY_STATES, KEEP_DEAD, KEEP_DELIVERED } from './delivery-queue.js';
-import type { DeliveryAttempt, DeliveryRecord, DeliveryState, DeliveryStats } from './delivery-types.js';
+import { DEFAULT_CONCURRENCY, DEFAULT_LIST_LIMIT, DELIVERY_STATES, KEEP_DEAD, KEEP_DELIVERED, withTimeout } from './delivery-queue.js';
+import type { DeliveryAttempt, DeliveryInspector, DeliveryRecord, DeliveryState, DeliveryStats } from './delivery-types.js';
 
 /** Options of `createBullmqQueue`. */
 export interface BullmqQueueOptions {
@@ -96,17 +96,6 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
   queue.on('error', (err) => logger.warn({ err: err.message }, 'delivery queue error'));
   let worker: Worker | undefined;
 
-  const record = async (job: Job, state?: DeliveryState): Promise<DeliveryRecord> => {
-    const data = job.data as JobData;
-    return {
-      id: String(job.id),
-      event: data.payload,
-      state: state ?? stateOf(await job.getState()),
-      target: data.target ?? '',
-      attempts: data.attempts ?? [],
-    };
-  };
-
   return {
     durable: true,
     async add(event: OutboxEvent, delayMs: number) {
@@ -123,6 +112,38 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
     start(handler: AttemptHandler) {
       worker = startWorker(options, handler, logger);
     },
+    ...bullmqInspector(queue),
+    async replay(id) {
+      const job = await queue.getJob(id);
+      if (!job || !(await job.isFailed())) return false;
+      await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+      return true;
+    },
+    async close(timeoutMs) {
+      // Attempts under way finish; waiting and delayed jobs stay in Redis for the next instance.
+      await withTimeout(worker?.close() ?? Promise.resolve(), timeoutMs);
+      await queue.close().catch(() => undefined);
+    },
+    async everWritten() {
+      return (await queue.getVersion()) !== null;
+    },
+  };
+}
+
+/** The read side over BullMQ's documented getters. */
+function bullmqInspector(queue: Queue): DeliveryInspector & Pick<DeliveryQueue, 'listDead'> {
+  const record = async (job: Job, state?: DeliveryState): Promise<DeliveryRecord> => {
+    const data = job.data as JobData;
+    return {
+      id: String(job.id),
+      event: data.payload,
+      state: state ?? stateOf(await job.getState()),
+      target: data.target ?? '',
+      attempts: data.attempts ?? [],
+    };
+  };
+
+  return {
     async show(id) {
       const job = await queue.getJob(id);
       return job ? record(job) : undefined;
@@ -145,22 +166,6 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
     async listDead() {
       const jobs = await queue.getFailed(0, -1);
       return jobs.map(deadEvent).sort((a, b) => a.failedAt.localeCompare(b.failedAt));
-    },
-    async replay(id) {
-      const job = await queue.getJob(id);
-      if (!job || !(await job.isFailed())) return false;
-      await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
-      return true;
-    },
-    async close(timeoutMs) {
-      // Attempts under way finish; waiting and delayed jobs stay in Redis for the next instance.
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([worker?.close(), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-      clearTimeout(timer);
-      await queue.close().catch(() => undefined);
-    },
-    async everWritten() {
-      return (await queue.getVersion()) !== null;
     },
   };
 }

@@ -19,7 +19,7 @@ import type { SessionEvent } from '../../spec/types.js';
 import { validateWebhookUrl } from '../../spec/webhook-url.js';
 import type { OutboxEvent } from '../sessions/session-store.js';
 import type { AttemptHandler, AttemptOutcome, DeadEvent, DeliveryQueue, QueuedEvent } from './delivery-queue.js';
-import { RESPONSE_KEEP_BYTES } from './delivery-queue.js';
+import { RESPONSE_KEEP_BYTES, withTimeout } from './delivery-queue.js';
 import type { AttemptResult, DeliveryInspector, DeliveryObserver } from './delivery-types.js';
 import type { WebhookSender } from './webhook-sender.js';
 
@@ -267,11 +267,4 @@ function checkSchedule(schedule: readonly number[]): readonly number[] {
     throw new DeliveryConfigError('The retry schedule must list at least one delay in whole ms ≥ 0.');
   }
   return schedule;
-}
-
-/** Waits for `work`, at most `ms`. */
-export async function withTimeout(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }

@@ -79,3 +79,10 @@ export const DEFAULT_CONCURRENCY = 16;
 
 /** The response text kept per attempt, in bytes. */
 export const RESPONSE_KEEP_BYTES = 1024;
+
+/** Waits for `work`, at most `ms`. */
+export async function withTimeout(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
