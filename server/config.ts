@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { validateWebhookUrl } from '../spec/webhook-url.js';
 import { createWebhookHeaders } from '../spec/delivery/webhook-headers.js';
 import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../spec/delivery/retry-rules.js';
+import { DEFAULT_CONCURRENCY } from './webhooks/delivery-queue.js';
 
 /** Everything `server/main.ts` needs, checked. */
 export interface ServerConfig {
@@ -33,10 +34,11 @@ export interface ServerConfig {
   /**
    * Webhook delivery (`WEBHOOK_URL`, `WEBHOOK_ALLOW_PRIVATE=1`, `WEBHOOK_CA_FILE`); undefined: none.
    * `secret`: `WEBHOOK_SECRET` (whsec_ + base64) signs deliveries; `schedule`: `WEBHOOK_RETRY_SCHEDULE`
-   * (delay before each attempt in ms; default the Standard Webhooks example); `worker`:
-   * `WEBHOOK_WORKER` (default 1: this instance delivers; 0: only `… worker` processes do).
+   * (delay before each attempt in ms; default the Standard Webhooks example, in both modes); `worker`:
+   * `WEBHOOK_WORKER` (default 1: this instance delivers; 0: only `… worker` processes do);
+   * `concurrency`: `WEBHOOK_CONCURRENCY`, attempts in flight at once per instance (default 16).
    */
-  webhook?: { url: string; allowPrivate: boolean; caFile?: string; secret?: string; schedule: number[]; worker: boolean };
+  webhook?: { url: string; allowPrivate: boolean; caFile?: string; secret?: string; schedule: number[]; worker: boolean; concurrency: number };
   /** Per-key rate limit (`RATE_LIMIT` requests per `RATE_LIMIT_WINDOW_MS`, default 60 000 ms); undefined: off. */
   rateLimit?: { limit: number; windowMs: number };
   /** CORS origins (`CORS_ORIGINS`, comma-separated); empty: CORS off. */
@@ -125,7 +127,8 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
     const check = validateWebhookUrl(webhookUrl, { allowPrivate, allowLoopbackHttp: sandbox });
     if (!check.ok) throw new ConfigError(`WEBHOOK_URL is refused: ${check.reason}`);
     const caFile = text('WEBHOOK_CA_FILE');
-    webhook = { url: check.url.href, allowPrivate, ...(caFile ? { caFile } : {}), ...webhookDelivery(env, text) };
+    const concurrency = integer('WEBHOOK_CONCURRENCY', DEFAULT_CONCURRENCY, 1, 1000);
+    webhook = { url: check.url.href, allowPrivate, ...(caFile ? { caFile } : {}), ...webhookDelivery(env, text), concurrency };
   }
 
   const limit = integer('RATE_LIMIT', 0, 0);

@@ -8,7 +8,7 @@
  * docs/ (the /docs router). The entry point is main.ts with config.ts (the only env readers).
  */
 export { AppOptionsError, createApp } from './app.js';
-/** The base class of every option error of this package (AppOptionsError, WebhookSenderConfigError, …): catch it to handle them all. */
+/** The base class of every option error of this package (AppOptionsError, DeliveryConfigError, …): catch it to handle them all. */
 export { OptionsError } from '../spec/options-error.js';
 export type { AppDeps } from './app.js';
 export { createMemorySessionStore } from './sessions/memory-session-store.js';
@@ -19,8 +19,23 @@ export { DEMO_SESSIONS, loadSessionSeeds, parseSessionSeeds, SeedFileError } fro
 export { StoreUnavailableError } from './sessions/session-store.js';
 export type { OutboxEvent, ResumeTransition, Session, SessionSeed, SessionStore } from './sessions/session-store.js';
 export { createWebhookSender } from './webhooks/create-webhook-sender.js';
-export { createRedisOutbox, RedisOutboxConfigError } from './webhooks/redis-outbox.js';
-export type { DeadEvent, RedisOutbox, RedisOutboxOptions } from './webhooks/redis-outbox.js';
+export type { CreateWebhookSenderOptions } from './webhooks/create-webhook-sender.js';
+export { createRedisOutbox } from './webhooks/redis-outbox.js';
+export type { RedisOutbox, RedisOutboxOptions } from './webhooks/redis-outbox.js';
+export { createDeliveryEngine, DeliveryConfigError } from './webhooks/delivery-engine.js';
+export type { DeliveryEngine, DeliveryEngineOptions, DeliveryTarget } from './webhooks/delivery-engine.js';
+export { createMemoryQueue } from './webhooks/memory-queue.js';
+export type { MemoryQueueOptions } from './webhooks/memory-queue.js';
+export type { AttemptHandler, AttemptOutcome, DeadEvent, DeliveryQueue, QueuedEvent } from './webhooks/delivery-queue.js';
+export type {
+  AttemptResult,
+  DeliveryAttempt,
+  DeliveryInspector,
+  DeliveryObserver,
+  DeliveryRecord,
+  DeliveryState,
+  DeliveryStats,
+} from './webhooks/delivery-types.js';
 export { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../spec/delivery/retry-rules.js';
 export type { WebhookSender } from './webhooks/webhook-sender.js';
 export { createDocsRouter } from './docs/create-docs-router.js';

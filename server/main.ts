@@ -15,6 +15,7 @@ import { seedStore } from './sessions/seed-on-start.js';
 import { DEMO_SESSIONS, openSeedSource } from './sessions/session-seeds.js';
 import type { SessionStore } from './sessions/session-store.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
+import type { DeliveryObserver } from './webhooks/delivery-types.js';
 import type { OutboxRuntime } from './cli/outbox-runtime.js';
 import type { RedisRuntime } from './redis/redis-runtime.js';
 
@@ -59,8 +60,8 @@ async function main(): Promise<void> {
     seeding.skipped ? 'sessions already seeded from this source: nothing to do' : 'sessions seeded',
   );
 
-  // On Redis the outbox is durable and every instance delivers (unless WEBHOOK_WORKER=0);
-  // in memory the in-process sender is NOT durable: pending events die with the process.
+  // One delivery engine: on Redis its queue is durable and every instance delivers (unless
+  // WEBHOOK_WORKER=0); in memory its queue is NOT durable: pending events die with the process.
   const outbox: OutboxRuntime | undefined = config.webhook && onRedis ? await onRedis.startOutbox() : undefined;
   const webhookSender = outbox?.outbox ?? (config.webhook ? await startWebhookSender(config.webhook, logger) : undefined);
 
@@ -134,6 +135,7 @@ async function main(): Promise<void> {
 async function startWebhookSender(
   webhook: NonNullable<ServerConfig['webhook']>,
   logger: pino.Logger,
+  observer?: DeliveryObserver,
 ): Promise<WebhookSender> {
   // createWebhookSender logs the WEBHOOK_ALLOW_PRIVATE warning itself (origin only: the path may hold a token).
   // Plain http:// passed the config only in sandbox mode, and only for loopback receivers.
@@ -145,7 +147,10 @@ async function startWebhookSender(
     allowPrivate: webhook.allowPrivate,
     insecureLocalhost,
     secret: webhook.secret,
+    schedule: webhook.schedule,
+    concurrency: webhook.concurrency,
     ...(ca ? { ca } : {}),
+    ...(observer ? { observer } : {}),
     logger: logger.child({ component: 'webhook-sender' }),
   });
 }

@@ -1,8 +1,8 @@
 /**
  * `session-resume-api-server <command>`: operator commands next to the server itself.
- * `worker` delivers webhooks without serving HTTP; `webhooks dead` lists the dead-letter
- * list; `webhooks replay <id>|--all` puts events back with their webhook-id; `seed [--reset]`
- * seeds Redis from SESSIONS_FILE (server/cli/seed-command.ts).
+ * `worker` delivers webhooks without serving HTTP; `webhooks show|list|stats|dead|replay`
+ * read and replay the delivery engine's events (server/cli/webhooks-command.ts); `seed
+ * [--reset]` seeds Redis from SESSIONS_FILE (server/cli/seed-command.ts).
  */
 import { Command, CommanderError } from 'commander';
 import { pino } from 'pino';
@@ -16,6 +16,8 @@ import {
   type RedisTarget,
 } from '../redis/create-redis-connection.js';
 import { createSeedCommand } from './seed-command.js';
+import { createWebhooksCommand } from './webhooks-command.js';
+import type { RedisOutbox } from '../webhooks/redis-outbox.js';
 
 /** Where the commands write; injectable for tests. */
 export interface CliIo {
@@ -40,35 +42,7 @@ export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise
       code = await runWorker(redisConfig(env));
     });
   program.addCommand(createSeedCommand(env));
-  const webhooks = program.command('webhooks').description('the Redis outbox of webhook events');
-  webhooks
-    .command('dead')
-    .description('list the events that ran out of attempts (the dead-letter list), as JSON lines')
-    .action(async () => {
-      code = await withOutbox(redisConfig(env), async (outbox) => {
-        for (const dead of await outbox.listDead()) io.out(`${JSON.stringify(dead)}\n`);
-        return 0;
-      });
-    });
-  webhooks
-    .command('replay [id]')
-    .description('deliver one dead event again (by webhook-id), or every one with --all; the webhook-id stays')
-    .option('--all', 'replay every dead event')
-    .action(async (id: string | undefined, options: { all?: boolean }) => {
-      if (!id && !options.all) throw new ConfigError('Give a webhook-id (see `webhooks dead`) or --all.');
-      code = await withOutbox(redisConfig(env), async (outbox) => {
-        if (options.all) {
-          io.out(`replayed ${await outbox.replayAll()} event(s)\n`);
-          return 0;
-        }
-        if (await outbox.replay(id as string)) {
-          io.out(`replayed ${id}\n`);
-          return 0;
-        }
-        io.err(`No dead event has the webhook-id ${id}: list them with \`session-resume-api-server webhooks dead\`.\n`);
-        return 1;
-      });
-    });
+  program.addCommand(createWebhooksCommand((work) => withOutbox(redisConfig(env), work), io, (exit) => (code = exit)));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return code;
@@ -94,12 +68,12 @@ async function connectBoth(target: RedisTarget, logger: pino.Logger): Promise<[R
   return [client, createQueueConnection(target)];
 }
 
-async function withOutbox(config: ReturnType<typeof redisConfig>, run: (outbox: import('../webhooks/redis-outbox.js').RedisOutbox) => Promise<number>) {
+async function withOutbox(config: ReturnType<typeof redisConfig>, run: (outbox: RedisOutbox, keyPrefix: string) => Promise<number>) {
   const logger = pino({ level: 'warn' }, pino.destination(2));
   const [client, queue] = await connectBoth(config.target, logger);
   const runtime = await startOutbox(config, client, logger, { worker: false, relay: false }, queue);
   try {
-    return await run(runtime.outbox);
+    return await run(runtime.outbox, config.redisKeyPrefix);
   } finally {
     await runtime.close();
     await client.quit().catch(() => undefined);

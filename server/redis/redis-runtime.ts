@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Store } from 'express-rate-limit';
 import type { ServerConfig } from '../config.js';
 import { startOutbox, type OutboxRuntime } from '../cli/outbox-runtime.js';
+import type { DeliveryObserver } from '../webhooks/delivery-types.js';
 import { createRedisRateLimitStore } from '../http/redis-rate-limit-store.js';
 import { createRedisSessionStore } from '../sessions/redis-session-store.js';
 import type { SessionStore } from '../sessions/session-store.js';
@@ -22,8 +23,8 @@ export interface RedisRuntime {
   store: SessionStore;
   rateLimitStore: Store;
   marker: SeedMarker;
-  /** Starts the durable outbox (webhook configured): relay here, worker unless WEBHOOK_WORKER=0. */
-  startOutbox(): Promise<OutboxRuntime>;
+  /** Starts the durable outbox (webhook configured): relay here, worker unless WEBHOOK_WORKER=0; `observer` gets every attempt (metrics). */
+  startOutbox(observer?: DeliveryObserver): Promise<OutboxRuntime>;
 }
 
 /**
@@ -43,11 +44,11 @@ export async function openRedisRuntime(config: ServerConfig, target: RedisTarget
     store: createRedisSessionStore({ client: storeClient, keyPrefix: config.redisKeyPrefix, events: Boolean(config.webhook) }),
     rateLimitStore: createRedisRateLimitStore(redis, `${config.redisKeyPrefix}rate:`),
     marker: createRedisSeedMarker(redis, config.redisKeyPrefix),
-    startOutbox() {
+    startOutbox(observer) {
       // BullMQ gets its own connection of the same kind (a Cluster on a cluster; its keys share the `{outbox}` tag).
       const queueConnection = createQueueConnection(target);
       const roles = { worker: config.webhook?.worker ?? true, relay: true };
-      return startOutbox({ ...config, redisUrl: config.redisUrl ?? '' }, redis, logger, roles, queueConnection);
+      return startOutbox({ ...config, redisUrl: config.redisUrl ?? '' }, redis, logger, roles, queueConnection, observer);
     },
   };
 }

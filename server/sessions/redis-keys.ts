@@ -5,7 +5,7 @@
  * BullMQ queue share the `{outbox}` tag.
  */
 import { OptionsError } from '../../spec/options-error.js';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 
 /** Thrown for a key prefix that would break hash tags; the message says what to fix. */
 export class RedisKeyPrefixError extends OptionsError {
@@ -51,3 +51,19 @@ export function intentMember(sessionId: string, eventId: string): string {
 
 /** The key names, as returned by `redisKeys`. */
 export type RedisKeys = ReturnType<typeof redisKeys>;
+
+/**
+ * A fresh event id (`webhook-id`): `msg_` and a UUID version 7 (RFC 9562), whose first 48 bits
+ * are the creation time in ms, so the relay can tell an intent's age from its member alone.
+ * @example timeOrderedEventId() // 'msg_019ab3c2-7d10-7f3e-9c1a-…'
+ */
+export function timeOrderedEventId(now: number = Date.now()): string {
+  const time = now.toString(16).padStart(12, '0');
+  return `msg_${time.slice(0, 8)}-${time.slice(8, 12)}-7${randomUUID().slice(15)}`;
+}
+
+/** The creation time (ms since the epoch) of an id from `timeOrderedEventId`; undefined for any other id. */
+export function intentCreatedAt(eventId: string): number | undefined {
+  const match = /^msg_([0-9a-f]{8})-([0-9a-f]{4})-7/.exec(eventId);
+  return match ? Number.parseInt(`${match[1]}${match[2]}`, 16) : undefined;
+}

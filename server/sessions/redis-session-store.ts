@@ -4,9 +4,8 @@
  * outbox and records the Idempotency-Key's answer. Every key the script touches carries the
  * session's hash tag (server/sessions/redis-keys.ts), so it also runs on Redis Cluster.
  */
-import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
-import { checkKeyPrefix, intentMember, redisKeys } from './redis-keys.js';
+import { checkKeyPrefix, intentMember, redisKeys, timeOrderedEventId } from './redis-keys.js';
 import {
   IDEMPOTENCY_TTL_SECONDS,
   PAUSED,
@@ -43,15 +42,16 @@ export const EVENT_TTL_SECONDS = 24 * 60 * 60;
 // Redis runs a script without interleaving other commands, so of N concurrent resumes of one
 // paused session exactly one sees `paused`; a script queued behind a stalled Redis and run
 // late still records its answer, which a retry with the same key then gets (issue: a
-// timeout is "unknown", never "not applied").
+// timeout is "unknown", never "not applied"). Only a flip writes the event key, so a request
+// that flipped nothing leaves nothing for the outbox and drops its intent at once.
 const RESUME_SCRIPT = `
+-- The event key exists only if a copy of this very call already flipped the session (ioredis
+-- re-sends a script after a reconnect): its answer is that flip.
+if ARGV[4] ~= '' and redis.call('EXISTS', KEYS[3]) == 1 then return {'resumed', ''} end
 local hasKey = ARGV[6] == '1'
 if hasKey then
   local recorded = redis.call('GET', KEYS[2])
-  if recorded then
-    if ARGV[4] ~= '' then redis.call('SET', KEYS[3], '-', 'EX', 3600, 'NX') end
-    return {'replayed', recorded}
-  end
+  if recorded then return {'replayed', recorded} end
 end
 local status = redis.call('HGET', KEYS[1], 'status')
 local kind, answer
@@ -64,9 +64,6 @@ else
   redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updatedAt', ARGV[3])
   if ARGV[4] ~= '' then redis.call('SET', KEYS[3], ARGV[4], 'EX', ARGV[5]) end
 end
--- NX: a copy of this script re-sent by ioredis after a reconnect must not erase the event
--- the first copy wrote.
-if kind ~= 'resumed' and ARGV[4] ~= '' then redis.call('SET', KEYS[3], '-', 'EX', 3600, 'NX') end
 if hasKey then redis.call('SET', KEYS[2], answer, 'EX', ARGV[7]) end
 return {kind, status or ''}
 `;
@@ -104,20 +101,28 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
     async resume(id, resumeOptions = {}): Promise<ResumeTransition> {
       const idem = resumeOptions.idempotency;
       const updatedAt = now().toISOString();
-      const event = resumedEvent(`msg_${randomUUID()}`, id, updatedAt);
+      const event = resumedEvent(timeOrderedEventId(), id, updatedAt);
       const intent = intentMember(id, event.id);
+      // The script never ran (or will not run) for this event id: its intent goes at once. On one
+      // Redis this ZREM follows the ZADD on the same connection, so it also clears an intent
+      // whose ZADD timed out here and runs late.
+      const dropIntent = () => {
+        if (events) void client.zrem(keys.intents, intent).catch(() => undefined);
+      };
       // The intent goes before the script: if this process dies after the script, the relay of
-      // any instance finds the event through it (server/webhooks/redis-outbox.ts). The claim of
+      // any instance finds the event through it (server/webhooks/outbox-relay.ts). The claim of
       // the key is independent of it, so both go in one round trip.
       const [bound] = await call('resume', () =>
         Promise.all([
           idem ? client.eval(CLAIM_SCRIPT, 1, keys.idempotencyClaim(idem.scope, idem.key), id, IDEMPOTENCY_TTL_SECONDS) : id,
           events ? client.zadd(keys.intents, Date.now(), intent) : 0,
         ]),
-      );
+      ).catch((err: unknown) => {
+        dropIntent();
+        throw err;
+      });
       if (bound !== id) {
-        // The script never runs for this event id: its intent can go at once.
-        if (events) void client.zrem(keys.intents, intent).catch(() => undefined);
+        dropIntent();
         return { kind: 'key_reused' };
       }
       const answers = idem?.answers;
@@ -142,9 +147,10 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
             answers ? encode(answers.not_paused) : '',
           ) as Promise<string[]>,
       );
-      // The intent stays even when this reply says no event: the reply may come from a copy of
-      // the script that ioredis re-sent, after a first copy wrote the event. The relay reads the
-      // event key and clears the intent.
+      // A reply other than `resumed` means no copy of this call flipped the session (the script
+      // checks its event key first): nothing to deliver. A failed call keeps its intent: the
+      // script may still run late, and the relay looks again.
+      if (kind !== 'resumed') dropIntent();
       if (kind === 'replayed') return { kind: 'replayed', answer: JSON.parse(String(value)) as RecordedAnswer };
       if (kind === 'not_found') return { kind: 'not_found' };
       if (kind === 'not_paused') return { kind: 'not_paused', status: String(value) };

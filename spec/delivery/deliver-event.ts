@@ -2,7 +2,8 @@
  * ONE webhook delivery attempt, exactly as the service delivers (source spec §6), shared by
  * the server's sender and the CLI: URL rules, DNS with every address checked, a connection
  * pinned to the checked address, no redirects, one deadline, and only a 200 counts.
- * Uses node:https directly: fetch/undici follow redirects and skip custom lookups.
+ * Uses node:https directly: fetch/undici follow redirects and skip custom lookups. Kept
+ * connections (option `agents`) are per checked address, so the guard holds for them too.
  */
 import { request as httpRequest } from 'node:http';
 import { request } from 'node:https';
@@ -10,6 +11,7 @@ import type { LookupFunction } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { SessionEvent } from '../types.js';
 import { validateWebhookUrl } from '../webhook-url.js';
+import type { DeliveryAgents } from './delivery-agents.js';
 import { resolveWebhookHost, type CheckedAddress, type WebhookLookup } from './resolve-webhook-host.js';
 
 /** Options of one delivery attempt. */
@@ -33,6 +35,11 @@ export interface DeliverEventOptions {
   userAgent?: string;
   /** Extra headers of this attempt, computed from the exact body sent (e.g. Standard Webhooks signing). */
   headers?: (body: string) => Record<string, string>;
+  /**
+   * Keep-alive connections, one agent per checked address (spec/delivery/delivery-agents.ts);
+   * default none: a new connection per attempt.
+   */
+  agents?: DeliveryAgents;
 }
 
 /** Why a delivery failed. */
@@ -135,7 +142,13 @@ export async function deliverEvent(
     }
     // Every address passed; connect to the first, pinned (no second lookup, no rebinding).
     const pinned = resolution.addresses[0] as CheckedAddress;
-    return await post(target, pinned, JSON.stringify(event), deadline, timeoutMs, options, elapsed);
+    const body = JSON.stringify(event);
+    const attempt = { url: target, pinned, body, deadline, timeoutMs, options, elapsed };
+    const result = await post(attempt, Boolean(options.agents));
+    // A kept connection the receiver closed just as it was reused: once more on a new one
+    // (node:http, request.reusedSocket), within the same deadline.
+    // A new connection is never "reused", so the second POST always ends in a result.
+    return (result === STALE_CONNECTION ? await post(attempt, false) : result) as DeliveryResult;
   } finally {
     clearTimeout(timer);
   }
@@ -160,15 +173,22 @@ function timeoutMessage(url: URL, timeoutMs: number, stage: string): string {
   );
 }
 
-function post(
-  url: URL,
-  pinned: CheckedAddress,
-  body: string,
-  deadline: Promise<'timeout'>,
-  timeoutMs: number,
-  options: DeliverEventOptions,
-  elapsed: () => number,
-): Promise<DeliveryResult> {
+/** Everything one POST needs. */
+interface Attempt {
+  url: URL;
+  pinned: CheckedAddress;
+  body: string;
+  deadline: Promise<'timeout'>;
+  timeoutMs: number;
+  options: DeliverEventOptions;
+  elapsed: () => number;
+}
+
+/** What `post` answers when a reused connection was reset before any answer. */
+const STALE_CONNECTION = Symbol('stale connection');
+
+function post(attempt: Attempt, keepAlive: boolean): Promise<DeliveryResult | typeof STALE_CONNECTION> {
+  const { url, pinned, body, deadline, timeoutMs, options, elapsed } = attempt;
   const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   const isLiteral = hostname === pinned.address;
@@ -176,15 +196,16 @@ function post(
   const skipVerify = Boolean(options.insecureLocalhost) && pinned.addressClass === 'loopback' && !options.ca;
   const plain = url.protocol === 'http:';
 
-  return new Promise<DeliveryResult>((resolve) => {
+  return new Promise<DeliveryResult | typeof STALE_CONNECTION>((resolve) => {
     let stage = 'connect';
     let certificate: CertificateSummary | undefined;
     let settled = false;
     const details = () => ({ durationMs: elapsed(), resolvedAddress: pinned.address, ...(certificate ? { certificate } : {}) });
-    const finish = (result: DeliveryResult) => {
+    /** `keep`: the answer was read whole, so a kept connection may serve the next delivery. */
+    const finish = (result: DeliveryResult | typeof STALE_CONNECTION, keep = false) => {
       if (settled) return;
       settled = true;
-      req.destroy();
+      if (!keep || !keepAlive) req.destroy();
       resolve(result);
     };
 
@@ -205,26 +226,36 @@ function post(
       ...(isLiteral || plain ? {} : { servername: hostname }),
       ...(options.ca && !plain ? { ca: options.ca } : {}),
       ...(plain ? {} : { rejectUnauthorized: !skipVerify }),
-      agent: false,
+      agent: keepAlive && options.agents ? options.agents.agentFor(plain, pinned.address) : false,
     });
 
     void deadline.then(() =>
       finish({ delivered: false, reason: 'timeout', message: timeoutMessage(url, timeoutMs, stage), ...details() }),
     );
 
+    const readCertificate = (socket: TLSSocket) => {
+      const cert = socket.getPeerCertificate();
+      if (cert && Object.keys(cert).length > 0) {
+        certificate = { subject: formatName(cert.subject), issuer: formatName(cert.issuer), validTo: cert.valid_to };
+      }
+    };
     req.on('socket', (socket) => {
+      if (req.reusedSocket) {
+        // A kept connection: connected and verified when it was opened.
+        stage = 'waiting for the answer';
+        if (!plain) readCertificate(socket as TLSSocket);
+        return;
+      }
       socket.once('connect', () => (stage = plain ? 'waiting for the answer' : 'TLS handshake'));
       socket.once('secureConnect', () => {
         stage = 'waiting for the answer';
-        const cert = (socket as TLSSocket).getPeerCertificate();
-        if (cert && Object.keys(cert).length > 0) {
-          certificate = { subject: formatName(cert.subject), issuer: formatName(cert.issuer), validTo: cert.valid_to };
-        }
+        readCertificate(socket as TLSSocket);
       });
     });
 
     req.on('error', (error: NodeJS.ErrnoException) => {
       const code = error.code ?? error.message;
+      if (req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) return finish(STALE_CONNECTION);
       const tls = TLS_CODE.test(code) || stage === 'TLS handshake';
       finish(
         tls && isPlainHttpAnswer(error)
@@ -262,12 +293,12 @@ function post(
       const chunks: Buffer[] = [];
       let bytes = 0;
       let truncated = false;
-      const conclude = () => {
+      const conclude = (whole: boolean) => {
         const text = Buffer.concat(chunks).toString('utf8');
         const response: ResponseSummary = { body: text, bytes, truncated };
         const retryAfter = res.headers['retry-after'];
         if (status === 200) {
-          finish({ delivered: true, status: 200, ...details(), resolvedAddress: pinned.address, response });
+          finish({ delivered: true, status: 200, ...details(), resolvedAddress: pinned.address, response }, whole);
         } else if (status >= 300 && status < 400) {
           // Redirects are never followed (x-decisions: webhook-ack): the target could be anywhere.
           const location = res.headers.location ? ` to ${res.headers.location}` : '';
@@ -292,7 +323,7 @@ function post(
             ...details(),
             response,
             ...(retryAfter ? { retryAfter } : {}),
-          });
+          }, whole);
         }
       };
       res.on('data', (chunk: Buffer) => {
@@ -302,16 +333,16 @@ function post(
           chunks.push(chunk.subarray(0, room));
           bytes += room;
           truncated = true;
-          conclude();
+          conclude(false);
           return;
         }
         chunks.push(chunk);
         bytes += chunk.length;
       });
-      res.on('end', conclude);
+      res.on('end', () => conclude(true));
       // An answer cut mid-body still carries its status line: judge on that.
-      res.on('error', conclude);
-      res.on('close', conclude);
+      res.on('error', () => conclude(false));
+      res.on('close', () => conclude(false));
     });
 
     req.end(body);

@@ -21,7 +21,7 @@ import { waitFor } from '../../helpers/wait-for.js';
 
 const OUTAGE_MS = Number(process.env.OUTBOX_TEST_OUTAGE_MS ?? 20_000);
 const SESSIONS = Array.from({ length: 100 }, (_, i) => `crash_${i}`);
-// Attempts span about 40 s: longer than the outage plus a stalled job's takeover (15 s).
+// Attempts span about 40 s: longer than the outage plus a stalled job's takeover (about 8 s).
 const SCHEDULE = '0,1s,2s,3s,4s,5s,5s,5s,5s,5s,5s';
 
 let redis: Awaited<ReturnType<typeof startPrivateRedis>> | undefined;

@@ -3,9 +3,7 @@
  * receiver: relay after a crash between the script and the enqueue, signatures, 410,
  * dead-letter list and replay (in-process and through the operator CLI).
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -16,11 +14,11 @@ import { createRedisSessionStore } from '../../../server/sessions/redis-session-
 import type { SessionStore } from '../../../server/sessions/session-store.js';
 import { createRedisOutbox, type RedisOutbox } from '../../../server/webhooks/redis-outbox.js';
 import { deletePrefix } from '../../helpers/redis-keys.js';
+import { runServerCommand } from '../../helpers/server-process.js';
 import { startHttpsReceiver, type HttpsReceiver } from '../../helpers/tls.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 const SECRET = `whsec_${Buffer.from('redis-outbox-test-secret-0123456789').toString('base64')}`;
-const root = fileURLToPath(new URL('../../..', import.meta.url));
 let client: Redis;
 let connection: Redis;
 let receiver: HttpsReceiver;
@@ -106,8 +104,8 @@ describe('Redis outbox', () => {
     const store = createRedisSessionStore({ client: twice, keyPrefix });
     const sessionId = `twice_${randomUUID()}`;
     await store.seed([{ id: sessionId, status: 'paused' }]);
-    // The second run sees the session running: the caller is told not_paused and enqueues nothing.
-    expect((await store.resume(sessionId)).kind).toBe('not_paused');
+    // The second run finds the event the first wrote: the caller is told resumed (that flip is its own).
+    expect((await store.resume(sessionId)).kind).toBe('resumed');
     await waitFor(() => requestsFor(sessionId).length === 1, { what: 'the relayed delivery' });
     await new Promise((r) => setTimeout(r, 500));
     expect(requestsFor(sessionId)).toHaveLength(1);
@@ -171,36 +169,19 @@ describe('Redis outbox', () => {
     outbox.enqueue(transition.event);
     await waitFor(async () => (await outbox.listDead()).some((d) => d.id === transition.event.id), { what: 'the dead letter' });
     const env = { REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: keyPrefix, API_KEYS: 'k' };
-    const listed = await runCli(['webhooks', 'dead'], env);
+    const listed = await runServerCommand(['webhooks', 'dead', '--json'], env);
     expect(listed.code).toBe(0);
-    const lines = listed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string });
-    expect(lines.map((l) => l.id)).toEqual([transition.event.id]);
+    const dead = JSON.parse(listed.stdout) as { id: string; failedAt: string; target: string }[];
+    expect(dead.map((l) => l.id)).toEqual([transition.event.id]);
+    expect(dead[0]?.target).toBe(receiver.origin);
+    expect(new Date(dead[0]!.failedAt).toISOString()).toBe(dead[0]?.failedAt);
     answers.set(sessionId, 200);
-    const replayed = await runCli(['webhooks', 'replay', '--all'], env);
+    const replayed = await runServerCommand(['webhooks', 'replay', '--all'], env);
     expect([replayed.code, replayed.stdout.trim()]).toEqual([0, 'replayed 1 event(s)']);
     await waitFor(() => requestsFor(sessionId).length === 2, { what: 'the replayed delivery' });
     expect(new Set(requestsFor(sessionId).map((r) => r.headers['webhook-id']))).toEqual(new Set([transition.event.id]));
-    const unknown = await runCli(['webhooks', 'replay', 'msg_nope'], env);
+    const unknown = await runServerCommand(['webhooks', 'replay', 'msg_nope'], env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('webhooks dead');
   }, 60_000);
 });
-
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}

@@ -21,8 +21,7 @@ it('retries carry the same webhook-id and each attempt verifies with standardweb
     allowPrivate: true,
     ca: receiver.certificate.cert,
     secret: SECRET,
-    baseDelayMs: 10,
-    maxDelayMs: 20,
+    schedule: [0, 10, 20],
     logger: pino({ enabled: false }),
   });
   const payload = { event: 'session.resumed', session: { id: 's1' }, timestamp: '2026-11-23T10:00:00.000Z' };

@@ -1,0 +1,165 @@
+/**
+ * `session-resume-api-server webhooks …`: the operator's view of the delivery engine on Redis.
+ * `show <id>`, `list`, `stats`, `dead` (each with `--json`) and `replay <id>|--all`. A key
+ * prefix under which no instance ever created the queue is reported as such (exit 1), never
+ * shown as an empty list.
+ */
+import { Command, Option } from 'commander';
+import type { DeadEvent } from '../webhooks/delivery-queue.js';
+import type { DeliveryRecord, DeliveryState } from '../webhooks/delivery-types.js';
+import type { RedisOutbox } from '../webhooks/redis-outbox.js';
+import { ServerUsageError } from './usage-error.js';
+
+/** Where the commands write. */
+export interface WebhooksIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** Runs `work` with a read-only outbox over the configured Redis; resolves with the exit code. */
+export type WithOutbox = (work: (outbox: RedisOutbox, keyPrefix: string) => Promise<number>) => Promise<number>;
+
+/**
+ * Builds the `webhooks` command group.
+ * @example program.addCommand(createWebhooksCommand(withOutbox, io, (code) => (exitCode = code)));
+ */
+export function createWebhooksCommand(withOutbox: WithOutbox, io: WebhooksIo, setCode: (code: number) => void): Command {
+  const group = new Command('webhooks')
+    .description('the webhook delivery engine on Redis: events, attempts, dead letters')
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err });
+  // Every command first checks that the prefix was ever used: a typo must not look like "nothing".
+  const run: Run = (work) => async () =>
+    setCode(
+      await withOutbox(async (outbox, keyPrefix) => {
+        if (!(await outbox.everWritten())) {
+          io.err(`Nothing was ever written under the key prefix "${keyPrefix}": check REDIS_KEY_PREFIX and REDIS_URL.\n`);
+          return 1;
+        }
+        return work(outbox);
+      }),
+    );
+  for (const add of [addShow, addList, addStats, addDead, addReplay]) add(group, run, io);
+  return group;
+}
+
+/** Runs one command's work against the outbox; resolves when its exit code is set. */
+type Run = (work: (outbox: RedisOutbox) => Promise<number>) => () => Promise<void>;
+
+const json = () => new Option('--json', 'print JSON');
+
+function addShow(group: Command, run: Run, io: WebhooksIo): void {
+  group
+    .command('show <webhook-id>')
+    .description('one event: its state, target origin and every attempt')
+    .addOption(json())
+    .action((id: string, options: { json?: boolean }) =>
+      run(async (outbox) => {
+        const found = await outbox.show(id);
+        if (!found) {
+          io.err(`No event has the webhook-id ${id} (delivered events are kept for a bounded time): list them with \`webhooks list\`.\n`);
+          return 1;
+        }
+        io.out(options.json ? `${JSON.stringify(found)}\n` : describe(found));
+        return 0;
+      })(),
+    );
+}
+
+function addList(group: Command, run: Run, io: WebhooksIo): void {
+  group
+    .command('list')
+    .description('events, newest first')
+    .addOption(new Option('--state <state>', 'only events in this state').choices(['pending', 'delivering', 'delivered', 'dead']))
+    .option('--limit <n>', 'at most this many (default 20)', positiveInteger, 20)
+    .addOption(json())
+    .action((options: { state?: DeliveryState; limit: number; json?: boolean }) =>
+      run(async (outbox) => {
+        const records = await outbox.list({ ...(options.state ? { state: options.state } : {}), limit: options.limit });
+        if (options.json) io.out(`${JSON.stringify(records)}\n`);
+        else for (const record of records) io.out(summary(record));
+        return 0;
+      })(),
+    );
+}
+
+function addStats(group: Command, run: Run, io: WebhooksIo): void {
+  group
+    .command('stats')
+    .description('how many events are in each state')
+    .addOption(json())
+    .action((options: { json?: boolean }) =>
+      run(async (outbox) => {
+        const stats = await outbox.stats();
+        io.out(options.json ? `${JSON.stringify(stats)}\n` : `${Object.entries(stats).map(([k, v]) => `${k} ${v}`).join('\n')}\n`);
+        return 0;
+      })(),
+    );
+}
+
+function addDead(group: Command, run: Run, io: WebhooksIo): void {
+  group
+    .command('dead')
+    .description('the dead-letter list: events that ran out of attempts or got 410, oldest first')
+    .addOption(json())
+    .action((options: { json?: boolean }) =>
+      run(async (outbox) => {
+        const dead = await outbox.listDead();
+        if (options.json) io.out(`${JSON.stringify(dead)}\n`);
+        else for (const event of dead) io.out(deadLine(event));
+        return 0;
+      })(),
+    );
+}
+
+function addReplay(group: Command, run: Run, io: WebhooksIo): void {
+  group
+    .command('replay [webhook-id]')
+    .description('deliver one dead event again (by webhook-id), or every one with --all; the webhook-id stays')
+    .option('--all', 'replay every dead event')
+    .action((id: string | undefined, options: { all?: boolean }) => {
+      if (!id && !options.all) throw new ServerUsageError('Give a webhook-id (see `webhooks dead`) or --all.');
+      return run(async (outbox) => {
+        if (options.all) {
+          io.out(`replayed ${await outbox.replayAll()} event(s)\n`);
+          return 0;
+        }
+        if (await outbox.replay(id as string)) {
+          io.out(`replayed ${id}\n`);
+          return 0;
+        }
+        io.err(`No dead event has the webhook-id ${id}: list them with \`session-resume-api-server webhooks dead\`.\n`);
+        return 1;
+      })();
+    });
+}
+
+function positiveInteger(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new ServerUsageError(`--limit ${value} must be a whole number ≥ 1.`);
+  return Number(value);
+}
+
+function summary(record: DeliveryRecord): string {
+  const last = record.attempts.at(-1);
+  const tail = last ? `, last ${last.at} ${last.result}${last.status ? ` ${last.status}` : ''}` : '';
+  return `${record.id}  ${record.state}  ${record.event.event} ${record.event.session.id}  ${record.attempts.length} attempt(s)${tail}\n`;
+}
+
+function describe(record: DeliveryRecord): string {
+  const lines = [
+    `id       ${record.id}`,
+    `event    ${record.event.event} ${record.event.session.id} ${record.event.timestamp}`,
+    `state    ${record.state}`,
+    `target   ${record.target}`,
+    `attempts ${record.attempts.length}`,
+    ...record.attempts.map(
+      (a, i) =>
+        `  ${i + 1}. ${a.at}  ${a.result}${a.status ? ` ${a.status}` : ''}  ${a.durationMs} ms${a.response ? `  ${JSON.stringify(a.response.slice(0, 120))}` : ''}`,
+    ),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function deadLine(event: DeadEvent): string {
+  return `${event.failedAt}  ${event.id}  ${event.target}  ${event.payload.event} ${event.payload.session.id}  ${event.attempts} attempt(s)  ${event.reason}\n`;
+}

@@ -1,0 +1,217 @@
+/**
+ * The durable delivery queue on Redis, through BullMQ's documented `Queue` and `Worker`: one
+ * job per event (jobId = webhook-id, so a second add of the same event is ignored), its
+ * attempts recorded in the job's data (`job.updateData`), the next attempt scheduled by the
+ * worker's `backoffStrategy` with the delay the engine decided, the dead-letter list in
+ * BullMQ's failed set. Bounded: a delivered job keeps its history for `keepDelivered` (count
+ * and age), dead letters up to `keepDead`, the events stream up to `eventsMaxLen` entries.
+ * A job held by a killed instance is taken back by BullMQ's stalled-job check within about
+ * `lockDurationMs` + 2 × `stalledIntervalMs`.
+ */
+import { Queue, UnrecoverableError, Worker, type Job, type JobType } from 'bullmq';
+import type { Cluster, Redis } from 'ioredis';
+import { pino, type Logger } from 'pino';
+import type { SessionEvent } from '../../spec/types.js';
+import type { OutboxEvent } from '../sessions/session-store.js';
+import type { AttemptHandler, DeadEvent, DeliveryQueue } from './delivery-queue.js';
+import { DEFAULT_CONCURRENCY, DEFAULT_LIST_LIMIT, DELIVERY_STATES, KEEP_DEAD, KEEP_DELIVERED, withTimeout } from './delivery-queue.js';
+import type { DeliveryAttempt, DeliveryInspector, DeliveryRecord, DeliveryState, DeliveryStats } from './delivery-types.js';
+
+/** Options of `createBullmqQueue`. */
+export interface BullmqQueueOptions {
+  /** A client for BullMQ (ioredis with `maxRetriesPerRequest: null`); owned by the caller. */
+  connection: Redis | Cluster;
+  /** BullMQ's key prefix (server/sessions/redis-keys.ts `queuePrefix`). */
+  prefix: string;
+  /** The target's origin, recorded with each event (empty for a queue that only reads). */
+  target: string;
+  /** Attempts per event, the first included: the schedule's length. */
+  maxAttempts: number;
+  /** Attempts in flight at once in this instance (default 16). */
+  concurrency?: number;
+  /** How long an instance holds a job before another may take it back, in ms (default 4000). */
+  lockDurationMs?: number;
+  /** How often held jobs are checked, in ms (default 2000). */
+  stalledIntervalMs?: number;
+  /** Delivered jobs kept with their history (default 1000 jobs, at most 3600 s). */
+  keepDelivered?: { count: number; ageSeconds: number };
+  /** Dead letters kept (default 10 000). */
+  keepDead?: number;
+  /** Entries of BullMQ's events stream (default 1000). */
+  eventsMaxLen?: number;
+  /** Read only (the operator CLI): never writes the queue's metadata (default false). */
+  readOnly?: boolean;
+  /** Where queue errors are logged (default: pino named webhook-delivery). */
+  logger?: Logger;
+}
+
+/** The BullMQ queue name under the `{outbox}` prefix. */
+export const OUTBOX_QUEUE = 'webhooks';
+const JOB_NAME = 'session-event';
+
+/** A job's data: the event, its target, its attempts (absent until the first). */
+interface JobData {
+  payload: SessionEvent;
+  target?: string;
+  attempts?: DeliveryAttempt[];
+}
+
+/** A failed attempt with the delay the engine decided before the next one. */
+class RetryLater extends Error {
+  override name = 'RetryLater';
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+  }
+}
+
+const TYPES: Record<DeliveryState, JobType[]> = {
+  pending: ['wait', 'delayed', 'prioritized', 'waiting-children'],
+  delivering: ['active'],
+  delivered: ['completed'],
+  dead: ['failed'],
+};
+
+/** The queue over BullMQ, plus whether anything was ever written under its prefix. */
+export interface BullmqDeliveryQueue extends DeliveryQueue {
+  /** False when no instance ever created this queue (a wrong key prefix, for instance). */
+  everWritten(): Promise<boolean>;
+}
+
+/**
+ * Creates the BullMQ queue; `start` adds this instance's worker.
+ * @example const queue = createBullmqQueue({ connection, prefix: keys.queuePrefix, target: 'https://hooks.example.com', maxAttempts: 10 });
+ */
+export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQueue {
+  const logger = options.logger ?? pino({ name: 'webhook-delivery' });
+  const keepDelivered = options.keepDelivered ?? KEEP_DELIVERED;
+  const queue = new Queue(OUTBOX_QUEUE, {
+    connection: options.connection,
+    prefix: options.prefix,
+    streams: { events: { maxLen: options.eventsMaxLen ?? 1000 } },
+    ...(options.readOnly ? { skipMetasUpdate: true } : {}),
+  });
+  queue.on('error', (err) => logger.warn({ err: err.message }, 'delivery queue error'));
+  let worker: Worker | undefined;
+
+  return {
+    durable: true,
+    async add(event: OutboxEvent, delayMs: number) {
+      const data: JobData = { payload: event.payload, ...(options.target ? { target: options.target } : {}) };
+      await queue.add(JOB_NAME, data, {
+        jobId: event.id,
+        attempts: options.maxAttempts,
+        delay: delayMs,
+        backoff: { type: 'engine' },
+        removeOnComplete: { count: keepDelivered.count, age: keepDelivered.ageSeconds },
+        removeOnFail: { count: options.keepDead ?? KEEP_DEAD },
+      });
+    },
+    start(handler: AttemptHandler) {
+      worker = startWorker(options, handler, logger);
+    },
+    ...bullmqInspector(queue),
+    async replay(id) {
+      const job = await queue.getJob(id);
+      if (!job || !(await job.isFailed())) return false;
+      await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+      return true;
+    },
+    async close(timeoutMs) {
+      // Attempts under way finish; waiting and delayed jobs stay in Redis for the next instance.
+      await withTimeout(worker?.close() ?? Promise.resolve(), timeoutMs);
+      await queue.close().catch(() => undefined);
+    },
+    async everWritten() {
+      return (await queue.getVersion()) !== null;
+    },
+  };
+}
+
+/** The read side over BullMQ's documented getters. */
+function bullmqInspector(queue: Queue): DeliveryInspector & Pick<DeliveryQueue, 'listDead'> {
+  const record = async (job: Job, state?: DeliveryState): Promise<DeliveryRecord> => {
+    const data = job.data as JobData;
+    return {
+      id: String(job.id),
+      event: data.payload,
+      state: state ?? stateOf(await job.getState()),
+      target: data.target ?? '',
+      attempts: data.attempts ?? [],
+    };
+  };
+
+  return {
+    async show(id) {
+      const job = await queue.getJob(id);
+      return job ? record(job) : undefined;
+    },
+    async list({ state, limit = DEFAULT_LIST_LIMIT } = {}) {
+      const states = state ? [state] : DELIVERY_STATES;
+      const found: { job: Job; state: DeliveryState }[] = [];
+      for (const one of states) {
+        for (const job of await queue.getJobs(TYPES[one], 0, limit - 1, false)) found.push({ job, state: one });
+      }
+      found.sort((a, b) => b.job.timestamp - a.job.timestamp);
+      return Promise.all(found.slice(0, limit).map(({ job, state: one }) => record(job, one)));
+    },
+    async stats() {
+      const counts = await queue.getJobCounts(...DELIVERY_STATES.flatMap((state) => TYPES[state]));
+      const stats: DeliveryStats = { pending: 0, delivering: 0, delivered: 0, dead: 0 };
+      for (const state of DELIVERY_STATES) for (const type of TYPES[state]) stats[state] += counts[type] ?? 0;
+      return stats;
+    },
+    async listDead() {
+      const jobs = await queue.getFailed(0, -1);
+      return jobs.map(deadEvent).sort((a, b) => a.failedAt.localeCompare(b.failedAt));
+    },
+  };
+}
+
+function startWorker(options: BullmqQueueOptions, handler: AttemptHandler, logger: Logger): Worker {
+  const lockDuration = options.lockDurationMs ?? 4000;
+  const worker = new Worker(
+    OUTBOX_QUEUE,
+    async (job: Job) => {
+      const data = job.data as JobData;
+      const outcome = await handler({ id: String(job.id), payload: data.payload, attemptsMade: job.attemptsMade, queuedAt: job.timestamp });
+      // The history goes with the job: kept as long as the job is, removed with it.
+      await job.updateData({ ...data, attempts: [...(data.attempts ?? []), outcome.attempt] });
+      const { next } = outcome;
+      if (next.kind === 'delivered') return;
+      if (next.kind === 'dead') throw new UnrecoverableError(outcome.detail ?? next.reason);
+      throw new RetryLater(outcome.detail ?? 'attempt failed', next.delayMs);
+    },
+    {
+      connection: options.connection,
+      prefix: options.prefix,
+      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      lockDuration,
+      stalledInterval: options.stalledIntervalMs ?? 2000,
+      // A job held by a killed instance comes back this many times before it counts as failed.
+      maxStalledCount: 100,
+      settings: { backoffStrategy: (_attemptsMade, _type, err) => (err instanceof RetryLater ? err.delayMs : 0) },
+    },
+  );
+  worker.on('error', (err) => logger.warn({ err: err.message }, 'delivery worker error'));
+  return worker;
+}
+
+function stateOf(state: string): DeliveryState {
+  for (const one of DELIVERY_STATES) if ((TYPES[one] as string[]).includes(state)) return one;
+  return 'pending';
+}
+
+function deadEvent(job: Job): DeadEvent {
+  const data = job.data as JobData;
+  return {
+    id: String(job.id),
+    payload: data.payload,
+    target: data.target ?? '',
+    attempts: job.attemptsMade,
+    reason: job.failedReason ?? '',
+    failedAt: new Date(job.finishedOn ?? job.timestamp).toISOString(),
+  };
+}

@@ -1,0 +1,270 @@
+/**
+ * The one webhook delivery engine (source spec §6; x-decisions: webhook-outbox, webhook-retry,
+ * webhook-ack), whatever the queue under it: every attempt is one `deliverEvent` (pinned
+ * HTTPS, 5 s deadline, only 200 counts) with the Standard Webhooks headers, recorded with its
+ * event; what follows a failure is `nextStep` (the schedule, Retry-After on 429/503, 410 ends
+ * the event at once); an event out of attempts goes to the dead-letter list, replayed with the
+ * same webhook-id. Logging and closing live here once; the queue stores and schedules.
+ */
+import { randomUUID } from 'node:crypto';
+import { pino, type Logger } from 'pino';
+import { contract } from '../../spec/contract.js';
+import { createDeliveryAgents, type DeliveryAgents } from '../../spec/delivery/delivery-agents.js';
+import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '../../spec/delivery/deliver-event.js';
+import type { WebhookLookup } from '../../spec/delivery/resolve-webhook-host.js';
+import { nextStep, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../../spec/delivery/retry-rules.js';
+import { createWebhookHeaders } from '../../spec/delivery/webhook-headers.js';
+import { OptionsError } from '../../spec/options-error.js';
+import type { SessionEvent } from '../../spec/types.js';
+import { validateWebhookUrl } from '../../spec/webhook-url.js';
+import type { OutboxEvent } from '../sessions/session-store.js';
+import type { AttemptHandler, AttemptOutcome, DeadEvent, DeliveryQueue, QueuedEvent } from './delivery-queue.js';
+import { RESPONSE_KEEP_BYTES, withTimeout } from './delivery-queue.js';
+import type { AttemptResult, DeliveryInspector, DeliveryObserver } from './delivery-types.js';
+import type { WebhookSender } from './webhook-sender.js';
+
+/** Where and how attempts go; needed only by an engine that delivers. */
+export interface DeliveryTarget {
+  /** The receiver's https:// URL (source spec §6 rule 1). */
+  url: string;
+  /** Allow loopback and private receivers, for local testing only (default false; logged as a warning). */
+  allowPrivate?: boolean;
+  /** Allow plain http:// and unverified TLS to loopback receivers only (default false). */
+  insecureLocalhost?: boolean;
+  /** CA certificate(s) to trust instead of the system roots (PEM). */
+  ca?: string | Buffer;
+  /** Resolver returning every address of a host (default: the system's); for tests. */
+  lookup?: WebhookLookup;
+  /** Standard Webhooks signing secret (`whsec_` + base64); undefined: unsigned (webhook-id and webhook-timestamp still sent). */
+  secret?: string | undefined;
+  /** Deadline of one attempt in ms (default 5000, source spec §6 rule 2). */
+  timeoutMs?: number;
+  /**
+   * Reuse connections between attempts (default true): kept per checked address
+   * (spec/delivery/delivery-agents.ts), closed with the engine.
+   */
+  keepAlive?: boolean;
+}
+
+/** Options of `createDeliveryEngine`, checked at creation. */
+export interface DeliveryEngineOptions {
+  queue: DeliveryQueue;
+  /** Deliver from this instance (default: no: the engine only takes events and reports). */
+  target?: DeliveryTarget;
+  /**
+   * Delay before each attempt in ms, the first included; its length is the number of attempts
+   * (default: the Standard Webhooks example, `WEBHOOK_RETRY_SCHEDULE`).
+   */
+  schedule?: readonly number[];
+  /** Hooks for metrics, called after every attempt and delivery. */
+  observer?: DeliveryObserver;
+  /** Where attempts are logged (default: pino named webhook-delivery). */
+  logger?: Logger;
+}
+
+/** The engine: takes events, delivers them, and answers the operator's questions. */
+export interface DeliveryEngine extends WebhookSender, DeliveryInspector {
+  /** Also takes a bare `SessionEvent`, which gets a fresh webhook-id. */
+  enqueue(event: OutboxEvent | SessionEvent): void;
+  /** Events that exhausted the schedule (or got 410), oldest first. */
+  listDead(): Promise<DeadEvent[]>;
+  /** Puts one dead event back with a fresh schedule and the same webhook-id; false when there is none with that id. */
+  replay(id: string): Promise<boolean>;
+  /** Replays every dead event; returns how many. */
+  replayAll(): Promise<number>;
+}
+
+/** Thrown for options that can never work; the message says what to fix. */
+export class DeliveryConfigError extends OptionsError {
+  override name = 'DeliveryConfigError';
+}
+
+/** Default time `close` waits, in ms (WebhookSender contract). */
+const CLOSE_TIMEOUT_MS = 10_000;
+
+/**
+ * Creates the engine over `queue`; with `target` it starts delivering at once.
+ * @example
+ * const engine = createDeliveryEngine({ queue: createMemoryQueue(), target: { url: 'https://hooks.example.com/in' } });
+ */
+export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEngine {
+  const { queue } = options;
+  const schedule = checkSchedule(options.schedule ?? STANDARD_WEBHOOKS_SCHEDULE_MS);
+  const logger = options.logger ?? pino({ name: 'webhook-delivery' });
+  const agents = options.target && (options.target.keepAlive ?? true) ? createDeliveryAgents() : undefined;
+  if (options.target) queue.start(createAttemptHandler(options.target, schedule, logger, options.observer, agents));
+  const pending = new Set<Promise<void>>();
+  let closing = false;
+  let closed: Promise<void> | undefined;
+
+  return {
+    enqueue(given) {
+      const event = toOutboxEvent(given);
+      const fields = identity(event?.payload);
+      if (closing) {
+        // Durable: the intent stays and the relay of any instance takes the event.
+        if (queue.durable) logger.warn({ ...fields, webhookId: event?.id }, 'webhook event enqueued while closing; left to the relay');
+        else logger.error(fields, 'webhook event enqueued after close; dropped');
+        return;
+      }
+      const copy = snapshot(event, logger);
+      if (!copy) return;
+      const task = queue
+        .add(copy, schedule[0] ?? 0)
+        .catch((err: unknown) =>
+          queue.durable
+            ? logger.warn({ ...fields, webhookId: copy.id, err: (err as Error).message }, 'enqueue failed; the relay will retry it')
+            : logger.error({ ...fields, webhookId: copy.id, err: (err as Error).message }, 'webhook event not queued; dropped'),
+        )
+        .finally(() => pending.delete(task));
+      pending.add(task);
+    },
+    close({ timeoutMs = CLOSE_TIMEOUT_MS } = {}) {
+      closed ??= (async () => {
+        closing = true;
+        await withTimeout(Promise.allSettled([...pending]), timeoutMs);
+        await queue.close(timeoutMs);
+        agents?.destroy();
+        logger.info('webhook delivery closed');
+      })();
+      return closed;
+    },
+    show: (id) => queue.show(id),
+    list: (listOptions) => queue.list(listOptions),
+    stats: () => queue.stats(),
+    listDead: () => queue.listDead(),
+    replay: (id) => queue.replay(id, schedule[0] ?? 0),
+    async replayAll() {
+      let count = 0;
+      for (const dead of await queue.listDead()) if (await queue.replay(dead.id, schedule[0] ?? 0)) count++;
+      return count;
+    },
+  };
+}
+
+/** The attempt every queue runs: deliver, record, log, observe, decide. */
+function createAttemptHandler(
+  target: DeliveryTarget,
+  schedule: readonly number[],
+  logger: Logger,
+  observer: DeliveryObserver | undefined,
+  agents: DeliveryAgents | undefined,
+): AttemptHandler {
+  const check = validateWebhookUrl(target.url, { allowPrivate: target.allowPrivate, allowLoopbackHttp: target.insecureLocalhost });
+  if (!check.ok) throw new DeliveryConfigError(`Invalid webhook URL: ${check.reason}`);
+  let headers: ReturnType<typeof createWebhookHeaders>;
+  try {
+    headers = createWebhookHeaders({ secret: target.secret });
+  } catch (err) {
+    throw new DeliveryConfigError((err as Error).message);
+  }
+  const timeoutMs = target.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new DeliveryConfigError(`timeoutMs must be an integer ≥ 1; got ${String(timeoutMs)}.`);
+  // Logs name the origin only: the path may carry the receiver's secret token (x-decisions: webhook-signing).
+  const log = logger.child({ webhook: check.url.origin });
+  if (target.allowPrivate) {
+    log.warn(
+      'allowPrivate is ON: webhooks may go to loopback and private-network addresses. For local testing only; ' +
+        'never enable it in production: webhooks must go only to public hosts.',
+    );
+  }
+  return async (job: QueuedEvent): Promise<AttemptOutcome> => {
+    const at = new Date().toISOString();
+    const result = await deliverEvent(target.url, job.payload, {
+      timeoutMs,
+      allowPrivate: target.allowPrivate,
+      insecureLocalhost: target.insecureLocalhost,
+      ca: target.ca,
+      lookup: target.lookup,
+      maxResponseBytes: RESPONSE_KEEP_BYTES,
+      headers: (body) => headers(job.id, body),
+      ...(agents ? { agents } : {}),
+    });
+    const outcome = judge(result, at, schedule, job.attemptsMade + 1);
+    report(log, observer, job, outcome, schedule.length);
+    return outcome;
+  };
+}
+
+const RESULT_OF: Record<string, AttemptResult> = {
+  bad_status: 'http_status',
+  redirect: 'http_status',
+  timeout: 'timeout',
+  dns_failed: 'network',
+  tls_failed: 'network',
+  connection_failed: 'network',
+  invalid_url: 'refused',
+  blocked_address: 'refused',
+};
+
+/** The recorded attempt and what follows it. */
+function judge(result: DeliveryResult, at: string, schedule: readonly number[], attempt: number): AttemptOutcome {
+  const recorded = {
+    at,
+    result: result.delivered ? ('delivered' as const) : (RESULT_OF[result.reason] ?? 'network'),
+    ...(result.status !== undefined ? { status: result.status } : {}),
+    durationMs: result.durationMs,
+    ...(result.response && result.response.bytes > 0 ? { response: result.response.body } : {}),
+  };
+  if (result.delivered) return { attempt: recorded, next: { kind: 'delivered' } };
+  return { attempt: recorded, next: nextStep(schedule, attempt, result), detail: result.message };
+}
+
+function report(log: Logger, observer: DeliveryObserver | undefined, job: QueuedEvent, outcome: AttemptOutcome, attempts: number): void {
+  const fields = { ...identity(job.payload), webhookId: job.id, attempt: job.attemptsMade + 1, attempts, durationMs: outcome.attempt.durationMs };
+  safely(() => observer?.attempt?.(outcome.attempt));
+  const { next } = outcome;
+  if (next.kind === 'delivered') {
+    log.info({ ...fields, status: outcome.attempt.status }, 'webhook delivered');
+    const created = Date.parse(job.payload.timestamp);
+    const seconds = (Date.now() - (Number.isFinite(created) ? created : job.queuedAt)) / 1000;
+    safely(() => observer?.delivered?.(Math.max(0, seconds)));
+    return;
+  }
+  const failure = { ...fields, result: outcome.attempt.result, status: outcome.attempt.status, detail: outcome.detail };
+  if (next.kind === 'retry') log.warn({ ...failure, nextDelayMs: next.delayMs }, 'webhook attempt failed; will retry');
+  else if (next.reason === 'gone') log.error(failure, 'webhook endpoint answered 410 Gone; moved to the dead-letter list');
+  else log.error(failure, `webhook delivery failed ${fields.attempt} times; moved to the dead-letter list`);
+}
+
+/** An observer must never break a delivery. */
+function safely(call: () => void): void {
+  try {
+    call();
+  } catch {
+    // The observer contract says it never throws; one that does is ignored.
+  }
+}
+
+// Optional chaining: enqueue logs whatever it is given and must never throw.
+function identity(event: SessionEvent | undefined) {
+  return { event: event?.event, sessionId: event?.session?.id, timestamp: event?.timestamp };
+}
+
+function toOutboxEvent(given: OutboxEvent | SessionEvent | undefined): OutboxEvent | undefined {
+  if (given === null || typeof given !== 'object') return undefined;
+  if (typeof (given as OutboxEvent).id === 'string' && 'payload' in given) return given as OutboxEvent;
+  return { id: `msg_${randomUUID()}`, payload: given as SessionEvent };
+}
+
+/** The wire form, checked and copied once: every attempt sends the same bytes (source spec §6 rule 3). */
+function snapshot(event: OutboxEvent | undefined, logger: Logger): OutboxEvent | undefined {
+  const valid = contract.validate('SessionEvent', event?.payload);
+  if (!event || !valid.ok) {
+    logger.error({ detail: valid.ok ? 'no event' : valid.message }, 'webhook event is not a SessionEvent (spec/openapi.yaml); dropped');
+    return undefined;
+  }
+  try {
+    return { id: event.id, payload: JSON.parse(JSON.stringify(event.payload)) as SessionEvent };
+  } catch (err) {
+    logger.error({ ...identity(event.payload), err }, 'webhook event cannot be serialized as JSON; dropped');
+    return undefined;
+  }
+}
+
+function checkSchedule(schedule: readonly number[]): readonly number[] {
+  if (!Array.isArray(schedule) || schedule.length === 0 || schedule.some((ms) => !Number.isInteger(ms) || ms < 0)) {
+    throw new DeliveryConfigError('The retry schedule must list at least one delay in whole ms ≥ 0.');
+  }
+  return schedule;
+}

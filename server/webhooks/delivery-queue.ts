@@ -1,0 +1,88 @@
+/**
+ * The queue port of the delivery engine: where events wait, which attempt comes next, and
+ * what each attempt left. Two adapters: in-process for the memory store
+ * (server/webhooks/memory-queue.ts, not durable) and BullMQ for Redis
+ * (server/webhooks/bullmq-queue.ts). The engine (server/webhooks/delivery-engine.ts) decides;
+ * a queue only stores, schedules and reports.
+ */
+import type { NextStep } from '../../spec/delivery/retry-rules.js';
+import type { SessionEvent } from '../../spec/types.js';
+import type { OutboxEvent } from '../sessions/session-store.js';
+import type { DeliveryAttempt, DeliveryInspector, DeliveryState } from './delivery-types.js';
+
+/** One event as the queue hands it to an attempt. */
+export interface QueuedEvent {
+  /** The webhook-id of every attempt. */
+  id: string;
+  payload: SessionEvent;
+  /** Attempts made before this one (0 for the first, again 0 after a replay). */
+  attemptsMade: number;
+  /** When the queue took the event, ms since the epoch. */
+  queuedAt: number;
+}
+
+/** What one attempt decided: delivered, another attempt after a delay, or the dead-letter list. */
+export interface AttemptOutcome {
+  attempt: DeliveryAttempt;
+  next: { kind: 'delivered' } | NextStep;
+  /** Why the attempt failed, in words (logged, kept as the dead letter's reason). */
+  detail?: string;
+}
+
+/** Makes one attempt of one event; never throws for delivery failures. */
+export type AttemptHandler = (event: QueuedEvent) => Promise<AttemptOutcome>;
+
+/** One event in the dead-letter list (`webhooks dead --json` prints this shape). */
+export interface DeadEvent {
+  /** The webhook-id, kept by a replay. */
+  id: string;
+  payload: SessionEvent;
+  /** The target's origin when the event failed. */
+  target: string;
+  attempts: number;
+  /** Why the last attempt failed. */
+  reason: string;
+  /** When it failed for the last time, ISO 8601 UTC. */
+  failedAt: string;
+}
+
+/** A queue the delivery engine runs on. */
+export interface DeliveryQueue extends DeliveryInspector {
+  /** True when events survive this process (Redis); false for the in-process queue. */
+  readonly durable: boolean;
+  /** Takes one event, its first attempt after `delayMs`; a second add of the same id is ignored. */
+  add(event: OutboxEvent, delayMs: number): Promise<void>;
+  /** Starts handing events to `handler`, at most the queue's concurrency at once. */
+  start(handler: AttemptHandler): void;
+  /** Events that ran out of attempts or got 410, oldest first. */
+  listDead(): Promise<DeadEvent[]>;
+  /** Puts one dead event back with a fresh schedule and the same webhook-id; false when there is none. */
+  replay(id: string, delayMs: number): Promise<boolean>;
+  /** Stops taking work and lets attempts under way finish, at most `timeoutMs`. */
+  close(timeoutMs: number): Promise<void>;
+}
+
+/** States listed by `list` when none is asked for, in the order shown. */
+export const DELIVERY_STATES: readonly DeliveryState[] = ['pending', 'delivering', 'delivered', 'dead'];
+
+/** The default of `list`'s `limit`. */
+export const DEFAULT_LIST_LIMIT = 20;
+
+/** How many delivered events keep their history, and for how long (x-decisions: webhook-outbox). */
+export const KEEP_DELIVERED = Object.freeze({ count: 1000, ageSeconds: 3600 });
+
+/** How many dead letters are kept; past it the oldest goes (x-decisions: webhook-outbox). */
+export const KEEP_DEAD = 10_000;
+
+/** Attempts in flight at once per instance, when not set (`WEBHOOK_CONCURRENCY`). */
+export const DEFAULT_CONCURRENCY = 16;
+
+/** The response text kept per attempt, in bytes. */
+export const RESPONSE_KEEP_BYTES = 1024;
+
+/** Waits for `work`, at most `ms`. */
+export async function withTimeout(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}

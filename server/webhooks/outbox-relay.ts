@@ -1,0 +1,99 @@
+/**
+ * The relay of the Redis outbox: the resume script writes the event into the session's hash
+ * slot and the request writes an intent into `{outbox}:intents` first
+ * (server/sessions/redis-session-store.ts); the relay of every instance hands to the queue the
+ * event of any intent older than `minAgeMs`, so a SIGKILL between the script and the enqueue
+ * loses nothing. Requests that flipped nothing remove their intent at once; an intent whose
+ * event is not there (the script may still run late) is looked at again later, at growing
+ * intervals, so no pass reads the same dead entries again, and dropped after `INTENT_GIVE_UP_MS`.
+ */
+import type { Cluster, Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { intentCreatedAt, type RedisKeys } from '../sessions/redis-keys.js';
+import type { OutboxEvent } from '../sessions/session-store.js';
+
+/** What the relay needs. */
+export interface RelayDeps {
+  client: Redis | Cluster;
+  keys: RedisKeys;
+  /** Hands one event to the queue and settles its intent and event key. */
+  publish: (event: OutboxEvent) => Promise<unknown>;
+  logger: Logger;
+  /** Age of an intent before the relay acts on it, in ms. */
+  minAgeMs: number;
+}
+
+/** Intents whose script wrote no event are dropped after this long (the script can no longer run late). */
+export const INTENT_GIVE_UP_MS = 60 * 60 * 1000;
+/** Shortest and longest wait before an intent without its event is looked at again, in ms. */
+const RECHECK_MS = { min: 5000, max: 300_000 };
+/** Intents read per batch; a pass goes on while batches come back full (at most 20 batches). */
+const RELAY_BATCH = 500;
+
+/** One pass over the intents that are due: hand over the events that exist, put off or drop the rest. */
+export async function relayPass(deps: RelayDeps): Promise<number> {
+  let added = 0;
+  for (let batch = 0; batch < 20; batch++) {
+    const result = await relayBatch(deps);
+    added += result.added;
+    // Every intent read is settled or put off, so the next batch reads new ones.
+    if (result.read < RELAY_BATCH) break;
+  }
+  return added;
+}
+
+async function relayBatch({ client, keys, publish, logger, minAgeMs }: RelayDeps): Promise<{ read: number; added: number }> {
+  const now = Date.now();
+  const members = await client.zrangebyscore(keys.intents, '-inf', now - minAgeMs, 'LIMIT', 0, RELAY_BATCH);
+  const intents = members.map((member) => {
+    const [sessionId, eventId] = JSON.parse(member) as [string, string];
+    return { member, sessionId, eventId };
+  });
+  // Sent together (one key each, so also on a cluster): one round trip for the batch.
+  const stored = await Promise.all(intents.map((intent) => client.get(keys.event(intent.sessionId, intent.eventId))));
+  const dropped: string[] = [];
+  const later: (string | number)[] = [];
+  let added = 0;
+  for (const [index, intent] of intents.entries()) {
+    const value = stored[index] ?? null;
+    // '-': a marker an earlier version wrote for a script that flipped nothing.
+    if (value === '-') {
+      dropped.push(intent.member);
+      continue;
+    }
+    if (value !== null) {
+      const event = JSON.parse(value) as OutboxEvent;
+      await publish(event);
+      logger.info({ webhookId: event.id }, 'relay handed an event to the delivery queue');
+      added++;
+      continue;
+    }
+    // No event: the script has not run (yet). Look again later, or give up.
+    const age = now - (intentCreatedAt(intent.eventId) ?? now - INTENT_GIVE_UP_MS);
+    if (age >= INTENT_GIVE_UP_MS) dropped.push(intent.member);
+    else later.push(now + Math.min(Math.max(age, RECHECK_MS.min), RECHECK_MS.max), intent.member);
+  }
+  if (dropped.length > 0) await client.zrem(keys.intents, ...dropped);
+  // XX: an intent settled meanwhile (its enqueue removed it) is not written back.
+  if (later.length > 0) await client.zadd(keys.intents, 'XX', ...later);
+  return { read: intents.length, added };
+}
+
+/** Runs `pass` every `intervalMs` (unref'd, never overlapping); returns the stop function. */
+export function startTimer(pass: () => Promise<unknown>, intervalMs: number, logger: Logger): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const tick = async () => {
+    try {
+      await pass();
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'outbox relay pass failed; will retry');
+    }
+    if (!stopped) timer = setTimeout(() => void tick(), intervalMs).unref();
+  };
+  timer = setTimeout(() => void tick(), intervalMs).unref();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * The operator's webhooks commands against a real server process on the shared Redis (own key
+ * prefix) delivering to a real HTTPS receiver: show, list, stats and dead with --json, the
+ * text forms, and a key prefix under which nothing was ever written.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { deletePrefix } from '../helpers/redis-keys.js';
+import { runServerCommand } from '../helpers/server-process.js';
+import {
+  postResume,
+  serverEnv,
+  startHttpsReceiver,
+  startServerProcess,
+  writeFixtures,
+  type HttpsReceiver,
+  type ServerProcess,
+} from '../helpers/outbox-fixture.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+const keyPrefix = `webhooks-cli:${randomUUID()}:`;
+let receiver: HttpsReceiver;
+let server: ServerProcess;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  receiver = await startHttpsReceiver((request, res) => {
+    const failing = request.body.includes('"cli_dead"');
+    res.writeHead(failing ? 500 : 200, { 'content-type': 'text/plain' }).end(failing ? 'receiver is down' : 'ok');
+  });
+  const files = writeFixtures(receiver, ['cli_ok', 'cli_dead']);
+  env = { ...serverEnv(inject('redisUrl'), receiver, files, { REDIS_KEY_PREFIX: keyPrefix, WEBHOOK_RETRY_SCHEDULE: '0,100ms' }) };
+  server = await startServerProcess(env);
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop('SIGKILL');
+  await receiver?.close();
+  await deletePrefix(inject('redisUrl'), keyPrefix);
+});
+
+const json = async <T>(args: string[]): Promise<T> => {
+  const run = await runServerCommand([...args, '--json'], env);
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as T;
+};
+
+it('show, list, stats and dead describe every event with its attempts', async () => {
+  expect((await postResume(server.url, 'cli_ok')).status).toBe(200);
+  expect((await postResume(server.url, 'cli_dead')).status).toBe(200);
+  await waitFor(() => receiver.requests.filter((r) => r.body.includes('"cli_dead"')).length === 2, { what: 'both attempts' });
+  const okId = String(receiver.requests.find((r) => r.body.includes('"cli_ok"'))?.headers['webhook-id']);
+  const deadId = String(receiver.requests.find((r) => r.body.includes('"cli_dead"'))?.headers['webhook-id']);
+
+  await waitFor(async () => (await json<{ dead: number }>(['webhooks', 'stats'])).dead === 1, { what: 'the dead letter', timeoutMs: 30_000 });
+  expect(await json(['webhooks', 'stats'])).toEqual({ pending: 0, delivering: 0, delivered: 1, dead: 1 });
+
+  const shown = await json<{ id: string; state: string; target: string; attempts: Record<string, unknown>[] }>(['webhooks', 'show', deadId]);
+  expect(shown).toMatchObject({ id: deadId, event: { event: 'session.resumed', session: { id: 'cli_dead' } }, state: 'dead', target: receiver.origin });
+  expect(Object.keys(shown).sort()).toEqual(['attempts', 'event', 'id', 'state', 'target']);
+  expect(shown.attempts).toHaveLength(2);
+  expect(shown.attempts[0]).toMatchObject({ result: 'http_status', status: 500, response: 'receiver is down' });
+  expect(Object.keys(shown.attempts[0]!).sort()).toEqual(['at', 'durationMs', 'response', 'result', 'status']);
+
+  const delivered = await json<{ id: string }[]>(['webhooks', 'list', '--state', 'delivered']);
+  expect(delivered.map((r) => r.id)).toEqual([okId]);
+  expect((await json<{ id: string }[]>(['webhooks', 'list', '--limit', '1'])).length).toBe(1);
+
+  const dead = await json<{ id: string; failedAt: string; target: string }[]>(['webhooks', 'dead']);
+  expect(dead.map((d) => [d.id, d.target])).toEqual([[deadId, receiver.origin]]);
+  const text = await runServerCommand(['webhooks', 'dead'], env);
+  expect(text.stdout).toContain(dead[0]!.failedAt);
+  expect(text.stdout).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /);
+  expect(text.stdout).toContain(receiver.origin);
+  const shownText = await runServerCommand(['webhooks', 'show', deadId], env);
+  expect(shownText.stdout).toContain('state    dead');
+  expect(JSON.stringify([shown, dead, shownText.stdout])).not.toContain('/hooks/session-events');
+}, 90_000);
+
+it('a key prefix under which nothing was ever written is reported as such, with a non-zero exit', async () => {
+  const empty = { ...env, REDIS_KEY_PREFIX: `never-used:${randomUUID()}:` };
+  for (const args of [['webhooks', 'dead'], ['webhooks', 'stats', '--json'], ['webhooks', 'list']]) {
+    const run = await runServerCommand(args, empty);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('Nothing was ever written under the key prefix');
+  }
+  // The check itself writes nothing under that prefix.
+  expect((await runServerCommand(['webhooks', 'dead'], empty)).code).toBe(1);
+  const unknown = await runServerCommand(['webhooks', 'show', 'msg_nope'], env);
+  expect(unknown.code).toBe(1);
+  expect(unknown.stderr).toContain('No event has the webhook-id msg_nope');
+}, 60_000);
