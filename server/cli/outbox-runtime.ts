@@ -6,6 +6,7 @@ import type { ServerConfig } from '../config.js';
 import { createRedisClient } from '../sessions/redis-client.js';
 import { waitUntilConnected } from '../redis/create-redis-connection.js';
 import { createRedisOutbox, type RedisOutbox } from '../webhooks/redis-outbox.js';
+import type { DeliveryObserver } from '../webhooks/delivery-types.js';
 
 /** The outbox with the BullMQ connection it runs on. */
 export interface OutboxRuntime {
@@ -26,6 +27,8 @@ export async function startOutbox(
   roles: { worker: boolean; relay: boolean },
   /** BullMQ's connection (default: a new ioredis on REDIS_URL); a Cluster client works too. */
   bullConnection?: Redis | Cluster,
+  /** Told about every attempt and delivery (the metrics); default none. */
+  observer?: DeliveryObserver,
 ): Promise<OutboxRuntime> {
   const webhook = config.webhook;
   const connection = bullConnection ?? new Redis(config.redisUrl, { maxRetriesPerRequest: null });
@@ -36,6 +39,8 @@ export async function startOutbox(
     connection,
     keyPrefix: config.redisKeyPrefix,
     ...(webhook ? { url: webhook.url, allowPrivate: webhook.allowPrivate, secret: webhook.secret, schedule: webhook.schedule } : {}),
+    ...(webhook?.insecureLocalhost ? { insecureLocalhost: true } : {}),
+    ...(observer ? { observer } : {}),
     ...(ca ? { ca } : {}),
     worker: roles.worker,
     relay: roles.relay,

@@ -14,6 +14,7 @@ import type { SessionStore } from '../sessions/session-store.js';
 import type { SeedMarker } from '../sessions/seed-on-start.js';
 import { createQueueConnection, createRedisConnection, waitUntilConnected, type RedisConnection, type RedisTarget } from './create-redis-connection.js';
 import { withReplicaAcks } from './replica-acks.js';
+import type { DeliveryObserver } from '../webhooks/delivery-types.js';
 import { createRedisSeedMarker } from './session-seed-admin.js';
 
 /** What the server runs on when Redis is configured. */
@@ -23,7 +24,7 @@ export interface RedisRuntime {
   rateLimitStore: Store;
   marker: SeedMarker;
   /** Starts the durable outbox (webhook configured): relay here, worker unless WEBHOOK_WORKER=0. */
-  startOutbox(): Promise<OutboxRuntime>;
+  startOutbox(observer?: DeliveryObserver): Promise<OutboxRuntime>;
 }
 
 /**
@@ -43,11 +44,11 @@ export async function openRedisRuntime(config: ServerConfig, target: RedisTarget
     store: createRedisSessionStore({ client: storeClient, keyPrefix: config.redisKeyPrefix, events: Boolean(config.webhook) }),
     rateLimitStore: createRedisRateLimitStore(redis, `${config.redisKeyPrefix}rate:`),
     marker: createRedisSeedMarker(redis, config.redisKeyPrefix),
-    startOutbox() {
+    startOutbox(observer) {
       // BullMQ gets its own connection of the same kind (a Cluster on a cluster; its keys share the `{outbox}` tag).
       const queueConnection = createQueueConnection(target);
       const roles = { worker: config.webhook?.worker ?? true, relay: true };
-      return startOutbox({ ...config, redisUrl: config.redisUrl ?? '' }, redis, logger, roles, queueConnection);
+      return startOutbox({ ...config, redisUrl: config.redisUrl ?? '' }, redis, logger, roles, queueConnection, observer);
     },
   };
 }

@@ -23,6 +23,8 @@ import type { OutboxEvent } from '../sessions/session-store.js';
 import { randomUUID } from 'node:crypto';
 import { backoffDelayMs, WEBHOOK_RETRY_DEFAULTS } from './retry-schedule.js';
 import type { WebhookSender } from './webhook-sender.js';
+import type { DeliveryObserver } from './delivery-types.js';
+import { observeAttempt } from './observe-attempt.js';
 
 /** Options of `createWebhookSender`, checked at creation. */
 export interface CreateWebhookSenderOptions {
@@ -55,6 +57,8 @@ export interface CreateWebhookSenderOptions {
   random?: () => number;
   /** Standard Webhooks signing secret (`whsec_` + base64); undefined: unsigned (webhook-id and webhook-timestamp still sent). */
   secret?: string | undefined;
+  /** Told about every attempt and delivery, e.g. the metrics (default: none). */
+  observer?: DeliveryObserver;
 }
 
 /** Thrown by `createWebhookSender` for options that can never work; the message says what to fix. */
@@ -132,7 +136,8 @@ export function createWebhookSender(options: CreateWebhookSenderOptions): InProc
     await acquire();
     try {
       if (job.abandoned) return undefined;
-      return await deliverEvent(options.url, job.event, {
+      const at = new Date();
+      const result = await deliverEvent(options.url, job.event, {
         timeoutMs: config.timeoutMs,
         allowPrivate: options.allowPrivate,
         insecureLocalhost: options.insecureLocalhost,
@@ -140,6 +145,8 @@ export function createWebhookSender(options: CreateWebhookSenderOptions): InProc
         lookup: options.lookup,
         headers: (body) => headers(job.id, body),
       });
+      observeAttempt(options.observer, job.event, result, at);
+      return result;
     } finally {
       release();
     }

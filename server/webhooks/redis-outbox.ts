@@ -26,6 +26,8 @@ import { checkKeyPrefix, intentMember, redisKeys } from '../sessions/redis-keys.
 import type { OutboxEvent } from '../sessions/session-store.js';
 import { retryAfterMs, scheduledDelayMs, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../../spec/delivery/retry-rules.js';
 import type { WebhookSender } from './webhook-sender.js';
+import type { DeliveryObserver } from './delivery-types.js';
+import { observeAttempt } from './observe-attempt.js';
 
 /** Options of `createRedisOutbox`, checked at creation. */
 export interface RedisOutboxOptions {
@@ -39,6 +41,10 @@ export interface RedisOutboxOptions {
   url?: string;
   /** Allow loopback and private receivers, for local testing only (default false). */
   allowPrivate?: boolean;
+  /** Allow plain http:// and unverified TLS to loopback receivers only, for local testing (default false). */
+  insecureLocalhost?: boolean;
+  /** Told about every attempt and delivery, e.g. the metrics (default: none). */
+  observer?: DeliveryObserver;
   /** CA certificate(s) to trust instead of the system roots (PEM). */
   ca?: string | Buffer;
   /** Resolver returning every address of a host (default: the system's); for tests. */
@@ -277,7 +283,7 @@ function startTimer(pass: () => Promise<unknown>, intervalMs: number, logger: Lo
 
 function startWorker(options: RedisOutboxOptions, prefix: string, schedule: readonly number[], logger: Logger): Worker {
   if (!options.url) throw new RedisOutboxConfigError('The outbox worker needs the webhook URL.');
-  const check = validateWebhookUrl(options.url, { allowPrivate: options.allowPrivate });
+  const check = validateWebhookUrl(options.url, { allowPrivate: options.allowPrivate, allowLoopbackHttp: options.insecureLocalhost });
   if (!check.ok) throw new RedisOutboxConfigError(`Invalid webhook URL: ${check.reason}`);
   let headers: ReturnType<typeof createWebhookHeaders>;
   try {
@@ -293,13 +299,16 @@ function startWorker(options: RedisOutboxOptions, prefix: string, schedule: read
     async (job: Job) => {
       const id = String(job.id);
       const payload = (job.data as { payload: SessionEvent }).payload;
+      const at = new Date();
       const result = await deliverEvent(url, payload, {
         timeoutMs: DELIVERY_TIMEOUT_MS,
         allowPrivate: options.allowPrivate,
+        insecureLocalhost: options.insecureLocalhost,
         ca: options.ca,
         lookup: options.lookup,
         headers: (body) => headers(id, body),
       });
+      observeAttempt(options.observer, payload, result, at);
       judge(result, id, job.attemptsMade + 1, schedule.length, log);
     },
     {
