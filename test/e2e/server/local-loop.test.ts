@@ -4,6 +4,7 @@
  * 127.0.0.1 with WEBHOOK_INSECURE_LOCALHOST=1, signed; the start-up log says where webhooks go
  * (origin only), the schedule, signing and who delivers, and where /docs is.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,7 +33,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   hookUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}/hooks/${TOKEN}?k=${QUERY_SECRET}`;
   dir = mkdtempSync(join(tmpdir(), 'local-loop-'));
-  writeFileSync(join(dir, 'sessions.json'), JSON.stringify(['ll_redis', 'll_memory'].map((id) => ({ id, status: 'paused' }))));
+  writeFileSync(join(dir, 'sessions.json'), JSON.stringify(['ll_redis', 'll_memory', 'll_dead'].map((id) => ({ id, status: 'paused' }))));
 });
 
 afterAll(async () => {
@@ -91,3 +92,39 @@ it('without the flag, http:// on loopback is refused with a message that names i
   expect(remote.code).toBe(1);
   expect(remote.output).toMatch(/WEBHOOK_URL is refused: Webhook URLs must use HTTPS/);
 }, 60_000);
+
+/** Runs `session-resume-api-server <args>` (the operator CLI) with `env`. */
+const operator = (args: string[], env: Record<string, string>) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 30_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    );
+  });
+
+it('on Redis: a receiver that is down turns the event into a dead letter; `webhooks dead` lists it, `webhooks replay` delivers it once it is back', async () => {
+  const loopPrefix = `${prefix}-dead:`;
+  const serverEnv = env({ REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: loopPrefix, WEBHOOK_RETRY_SCHEDULE: '0,100ms,100ms' });
+  const server = await startServerProcess(serverEnv);
+  servers.push(server);
+  // The receiver goes away: three refused connections make the event a dead letter.
+  http.closeAllConnections();
+  await new Promise((resolve) => http.close(resolve));
+  expect((await resume(server, 'll_dead')).status).toBe(200);
+  let dead: { id: string; payload: SessionEvent }[] = [];
+  await waitFor(
+    async () => {
+      const listed = await operator(['webhooks', 'dead'], serverEnv);
+      dead = listed.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { id: string; payload: SessionEvent });
+      return dead.some((d) => d.payload.session.id === 'll_dead');
+    },
+    { timeoutMs: 20_000, intervalMs: 500, what: 'the dead letter' },
+  );
+  const id = dead.find((d) => d.payload.session.id === 'll_dead')!.id;
+  expect(received.some((e) => e.session.id === 'll_dead')).toBe(false);
+
+  // Back on the same port; the replay keeps the webhook-id and is delivered, signed.
+  await new Promise<void>((resolve) => http.listen(Number(new URL(hookUrl).port), '127.0.0.1', resolve));
+  const replayed = await operator(['webhooks', 'replay', id], serverEnv);
+  expect(replayed.stdout, replayed.stderr).toContain(`replayed ${id}`);
+  await waitFor(() => received.some((e) => e.session.id === 'll_dead'), { what: 'the replayed delivery' });
+}, 90_000);
