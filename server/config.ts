@@ -36,9 +36,15 @@ export interface ServerConfig {
    * `secret`: `WEBHOOK_SECRET` (whsec_ + base64) signs deliveries; `schedule`: `WEBHOOK_RETRY_SCHEDULE`
    * (delay before each attempt in ms; default the Standard Webhooks example, in both modes); `worker`:
    * `WEBHOOK_WORKER` (default 1: this instance delivers; 0: only `… worker` processes do);
-   * `concurrency`: `WEBHOOK_CONCURRENCY`, attempts in flight at once per instance (default 16).
+   * `concurrency`: `WEBHOOK_CONCURRENCY`, attempts in flight at once per instance (default 16);
+   * `insecureLocalhost`: true when the URL is plain `http://` on a loopback host, which only
+   * `WEBHOOK_INSECURE_LOCALHOST=1` (default 0) or sandbox mode allow.
    */
-  webhook?: { url: string; allowPrivate: boolean; caFile?: string; secret?: string; schedule: number[]; worker: boolean; concurrency: number };
+  webhook?: { url: string; allowPrivate: boolean; caFile?: string; secret?: string; schedule: number[]; worker: boolean; concurrency: number; insecureLocalhost?: true };
+  /** `WEBHOOK_INSECURE_LOCALHOST=1` (default 0): plain `http://` webhook URLs on loopback hosts are accepted in every mode, for local testing. */
+  webhookInsecureLocalhost?: true;
+  /** Port of the Prometheus metrics listener, bound to `host` (`METRICS_PORT`; default unset: no metrics listener). */
+  metricsPort?: number;
   /** Per-key rate limit (`RATE_LIMIT` requests per `RATE_LIMIT_WINDOW_MS`, default 60 000 ms); undefined: off. */
   rateLimit?: { limit: number; windowMs: number };
   /** CORS origins (`CORS_ORIGINS`, comma-separated); empty: CORS off. */
@@ -121,15 +127,30 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
   let webhook: ServerConfig['webhook'];
   const webhookUrl = text('WEBHOOK_URL');
   const allowPrivate = flag(env, 'WEBHOOK_ALLOW_PRIVATE');
+  const webhookInsecureLocalhost = flag(env, 'WEBHOOK_INSECURE_LOCALHOST');
   if (webhookUrl) {
     // Source spec §6 rule 1: HTTPS only; plain HTTP stays refused even with WEBHOOK_ALLOW_PRIVATE.
-    // The sandbox alone also accepts http:// on localhost or loopback (x-decisions: sandbox-webhooks in spec/sandbox.yaml).
-    const check = validateWebhookUrl(webhookUrl, { allowPrivate, allowLoopbackHttp: sandbox });
+    // Only a loopback receiver may use http://, with WEBHOOK_INSECURE_LOCALHOST=1 or in the
+    // sandbox (x-decisions: sandbox-webhooks in spec/sandbox.yaml).
+    const check = validateWebhookUrl(webhookUrl, {
+      allowPrivate,
+      allowLoopbackHttp: sandbox || webhookInsecureLocalhost,
+      loopbackHttpHint: 'For a receiver on this machine, set WEBHOOK_INSECURE_LOCALHOST=1 (local testing only).',
+    });
     if (!check.ok) throw new ConfigError(`WEBHOOK_URL is refused: ${check.reason}`);
     const caFile = text('WEBHOOK_CA_FILE');
     const concurrency = integer('WEBHOOK_CONCURRENCY', DEFAULT_CONCURRENCY, 1, 1000);
-    webhook = { url: check.url.href, allowPrivate, ...(caFile ? { caFile } : {}), ...webhookDelivery(env, text), concurrency };
+    const insecureLocalhost = check.url.protocol === 'http:';
+    webhook = {
+      url: check.url.href,
+      allowPrivate,
+      ...(caFile ? { caFile } : {}),
+      ...webhookDelivery(env, text),
+      concurrency,
+      ...(insecureLocalhost ? { insecureLocalhost } : {}),
+    };
   }
+  const metricsPort = text('METRICS_PORT') === undefined ? undefined : integer('METRICS_PORT', 0, 0, 65535);
 
   const limit = integer('RATE_LIMIT', 0, 0);
   const rateLimit = limit > 0 ? { limit, windowMs: integer('RATE_LIMIT_WINDOW_MS', 60_000, 1, 86_400_000) } : undefined;
@@ -158,6 +179,8 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
     redisKeyPrefix: text('REDIS_KEY_PREFIX') ?? 'session-resume:',
     redisWaitReplicas: integer('REDIS_WAIT_REPLICAS', 0, 0, 16),
     ...(webhook ? { webhook } : {}),
+    ...(webhookInsecureLocalhost ? { webhookInsecureLocalhost } : {}),
+    ...(metricsPort === undefined ? {} : { metricsPort }),
     ...(rateLimit ? { rateLimit } : {}),
     corsOrigins,
     logLevel,

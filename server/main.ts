@@ -14,8 +14,9 @@ import { createMemorySessionStore } from './sessions/memory-session-store.js';
 import { seedStore } from './sessions/seed-on-start.js';
 import { DEMO_SESSIONS, openSeedSource } from './sessions/session-seeds.js';
 import type { SessionStore } from './sessions/session-store.js';
-import type { WebhookSender } from './webhooks/webhook-sender.js';
 import type { DeliveryObserver } from './webhooks/delivery-types.js';
+import type { DeliveryEngine } from './webhooks/delivery-engine.js';
+import { webhookStartUpLine } from './start-up-summary.js';
 import type { OutboxRuntime } from './cli/outbox-runtime.js';
 import type { RedisRuntime } from './redis/redis-runtime.js';
 
@@ -32,6 +33,10 @@ async function main(): Promise<void> {
     .opts<{ sandbox?: boolean }>();
   const config = loadConfig(process.env, flags);
   const logger = pino({ level: config.logLevel, base: { service: 'session-resume-api', pid: process.pid } });
+  if (config.webhookInsecureLocalhost) {
+    logger.warn('WEBHOOK_INSECURE_LOCALHOST=1: a plain http:// WEBHOOK_URL on a loopback host is accepted (local testing only; never in production)');
+  }
+  const metrics = config.metricsPort === undefined ? undefined : (await import('./metrics/index.js')).createServerMetrics();
   if (config.apiKeyGenerated && !config.sandbox) {
     logger.warn({ apiKey: config.apiKeys[0] }, 'API_KEYS is unset: generated a development key for this run');
   }
@@ -62,8 +67,12 @@ async function main(): Promise<void> {
 
   // One delivery engine: on Redis its queue is durable and every instance delivers (unless
   // WEBHOOK_WORKER=0); in memory its queue is NOT durable: pending events die with the process.
-  const outbox: OutboxRuntime | undefined = config.webhook && onRedis ? await onRedis.startOutbox() : undefined;
-  const webhookSender = outbox?.outbox ?? (config.webhook ? await startWebhookSender(config.webhook, logger) : undefined);
+  const outbox: OutboxRuntime | undefined = config.webhook && onRedis ? await onRedis.startOutbox(metrics?.observer) : undefined;
+  const webhookSender = outbox?.outbox ?? (config.webhook ? await startWebhookSender(config.webhook, logger, metrics?.observer) : undefined);
+  const startUp = webhookStartUpLine(config);
+  logger.info(startUp.fields, startUp.message);
+  // The outbox gauge reads the engine's counts at each scrape.
+  if (metrics && webhookSender) metrics.watchOutbox(webhookSender);
 
   // Imported here so that a broken spec (thrown while loading spec/contract.ts) is reported
   // like every other startup problem, not as an uncaught import error.
@@ -85,7 +94,7 @@ async function main(): Promise<void> {
   });
 
   // Default timeouts: 10 s for headers, 30 s for the whole request (Node: 60 s and 300 s).
-  const server = createHttpServer(app);
+  const server = createHttpServer(metrics ? (req, res) => metrics.countRequests(req, res, () => app(req, res)) : app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, resolve);
@@ -94,6 +103,12 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   if (config.apiKeyGenerated && !config.sandbox) process.stderr.write(devKeyBanner(`http://${config.host}:${port}`, config.apiKeys[0] ?? ''));
   logger.info({ url: `http://${config.host}:${port}`, port }, 'listening');
+  logger.info({ docs: `http://${config.host}:${port}/docs` }, `API reference at http://${config.host}:${port}/docs`);
+  const metricsListener =
+    metrics && config.metricsPort !== undefined
+      ? await (await import('./metrics/index.js')).startMetricsListener({ registry: metrics.registry, port: config.metricsPort, host: config.host })
+      : undefined;
+  if (metricsListener) logger.info({ metrics: metricsListener.url, port: metricsListener.port }, `metrics at ${metricsListener.url}`);
   if (sandbox) {
     const { newSandboxKey, renderSandboxBanner } = await import('./sandbox/index.js');
     const sample = seeds.find((s) => s.status === 'paused') ?? seeds[0];
@@ -123,6 +138,7 @@ async function main(): Promise<void> {
       (outbox ?? webhookSender)?.close({ timeoutMs: senderBound }),
     ]);
     server.closeAllConnections();
+    await metricsListener?.close();
     await redis?.quit().catch(() => undefined);
     logger.info('stopped');
     process.exit(0);
@@ -135,11 +151,11 @@ async function main(): Promise<void> {
 async function startWebhookSender(
   webhook: NonNullable<ServerConfig['webhook']>,
   logger: pino.Logger,
-  observer?: DeliveryObserver,
-): Promise<WebhookSender> {
+  observer: DeliveryObserver | undefined,
+): Promise<DeliveryEngine> {
   // createWebhookSender logs the WEBHOOK_ALLOW_PRIVATE warning itself (origin only: the path may hold a token).
-  // Plain http:// passed the config only in sandbox mode, and only for loopback receivers.
-  const insecureLocalhost = new URL(webhook.url).protocol === 'http:';
+  // Plain http:// passed the config only for loopback receivers (sandbox or WEBHOOK_INSECURE_LOCALHOST=1).
+  const insecureLocalhost = webhook.insecureLocalhost === true;
   const ca = webhook.caFile ? await readFile(webhook.caFile) : undefined;
   const { createWebhookSender } = await import('./webhooks/create-webhook-sender.js');
   return createWebhookSender({

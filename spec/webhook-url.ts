@@ -26,11 +26,17 @@ export interface WebhookUrlOptions {
   /** Allow loopback receivers only (not private networks), e.g. the CLI's --insecure-localhost (default false). */
   allowLoopback?: boolean;
   /**
-   * The reference server's sandbox mode only (default false): also accept plain `http://`
-   * when the host is `localhost` or a loopback address, for a receiver on the developer's
-   * machine. Never set outside the sandbox: elsewhere HTTPS stays required.
+   * Local testing only (default false): also accept plain `http://` when the host is
+   * `localhost` or a loopback address, for a receiver on the developer's machine (the
+   * server's sandbox mode and `WEBHOOK_INSECURE_LOCALHOST=1`). Every other host still needs HTTPS.
    */
   allowLoopbackHttp?: boolean;
+  /**
+   * What the refusal of a plain `http://` URL on a loopback host adds, naming the switch that
+   * allows it where the URL is checked (e.g. the server's `WEBHOOK_INSECURE_LOCALHOST=1`);
+   * default: nothing added.
+   */
+  loopbackHttpHint?: string;
 }
 
 // Ranges ipaddr.js names for each class; anything not `unicast` and not listed is reserved
@@ -94,6 +100,16 @@ function isLocalhostName(hostname: string): boolean {
 }
 
 /**
+ * Whether a URL's host names this machine: `localhost`, `*.localhost`, 127.0.0.0/8 or ::1
+ * (in any spelling the URL parser accepts); the unspecified 0.0.0.0 and :: are not.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  if (isLocalhostName(hostname)) return true;
+  if (classifyAddress(hostname) !== 'loopback') return false;
+  return ipaddr.process(canonicalIpv6(hostname.replace(/^\[|\]$/g, ''))).range() === 'loopback';
+}
+
+/**
  * Checks a webhook URL: absolute, `https:` (plain HTTP is rejected, source spec §6 rule 1),
  * no credentials, and a host that is not an IP literal or localhost name in a loopback,
  * private, link-local or reserved range (every spelling the URL parser accepts: decimal,
@@ -124,12 +140,8 @@ export function validateWebhookUrl(input: string | URL, options: WebhookUrlOptio
       ? { ok: false, code: 'not_absolute', reason: `"${text}" is not an absolute URL: give the full https://host/path.` }
       : { ok: false, code: 'invalid', reason: `"${text}" is not a URL.` };
   }
-  const host = url.hostname;
-  const loopbackHttp =
-    options.allowLoopbackHttp === true &&
-    url.protocol === 'http:' &&
-    /^http:\/\/[^/?#]/i.test(text) &&
-    (isLocalhostName(host) || classifyAddress(host) === 'loopback');
+  const loopbackHost = isLoopbackHost(url.hostname);
+  const loopbackHttp = options.allowLoopbackHttp === true && url.protocol === 'http:' && /^http:\/\/[^/?#]/i.test(text) && loopbackHost;
   if (loopbackHttp) {
     return url.username || url.password
       ? { ok: false, code: 'credentials', reason: 'Webhook URLs must not contain credentials (user:password@): put a secret token in the path instead.' }
@@ -139,7 +151,9 @@ export function validateWebhookUrl(input: string | URL, options: WebhookUrlOptio
     return {
       ok: false,
       code: 'not_https',
-      reason: `Webhook URLs must use HTTPS: "${url.protocol}" is refused, use https://.`,
+      reason:
+        `Webhook URLs must use HTTPS: "${url.protocol}" is refused, use https://.` +
+        (url.protocol === 'http:' && loopbackHost && options.loopbackHttpHint ? ` ${options.loopbackHttpHint}` : ''),
     };
   }
   // The URL parser also reads "https:host/path" and "https:/host/path"; the WebhookUrl schema

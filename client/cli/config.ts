@@ -6,6 +6,8 @@ export interface CliEnv {
   baseUrl: string | undefined;
   /** SESSION_RESUME_API_KEY: the API key (safer here than in --api-key, which other users can see in `ps`). */
   apiKey: string | undefined;
+  /** SESSION_RESUME_WEBHOOK_SECRET: the `whsec_` secret `webhook send`, `webhook check` and `listen` sign with. */
+  webhookSecret: string | undefined;
 }
 
 const nonEmpty = (value: string | undefined): string | undefined => (value?.trim() ? value.trim() : undefined);
@@ -15,5 +17,6 @@ export function readCliEnv(env: Readonly<Record<string, string | undefined>> = p
   return {
     baseUrl: nonEmpty(env.SESSION_RESUME_BASE_URL),
     apiKey: nonEmpty(env.SESSION_RESUME_API_KEY),
+    webhookSecret: nonEmpty(env.SESSION_RESUME_WEBHOOK_SECRET),
   };
 }

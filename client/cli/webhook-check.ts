@@ -8,6 +8,7 @@ import { resolveWebhookHost } from '../../spec/delivery/resolve-webhook-host.js'
 import { classifyAddress, validateWebhookUrl } from '../../spec/webhook-url.js';
 import type { SessionEvent } from '../../spec/types.js';
 import { createProbeEvent } from '../../spec/webhook-probe.js';
+import { createCliSigner, newWebhookId, withSigningAdvice } from './webhook-signing.js';
 
 /** Options of `runWebhookCheck`. */
 export interface WebhookCheckOptions {
@@ -17,6 +18,8 @@ export interface WebhookCheckOptions {
   ca?: string | Buffer;
   /** Deadline of the test delivery in ms (default 5000, source spec §6 rule 2). */
   timeoutMs?: number;
+  /** Standard Webhooks secret (`whsec_` + base64) to sign the probe with, as the service does (default: unsigned). */
+  secret?: string;
   /** Where lines go (default: stdout). */
   print?: (line: string) => void;
 }
@@ -39,6 +42,7 @@ export async function runWebhookCheck(url: string, options: WebhookCheckOptions 
   const pass = (name: string, detail: string) => (print(`ok    ${name.padEnd(22)} ${detail}`), true);
   const fail = (name: string, detail: string) => (print(`FAIL  ${name.padEnd(22)} ${detail}`), false);
   const rules = { allowLoopback: options.insecureLocalhost };
+  const headers = createCliSigner(options.secret)(newWebhookId());
 
   const plain = Boolean(options.insecureLocalhost) && isPlainHttp(url);
   const check = validateWebhookUrl(plain ? url.replace(/^http:/i, 'https:') : url, rules);
@@ -65,11 +69,10 @@ export async function runWebhookCheck(url: string, options: WebhookCheckOptions 
   pass('address allowed', options.insecureLocalhost && classes.includes('loopback') ? `${classes} (--insecure-localhost)` : classes);
 
   const probe = checkEvent();
-  const result = await deliverEvent(url, probe, {
-    insecureLocalhost: options.insecureLocalhost,
-    ca: options.ca,
-    timeoutMs: options.timeoutMs,
-  });
+  const result = withSigningAdvice(
+    await deliverEvent(url, probe, { insecureLocalhost: options.insecureLocalhost, ca: options.ca, timeoutMs: options.timeoutMs, headers }),
+    options.secret !== undefined,
+  );
   if (plain) {
     if (!result.delivered && !result.response) return fail('answers', failureText(result));
     pass('TLS handshake', 'skipped: plain http:// on loopback (--insecure-localhost)');
@@ -81,7 +84,8 @@ export async function runWebhookCheck(url: string, options: WebhookCheckOptions 
   }
   const answers = `answers 200 in ${(options.timeoutMs ?? DELIVERY_TIMEOUT_MS) / 1000} s`;
   if (!result.delivered) return fail(answers, failureText(result));
-  return pass(answers, `200 in ${result.durationMs} ms (${probeNote(result.response?.body, probe.event)})`);
+  const signedNote = options.secret === undefined ? '' : ', signed with --secret';
+  return pass(answers, `200 in ${result.durationMs} ms (${probeNote(result.response?.body, probe.event)}${signedNote})`);
 }
 
 /** Whether the receiver recognised the probe (the receiver kit answers `probe: true`). */

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { contract } from '../../spec/contract.js';
 import { DELIVERY_TIMEOUT_MS } from '../../spec/delivery/deliver-event.js';
+import { readCliEnv } from './config.js';
 import { EXIT } from './program.js';
 import { runWebhookCheck } from './webhook-check.js';
 import { formatSendSummary, runWebhookSend } from './webhook-send.js';
@@ -15,6 +16,7 @@ interface ConnectionFlags {
   insecureLocalhost?: boolean;
   ca?: string;
   timeoutMs: number;
+  secret?: string;
 }
 
 /** A commander parser for an integer in [min, max]. */
@@ -36,11 +38,22 @@ function addConnectionOptions(command: Command): Command {
       'local testing: allow a loopback receiver, over plain http:// too, and skip certificate verification for it unless --ca is given',
     )
     .option('--ca <file>', 'PEM file of the CA to trust instead of the system roots (verified on loopback too)')
+    .option(
+      '--secret <whsec>',
+      "sign deliveries as the service does (Standard Webhooks, whsec_ + base64): the receiver's signing secret " +
+        '(default: SESSION_RESUME_WEBHOOK_SECRET; unsigned when neither is set)',
+    )
     .addOption(
       new Option('--timeout-ms <ms>', 'deadline of a delivery in ms (the service gives a receiver 5000)')
         .argParser(integer(1, 600_000))
         .default(DELIVERY_TIMEOUT_MS),
     );
+}
+
+/** The signing secret: --secret, else SESSION_RESUME_WEBHOOK_SECRET (kept out of `ps`), else none. */
+function secretOf(flags: { secret?: string }): { secret?: string } {
+  const secret = flags.secret ?? readCliEnv().webhookSecret;
+  return secret === undefined ? {} : { secret };
 }
 
 /** Reads the --ca file, or stops with a usage error that names it. */
@@ -67,6 +80,7 @@ function createCheckCommand(): Command {
       insecureLocalhost: flags.insecureLocalhost,
       ca: readCa(command, flags.ca),
       timeoutMs: flags.timeoutMs,
+      ...secretOf(flags),
     });
     if (!ok) process.exitCode = EXIT.failed;
   });
@@ -105,6 +119,7 @@ function createSendCommand(): Command {
       insecureLocalhost: flags.insecureLocalhost,
       ca: readCa(command, flags.ca),
       timeoutMs: flags.timeoutMs,
+      ...secretOf(flags),
     });
     process.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : `${formatSendSummary(summary).join('\n')}\n`);
     if (summary.failed > 0) process.exitCode = EXIT.failed;

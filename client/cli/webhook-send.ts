@@ -5,6 +5,7 @@
  */
 import { deliverEvent, type DeliveryFailureReason, type DeliveryResult } from '../../spec/delivery/deliver-event.js';
 import type { SessionEvent } from '../../spec/types.js';
+import { createCliSigner, newWebhookId, withSigningAdvice } from './webhook-signing.js';
 
 /** Options of `runWebhookSend`. */
 export interface WebhookSendOptions {
@@ -18,6 +19,8 @@ export interface WebhookSendOptions {
   ca?: string | Buffer;
   /** Deadline of each delivery in ms (default 5000, source spec §6 rule 2). */
   timeoutMs?: number;
+  /** Standard Webhooks secret (`whsec_` + base64) to sign with, as the service does (default: unsigned). */
+  secret?: string;
 }
 
 /** What `runWebhookSend` did: counts, failures by reason with one example message each, timings in ms. */
@@ -39,14 +42,16 @@ export async function runWebhookSend(
   options: WebhookSendOptions = {},
 ): Promise<WebhookSendSummary> {
   const times = options.times ?? 1;
+  // One webhook-id for every delivery: the same event sent again, as the service retries it.
+  const headers = createCliSigner(options.secret)(newWebhookId());
+  const signed = options.secret !== undefined;
   const results: DeliveryResult[] = [];
   let next = 0;
   const worker = async () => {
     while (next < times) {
       next++;
-      results.push(
-        await deliverEvent(url, event, { insecureLocalhost: options.insecureLocalhost, ca: options.ca, timeoutMs: options.timeoutMs }),
-      );
+      const result = await deliverEvent(url, event, { insecureLocalhost: options.insecureLocalhost, ca: options.ca, timeoutMs: options.timeoutMs, headers });
+      results.push(withSigningAdvice(result, signed));
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 1, times) }, worker));

@@ -12,6 +12,8 @@ import { MIN_URL_TOKEN_LENGTH } from './url-token.js';
 import { OptionsError } from '../../spec/options-error.js';
 import { isProbeEvent } from '../../spec/webhook-probe.js';
 import { createSignatureVerifier, type WebhookHeaders } from './verify-signature.js';
+import type { Registry } from 'prom-client';
+import { createReceiverMetrics, isRegistry } from './receiver-metrics.js';
 
 /** What `onEvent` gets besides the event. */
 export interface EventContext {
@@ -63,6 +65,13 @@ export interface WebhookReceiverOptions {
   secret?: string | readonly string[];
   /** Largest accepted body in bytes (default `DEFAULT_MAX_BODY_BYTES`, 1 MiB); larger → 413. */
   maxBodyBytes?: number;
+  /**
+   * A prom-client `Registry` to count in (default: none, prom-client never loaded):
+   * `session_resume_receiver_events_total{result}` (new, duplicate, invalid, unauthorized,
+   * unavailable) and `session_resume_receiver_handler_runs_total{result}` (ok, failed).
+   * prom-client is an optional peer dependency: install it to use this.
+   */
+  metrics?: Registry;
 }
 
 /** A webhook receiver: the core, its Node/express handler, dead-letter tools and close. */
@@ -144,7 +153,9 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     `urlToken must be a string of at least ${MIN_URL_TOKEN_LENGTH} characters without / ? # (use generateUrlToken())`,
   );
   check(options.onError === undefined || typeof options.onError === 'function', 'onError must be a function');
+  check(options.metrics === undefined || isRegistry(options.metrics), 'metrics must be a prom-client Registry (new Registry() or its default register)');
   const verify = secret === undefined ? undefined : createSignatureVerifier(secret);
+  const metrics = options.metrics && createReceiverMetrics(options.metrics, (err) => logger?.warn?.({ err }, 'prom-client could not be loaded: receiver metrics are off'));
 
   const context = (r: RecordedEvent): EventContext => ({ id: r.id, key: r.key, attempt: r.attempt, receivedAt: r.receivedAt });
   const onError =
@@ -162,7 +173,13 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     retryDelayMs,
     // §6 rule 2: slow work happens here, after the 200.
     process: async (recorded) => {
-      await onEvent(recorded.event, context(recorded));
+      try {
+        await onEvent(recorded.event, context(recorded));
+      } catch (error) {
+        metrics?.handlerRan('failed');
+        throw error;
+      }
+      metrics?.handlerRan('ok');
     },
     onStoreError: (error, what) => logger?.warn?.({ err: error }, what),
     onFailure: (error, recorded, final) => {
@@ -214,10 +231,17 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     }
   }
 
+  const counted = metrics
+    ? async (rawBody: string | Uint8Array, headers?: WebhookHeaders) => {
+        const result = await receive(rawBody, headers);
+        metrics.answered(result);
+        return result;
+      }
+    : receive;
   let closing: Promise<void> | undefined;
   return {
-    receive,
-    handler: createNodeHandler({ receive, urlToken, maxBodyBytes }),
+    receive: counted,
+    handler: createNodeHandler({ receive: counted, urlToken, maxBodyBytes }),
     deadLetters: () => store.deadLetters(),
     retryDeadLetter: (id) => store.retryDeadLetter(id),
     close: () => (closing ??= store.close()),

@@ -27,7 +27,7 @@ export async function startOutbox(
   roles: { worker: boolean; relay: boolean },
   /** BullMQ's connection (default: a new ioredis on REDIS_URL); a Cluster client works too. */
   bullConnection?: Redis | Cluster,
-  /** Gets every attempt and delivery (metrics). */
+  /** Told about every attempt and delivery (the metrics); default none. */
   observer?: DeliveryObserver,
 ): Promise<OutboxRuntime> {
   const webhook = config.webhook;
@@ -41,6 +41,7 @@ export async function startOutbox(
     ...(webhook
       ? { url: webhook.url, allowPrivate: webhook.allowPrivate, secret: webhook.secret, schedule: webhook.schedule, concurrency: webhook.concurrency }
       : {}),
+    ...(webhook?.insecureLocalhost ? { insecureLocalhost: true } : {}),
     ...(ca ? { ca } : {}),
     worker: roles.worker,
     relay: roles.relay,

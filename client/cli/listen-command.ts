@@ -1,0 +1,90 @@
+/**
+ * `session-resume-api listen --forward-to <url>`: each session event of a sandbox world,
+ * forwarded to a local receiver as the service delivers it (signed, retried). Ctrl-C stops it
+ * (exit 0); a refused key or a server without the sandbox is exit 2.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { DELIVERY_TIMEOUT_MS } from '../../spec/delivery/deliver-event.js';
+import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../../spec/delivery/retry-rules.js';
+import { isLoopbackHost, validateWebhookUrl } from '../../spec/webhook-url.js';
+import { newSandboxKey } from '../sandbox/sandbox-client.js';
+import { readCliEnv, type CliEnv } from './config.js';
+import { runListen } from './listen/run-listen.js';
+import { UsageError } from './program.js';
+
+/** Where `npm run sandbox` listens by default. */
+const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:3000';
+
+interface ListenFlags {
+  forwardTo: string;
+  baseUrl?: string;
+  apiKey?: string;
+  secret?: string;
+  retrySchedule: number[];
+  timeoutMs: number;
+}
+
+const schedule = (value: string): number[] => {
+  try {
+    return parseRetrySchedule(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+};
+
+const milliseconds = (value: string): number => {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 600_000) throw new InvalidArgumentError('expected a whole number from 1 to 600000.');
+  return Number(value);
+};
+
+/** The target, checked: https:// by the webhook URL rules, or any loopback URL (http:// too) with no flag. */
+function checkTarget(url: string): { url: string; insecureLocalhost: boolean } {
+  const check = validateWebhookUrl(url, { allowLoopbackHttp: true, allowLoopback: true });
+  if (!check.ok) throw new UsageError(`--forward-to ${url} is refused: ${check.reason}`);
+  return { url: check.url.href, insecureLocalhost: isLoopbackHost(check.url.hostname) };
+}
+
+/** Creates the `listen` command; `env` defaults to the process environment (SESSION_RESUME_*). */
+export function createListenCommand(env: CliEnv = readCliEnv()): Command {
+  return new Command('listen')
+    .description(
+      "Follow a sandbox world's session events and forward each one to --forward-to as the service delivers it: a signed " +
+        'Standard Webhooks POST (webhook-id = the feed entry\'s), retried on the delivery schedule. Prints the signing secret ' +
+        'and one line per attempt (time, event, session id, status, ms). Ctrl-C stops it.',
+    )
+    .requiredOption('--forward-to <url>', 'where to deliver: https://…, or http:// on localhost / a loopback address (no flag needed)')
+    .option('--base-url <url>', `the sandbox (npm run sandbox; env: SESSION_RESUME_BASE_URL; default ${DEFAULT_SANDBOX_URL})`)
+    .option('--api-key <key>', 'a sandbox_ key: the world to follow (env: SESSION_RESUME_API_KEY; default: a new one, printed)')
+    .option('--secret <whsec>', 'the whsec_ secret to sign with (env: SESSION_RESUME_WEBHOOK_SECRET; default: generated and printed)')
+    .addOption(
+      new Option('--retry-schedule <delays>', 'delay before each attempt, e.g. 0,1s,5s (default: the delivery engine\'s, 0,5s,5m,30m,2h,…,24h)')
+        .argParser(schedule)
+        .default([...STANDARD_WEBHOOKS_SCHEDULE_MS], 'the engine\'s'),
+    )
+    .addOption(new Option('--timeout-ms <ms>', 'deadline of each attempt in ms').argParser(milliseconds).default(DELIVERY_TIMEOUT_MS))
+    .action(async (flags: ListenFlags) => {
+      const target = checkTarget(flags.forwardTo);
+      const apiKey = flags.apiKey ?? env.apiKey ?? newSandboxKey();
+      if (!apiKey.startsWith('sandbox_')) throw new UsageError('--api-key must be a sandbox_ key: listen follows a sandbox world.');
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      try {
+        await runListen({
+          forwardTo: target.url,
+          insecureLocalhost: target.insecureLocalhost,
+          baseUrl: (flags.baseUrl ?? env.baseUrl ?? DEFAULT_SANDBOX_URL).replace(/\/+$/, ''),
+          apiKey,
+          ...((flags.secret ?? env.webhookSecret) ? { secret: flags.secret ?? env.webhookSecret } : {}),
+          schedule: flags.retrySchedule,
+          timeoutMs: flags.timeoutMs,
+          signal: controller.signal,
+          print: (line) => process.stdout.write(`${line}\n`),
+        });
+      } finally {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+      }
+    });
+}

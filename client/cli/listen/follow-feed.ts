@@ -1,0 +1,111 @@
+/**
+ * Follows the sandbox world's event feed (GET /_sandbox/events as Server-Sent Events), and
+ * reconnects after a drop with `Last-Event-ID`, so that the kept events emitted meanwhile are
+ * replayed first. A refused key or a server without the sandbox ends it with a message.
+ */
+import type { SandboxEvent } from '../../sandbox/sandbox-client.js';
+import { UsageError } from '../program.js';
+import { createSseParser } from './sse-lines.js';
+
+/** Options of `followEventFeed`. */
+export interface FollowFeedOptions {
+  /** The sandbox's base URL, e.g. `http://127.0.0.1:3000`. */
+  baseUrl: string;
+  /** A `sandbox_` key: the world whose events are followed. */
+  apiKey: string;
+  /** Ends the feed (Ctrl-C). */
+  signal: AbortSignal;
+  /** Each entry of the feed, in order. */
+  onEvent(entry: SandboxEvent): void;
+  /** Connection news for people: connected, lost, reconnecting. */
+  onStatus?(line: string): void;
+  /** Wait before reconnecting, in ms, until the server sends `retry:` (default 1000). */
+  reconnectDelayMs?: number;
+  /** The fetch to use (default globalThis.fetch). */
+  fetch?: typeof fetch;
+}
+
+/** Longest wait between reconnections, in ms. */
+const MAX_RECONNECT_DELAY_MS = 30_000;
+
+/** Whether `value` is a feed entry this forwarder can deliver. */
+function isFeedEntry(value: unknown): value is SandboxEvent {
+  const entry = value as Partial<SandboxEvent> | null;
+  return typeof entry?.webhookId === 'string' && typeof entry.payload === 'object' && entry.payload !== null && typeof entry.sequence === 'number';
+}
+
+/**
+ * Resolves when `signal` aborts; rejects with `UsageError` when the server refuses the key (401)
+ * or has no event feed (404: not in sandbox mode). Network drops are reconnected, the wait
+ * doubling up to 30 s.
+ */
+export async function followEventFeed(options: FollowFeedOptions): Promise<void> {
+  const fetchFn = options.fetch ?? globalThis.fetch;
+  const url = `${options.baseUrl.replace(/\/+$/, '')}/_sandbox/events`;
+  let delay = options.reconnectDelayMs ?? 1000;
+  let serverRetry: number | undefined;
+  let lastEventId: string | undefined;
+  let failures = 0;
+  while (!options.signal.aborted) {
+    const parser = createSseParser(
+      (message) => {
+        if (message.event !== 'session-event') return;
+        lastEventId = message.lastEventId;
+        try {
+          const entry: unknown = JSON.parse(message.data);
+          if (isFeedEntry(entry)) options.onEvent(entry);
+          else options.onStatus?.(`skipped a feed message that is not a session event: ${message.data.slice(0, 200)}`);
+        } catch {
+          options.onStatus?.(`skipped a feed message that is not JSON: ${message.data.slice(0, 200)}`);
+        }
+      },
+      (ms) => (serverRetry = ms),
+    );
+    try {
+      const response = await fetchFn(url, {
+        headers: { accept: 'text/event-stream', authorization: `Bearer ${options.apiKey}`, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+        signal: options.signal,
+      });
+      if (response.status === 401) throw new UsageError(`${options.baseUrl} refused the key (401): give a key that starts with sandbox_ (--api-key).`);
+      if (response.status === 404) {
+        throw new UsageError(`${options.baseUrl} has no sandbox event feed (404): start the server in sandbox mode (npm run sandbox) or check --base-url.`);
+      }
+      if (!response.ok || !response.body) throw new Error(`the feed answered ${response.status}`);
+      options.onStatus?.(failures > 0 ? `reconnected to ${url}${lastEventId ? ` (after event ${lastEventId})` : ''}` : `connected to ${url}`);
+      failures = 0;
+      delay = options.reconnectDelayMs ?? 1000;
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      for (let read = await reader.read(); !read.done; read = await reader.read()) parser.push(decoder.decode(read.value, { stream: true }));
+      throw new Error('the server closed the feed');
+    } catch (error) {
+      if (options.signal.aborted) return;
+      if (error instanceof UsageError) throw error;
+      failures++;
+      const wait = Math.min(serverRetry ?? delay, MAX_RECONNECT_DELAY_MS);
+      options.onStatus?.(`lost the feed (${reasonOf(error)}); reconnecting in ${wait} ms`);
+      await sleep(wait, options.signal);
+      delay = Math.min(delay * 2, MAX_RECONNECT_DELAY_MS);
+    }
+  }
+}
+
+/** fetch's "fetch failed" says little: its cause names the socket error. */
+function reasonOf(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : cause instanceof Error ? cause.message : (error as Error).message;
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

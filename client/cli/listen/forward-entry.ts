@@ -1,0 +1,71 @@
+/**
+ * Forwards one feed entry to the developer's URL as the service delivers it: a signed Standard
+ * Webhooks POST (webhook-id = the entry's), one deliverEvent per attempt, retried by the delivery
+ * engine's rules (`nextStep`: the schedule, Retry-After on 429/503, 410 ends it). Prints one line
+ * per attempt.
+ */
+import { deliverEvent, type DeliveryResult } from '../../../spec/delivery/deliver-event.js';
+import { nextStep, type NextStep } from '../../../spec/delivery/retry-rules.js';
+import type { SessionEvent } from '../../../spec/types.js';
+import type { SandboxEvent } from '../../sandbox/sandbox-client.js';
+import type { AttemptHeaders } from '../webhook-signing.js';
+import { sleep } from './follow-feed.js';
+
+/** How forwarding goes. */
+export interface ForwardOptions {
+  url: string;
+  /** The signed headers of each attempt, per webhook-id. */
+  headers(webhookId: string): AttemptHeaders;
+  /** Delay before each attempt in ms, the first included. */
+  schedule: readonly number[];
+  /** Deadline of each attempt in ms. */
+  timeoutMs: number;
+  /** Allow loopback targets, plain http:// included. */
+  insecureLocalhost: boolean;
+  /** Stops waiting for the next attempt (Ctrl-C). */
+  signal: AbortSignal;
+  print(line: string): void;
+}
+
+/** How one entry ended. */
+export type ForwardOutcome = 'delivered' | 'dead' | 'stopped';
+
+/** `3.2s`, `5m`, `150ms`: a delay as people read it. */
+function readable(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  if (ms < 60_000) return `${Number((ms / 1000).toFixed(1))}s`;
+  if (ms < 3_600_000) return `${Number((ms / 60_000).toFixed(1))}m`;
+  return `${Number((ms / 3_600_000).toFixed(1))}h`;
+}
+
+/** One printed line: time, event, session id, status (or why there was none), ms, and what follows. */
+export function attemptLine(at: Date, event: SessionEvent, result: DeliveryResult, step: NextStep | undefined, attempt: number): string {
+  const status = result.status === undefined ? (result.delivered ? '200' : result.reason) : String(result.status);
+  const next =
+    step === undefined
+      ? ''
+      : step.kind === 'retry'
+        ? `  retry ${attempt + 1} in ${readable(step.delayMs)}`
+        : `  dead (${step.reason === 'gone' ? '410 Gone' : `no attempts left after ${attempt}`})`;
+  const advice = result.status === 401 ? '  (the receiver checks signatures: give it the whsec_ secret printed above)' : '';
+  return `${at.toISOString()}  ${event.event}  ${event.session.id}  ${status}  ${result.durationMs} ms${next}${advice}`;
+}
+
+/** Delivers `entry` until it is delivered, dead, or `signal` stops the waiting. */
+export async function forwardEntry(entry: SandboxEvent, options: ForwardOptions): Promise<ForwardOutcome> {
+  const event = entry.payload as SessionEvent;
+  const headers = options.headers(entry.webhookId);
+  for (let attempt = 1; ; attempt++) {
+    const at = new Date();
+    const result = await deliverEvent(options.url, event, { insecureLocalhost: options.insecureLocalhost, timeoutMs: options.timeoutMs, headers });
+    if (result.delivered) {
+      options.print(attemptLine(at, event, result, undefined, attempt));
+      return 'delivered';
+    }
+    const step = nextStep(options.schedule, attempt, { status: result.status, retryAfter: result.retryAfter });
+    options.print(attemptLine(at, event, result, step, attempt));
+    if (step.kind === 'dead') return 'dead';
+    await sleep(step.delayMs, options.signal);
+    if (options.signal.aborted) return 'stopped';
+  }
+}

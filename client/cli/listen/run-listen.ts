@@ -1,0 +1,70 @@
+/**
+ * `listen`: follows the sandbox world's event feed and forwards each event to the developer's
+ * URL, signed, retried by the engine's rules, until the signal stops it; then waits for the
+ * attempts under way and says how it ended.
+ */
+import { randomBytes } from 'node:crypto';
+import type { SandboxEvent } from '../../sandbox/sandbox-client.js';
+import { createCliSigner } from '../webhook-signing.js';
+import { followEventFeed } from './follow-feed.js';
+import { forwardEntry, type ForwardOutcome } from './forward-entry.js';
+
+/** Options of `runListen`. */
+export interface ListenOptions {
+  /** Where events go (https://, or http:// on a loopback host). */
+  forwardTo: string;
+  /** The sandbox's base URL. */
+  baseUrl: string;
+  /** The `sandbox_` key whose world is followed. */
+  apiKey: string;
+  /** The `whsec_` secret to sign with; undefined: one is generated and printed. */
+  secret?: string;
+  /** Delay before each attempt in ms, the first included. */
+  schedule: readonly number[];
+  /** Deadline of each attempt in ms. */
+  timeoutMs: number;
+  /** Allow loopback targets (http:// too): set when the target's host is loopback. */
+  insecureLocalhost: boolean;
+  /** Ctrl-C. */
+  signal: AbortSignal;
+  print(line: string): void;
+}
+
+/** Events being forwarded at once; beyond this, new ones are reported and skipped (a world keeps 1000). */
+export const MAX_FORWARDS_IN_FLIGHT = 1000;
+
+/** A new Standard Webhooks secret: `whsec_` + 32 random bytes in base64. */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** Runs until `signal` aborts (resolves) or the feed refuses the key (rejects with UsageError). */
+export async function runListen(options: ListenOptions): Promise<Record<ForwardOutcome, number>> {
+  const secret = options.secret ?? generateWebhookSecret();
+  const signer = createCliSigner(secret);
+  const { print } = options;
+  print(`Forwarding the session events of ${options.baseUrl} (sandbox key ${options.apiKey}) to ${options.forwardTo}`);
+  print(`Signing secret: ${secret}${options.secret ? '' : '  (generated for this run: give it to your receiver)'}`);
+  print('Press Ctrl-C to stop.');
+  const counts: Record<ForwardOutcome, number> = { delivered: 0, dead: 0, stopped: 0 };
+  const inFlight = new Set<Promise<void>>();
+  const forward = (entry: SandboxEvent) => {
+    if (inFlight.size >= MAX_FORWARDS_IN_FLIGHT) {
+      print(`skipped event ${entry.sequence} (${entry.webhookId}): ${MAX_FORWARDS_IN_FLIGHT} events are being forwarded already`);
+      return;
+    }
+    const task = forwardEntry(entry, { ...options, url: options.forwardTo, headers: signer }).then(
+      (outcome) => void counts[outcome]++,
+      (error: unknown) => print(`event ${entry.sequence} (${entry.webhookId}) not forwarded: ${(error as Error).message}`),
+    );
+    inFlight.add(task);
+    void task.finally(() => inFlight.delete(task));
+  };
+  try {
+    await followEventFeed({ baseUrl: options.baseUrl, apiKey: options.apiKey, signal: options.signal, onEvent: forward, onStatus: print });
+  } finally {
+    await Promise.all(inFlight);
+  }
+  print(`stopped: ${counts.delivered} delivered, ${counts.dead} dead, ${counts.stopped} still retrying when stopped`);
+  return counts;
+}

@@ -1,0 +1,40 @@
+/**
+ * The outcome of one resume request as the metrics name it, read from the answer's status:
+ * the spec's answers of POST /v1/sessions/{session_id}/resume, one label value each.
+ */
+
+/** Label values of `session_resume_requests_total{outcome}`. */
+export const RESUME_OUTCOMES = ['resumed', 'not_paused', 'not_found', 'unauthorized', 'rate_limited', 'unavailable', 'invalid'] as const;
+
+/** One resume outcome. */
+export type ResumeOutcome = (typeof RESUME_OUTCOMES)[number];
+
+/**
+ * 200 resumed, 409 not_paused, 404 not_found, 401 unauthorized, 429 rate_limited, any 5xx
+ * unavailable; every other status (400, 405, 406, 413, 415, ...) is a request the spec refuses: invalid.
+ * @example resumeOutcome(409) // 'not_paused'
+ */
+export function resumeOutcome(status: number): ResumeOutcome {
+  switch (status) {
+    case 200:
+      return 'resumed';
+    case 409:
+      return 'not_paused';
+    case 404:
+      return 'not_found';
+    case 401:
+      return 'unauthorized';
+    case 429:
+      return 'rate_limited';
+    default:
+      return status >= 500 ? 'unavailable' : 'invalid';
+  }
+}
+
+/** POST /v1/sessions/{id}/resume, on the raw request line (query allowed, nothing after `resume`). */
+const RESUME_REQUEST = /^\/v1\/sessions\/[^/?#]+\/resume(?:\?.*)?$/;
+
+/** Whether a request is a resume request (method and raw path). */
+export function isResumeRequest(method: string | undefined, url: string | undefined): boolean {
+  return method === 'POST' && RESUME_REQUEST.test(url ?? '');
+}

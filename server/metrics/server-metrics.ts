@@ -1,0 +1,109 @@
+/**
+ * The server's Prometheus metrics (prom-client): resume outcomes, webhook attempts, time from
+ * an event's creation to its delivery, and the outbox's pending and dead events. One factory;
+ * the pieces plug into the HTTP listener (`countRequests`), the delivery engine (`observer`)
+ * and its read side (`watchOutbox`).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { AttemptResult, DeliveryInspector, DeliveryObserver } from '../webhooks/delivery-types.js';
+import { isResumeRequest, resumeOutcome, RESUME_OUTCOMES } from './resume-outcome.js';
+
+/** Options of `createServerMetrics`. */
+export interface ServerMetricsOptions {
+  /** Where the metrics are registered (default: a new `Registry`). */
+  registry?: Registry;
+  /** Also collect prom-client's default process metrics (CPU, memory, event loop, GC; default true). */
+  defaultMetrics?: boolean;
+}
+
+/** The server's metrics and the hooks that feed them. */
+export interface ServerMetrics {
+  registry: Registry;
+  /** Hand to the delivery engine: counts attempts and times deliveries. */
+  observer: DeliveryObserver;
+  /**
+   * Express/node:http middleware: counts each resume request's outcome from its status once
+   * the answer is sent ('finish'); calls `next` at once.
+   */
+  countRequests(req: IncomingMessage, res: ServerResponse, next: () => void): void;
+  /** Reads `inspector.stats()` at each scrape into `session_resume_outbox_events{state}`. */
+  watchOutbox(inspector: Pick<DeliveryInspector, 'stats'>): void;
+}
+
+/** Attempt results (`session_resume_webhook_attempts_total{result}`). */
+const ATTEMPT_RESULTS: readonly AttemptResult[] = ['delivered', 'http_status', 'timeout', 'network', 'refused'];
+
+/**
+ * Buckets of `session_resume_webhook_delivery_seconds`, from a first-attempt delivery (tens of
+ * ms) to one that waited out the retry schedule (a day and more).
+ */
+export const DELIVERY_SECONDS_BUCKETS: readonly number[] = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 36_000, 86_400, 172_800];
+
+/**
+ * Creates the metrics in `registry`.
+ * @example
+ * const metrics = createServerMetrics();
+ * const engine = createRedisOutbox({ ...options, observer: metrics.observer });
+ * metrics.watchOutbox(engine);
+ * await startMetricsListener({ registry: metrics.registry, port: 9464, host: '127.0.0.1' });
+ */
+export function createServerMetrics(options: ServerMetricsOptions = {}): ServerMetrics {
+  const registry = options.registry ?? new Registry();
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const requests = new Counter({
+    name: 'session_resume_requests_total',
+    help: 'Resume requests (POST /v1/sessions/{session_id}/resume) by outcome.',
+    labelNames: ['outcome'],
+    registers,
+  });
+  const attempts = new Counter({
+    name: 'session_resume_webhook_attempts_total',
+    help: 'Webhook delivery attempts by result: delivered (200), http_status (another status), timeout, network, refused (URL policy).',
+    labelNames: ['result'],
+    registers,
+  });
+  const deliverySeconds = new Histogram({
+    name: 'session_resume_webhook_delivery_seconds',
+    help: "Seconds from a session event's creation to its delivery (a 200 from the receiver), retries included.",
+    buckets: [...DELIVERY_SECONDS_BUCKETS],
+    registers,
+  });
+  let inspector: Pick<DeliveryInspector, 'stats'> | undefined;
+  new Gauge({
+    name: 'session_resume_outbox_events',
+    help: 'Events in the webhook outbox: pending (waiting or being delivered), dead (out of attempts; replay them).',
+    labelNames: ['state'],
+    registers,
+    // Read at each scrape; no sample at all while the engine cannot say (never a stale count).
+    async collect() {
+      if (!inspector) return;
+      try {
+        const stats = await inspector.stats();
+        this.set({ state: 'pending' }, stats.pending + stats.delivering);
+        this.set({ state: 'dead' }, stats.dead);
+      } catch {
+        this.reset();
+      }
+    },
+  });
+  // Every label value present from the start: a rate() over a series that appears late misses its first increase.
+  for (const outcome of RESUME_OUTCOMES) requests.inc({ outcome }, 0);
+  for (const result of ATTEMPT_RESULTS) attempts.inc({ result }, 0);
+
+  return {
+    registry,
+    observer: {
+      attempt: (attempt) => attempts.inc({ result: attempt.result }),
+      delivered: (seconds) => deliverySeconds.observe(Math.max(0, seconds)),
+    },
+    countRequests(req, res, next) {
+      if (isResumeRequest(req.method, req.url)) res.once('finish', () => requests.inc({ outcome: resumeOutcome(res.statusCode) }));
+      next();
+    },
+    watchOutbox(source) {
+      inspector = source;
+    },
+  };
+}
