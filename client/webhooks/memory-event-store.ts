@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { checkInteger, checkOption } from '../../spec/options-error.js';
-import type { SessionEvent } from '../../spec/types.js';
+import type { ReceivedEvent } from './tolerant-event.js';
 import {
   StoreUnavailableError,
   type DeadLetter,
@@ -30,7 +30,7 @@ export interface MemoryEventStoreOptions {
 interface Entry {
   id: string;
   key: string;
-  event: SessionEvent;
+  event: ReceivedEvent;
   receivedAt: number;
   expiresAt: number;
   attemptsMade: number;
