@@ -40,7 +40,12 @@ export async function openRedisRuntime(config: ServerConfig, target: RedisTarget
   return {
     redis,
     // Events are written only when something will deliver them (x-decisions: webhook-outbox).
-    store: createRedisSessionStore({ client: storeClient, keyPrefix: config.redisKeyPrefix, events: Boolean(config.webhook) }),
+    store: createRedisSessionStore({
+      client: storeClient,
+      keyPrefix: config.redisKeyPrefix,
+      events: Boolean(config.webhook),
+      idempotencyTtlSeconds: config.idempotency.ttlSeconds,
+    }),
     rateLimitStore: createRedisRateLimitStore(redis, `${config.redisKeyPrefix}rate:`),
     marker: createRedisSeedMarker(redis, config.redisKeyPrefix),
     startOutbox() {

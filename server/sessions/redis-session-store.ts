@@ -19,6 +19,7 @@ import {
   type SessionStore,
 } from './session-store.js';
 import { seedRedisSessions } from '../redis/seed-redis-sessions.js';
+import { checkInteger } from '../../spec/options-error.js';
 
 /** Options of the Redis store. */
 export interface RedisSessionStoreOptions {
@@ -33,6 +34,8 @@ export interface RedisSessionStoreOptions {
    * configured: nothing would ever deliver or clear them.
    */
   events?: boolean;
+  /** Seconds an Idempotency-Key and its answer are kept (default `IDEMPOTENCY_TTL_SECONDS`, 86 400: 24 h; `IDEMPOTENCY_TTL`). */
+  idempotencyTtlSeconds?: number;
 }
 
 /** How long the outbox keeps an event written by a resume, in seconds (the relay needs seconds). */
@@ -65,9 +68,10 @@ else
   if ARGV[4] ~= '' then redis.call('SET', KEYS[3], ARGV[4], 'EX', ARGV[5]) end
 end
 -- NX: a copy of this script re-sent by ioredis after a reconnect must not erase the event
--- the first copy wrote.
-if kind ~= 'resumed' and ARGV[4] ~= '' then redis.call('SET', KEYS[3], '-', 'EX', 3600, 'NX') end
-if hasKey then redis.call('SET', KEYS[2], answer, 'EX', ARGV[7]) end
+-- the first copy wrote. A missing session leaves nothing: no copy of this script can have
+-- flipped it, and its 404 is not recorded under a key (x-decisions: idempotency-key).
+if kind == 'not_paused' and ARGV[4] ~= '' then redis.call('SET', KEYS[3], '-', 'EX', 3600, 'NX') end
+if hasKey and kind ~= 'not_found' then redis.call('SET', KEYS[2], answer, 'EX', ARGV[7]) end
 return {kind, status or ''}
 `;
 
@@ -91,6 +95,8 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
   const keys = redisKeys(checkKeyPrefix(options.keyPrefix ?? 'session-resume:'));
   const now = options.now ?? (() => new Date());
   const events = options.events ?? true;
+  const idempotencyTtlSeconds = options.idempotencyTtlSeconds ?? IDEMPOTENCY_TTL_SECONDS;
+  checkInteger('createRedisSessionStore: idempotencyTtlSeconds', idempotencyTtlSeconds, { min: 1 });
   const call = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
     try {
       return await run();
@@ -111,7 +117,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
       // the key is independent of it, so both go in one round trip.
       const [bound] = await call('resume', () =>
         Promise.all([
-          idem ? client.eval(CLAIM_SCRIPT, 1, keys.idempotencyClaim(idem.scope, idem.key), id, IDEMPOTENCY_TTL_SECONDS) : id,
+          idem ? client.eval(CLAIM_SCRIPT, 1, keys.idempotencyClaim(idem.scope, idem.key), id, idempotencyTtlSeconds) : id,
           events ? client.zadd(keys.intents, Date.now(), intent) : 0,
         ]),
       );
@@ -136,7 +142,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
             events ? JSON.stringify(event) : '',
             EVENT_TTL_SECONDS,
             idem ? '1' : '0',
-            IDEMPOTENCY_TTL_SECONDS,
+            idempotencyTtlSeconds,
             answers ? encode(answers.resumed) : '',
             answers ? encode(answers.not_found) : '',
             answers ? encode(answers.not_paused) : '',
@@ -146,7 +152,11 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
       // the script that ioredis re-sent, after a first copy wrote the event. The relay reads the
       // event key and clears the intent.
       if (kind === 'replayed') return { kind: 'replayed', answer: JSON.parse(String(value)) as RecordedAnswer };
-      if (kind === 'not_found') return { kind: 'not_found' };
+      if (kind === 'not_found') {
+        // Nothing was written for a missing session: its intent can go at once.
+        if (events) void client.zrem(keys.intents, intent).catch(() => undefined);
+        return { kind: 'not_found' };
+      }
       if (kind === 'not_paused') return { kind: 'not_paused', status: String(value) };
       return { kind: 'resumed', session: { id, status: RUNNING, updatedAt }, event };
     },
