@@ -20,7 +20,7 @@ import { createRequestGuard, isResumePath, notFound, resumeSessionId } from './h
 import { trimValidatorStartUp } from './http/validator-start-up.js';
 import { createResumeHandler, type ResumeWorld } from './sessions/resume-handler.js';
 import type { Sandbox } from './sandbox/create-sandbox.js';
-import type { SessionStore } from './sessions/session-store.js';
+import { SessionsLostError, type SessionStore } from './sessions/session-store.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
 
 /** What the app is built from. */
@@ -170,8 +170,9 @@ function mountOtherPaths(app: Express, deps: AppDeps, specFile: string, guard: R
     try {
       await deps.store.ping();
       res.status(200).json({ status: 'ok' });
-    } catch {
-      res.status(503).json(errorBody('service_unavailable', 'The session store does not answer.'));
+    } catch (err) {
+      // A store that answers but lost its sessions says so (server/redis/session-seed-admin.ts).
+      res.status(503).json(errorBody('service_unavailable', err instanceof SessionsLostError ? err.message : 'The session store does not answer.'));
     }
   });
   // The reference for review: /docs (HTML) and /openapi.yaml (raw spec), no auth (issue #6).
