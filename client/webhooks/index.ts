@@ -17,7 +17,7 @@ export { readEventTolerantly } from './tolerant-event.js';
 export type { ReceivedEvent, TolerantReading } from './tolerant-event.js';
 export type { ErrorStatus, ReceiveResult } from './answers.js';
 export type { NodeHandler } from './node-handler.js';
-export { createMemoryEventStore, DEFAULT_MEMORY_CONCURRENCY } from './memory-event-store.js';
+export { createMemoryEventStore, DEFAULT_MEMORY_CONCURRENCY, DEFAULT_MEMORY_MAX_EVENTS } from './memory-event-store.js';
 export type { MemoryEventStoreOptions } from './memory-event-store.js';
 export { OptionsError } from '../../spec/options-error.js';
 export { StoreUnavailableError } from './store.js';
