@@ -129,6 +129,36 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * @description What a webhook receiver should accept as a session event, wider than `SessionEvent`
+         *     (what this document's server sends): any JSON object with an event name (`event`,
+         *     else `status`) or a session id (`session.id`, else `session_id`). Other fields may
+         *     have any type and are kept (`x-decisions: event-payload-forms`).
+         */
+        ReceivedSessionEvent: ({
+            /** @description The event name when it is a non-empty string. */
+            event?: unknown;
+            /** @description The event name when `event` is not one (the flat form). */
+            status?: unknown;
+            /** @description Holds the session id as `id` when that is a non-empty string. */
+            session?: unknown;
+            /** @description The session id when `session.id` is not one (the flat form). */
+            session_id?: unknown;
+            /** @description Time of the event, any JSON value; part of the dedupe identity when present. */
+            timestamp?: unknown;
+        } & {
+            [key: string]: unknown;
+        }) | {
+            event: string;
+        } | {
+            status: string;
+        } | {
+            session: {
+                id: string;
+            };
+        } | {
+            session_id: string;
+        };
         /** @description The session an event is about. */
         SessionRef: {
             /**

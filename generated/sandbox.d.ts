@@ -33,7 +33,9 @@ export interface paths {
         };
         /**
          * List the caller's sessions
-         * @description Every session of the caller's world with its status, sorted by id.
+         * @description One page of the caller's sessions with their status, sorted by id: at most `limit`
+         *     sessions after the id `after`. `next` is the `after` of the following page, absent
+         *     on the last one (`x-decisions: sandbox-session-limit`).
          */
         get: operations["listSessions"];
         put?: never;
@@ -117,6 +119,8 @@ export interface components {
         };
         SessionList: {
             sessions: components["schemas"]["SandboxSession"][];
+            /** @description Pass as `after` for the next page; absent on the last page. */
+            next?: string;
         };
         /** @description One emitted session event. */
         SandboxEvent: {
@@ -204,7 +208,12 @@ export interface operations {
     };
     listSessions: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Sessions per page, 1 to 1000 (default 100). */
+                limit?: number;
+                /** @description List the sessions whose id sorts after this one (the `next` of the previous page). */
+                after?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -220,6 +229,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
         };
     };
@@ -250,6 +260,15 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The world already holds its limit of sessions; the session was not created (`x-decisions: sandbox-session-limit`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listEvents: {

@@ -20,7 +20,7 @@ import { checkRateLimitOptions, createRateLimit, type RateLimitOptions } from '.
 import { createBodyCheck, createRequestGuard, methodNotAllowed, notFound } from './http/request-guard.js';
 import { createResumeHandler, type ResumeWorld } from './sessions/resume-handler.js';
 import type { Sandbox } from './sandbox/create-sandbox.js';
-import type { SessionStore } from './sessions/session-store.js';
+import { SessionsLostError, type SessionStore } from './sessions/session-store.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
 
 /** What the app is built from. */
@@ -135,8 +135,9 @@ function mountOperationalPaths(app: Express, deps: AppDeps): void {
     try {
       await deps.store.ping();
       res.status(200).json({ status: 'ok' });
-    } catch {
-      res.status(503).json(errorBody('service_unavailable', 'The session store does not answer.'));
+    } catch (err) {
+      // A store that answers but lost its sessions says so (server/redis/session-seed-admin.ts).
+      res.status(503).json(errorBody('service_unavailable', err instanceof SessionsLostError ? err.message : 'The session store does not answer.'));
     }
   });
   // The reference for review: /docs (HTML) and /openapi.yaml (raw spec), no auth.

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { validateWebhookUrl } from '../spec/webhook-url.js';
+import { redactUrl } from '../spec/redact-url.js';
 import { createWebhookHeaders } from '../spec/delivery/webhook-headers.js';
 import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../spec/delivery/retry-rules.js';
 import { DEFAULT_CONCURRENCY } from './webhooks/delivery-queue.js';
@@ -58,6 +59,15 @@ export interface ServerConfig {
   validateResponses: boolean;
   /** Sandbox mode (`--sandbox` only, never from the environment): see server/sandbox/. */
   sandbox: boolean;
+  /**
+   * Idempotency-Key records: `ttlSeconds` (`IDEMPOTENCY_TTL`, seconds, default 86 400: 24 h)
+   * is how long a key's answer is kept, in memory and in Redis; `maxKeys`
+   * (`IDEMPOTENCY_MAX_KEYS`, default 100 000) caps the keys the memory store keeps, least
+   * recently used dropped first (Redis is bounded by the TTL: docs/bounds.md).
+   */
+  idempotency: { ttlSeconds: number; maxKeys: number };
+  /** Sessions one sandbox world holds at most (`SANDBOX_MAX_SESSIONS`, default 1000). */
+  sandboxMaxSessions: number;
 }
 
 /** What the command line adds to the environment. */
@@ -117,7 +127,8 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
     throw new ConfigError('REDIS_URL is set, but the sandbox keeps its worlds in memory: unset REDIS_URL to run --sandbox.');
   }
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
-    throw new ConfigError(`REDIS_URL=${redisUrl} must start with redis:// or rediss://.`);
+    // Printed without userinfo and query: the value may hold a password.
+    throw new ConfigError(`REDIS_URL=${redactUrl(redisUrl)} must start with redis:// or rediss://.`);
   }
   const redisClusterNodes = clusterNodes(list('REDIS_CLUSTER_NODES'));
   if (redisUrl && redisClusterNodes) {
@@ -186,6 +197,8 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
     logLevel,
     validateResponses,
     sandbox,
+    idempotency: { ttlSeconds: integer('IDEMPOTENCY_TTL', 86_400, 1, 30 * 86_400), maxKeys: integer('IDEMPOTENCY_MAX_KEYS', 100_000, 1, 100_000_000) },
+    sandboxMaxSessions: integer('SANDBOX_MAX_SESSIONS', 1000, 1, 1_000_000),
   };
 }
 

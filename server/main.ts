@@ -46,7 +46,8 @@ async function main(): Promise<void> {
     ? await import('./redis/redis-runtime.js').then(({ openRedisRuntime }) => openRedisRuntime(config, redisTarget, logger))
     : undefined;
   const redis = onRedis?.redis;
-  const store: SessionStore = onRedis?.store ?? createMemorySessionStore();
+  const store: SessionStore =
+    onRedis?.store ?? createMemorySessionStore({ idempotencyTtlSeconds: config.idempotency.ttlSeconds, idempotencyMaxKeys: config.idempotency.maxKeys });
   const rateLimitStore = onRedis?.rateLimitStore;
 
   const source = await openSeedSource(config.sessionsFile);
@@ -79,7 +80,7 @@ async function main(): Promise<void> {
   const { createApp } = await import('./app.js');
   // Sandbox worlds start from the same seed set, each on its own (parsed once here).
   const seeds = config.sandbox ? await source.load() : [];
-  const sandbox = config.sandbox ? (await import('./sandbox/index.js')).createSandbox({ seeds, logger, ...(webhookSender ? { webhookSender } : {}) }) : undefined;
+  const sandbox = config.sandbox ? (await import('./sandbox/index.js')).createSandbox({ seeds, logger, maxSessions: config.sandboxMaxSessions, ...(webhookSender ? { webhookSender } : {}) }) : undefined;
   if (sandbox) logger.warn('SANDBOX MODE: any sandbox_ key is accepted and CORS is open; never expose this server');
   const app = await createApp({
     store,

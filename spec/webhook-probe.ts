@@ -24,6 +24,6 @@ export function createProbeEvent(now: Date = new Date()): SessionEvent {
 }
 
 /** True for a probe (by its `event` value alone). */
-export function isProbeEvent(event: Pick<SessionEvent, 'event'>): boolean {
+export function isProbeEvent(event: { readonly event?: unknown }): boolean {
   return event.event === WEBHOOK_PROBE_EVENT;
 }

@@ -3,6 +3,7 @@
  * one implementation for the client, the CLI and the server's sender. Browser-safe: no
  * Node built-ins. DNS-time checks reuse `classifyAddress` on every resolved address.
  */
+import { redactUrl } from './redact-url.js';
 import ipaddr from 'ipaddr.js';
 
 /** Why a URL was refused. */
@@ -122,7 +123,7 @@ export function validateWebhookUrl(input: string | URL, options: WebhookUrlOptio
     return { ok: false, code: 'invalid', reason: `The URL is ${text.length} characters long; at most ${MAX_URL_LENGTH} are accepted.` };
   }
   if (text !== text.trim()) {
-    return { ok: false, code: 'invalid', reason: `"${text}" has leading or trailing whitespace; remove it.` };
+    return { ok: false, code: 'invalid', reason: `"${redactUrl(text)}" has leading or trailing whitespace; remove it.` };
   }
   let url: URL;
   try {
@@ -137,8 +138,8 @@ export function validateWebhookUrl(input: string | URL, options: WebhookUrlOptio
       }
     })();
     return relative
-      ? { ok: false, code: 'not_absolute', reason: `"${text}" is not an absolute URL: give the full https://host/path.` }
-      : { ok: false, code: 'invalid', reason: `"${text}" is not a URL.` };
+      ? { ok: false, code: 'not_absolute', reason: `"${redactUrl(text)}" is not an absolute URL: give the full https://host/path.` }
+      : { ok: false, code: 'invalid', reason: `"${redactUrl(text)}" is not a URL.` };
   }
   const loopbackHost = isLoopbackHost(url.hostname);
   const loopbackHttp = options.allowLoopbackHttp === true && url.protocol === 'http:' && /^http:\/\/[^/?#]/i.test(text) && loopbackHost;
@@ -159,10 +160,10 @@ export function validateWebhookUrl(input: string | URL, options: WebhookUrlOptio
   // The URL parser also reads "https:host/path" and "https:/host/path"; the WebhookUrl schema
   // (pattern ^https://[^/?#]) and other parsers do not, so only the full form is accepted.
   if (!/^https:\/\/[^/?#]/i.test(text)) {
-    return { ok: false, code: 'not_absolute', reason: `"${text}" is not an absolute URL: write it as https://host/path.` };
+    return { ok: false, code: 'not_absolute', reason: `"${redactUrl(text)}" is not an absolute URL: write it as https://host/path.` };
   }
   if (!url.hostname) {
-    return { ok: false, code: 'invalid', reason: `"${text}" has no host.` };
+    return { ok: false, code: 'invalid', reason: `"${redactUrl(text)}" has no host.` };
   }
   if (url.username || url.password) {
     return {

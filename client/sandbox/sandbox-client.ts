@@ -86,13 +86,23 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
     }
     return result.data;
   };
+  // The list answers one page at a time (x-decisions: sandbox-session-limit): follow `next`.
+  const rest = async (first: { sessions: SandboxSession[]; next?: string }): Promise<SandboxSession[]> => {
+    const all = [...first.sessions];
+    for (let after = first.next; after !== undefined; ) {
+      const page = await call('sessions', () => raw.GET('/_sandbox/sessions', { params: { query: { limit: 1000, after } } }));
+      all.push(...page.sessions);
+      after = page.next;
+    }
+    return all;
+  };
   return {
-    reset: async () => (await call('reset', () => raw.POST('/_sandbox/reset'))).sessions,
+    reset: async () => rest(await call('reset', () => raw.POST('/_sandbox/reset'))),
     setSession: (id, status) =>
       call(`setSession(${JSON.stringify(id)})`, () =>
         raw.PUT('/_sandbox/sessions/{session_id}', { params: { path: { session_id: id } }, body: { status } }),
       ),
-    sessions: async () => (await call('sessions', () => raw.GET('/_sandbox/sessions'))).sessions,
+    sessions: async () => rest(await call('sessions', () => raw.GET('/_sandbox/sessions', { params: { query: { limit: 1000 } } }))),
     events: async () => {
       // The operation also answers text/event-stream; asking for JSON makes the data the EventList.
       const list = await call('events', () => raw.GET('/_sandbox/events', { headers: { Accept: 'application/json' } }));

@@ -11,15 +11,18 @@ export {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_RETRY_DELAY_MS,
 } from './receiver.js';
+export { DedupeWindowError } from './receiver.js';
 export type { EventContext, ReceiverLogger, WebhookReceiver, WebhookReceiverOptions } from './receiver.js';
+export { readEventTolerantly } from './tolerant-event.js';
+export type { ReceivedEvent, TolerantReading } from './tolerant-event.js';
 export type { ErrorStatus, ReceiveResult } from './answers.js';
 export type { NodeHandler } from './node-handler.js';
-export { createMemoryEventStore, DEFAULT_MEMORY_CONCURRENCY } from './memory-event-store.js';
+export { createMemoryEventStore, DEFAULT_MEMORY_CONCURRENCY, DEFAULT_MEMORY_MAX_EVENTS } from './memory-event-store.js';
 export type { MemoryEventStoreOptions } from './memory-event-store.js';
 export { OptionsError } from '../../spec/options-error.js';
 export { StoreUnavailableError } from './store.js';
 export type { DeadLetter, HandlerRun, ProcessingOptions, ReceiverStore, RecordOutcome, RecordedEvent } from './store.js';
-export { dedupeKey } from '../../spec/event-identity.js';
+export { canonicalJson, dedupeKey, eventNameOf, sessionIdOf } from '../../spec/event-identity.js';
 export { generateUrlToken } from './url-token.js';
 export { createSignatureVerifier, SIGNATURE_TOLERANCE_SECONDS } from './verify-signature.js';
 export type { SignatureVerdict, SignatureVerifier, WebhookHeaders } from './verify-signature.js';

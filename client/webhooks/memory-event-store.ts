@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { checkInteger, checkOption } from '../../spec/options-error.js';
-import type { SessionEvent } from '../../spec/types.js';
+import type { ReceivedEvent } from './tolerant-event.js';
 import {
   StoreUnavailableError,
   type DeadLetter,
@@ -19,6 +19,8 @@ import {
 
 /** Events processed at the same time by default. */
 export const DEFAULT_MEMORY_CONCURRENCY = 1;
+/** Events a memory store holds at most by default (queued, in the dedupe window, or dead-lettered). */
+export const DEFAULT_MEMORY_MAX_EVENTS = 100_000;
 
 /** Options of `createMemoryEventStore`. */
 export interface MemoryEventStoreOptions {
@@ -26,12 +28,18 @@ export interface MemoryEventStoreOptions {
   concurrency?: number;
   /** Clock in epoch milliseconds (default Date.now), for tests of the dedupe window. */
   now?: () => number;
+  /**
+   * Events held at most: queued, within the dedupe window, or dead-lettered (default
+   * `DEFAULT_MEMORY_MAX_EVENTS`, 100 000). When full, a new event is answered 503 (the sender
+   * retries later) until records leave the window or dead letters are handled.
+   */
+  maxEvents?: number;
 }
 
 interface Entry {
   id: string;
   key: string;
-  event: SessionEvent;
+  event: ReceivedEvent;
   receivedAt: number;
   expiresAt: number;
   attemptsMade: number;
@@ -46,13 +54,15 @@ interface Entry {
  * @param options - all optional
  * @param [options.concurrency=1] - events processed at the same time
  * @param [options.now=Date.now] - clock in epoch milliseconds
+ * @param [options.maxEvents=100000] - events held at most; beyond it new events get 503
  * @example
  * import { createMemoryEventStore, createWebhookReceiver } from 'session-resume-api/webhooks';
  * const receiver = createWebhookReceiver({ store: createMemoryEventStore(), onEvent: (event) => console.log(event) });
  */
 export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): ReceiverStore {
-  const { concurrency = DEFAULT_MEMORY_CONCURRENCY, now = Date.now } = options;
+  const { concurrency = DEFAULT_MEMORY_CONCURRENCY, now = Date.now, maxEvents = DEFAULT_MEMORY_MAX_EVENTS } = options;
   checkInteger('createMemoryEventStore: concurrency', concurrency, { min: 1 });
+  checkInteger('createMemoryEventStore: maxEvents', maxEvents, { min: 1 });
   checkOption(typeof now === 'function', 'createMemoryEventStore: now must be a function returning epoch milliseconds');
   const byKey = new Map<string, Entry>();
   // webhook-id (Standard Webhooks) → the entry first recorded under it.
@@ -145,6 +155,11 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): R
       }
       const stale = byKey.get(key);
       if (stale?.state === 'done') byId.delete(stale.id);
+      if (byId.size >= maxEvents) sweep();
+      if (byId.size >= maxEvents) {
+        // Refused, not dropped: the 503 makes the sender retry once records have left the window.
+        throw new StoreUnavailableError(`the memory store holds its limit of ${maxEvents} events (maxEvents); retry later`);
+      }
       const entry: Entry = {
         id: randomUUID(),
         key,

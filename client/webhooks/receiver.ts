@@ -2,16 +2,15 @@
  * The framework-free core of the webhook receiver (source spec §6): validate, record durably,
  * answer, process later. `receiver.handler` (node-handler.ts) is a thin adapter over it.
  */
-import { validateEventTolerantly } from './tolerant-event.js';
-import type { SessionEvent } from '../../spec/types.js';
+import { readEventTolerantly, type ReceivedEvent } from './tolerant-event.js';
 import { errorResult, type ReceiveResult } from './answers.js';
-import { dedupeKey } from '../../spec/event-identity.js';
+import { dedupeKey, eventNameOf, sessionIdOf, type JsonObject } from '../../spec/event-identity.js';
 import { createNodeHandler, type NodeHandler } from './node-handler.js';
 import { StoreUnavailableError, type DeadLetter, type ReceiverStore, type RecordedEvent } from './store.js';
 import { MIN_URL_TOKEN_LENGTH } from './url-token.js';
 import { OptionsError } from '../../spec/options-error.js';
 import { isProbeEvent } from '../../spec/webhook-probe.js';
-import { createSignatureVerifier, type WebhookHeaders } from './verify-signature.js';
+import { createSignatureVerifier, SIGNATURE_TOLERANCE_SECONDS, type WebhookHeaders } from './verify-signature.js';
 import type { Registry } from 'prom-client';
 import { createReceiverMetrics, isRegistry } from './receiver-metrics.js';
 
@@ -19,12 +18,16 @@ import { createReceiverMetrics, isRegistry } from './receiver-metrics.js';
 export interface EventContext {
   /** Store id of the recording. */
   id: string;
-  /** The dedupe key (sha256 hex). */
+  /** The dedupe key (sha256 hex, `dedupeKey`). */
   key: string;
   /** 1 on the first attempt, then 2, 3, ... on retries. */
   attempt: number;
   /** When the event was recorded, epoch milliseconds. */
   receivedAt: number;
+  /** The event name (`event`, else `status`), even where the event's own `event` field holds something else. */
+  eventName?: string;
+  /** The session id (`session.id`, else `session_id`), even where the event's `session` field is not an object. */
+  sessionId?: string;
 }
 
 /** A pino-compatible subset; every method optional in use. */
@@ -39,15 +42,19 @@ export interface WebhookReceiverOptions {
   /** Where events are recorded: `createMemoryEventStore()` (one process) or `createRedisEventStore()` from `session-resume-api/webhooks/redis` (shared). */
   store: ReceiverStore;
   /** Processes one event after it was acknowledged; throw to have it retried. */
-  onEvent(event: SessionEvent, context: EventContext): unknown;
-  /** Seconds a processed-event record is kept for dedupe (default `DEFAULT_DEDUPE_WINDOW_SECONDS`, 3600: about an hour). */
+  onEvent(event: ReceivedEvent, context: EventContext): unknown;
+  /**
+   * Seconds a processed-event record is kept for dedupe (default `DEFAULT_DEDUPE_WINDOW_SECONDS`,
+   * 3600: about an hour). With a `secret`, at least `SIGNATURE_TOLERANCE_SECONDS` (300): a
+   * signed delivery replayed while its timestamp is still accepted must still be a duplicate.
+   */
   dedupeWindowSeconds?: number;
   /** Processing attempts per event before it is dead-lettered (default `DEFAULT_MAX_ATTEMPTS`, 5). */
   maxAttempts?: number;
   /** Delay before the first retry in ms, doubled on each further retry (default `DEFAULT_RETRY_DELAY_MS`, 1000). */
   retryDelayMs?: number;
   /** Called after each failed processing attempt; `final` means the event was dead-lettered. */
-  onError?(error: unknown, context: EventContext & { event: SessionEvent; final: boolean }): void;
+  onError?(error: unknown, context: EventContext & { event: ReceivedEvent; final: boolean }): void;
   /** Logger for store outages and failed attempts (default: none). */
   logger?: ReceiverLogger;
   /**
@@ -114,6 +121,14 @@ function check(condition: boolean, message: string): void {
 }
 
 /**
+ * A dedupe window shorter than the signature tolerance: a captured signed delivery sent again
+ * after the window but within the tolerance would pass verification and run the handler twice.
+ */
+export class DedupeWindowError extends OptionsError {
+  override name = 'DedupeWindowError';
+}
+
+/**
  * Creates a webhook receiver over `store`. Throws `OptionsError` (a TypeError) for a bad option.
  *
  * @param options - `store` and `onEvent` are required
@@ -126,7 +141,7 @@ function check(condition: boolean, message: string): void {
  * import { createMemoryEventStore, createWebhookReceiver } from 'session-resume-api/webhooks';
  * const receiver = createWebhookReceiver({
  *   store: createMemoryEventStore(),
- *   onEvent: async (event, { attempt }) => console.log(event.event, event.session.id, attempt),
+ *   onEvent: async (event, { attempt }) => console.log(event.event, event.session?.id, attempt),
  * });
  * createServer(receiver.handler).listen(3001);
  */
@@ -155,14 +170,23 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   check(options.onError === undefined || typeof options.onError === 'function', 'onError must be a function');
   check(options.metrics === undefined || isRegistry(options.metrics), 'metrics must be a prom-client Registry (new Registry() or its default register)');
   const verify = secret === undefined ? undefined : createSignatureVerifier(secret);
+  if (verify && dedupeWindowSeconds < SIGNATURE_TOLERANCE_SECONDS) {
+    throw new DedupeWindowError(
+      `createWebhookReceiver: dedupeWindowSeconds is ${dedupeWindowSeconds}, shorter than the ${SIGNATURE_TOLERANCE_SECONDS} s a signature stays valid, so a replayed signed delivery would be handled twice: set dedupeWindowSeconds to at least ${SIGNATURE_TOLERANCE_SECONDS} (default ${DEFAULT_DEDUPE_WINDOW_SECONDS}).`,
+    );
+  }
   const metrics = options.metrics && createReceiverMetrics(options.metrics, (err) => logger?.warn?.({ err }, 'prom-client could not be loaded: receiver metrics are off'));
 
-  const context = (r: RecordedEvent): EventContext => ({ id: r.id, key: r.key, attempt: r.attempt, receivedAt: r.receivedAt });
+  const context = (r: RecordedEvent): EventContext => {
+    const eventName = eventNameOf(r.event);
+    const sessionId = sessionIdOf(r.event);
+    return { id: r.id, key: r.key, attempt: r.attempt, receivedAt: r.receivedAt, ...(eventName ? { eventName } : {}), ...(sessionId ? { sessionId } : {}) };
+  };
   const onError =
     options.onError ??
-    ((error: unknown, ctx: EventContext & { event: SessionEvent; final: boolean }) => {
+    ((error: unknown, ctx: EventContext & { event: ReceivedEvent; final: boolean }) => {
       logger?.[ctx.final ? 'error' : 'warn']?.(
-        { err: error, id: ctx.id, attempt: ctx.attempt, event: ctx.event.event, sessionId: ctx.event.session.id },
+        { err: error, id: ctx.id, attempt: ctx.attempt, event: ctx.eventName, sessionId: ctx.sessionId },
         ctx.final ? 'webhook event dead-lettered' : 'webhook event processing failed; will retry',
       );
     });
@@ -209,15 +233,16 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       const why = error instanceof Error ? error.message : String(error);
       return errorResult(400, 'bad_request', `Invalid session event: the body is not UTF-8 JSON (${why}).`);
     }
-    // The spec's SessionEvent schema, compiled by Ajv 2020 from spec/openapi.yaml: unknown
-    // `event` values and extra fields pass (x-decisions: event-kinds), and so do values beyond
-    // its length bounds (x-decisions: event-field-bounds).
-    const checked = validateEventTolerantly(value);
+    // The spec's ReceivedSessionEvent schema, compiled by Ajv 2020 from spec/openapi.yaml: the
+    // nested and the flat form, any event kind, extra fields and any length pass
+    // (x-decisions: event-payload-forms, event-kinds, event-field-bounds).
+    const checked = readEventTolerantly(value);
     if (!checked.ok) return errorResult(400, 'bad_request', `Invalid session event: ${checked.message}.`);
-    const event = checked.value as SessionEvent;
+    const { event } = checked;
     // The probe of `webhook check`: acknowledged after every check above, never recorded or handled.
     if (isProbeEvent(event)) return { status: 200, body: { received: true, duplicate: false, probe: true } };
-    const key = dedupeKey(event);
+    // Of the body as sent: the flat and the nested form of one event have one key.
+    const key = dedupeKey(value as JsonObject);
     try {
       // §6 rules 2–4: recorded durably (shared store) before the 200; a duplicate is answered
       // 200 and not processed again.

@@ -4,16 +4,16 @@
  * retries and dead letters. Implementations: `createMemoryEventStore` (this subpath) and
  * `createRedisEventStore` (`session-resume-api/webhooks/redis`).
  */
-import type { SessionEvent } from '../../spec/types.js';
+import type { ReceivedEvent } from './tolerant-event.js';
 
 /** One recorded event as handed to the processor. */
 export interface RecordedEvent {
   /** Store-assigned id of this recording (a dead letter is retried by this id). */
   id: string;
-  /** The dedupe key: sha256 hex of event, session.id and timestamp as sent (§6 rule 3). */
+  /** The dedupe key (`dedupeKey`): sha256 hex of event, session id and timestamp as sent (§6 rule 3), or of the canonical body when one of them is absent. */
   key: string;
-  /** The payload as received (validated against the spec's `SessionEvent`). */
-  event: SessionEvent;
+  /** The payload as received, normalized (x-decisions: event-payload-forms). */
+  event: ReceivedEvent;
   /** When the event was recorded, epoch milliseconds. */
   receivedAt: number;
   /** 1 for the first processing attempt, 2 for the first retry, ... */
@@ -98,7 +98,7 @@ export interface ReceiverStore {
    * never suppresses a retry of a failed processing. Throws `StoreUnavailableError` when the
    * event could not be recorded.
    */
-  record(key: string, event: SessionEvent, webhookId?: string): Promise<RecordOutcome>;
+  record(key: string, event: ReceivedEvent, webhookId?: string): Promise<RecordOutcome>;
   /** The dead-lettered events, oldest first. */
   deadLetters(): Promise<DeadLetter[]>;
   /** Queues a dead letter again with a fresh set of attempts; false when `id` is not dead-lettered. */

@@ -1,26 +1,56 @@
 /**
- * The receiver's check of an incoming event: the spec's SessionEvent schema without its
- * length and pattern bounds (x-decisions: event-field-bounds). The bounds say what our
- * server sends; a real service may send longer values, and a receiver must still take them.
+ * The receiver's reading of an incoming body (x-decisions: event-payload-forms): the spec's
+ * `ReceivedSessionEvent` schema decides what is accepted (any JSON object with an event name
+ * or a session id, nested or flat form, any length), then the body is normalized for the
+ * handler. `SessionEvent`, what our server sends, is one of the accepted forms.
  */
-import { contract, formatSchemaErrors, type ValidationResult } from '../../spec/contract.js';
+import { contract } from '../../spec/contract.js';
+import { eventNameOf, sessionIdOf, type JsonObject } from '../../spec/event-identity.js';
 import type { SessionEvent } from '../../spec/types.js';
 
-/** Ajv keywords that only bound a value (its size or spelling), never its type or presence. */
-const BOUND_KEYWORDS = new Set(['maxLength', 'pattern', 'maxItems', 'maxProperties', 'maximum', 'exclusiveMaximum']);
+/**
+ * A session event as the handler gets it: every field as sent, with `event` filled in from
+ * `status` and `session.id` from `session_id` when absent; an absent `timestamp` stays
+ * absent. Fields are typed as a conforming sender sends them; the receiver itself requires
+ * only an event name or a session id, so check `event` and `session` before relying on them.
+ */
+export type ReceivedEvent = Omit<SessionEvent, 'event' | 'session' | 'timestamp'> & {
+  /** The event name (`event`, else `status`), when the body has one. */
+  event?: string;
+  /** The session the event is about (`session.id`, else `session_id`), when the body names one. */
+  session?: SessionEvent['session'];
+  /** Time of the event as sent, when sent. */
+  timestamp?: string;
+};
+
+/** The outcome of `readEventTolerantly`: the normalized event, or why the body is refused. */
+export type TolerantReading = { ok: true; event: ReceivedEvent } | { ok: false; message: string };
+
+const REFUSED = 'a session event is a JSON object with an event name (event or status) or a session id (session.id or session_id)';
 
 /**
- * Validates `value` as a SessionEvent, ignoring failures of the bound keywords: types, required
- * fields and non-empty strings still decide. The contract compiles with `allErrors`, so every
- * failure is listed and a value fails only through structural errors.
+ * Checks a parsed body against `ReceivedSessionEvent` and normalizes it; the body itself is
+ * never changed (the result is a shallow copy with the filled-in fields).
  *
  * @example
- * validateEventTolerantly({ event: 'x'.repeat(10_000), session: { id: 's' }, timestamp: 't' }).ok; // true
+ * readEventTolerantly({ status: 'done', session_id: 'sess_1', data: {} });
+ * // { ok: true, event: { status: 'done', session_id: 'sess_1', data: {}, event: 'done', session: { id: 'sess_1' } } }
  */
-export function validateEventTolerantly(value: unknown): ValidationResult<SessionEvent> {
-  const checked = contract.validate('SessionEvent', value);
-  if (checked.ok) return checked;
-  const structural = checked.errors.filter((e) => !BOUND_KEYWORDS.has(e.keyword));
-  if (structural.length === 0) return { ok: true, value: value as SessionEvent };
-  return { ok: false, errors: structural, message: formatSchemaErrors(structural) };
+export function readEventTolerantly(value: unknown): TolerantReading {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, message: `the body is not a JSON object; ${REFUSED}` };
+  if (!contract.validate('ReceivedSessionEvent', value).ok) return { ok: false, message: `the object has neither; ${REFUSED}` };
+  return { ok: true, event: normalize(value as JsonObject) };
+}
+
+function normalize(body: JsonObject): ReceivedEvent {
+  const event: Record<string, unknown> = { ...body };
+  const name = eventNameOf(body);
+  if (body.event === undefined && name !== undefined) event.event = name;
+  const id = sessionIdOf(body);
+  const session = body.session;
+  // session.id is filled in only where it can be without replacing a field as sent.
+  if (id !== undefined && (session === undefined || (typeof session === 'object' && session !== null && !Array.isArray(session) && (session as JsonObject).id === undefined))) {
+    event.session = { ...(session as JsonObject | undefined), id };
+  }
+  return event as ReceivedEvent;
 }

@@ -24,10 +24,10 @@ const receiver = createWebhookReceiver({
   ...(process.env.WEBHOOK_SECRET ? { secret: process.env.WEBHOOK_SECRET.split(',') } : {}),
   // Runs after the 200; throw to have the event retried (5 attempts, then a dead letter).
   onEvent: async (event, { attempt }) => {
-    console.log(JSON.stringify({ msg: 'session event', event: event.event, sessionId: event.session.id, timestamp: event.timestamp, attempt }));
+    console.log(JSON.stringify({ msg: 'session event', event: event.event, sessionId: event.session?.id, timestamp: event.timestamp, attempt }));
   },
   onError: (error, { event, attempt, final }) => {
-    console.error(JSON.stringify({ msg: final ? 'dead-lettered' : 'will retry', sessionId: event.session.id, attempt, error: String(error) }));
+    console.error(JSON.stringify({ msg: final ? 'dead-lettered' : 'will retry', sessionId: event.session?.id, attempt, error: String(error) }));
   },
 });
 

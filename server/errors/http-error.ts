@@ -15,7 +15,9 @@ export type ErrorCode =
   | 'service_unavailable'
   | 'internal_error'
   | 'idempotency_key_in_use'
-  | 'idempotency_key_reused';
+  | 'idempotency_key_reused'
+  // The sandbox control API only (spec/sandbox.yaml, x-decisions: sandbox-session-limit).
+  | 'sandbox_world_full';
 
 /** An error with its HTTP status, Error code, message safe to show, and extra response headers. */
 export class HttpError extends Error {

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
+import { redactUrl } from '../../spec/redact-url.js';
 
 /** A caller's X-Request-Id is kept when it is 1–128 of `A-Z a-z 0-9 _ . -`; otherwise a UUID is made. */
 const GIVEN_ID = /^[\w.-]{1,128}$/;
@@ -18,14 +19,14 @@ export function requestIdOf(res: Response): string | undefined {
 
 /** A logger bound to the request's id, for the rare lines written during a request (errors). */
 export function requestLogger(logger: Logger, req: Request, res: Response): Logger {
-  return logger.child({ reqId: requestIdOf(res), req: { method: req.method, url: req.originalUrl } });
+  return logger.child({ reqId: requestIdOf(res), req: { method: req.method, url: redactUrl(req.originalUrl) } });
 }
 
 /**
  * Sets `X-Request-Id` on every answer (the caller's, when acceptable) and writes one line per
  * request at `info` (`error` for a 5xx, `warn` when the connection closed before the answer
- * ended) with the id, method, URL, status and milliseconds taken. Never logs headers, so the
- * bearer token cannot reach the log.
+ * ended) with the id, method, path, status and milliseconds taken. Never logs headers nor the
+ * query string (an EventSource sends its key as `?access_token=`), so no token reaches the log.
  *
  * @example app.use(createRequestLog(pino({ level: 'info' })));
  */
@@ -42,7 +43,7 @@ export function createRequestLog(logger: Logger): RequestHandler {
       const status = res.statusCode;
       const line = {
         reqId: id,
-        req: { method: req.method, url: req.originalUrl },
+        req: { method: req.method, url: redactUrl(req.originalUrl) },
         res: { statusCode: status },
         responseTime: Math.round(performance.now() - start),
       };

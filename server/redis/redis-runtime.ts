@@ -15,7 +15,7 @@ import type { SessionStore } from '../sessions/session-store.js';
 import type { SeedMarker } from '../sessions/seed-on-start.js';
 import { createQueueConnection, createRedisConnection, waitUntilConnected, type RedisConnection, type RedisTarget } from './create-redis-connection.js';
 import { withReplicaAcks } from './replica-acks.js';
-import { createRedisSeedMarker } from './session-seed-admin.js';
+import { createRedisSeedMarker, watchSeededSessions } from './session-seed-admin.js';
 
 /** What the server runs on when Redis is configured. */
 export interface RedisRuntime {
@@ -36,14 +36,24 @@ export async function openRedisRuntime(config: ServerConfig, target: RedisTarget
     onError: (err) => logger.warn({ err: err.message }, 'Redis connection error'),
   });
   await waitUntilConnected(redis);
+  const marker = createRedisSeedMarker(redis, config.redisKeyPrefix);
   // REDIS_WAIT_REPLICAS: the store's scripts wait for replicas (server/redis/replica-acks.ts).
   const storeClient = config.redisWaitReplicas > 0 ? withReplicaAcks(redis, { replicas: config.redisWaitReplicas }) : redis;
   return {
     redis,
     // Events are written only when something will deliver them (x-decisions: webhook-outbox).
-    store: createRedisSessionStore({ client: storeClient, keyPrefix: config.redisKeyPrefix, events: Boolean(config.webhook) }),
+    // /healthz answers 503 while Redis has lost the seeded sessions (x-decisions: idempotency-key).
+    store: watchSeededSessions(
+      createRedisSessionStore({
+        client: storeClient,
+        keyPrefix: config.redisKeyPrefix,
+        events: Boolean(config.webhook),
+        idempotencyTtlSeconds: config.idempotency.ttlSeconds,
+      }),
+      { marker, logger },
+    ),
     rateLimitStore: createRedisRateLimitStore(redis, `${config.redisKeyPrefix}rate:`),
-    marker: createRedisSeedMarker(redis, config.redisKeyPrefix),
+    marker,
     startOutbox(observer) {
       // BullMQ gets its own connection of the same kind (a Cluster on a cluster; its keys share the `{outbox}` tag).
       const queueConnection = createQueueConnection(target);

@@ -2,8 +2,9 @@
  * Redis side of seeding: the seed marker key and the reset behind
  * `session-resume-api-server seed --reset`, on one node or on every primary of a cluster.
  */
-import { StoreUnavailableError } from '../sessions/session-store.js';
-import type { SeedMarker } from '../sessions/seed-on-start.js';
+import type { Logger } from 'pino';
+import { SessionsLostError, StoreUnavailableError, type SessionStore } from '../sessions/session-store.js';
+import { parseMarker, type SeedMarker } from '../sessions/seed-on-start.js';
 import { isCluster, type RedisConnection } from './create-redis-connection.js';
 
 /** The marker key: `<prefix>seed-version` (one string; any slot). */
@@ -29,6 +30,47 @@ export function createRedisSeedMarker(client: RedisConnection, keyPrefix: string
   return {
     read: () => guard(async () => (await client.get(key)) ?? undefined),
     write: (value) => guard(async () => void (await client.set(key, value))),
+  };
+}
+
+const LOST =
+  'Redis has lost the sessions (the seed marker or its sample session is missing): every resume would be 404. ' +
+  'Reseed with `session-resume-api-server seed`, or restart the server, which seeds at start.';
+
+/**
+ * Wraps a store seeded through `marker` so that its `ping` (and so `/healthz`) also checks
+ * that the seeded sessions are still there: while the marker or its sample session is
+ * missing it throws `SessionsLostError` (503 with the reason), logged once when the loss is
+ * seen and once when the sessions are back. Call `ping` after the first seeding only.
+ *
+ * @example
+ * const store = watchSeededSessions(createRedisSessionStore({ client }), { marker: createRedisSeedMarker(client, prefix), logger });
+ */
+export function watchSeededSessions(store: SessionStore, options: { marker: SeedMarker; logger?: Pick<Logger, 'error' | 'info'> }): SessionStore {
+  const { marker, logger } = options;
+  let lost = false;
+  const seeded = async () => {
+    const recorded = parseMarker(await marker.read());
+    return recorded !== undefined && (recorded.sample === undefined || (await store.get(recorded.sample)) !== undefined);
+  };
+  return {
+    resume: (id, resumeOptions) => store.resume(id, resumeOptions),
+    get: (id) => store.get(id),
+    seed: (seeds) => store.seed(seeds),
+    async ping() {
+      await store.ping();
+      const ok = await seeded();
+      if (ok === !lost) {
+        if (!ok) throw new SessionsLostError(LOST);
+        return;
+      }
+      lost = !ok;
+      if (lost) {
+        logger?.error({ reason: 'seed marker missing' }, `data loss: ${LOST}`);
+        throw new SessionsLostError(LOST);
+      }
+      logger?.info('sessions reseeded: the seed marker and its sample session are back');
+    },
   };
 }
 

@@ -11,7 +11,7 @@ import { parseBearer, wwwAuthenticate } from '../auth/bearer-auth.js';
 import { toErrorAnswer } from '../errors/error-answer.js';
 import { HttpError } from '../errors/http-error.js';
 import { BODY_LIMIT } from '../http/json-body.js';
-import type { SandboxEvent, SandboxWorld, SandboxWorlds } from './sandbox-worlds.js';
+import { MAX_PAGE_SIZE, type SandboxEvent, type SandboxWorld, type SandboxWorlds } from './sandbox-worlds.js';
 
 import { sandboxSpecPath } from '../../spec/contract.js';
 
@@ -69,15 +69,19 @@ export function createControlRouter(options: ControlRouterOptions): ControlRoute
 
   router.post('/_sandbox/reset', (req, res) => {
     world(req).reset();
-    send(res, 'SessionList', { sessions: world(req).list() });
+    send(res, 'SessionList', world(req).list());
   });
-  router.get('/_sandbox/sessions', (req, res) => send(res, 'SessionList', { sessions: world(req).list() }));
+  router.get('/_sandbox/sessions', (req, res) => send(res, 'SessionList', world(req).list(pageOf(req))));
   router.put('/_sandbox/sessions/:session_id', express.json({ limit: BODY_LIMIT, strict: true }), (req, res) => {
     const id = String(req.params.session_id);
     if (id.length > 256) throw new HttpError(400, 'bad_request', 'Invalid request: session_id must be at most 256 characters.');
     const body = contract.validate('SetSessionRequest' as SchemaName, req.body);
     if (!body.ok) throw new HttpError(400, 'bad_request', `Invalid body: ${body.message}; send {"status": "paused"} or another status.`);
-    send(res, 'SandboxSession', world(req).set(id, (req.body as { status: string }).status));
+    const outcome = world(req).set(id, (req.body as { status: string }).status);
+    if (outcome.kind === 'full') {
+      throw new HttpError(409, 'sandbox_world_full', `This sandbox world holds its limit of ${outcome.limit} sessions: set the status of an existing session, or reset the world.`);
+    }
+    send(res, 'SandboxSession', outcome.session);
   });
   router.get('/_sandbox/events', (req, res) => {
     // Without Accept (or with */*) the JSON list; text/event-stream asks for the live stream.
@@ -90,15 +94,35 @@ export function createControlRouter(options: ControlRouterOptions): ControlRoute
       if (!check.ok) throw new Error(`sandbox event is not a SandboxEvent: ${check.message}`);
     });
   });
-  router.all('/_sandbox/{*rest}', (req) => {
+  // The message never repeats the method or path asked for: they are the caller's text.
+  router.all('/_sandbox/{*rest}', () => {
     throw new HttpError(
       404,
       'not_found',
-      `No sandbox operation ${req.method} ${req.baseUrl}${req.path}; there are POST /_sandbox/reset, GET /_sandbox/sessions, PUT /_sandbox/sessions/{id} and GET /_sandbox/events.`,
+      'No such sandbox operation; there are POST /_sandbox/reset, GET /_sandbox/sessions, PUT /_sandbox/sessions/{id} and GET /_sandbox/events.',
     );
   });
   router.use('/_sandbox', renderSandboxError);
   return { router, closeStreams: () => [...streams].forEach((s) => s.end()) };
+}
+
+/** `limit` (1 to 1000) and `after` (1 to 256 characters) of GET /_sandbox/sessions; 400 otherwise. */
+function pageOf(req: Request): { limit?: number; after?: string } {
+  const { limit, after } = req.query;
+  const page: { limit?: number; after?: string } = {};
+  if (limit !== undefined) {
+    if (typeof limit !== 'string' || !/^\d{1,4}$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_PAGE_SIZE) {
+      throw new HttpError(400, 'bad_request', `Invalid request: limit must be a whole number from 1 to ${MAX_PAGE_SIZE}.`);
+    }
+    page.limit = Number(limit);
+  }
+  if (after !== undefined) {
+    if (typeof after !== 'string' || after.length === 0 || after.length > 256) {
+      throw new HttpError(400, 'bad_request', 'Invalid request: after must be one session id of 1 to 256 characters (the next of the previous page).');
+    }
+    page.after = after;
+  }
+  return page;
 }
 
 /**

@@ -20,6 +20,8 @@ export interface SandboxOptions {
   maxWorlds?: number;
   /** Events kept per world (default 1000). */
   maxEvents?: number;
+  /** Sessions one world holds at most, seeds included (default 1000; `SANDBOX_MAX_SESSIONS`). */
+  maxSessions?: number;
   /** Also delivers every event (WEBHOOK_URL); default: the feed only. */
   webhookSender?: WebhookSender;
   /** Where the control API reports a defect (default: nowhere). */
@@ -54,6 +56,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     seeds: options.seeds,
     ...(options.maxWorlds !== undefined ? { maxWorlds: options.maxWorlds } : {}),
     ...(options.maxEvents !== undefined ? { maxEvents: options.maxEvents } : {}),
+    ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
   });
   const control = createControlRouter({ worlds, ...(options.logger ? { logger: options.logger } : {}) });
   const sender = options.webhookSender;

@@ -19,13 +19,24 @@ export const SANDBOX_KEY_PREFIX = 'sandbox_';
 export const DEFAULT_MAX_WORLDS = 1000;
 /** Default number of events each world keeps. */
 export const DEFAULT_MAX_EVENTS = 1000;
+/** Default number of sessions one world holds, seeds included (x-decisions: sandbox-session-limit). */
+export const DEFAULT_MAX_SESSIONS = 1000;
+/** Sessions one page of `list` holds by default, and at most. */
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 1000;
+
+/** One page of a world's sessions (spec/sandbox.yaml `SessionList`). */
+export type SessionPage = components['schemas']['SessionList'];
+
+/** Outcome of `set`: the session as it now is, or `full` when creating it would pass the limit. */
+export type SetOutcome = { kind: 'set'; session: Session } | { kind: 'full'; limit: number };
 
 /** One key's world: its sessions (a `SessionStore` plus set-up calls) and its event feed. */
 export interface SandboxWorld extends SessionStore {
-  /** Every session, sorted by id. */
-  list(): Session[];
-  /** Creates the session or sets its status. */
-  set(id: string, status: string): Session;
+  /** One page of sessions sorted by id: at most `limit` (default 100) after the id `after`. */
+  list(page?: { limit?: number; after?: string }): SessionPage;
+  /** Creates the session or sets its status; `full` when the world already holds `maxSessions`. */
+  set(id: string, status: string): SetOutcome;
   /** Back to the seed set, feed cleared (live subscribers stay connected). */
   reset(): void;
   /** Appends an event to the feed and tells the subscribers; returns the entry. */
@@ -46,6 +57,8 @@ export interface SandboxWorldsOptions {
   maxWorlds?: number;
   /** Events kept per world (default 1000); older ones leave the feed. */
   maxEvents?: number;
+  /** Sessions one world holds at most, seeds included (default 1000). */
+  maxSessions?: number;
   /** Clock for `updatedAt` (default `() => new Date()`). */
   now?: () => Date;
 }
@@ -74,7 +87,11 @@ export class SandboxOptionsError extends OptionsError {
 export function createSandboxWorlds(options: SandboxWorldsOptions): SandboxWorlds {
   const maxWorlds = positive('maxWorlds', options.maxWorlds ?? DEFAULT_MAX_WORLDS);
   const maxEvents = positive('maxEvents', options.maxEvents ?? DEFAULT_MAX_EVENTS);
+  const maxSessions = positive('maxSessions', options.maxSessions ?? DEFAULT_MAX_SESSIONS);
   if (!Array.isArray(options.seeds)) throw new SandboxOptionsError('seeds must be a list of { id, status }.');
+  if (options.seeds.length > maxSessions) {
+    throw new SandboxOptionsError(`the seed set has ${options.seeds.length} sessions, more than a world holds (maxSessions ${maxSessions}): raise the limit or seed fewer.`);
+  }
   const seeds = options.seeds.map(({ id, status }) => ({ id, status }));
   const now = options.now ?? (() => new Date());
   // A Map iterates in insertion order: re-inserting on use keeps the least recent first.
@@ -88,7 +105,7 @@ export function createSandboxWorlds(options: SandboxWorldsOptions): SandboxWorld
       let world = worlds.get(worldId);
       if (world) worlds.delete(worldId);
       else {
-        world = createWorld(seeds, maxEvents, now);
+        world = createWorld(seeds, { maxEvents, maxSessions }, now);
         const oldest = worlds.size >= maxWorlds ? worlds.keys().next().value : undefined;
         if (oldest !== undefined) {
           worlds.get(oldest)?.drop();
@@ -107,7 +124,8 @@ function positive(name: string, value: number): number {
   return value;
 }
 
-function createWorld(seeds: readonly SessionSeed[], maxEvents: number, now: () => Date): SandboxWorld & { drop(): void } {
+function createWorld(seeds: readonly SessionSeed[], limits: { maxEvents: number; maxSessions: number }, now: () => Date): SandboxWorld & { drop(): void } {
+  const { maxEvents, maxSessions } = limits;
   const sessions = new Map<string, Session>();
   let feed: SandboxEvent[] = [];
   let sequence = 0;
@@ -126,11 +144,12 @@ function createWorld(seeds: readonly SessionSeed[], maxEvents: number, now: () =
     get: (id) => store.get(id),
     seed: (more) => store.seed(more),
     ping: () => store.ping(),
-    list: () => [...sessions.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((s) => ({ ...s })),
+    list: (page = {}) => listPage(sessions, page),
     set(id, status) {
+      if (!sessions.has(id) && sessions.size >= maxSessions) return { kind: 'full', limit: maxSessions };
       const session = { id, status, updatedAt: now().toISOString() };
       sessions.set(id, session);
-      return { ...session };
+      return { kind: 'set', session: { ...session } };
     },
     reset() {
       seed();
@@ -162,4 +181,12 @@ function createWorld(seeds: readonly SessionSeed[], maxEvents: number, now: () =
       listeners.clear();
     },
   };
+}
+
+/** One page of `sessions` sorted by id (code-unit order), after `after`, at most `limit`. */
+function listPage(sessions: ReadonlyMap<string, Session>, { limit = DEFAULT_PAGE_SIZE, after }: { limit?: number; after?: string }): SessionPage {
+  const ids = [...sessions.keys()].filter((id) => after === undefined || id > after).sort();
+  const page = ids.slice(0, Math.min(limit, MAX_PAGE_SIZE));
+  const list = page.map((id) => ({ ...(sessions.get(id) as Session) }));
+  return ids.length > page.length ? { sessions: list, next: page[page.length - 1] as string } : { sessions: list };
 }

@@ -1,5 +1,6 @@
 /** In-memory `SessionStore`: the embedded default, for one process (state is lost on exit). */
 import { randomUUID } from 'node:crypto';
+import { checkInteger } from '../../spec/options-error.js';
 import {
   IDEMPOTENCY_TTL_SECONDS,
   PAUSED,
@@ -20,18 +21,32 @@ export interface MemorySessionStoreOptions {
    * list and set a world's sessions beside the store's resume.
    */
   sessions?: Map<string, Session>;
+  /** Seconds an Idempotency-Key's answer is kept (default `IDEMPOTENCY_TTL_SECONDS`, 86 400: 24 h). */
+  idempotencyTtlSeconds?: number;
+  /**
+   * Idempotency-Keys kept at most (default `DEFAULT_IDEMPOTENCY_MAX_KEYS`, 100 000); beyond it
+   * the least recently used goes first. About 250 B each (docs/bounds.md).
+   */
+  idempotencyMaxKeys?: number;
 }
 
+/** Default cap on the Idempotency-Keys one memory store keeps. */
+export const DEFAULT_IDEMPOTENCY_MAX_KEYS = 100_000;
+
+/** Kept per key: the session it is bound to, the answer as JSON text (a third of an object's size), and its expiry. */
 interface KeyRecord {
   sessionId: string;
-  answer: RecordedAnswer;
+  answer: string;
   expiresAt: number;
 }
 
 /**
  * Creates an empty in-memory store. Resume, its event and its Idempotency-Key record form one
- * critical section: no await between the read and the writes.
+ * critical section: no await between the read and the writes. A 404 is not recorded under a
+ * key (x-decisions: idempotency-key): nothing was applied, and a retry may find the session.
  *
+ * @param [options.idempotencyTtlSeconds=86400] - seconds a key's answer is kept
+ * @param [options.idempotencyMaxKeys=100000] - keys kept at most (least recently used dropped)
  * @example
  * const store = createMemorySessionStore();
  * await store.seed([{ id: 'sess_1', status: 'paused' }]);
@@ -39,7 +54,21 @@ interface KeyRecord {
 export function createMemorySessionStore(options: MemorySessionStoreOptions = {}): SessionStore {
   const now = options.now ?? (() => new Date());
   const sessions = options.sessions ?? new Map<string, Session>();
+  const { idempotencyTtlSeconds = IDEMPOTENCY_TTL_SECONDS, idempotencyMaxKeys: maxKeys = DEFAULT_IDEMPOTENCY_MAX_KEYS } = options;
+  checkInteger('createMemorySessionStore: idempotencyTtlSeconds', idempotencyTtlSeconds, { min: 1 });
+  checkInteger('createMemorySessionStore: idempotencyMaxKeys', maxKeys, { min: 1 });
+  const ttlMs = idempotencyTtlSeconds * 1000;
+  // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
   const keys = new Map<string, KeyRecord>();
+  const remember = (mapKey: string, record: KeyRecord, at: number) => {
+    keys.delete(mapKey);
+    keys.set(mapKey, record);
+    // The least recently used go first: over the cap, or expired.
+    for (const [oldest, { expiresAt }] of keys) {
+      if (keys.size <= maxKeys && expiresAt > at) break;
+      keys.delete(oldest);
+    }
+  };
   const decide = (id: string, at: Date): ResumeTransition => {
     const session = sessions.get(id);
     if (!session) return { kind: 'not_found' };
@@ -58,14 +87,13 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
       const seen = keys.get(mapKey);
       if (seen && seen.expiresAt > at.getTime()) {
         if (seen.sessionId !== id) return { kind: 'key_reused' };
-        return { kind: 'replayed', answer: structuredClone(seen.answer) };
+        remember(mapKey, seen, at.getTime());
+        return { kind: 'replayed', answer: JSON.parse(seen.answer) as RecordedAnswer };
       }
+      if (seen) keys.delete(mapKey);
       const transition = decide(id, at);
-      if (transition.kind === 'resumed' || transition.kind === 'not_found' || transition.kind === 'not_paused') {
-        const answer = structuredClone(idem.answers[transition.kind]);
-        keys.set(mapKey, { sessionId: id, answer, expiresAt: at.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000 });
-        // Expired keys go now and then, so a long-running process does not keep every key forever.
-        if (keys.size % 1024 === 0) for (const [k, r] of keys) if (r.expiresAt <= at.getTime()) keys.delete(k);
+      if (transition.kind === 'resumed' || transition.kind === 'not_paused') {
+        remember(mapKey, { sessionId: id, answer: JSON.stringify(idem.answers[transition.kind]), expiresAt: at.getTime() + ttlMs }, at.getTime());
       }
       return transition;
     },

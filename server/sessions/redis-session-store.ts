@@ -18,6 +18,7 @@ import {
   type SessionStore,
 } from './session-store.js';
 import { seedRedisSessions } from '../redis/seed-redis-sessions.js';
+import { checkInteger } from '../../spec/options-error.js';
 
 /** Options of the Redis store. */
 export interface RedisSessionStoreOptions {
@@ -32,6 +33,8 @@ export interface RedisSessionStoreOptions {
    * configured: nothing would ever deliver or clear them.
    */
   events?: boolean;
+  /** Seconds an Idempotency-Key and its answer are kept (default `IDEMPOTENCY_TTL_SECONDS`, 86 400: 24 h; `IDEMPOTENCY_TTL`). */
+  idempotencyTtlSeconds?: number;
 }
 
 /** How long the outbox keeps an event written by a resume, in seconds (the relay needs seconds). */
@@ -64,7 +67,9 @@ else
   redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updatedAt', ARGV[3])
   if ARGV[4] ~= '' then redis.call('SET', KEYS[3], ARGV[4], 'EX', ARGV[5]) end
 end
-if hasKey then redis.call('SET', KEYS[2], answer, 'EX', ARGV[7]) end
+-- A missing session's 404 is not recorded under a key (x-decisions: idempotency-key): a keyed
+-- retry after a reseed finds the session.
+if hasKey and kind ~= 'not_found' then redis.call('SET', KEYS[2], answer, 'EX', ARGV[7]) end
 return {kind, status or ''}
 `;
 
@@ -88,6 +93,8 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
   const keys = redisKeys(checkKeyPrefix(options.keyPrefix ?? 'session-resume:'));
   const now = options.now ?? (() => new Date());
   const events = options.events ?? true;
+  const idempotencyTtlSeconds = options.idempotencyTtlSeconds ?? IDEMPOTENCY_TTL_SECONDS;
+  checkInteger('createRedisSessionStore: idempotencyTtlSeconds', idempotencyTtlSeconds, { min: 1 });
   const call = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
     try {
       return await run();
@@ -114,7 +121,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
       // the key is independent of it, so both go in one round trip.
       const [bound] = await call('resume', () =>
         Promise.all([
-          idem ? client.eval(CLAIM_SCRIPT, 1, keys.idempotencyClaim(idem.scope, idem.key), id, IDEMPOTENCY_TTL_SECONDS) : id,
+          idem ? client.eval(CLAIM_SCRIPT, 1, keys.idempotencyClaim(idem.scope, idem.key), id, idempotencyTtlSeconds) : id,
           events ? client.zadd(keys.intents, Date.now(), intent) : 0,
         ]),
       ).catch((err: unknown) => {
@@ -141,7 +148,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
             events ? JSON.stringify(event) : '',
             EVENT_TTL_SECONDS,
             idem ? '1' : '0',
-            IDEMPOTENCY_TTL_SECONDS,
+            idempotencyTtlSeconds,
             answers ? encode(answers.resumed) : '',
             answers ? encode(answers.not_found) : '',
             answers ? encode(answers.not_paused) : '',

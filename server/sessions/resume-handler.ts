@@ -111,11 +111,13 @@ export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
   };
 }
 
-/** The Idempotency-Key header, or undefined when absent; 400 when empty or longer than 255 characters. */
+/** The Idempotency-Key header, or undefined when absent; 400 when sent twice, empty or longer than 255 characters. */
 function readIdempotencyKey(req: Request): string | undefined {
-  const value = req.headers['idempotency-key'];
-  if (value === undefined) return undefined;
-  const key = Array.isArray(value) ? value.join(',') : value;
+  // node:http joins repeated headers into one "a, b": headersDistinct keeps them apart.
+  const values = req.headersDistinct['idempotency-key'];
+  if (values === undefined) return undefined;
+  if (values.length > 1) throw new HttpError(400, 'bad_request', 'Send one Idempotency-Key header: several make the key ambiguous.');
+  const key = values[0] ?? '';
   if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
     throw new HttpError(400, 'bad_request', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters long.`);
   }

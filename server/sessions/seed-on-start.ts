@@ -54,7 +54,8 @@ export async function seedStore(options: SeedStoreOptions): Promise<SeedResult> 
   return { skipped: false, created, kept: seeds.length - created };
 }
 
-function parseMarker(text: string | undefined): { version: string; sample?: string } | undefined {
+/** The content of a seed marker: the seeded version and one sample session id; undefined when unreadable. */
+export function parseMarker(text: string | undefined): { version: string; sample?: string } | undefined {
   if (!text) return undefined;
   try {
     const value = JSON.parse(text) as { version?: unknown; sample?: unknown };

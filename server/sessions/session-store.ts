@@ -39,7 +39,7 @@ export type IdempotentAnswers = Record<'resumed' | 'not_found' | 'not_paused', R
 
 /** Per-call options of `resume`. */
 export interface ResumeOptions {
-  /** Record the answer under (scope, key) for 24 h in the same atomic step as the resume. */
+  /** Record the answer under (scope, key) for the store's TTL (24 h by default) in the same atomic step as the resume; a 404 is not recorded. */
   idempotency?: {
     /** Whose keys these are (the API key's id): keys of different callers never meet. */
     scope: string;
@@ -85,7 +85,16 @@ export class StoreUnavailableError extends Error {
   outcomeUnknown = true;
 }
 
-/** How long an Idempotency-Key and its answer are kept, in seconds (x-decisions: idempotency-key). */
+/**
+ * The store answers but has lost its sessions (Redis lost its data: the seed marker is gone);
+ * `/healthz` answers 503 with this message until the sessions are reseeded.
+ */
+export class SessionsLostError extends StoreUnavailableError {
+  override name = 'SessionsLostError';
+  override outcomeUnknown = false;
+}
+
+/** Default time an Idempotency-Key and its answer are kept, in seconds (x-decisions: idempotency-key; `IDEMPOTENCY_TTL`). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
 /** The status a session must have to be resumed (source spec §3), and the one it gets (x-decisions: session-status). */

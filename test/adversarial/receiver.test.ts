@@ -1,8 +1,8 @@
 /**
  * Hostile payloads against the receiver kit (fast-check): random JSON, session events with
- * missing fields and wrong types, deep nesting, strings up to the 1 MiB limit, `__proto__`
+ * missing fields and wrong types, in the nested and the flat form, deep nesting, strings up to the 1 MiB limit, `__proto__`
  * and `constructor` keys, junk bytes, and random headers (also with a secret). Properties:
- * never a 5xx, never a handler call for a payload that is not a session event (nor for a
+ * never a 5xx, every receivable object accepted, never a handler call for one that is not (nor for a
  * refused signature or the probe), every answer in the spec's shapes, Object.prototype
  * untouched. Prints its counts. Memory store: the core and the node adapter over real HTTP.
  */
@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { contract } from '../../spec/contract.js';
-import { createMemoryEventStore, createProbeEvent, createWebhookReceiver, type ReceiveResult, type SessionEvent } from '../../client/webhooks/index.js';
+import { createMemoryEventStore, createProbeEvent, createWebhookReceiver, type EventContext, type ReceiveResult, type ReceivedEvent } from '../../client/webhooks/index.js';
 import { listen } from '../helpers/listen.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -21,15 +21,21 @@ afterAll(async () => {
   for (const close of closers) await close();
 });
 
-/** The minimal shape only a session event has: what a handler may ever see. */
-const isSessionEventShape = (v: unknown): v is SessionEvent => {
-  const e = v as { event?: unknown; session?: { id?: unknown }; timestamp?: unknown } | null;
-  return (
-    typeof e === 'object' && e !== null && !Array.isArray(e) && typeof e.event === 'string' && e.event.length > 0 &&
-    typeof e.session === 'object' && e.session !== null && !Array.isArray(e.session) && typeof e.session.id === 'string' && e.session.id.length > 0 &&
-    typeof e.timestamp === 'string' && e.timestamp.length > 0
-  );
+const nonEmpty = (v: unknown) => typeof v === 'string' && v.length > 0;
+/**
+ * What the receiver must accept (x-decisions: event-payload-forms), written out here on its
+ * own: a JSON object with an event name (event, else status) or a session id (session.id,
+ * else session_id). The handler gets such an object with `event` or `session.id` filled in.
+ */
+const isReceivable = (v: unknown): v is Record<string, unknown> => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const e = v as { event?: unknown; status?: unknown; session?: { id?: unknown } | null; session_id?: unknown };
+  const nestedId = typeof e.session === 'object' && e.session !== null ? e.session.id : undefined;
+  return nonEmpty(e.event) || nonEmpty(e.status) || nonEmpty(nestedId) || nonEmpty(e.session_id);
 };
+/** The handler can always tell the event or the session: from the event, else from its context. */
+const isNamed = (e: ReceivedEvent, ctx: EventContext) =>
+  nonEmpty(e.event) || (typeof e.session === 'object' && e.session !== null && nonEmpty(e.session.id)) || nonEmpty(ctx.eventName) || nonEmpty(ctx.sessionId);
 
 const hostileKey = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '__defineGetter__', 'valueOf');
 const anyJson = fc.jsonValue({ maxDepth: 4 });
@@ -44,6 +50,9 @@ const mutatedEvent = fc
       fc.dictionary(hostileKey, anyJson),
     ),
     timestamp: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), field),
+    // The flat form of the vendor's SDK.
+    status: fc.oneof(fc.constantFrom('completed', 'running', ''), field),
+    session_id: fc.oneof(fc.string({ maxLength: 30 }), field),
     extra: fc.dictionary(fc.oneof(hostileKey, fc.string({ maxLength: 8 })), anyJson, { maxKeys: 4 }),
   })
   .map(({ extra, ...rest }) => JSON.stringify({ ...extra, ...rest }));
@@ -101,9 +110,9 @@ function receiverWith(t: Tally, secret?: string) {
   const receiver = createWebhookReceiver({
     store: createMemoryEventStore({ concurrency: 4 }),
     secret,
-    onEvent: (event) => {
+    onEvent: (event, ctx) => {
       t.handlerCalls++;
-      if (!isSessionEventShape(event) || event.event === 'webhook.probe') t.handledInvalid++;
+      if (!isNamed(event, ctx) || !isReceivable(event) || event.event === 'webhook.probe') t.handledInvalid++;
     },
   });
   closers.push(() => receiver.close());
@@ -126,7 +135,8 @@ describe('adversarial receiver kit', () => {
         } catch {
           parsed = undefined;
         }
-        if (!isSessionEventShape(parsed)) expect(answer.status).not.toBe(200);
+        if (!isReceivable(parsed)) expect(answer.status).not.toBe(200);
+        else if (answer.status !== 413) expect(answer.status).toBe(200);
         expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeKeys);
         expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       }),

@@ -5,11 +5,13 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync } from 'node:zlib';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract } from '../../spec/contract.js';
 import { createApp } from '../../server/app.js';
 import { createHttpServer } from '../../server/http/create-http-server.js';
 import { createMemorySessionStore } from '../../server/sessions/memory-session-store.js';
+import { createSandbox } from '../../server/sandbox/index.js';
 import { requestRaw, sendRaw, parseAnswer, type RawAnswer } from '../helpers/raw-http.js';
 import { runServerExpectingExit } from '../helpers/server-process.js';
 
@@ -194,5 +196,57 @@ describe('hole 8: a blank API_KEYS', () => {
     expect(output).toContain('API_KEYS is set but holds no key');
     expect(output).not.toContain('Development API key');
     expect(output).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('hole 9: no secret, token or caller text in a log line or message', () => {
+  it('a REDIS_URL with a password and a query is printed without them at start', async () => {
+    const { code, output } = await runServerExpectingExit({ REDIS_URL: 'http://default:hunter2-pass@127.0.0.1:1/0?password=query-secret', API_KEYS: KEY });
+    expect(code).toBe(1);
+    expect(output).toContain('REDIS_URL=http://127.0.0.1:1/0 must start with redis://');
+    expect(output).not.toMatch(/hunter2-pass|query-secret|default:/);
+  });
+
+  it('the request log writes the path without its query (?access_token=)', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const logged = createHttpServer(await createApp({ store: createMemorySessionStore(), apiKeys: [KEY], logger }));
+    await new Promise<void>((resolve) => logged.listen(0, '127.0.0.1', resolve));
+    try {
+      const at = (logged.address() as AddressInfo).port;
+      await requestRaw(at, request('POST /v1/sessions/sess_q/resume?access_token=tok-secret-1', `Host: x\r\n${AUTH}`));
+      await requestRaw(at, request('GET /healthz?access_token=tok-secret-2', 'Host: x\r\n'));
+    } finally {
+      logged.closeAllConnections();
+      await new Promise((resolve) => logged.close(resolve));
+    }
+    const log = lines.join('');
+    expect(log).toContain('/v1/sessions/sess_q/resume');
+    expect(log).not.toMatch(/tok-secret|access_token/);
+  });
+
+  it("the sandbox's 404 does not repeat the method or path asked for", async () => {
+    const sandbox = createSandbox({ seeds: [{ id: 'sess_a', status: 'paused' }] });
+    const app = await createApp({ store: createMemorySessionStore(), apiKeys: [KEY], sandbox });
+    const boxed = createHttpServer(app);
+    await new Promise<void>((resolve) => boxed.listen(0, '127.0.0.1', resolve));
+    try {
+      const at = (boxed.address() as AddressInfo).port;
+      const answer = await requestRaw(at, request('GET /_sandbox/%3Cscript%3Esecret-path-99', 'Host: x\r\nAuthorization: Bearer sandbox_holes\r\n'));
+      expect(answer.status).toBe(404);
+      expect(errorOf(answer).message).not.toMatch(/secret-path|script|%3C/);
+    } finally {
+      await sandbox.close();
+      boxed.closeAllConnections();
+      await new Promise((resolve) => boxed.close(resolve));
+    }
+  });
+
+  it('two Idempotency-Key headers get 400 and resume nothing, instead of one key "a, b"', async () => {
+    const answer = await requestRaw(port, request('POST /v1/sessions/sess_c/resume', `Host: x\r\n${AUTH}Idempotency-Key: a\r\nIdempotency-Key: b\r\n`));
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer).message).toMatch(/one Idempotency-Key/);
+    const resumed = await requestRaw(port, request('POST /v1/sessions/sess_c/resume', `Host: x\r\n${AUTH}Idempotency-Key: a, b\r\n`));
+    expect(resumed.status).toBe(200);
   });
 });

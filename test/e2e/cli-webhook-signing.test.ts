@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryEventStore, createWebhookReceiver, type SessionEvent, type WebhookReceiver } from '../../client/webhooks/index.js';
+import { createMemoryEventStore, createWebhookReceiver, type ReceivedEvent, type WebhookReceiver } from '../../client/webhooks/index.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const SECRET = `whsec_${Buffer.from('cli-signing-test-secret-0123456789ab').toString('base64')}`;
@@ -32,7 +32,7 @@ const cli = (args: string[], env: Record<string, string> = {}) =>
 let receiver: WebhookReceiver;
 let server: Server;
 let url: string;
-const received: SessionEvent[] = [];
+const received: ReceivedEvent[] = [];
 
 beforeAll(async () => {
   receiver = createWebhookReceiver({ store: createMemoryEventStore(), secret: SECRET, onEvent: (e) => void received.push(e) });
@@ -60,7 +60,7 @@ describe('webhook send --secret', () => {
     const run = await cli(send('--session', 's1', '--times', '3', '--secret', SECRET));
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toContain('sent 3: 3 delivered (1 new, 2 duplicate), 0 failed');
-    expect(received.filter((e) => e.session.id === 's1')).toHaveLength(1);
+    expect(received.filter((e) => e.session?.id === 's1')).toHaveLength(1);
   });
 
   it('takes the secret from SESSION_RESUME_WEBHOOK_SECRET', async () => {

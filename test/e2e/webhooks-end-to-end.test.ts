@@ -15,7 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createWebhookReceiver, generateUrlToken, type WebhookReceiver } from '../../client/webhooks/index.js';
 import { createRedisEventStore } from '../../client/webhooks/redis/index.js';
-import { contract, type SessionEvent } from '../../spec/contract.js';
+import { contract } from '../../spec/contract.js';
+import type { ReceivedEvent } from '../../client/webhooks/index.js';
 import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { getTestCertificate } from '../helpers/tls.js';
@@ -25,7 +26,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const API_KEY = 'e2e-key';
 const PAUSED = ['e2e_p1', 'e2e_p2', 'e2e_p3', 'e2e_p4', 'e2e_p5'];
 
-const processed: SessionEvent[] = [];
+const processed: ReceivedEvent[] = [];
 const bodies: string[] = [];
 /** Answers 500 to this many requests before handing them to the receiver (a failing receiver). */
 let failNext = 0;
@@ -91,7 +92,7 @@ afterAll(async () => {
 
 const resume = (id: string) =>
   fetch(`${server.url}/v1/sessions/${id}/resume`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` } });
-const eventsFor = (id: string) => processed.filter((e) => e.session.id === id);
+const eventsFor = (id: string) => processed.filter((e) => e.session?.id === id);
 
 /** Runs the CLI as a process; resolves with its exit code and output. */
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -39,11 +39,11 @@ const receiver = createWebhookReceiver({
   dedupeWindowSeconds: config.dedupeWindowSeconds,
   retryDelayMs: 100,
   onEvent: async (event, ctx) => {
-    write(`START ${event.session.id} ${ctx.attempt}`);
+    write(`START ${event.session?.id} ${ctx.attempt}`);
     if (config.handlerMs) await new Promise((r) => setTimeout(r, config.handlerMs));
-    write(`DONE ${event.session.id} ${event.timestamp}`);
+    write(`DONE ${event.session?.id} ${event.timestamp}`);
   },
-  onError: (error, ctx) => write(`ERROR ${ctx.event.session.id} ${String(error)}`),
+  onError: (error, ctx) => write(`ERROR ${ctx.event.session?.id} ${String(error)}`),
 });
 
 const server = createServer(receiver.handler);

@@ -1,6 +1,6 @@
 /** The shared receiver store suite (test/integration/webhooks-receiver.test.ts and the cluster suite run it). */
 import { afterAll, describe, expect, it } from 'vitest';
-import { dedupeKey, type ReceiverStore, type SessionEvent, type WebhookReceiverOptions, createWebhookReceiver } from '../../client/webhooks/index.js';
+import { dedupeKey, type ReceiverStore, type ReceivedEvent, type SessionEvent, type WebhookReceiverOptions, createWebhookReceiver } from '../../client/webhooks/index.js';
 import { waitFor } from './wait-for.js';
 
 let n = 0;
@@ -24,7 +24,7 @@ export function receiverStoreSuite(name: string, makeStore: () => ReceiverStore)
       await Promise.all(open.map((r) => r.close()));
     });
     const make = (options: Partial<WebhookReceiverOptions> = {}) => {
-      const calls: Array<{ event: SessionEvent; attempt: number }> = [];
+      const calls: Array<{ event: ReceivedEvent; attempt: number }> = [];
       const receiver = createWebhookReceiver({
         store: makeStore(),
         onEvent: (event, ctx) => {
@@ -50,19 +50,37 @@ export function receiverStoreSuite(name: string, makeStore: () => ReceiverStore)
       expect(calls).toEqual([{ event, attempt: 1 }]);
     });
 
-    it('answers 400 with a message for invalid JSON and for a payload that is not a SessionEvent', async () => {
+    it('answers 400 with a message for invalid JSON and for an object with neither an event name nor a session id', async () => {
       const { receiver, calls } = make();
       const notJson = await receiver.receive('{"event": ');
       expect(notJson.status).toBe(400);
       expect(notJson.body).toMatchObject({ success: false, error: 'bad_request', message: expect.stringMatching(/not UTF-8 JSON/) });
-      const noId = await receiver.receive(body({ event: 'session.resumed', session: {}, timestamp: 't' }));
-      expect(noId.body).toMatchObject({ error: 'bad_request', message: "Invalid session event: /session must have required property 'id'." });
-      const emptyEvent = await receiver.receive(body({ event: '', session: { id: 's' }, timestamp: 't' }));
-      expect(emptyEvent.status).toBe(400);
+      const neither = await receiver.receive(body({ event: '', status: 7, session: {}, session_id: '', timestamp: 't' }));
+      expect(neither.body).toMatchObject({ error: 'bad_request', message: expect.stringMatching(/neither.*event name \(event or status\) or a session id \(session.id or session_id\)/) });
+      const scalar = await receiver.receive('"session.resumed"');
+      expect(scalar.body).toMatchObject({ error: 'bad_request', message: expect.stringMatching(/not a JSON object/) });
       const array = await receiver.receive(body([anEvent()]));
       expect(array.status).toBe(400);
       await sleep(100);
       expect(calls).toHaveLength(0);
+    });
+
+    it('accepts the flat form of the vendor SDK, normalized for the handler, and dedupes it (x-decisions: event-payload-forms)', async () => {
+      const { receiver, calls } = make();
+      const id = `sess_flat_${Math.random().toString(36).slice(2)}`;
+      const flat = { status: 'completed', session_id: id, data: { steps: 3 }, result: 'ok' };
+      const first = await receiver.receive(body(flat));
+      expect(first).toMatchObject({ status: 200, body: { duplicate: false } });
+      // Same object, other member order: one canonical body, so a duplicate.
+      const again = await receiver.receive(JSON.stringify({ result: 'ok', data: { steps: 3 }, session_id: id, status: 'completed' }));
+      expect(again).toMatchObject({ status: 200, body: { duplicate: true } });
+      // Without a timestamp, another body is another event, even with the same name and session.
+      const other = await receiver.receive(body({ ...flat, data: { steps: 4 } }));
+      expect(other).toMatchObject({ status: 200, body: { duplicate: false } });
+      await waitFor(() => calls.length === 2);
+      const handled = calls.map((c) => c.event).find((e) => (e.data as { steps: number }).steps === 3);
+      expect(handled).toEqual({ ...flat, event: 'completed', session: { id } });
+      expect(handled).not.toHaveProperty('timestamp');
     });
 
     it('accepts unknown event kinds and extra fields (x-decisions: event-kinds)', async () => {
@@ -82,7 +100,7 @@ export function receiverStoreSuite(name: string, makeStore: () => ReceiverStore)
       // The same instant written differently is a different timestamp: never normalised.
       expect((await receiver.receive(body({ ...event, timestamp: '2026-11-21T16:00:00Z' }))).body).toMatchObject({ duplicate: false });
       expect((await receiver.receive(body({ ...event, event: 'session.paused' }))).body).toMatchObject({ duplicate: false });
-      expect((await receiver.receive(body({ ...event, session: { id: `${event.session.id}x` } }))).body).toMatchObject({ duplicate: false });
+      expect((await receiver.receive(body({ ...event, session: { id: `${event.session?.id}x` } }))).body).toMatchObject({ duplicate: false });
       await waitFor(() => calls.length === 4);
       expect(dedupeKey(event)).toMatch(/^[0-9a-f]{64}$/);
       expect(dedupeKey(event)).not.toBe(dedupeKey({ ...event, timestamp: '2026-11-21T16:00:00Z' }));
@@ -143,7 +161,7 @@ export function receiverStoreSuite(name: string, makeStore: () => ReceiverStore)
         maxAttempts: 2,
         onEvent: (e) => {
           if (fail) throw new Error('handler down');
-          done.push(e.session.id);
+          done.push(e.session?.id ?? "");
         },
         onError: (_err, ctx) => finals.push(ctx.final),
       });

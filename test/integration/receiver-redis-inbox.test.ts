@@ -43,10 +43,10 @@ describe('redis store inbox', () => {
     const seen: string[] = [];
     const receiver = createWebhookReceiver({
       store: createRedisEventStore({ url: redisUrl, prefix, stalledIntervalMs: 200 }),
-      onEvent: (e, ctx) => void seen.push(`${e.session.id} ${ctx.id}`),
+      onEvent: (e, ctx) => void seen.push(`${e.session?.id} ${ctx.id}`),
     });
     await waitFor(() => seen.length === 1, { what: 'the swept event processed' });
-    expect(seen).toEqual([`${event.session.id} eorphan1`]);
+    expect(seen).toEqual([`${event.session?.id} eorphan1`]);
     // A redelivery is a duplicate of that recording; several sweeps later it still ran once.
     expect((await receiver.receive(JSON.stringify(event))).body).toMatchObject({ duplicate: true, id: 'eorphan1' });
     await sleep(700);

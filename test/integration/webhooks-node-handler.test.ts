@@ -13,6 +13,7 @@ import {
   createWebhookReceiver,
   generateUrlToken,
   type ReceiverStore,
+  type ReceivedEvent,
   type SessionEvent,
   type WebhookReceiver,
 } from '../../client/webhooks/index.js';
@@ -41,7 +42,7 @@ async function listen(server: Server): Promise<string> {
 }
 
 function receiverWith(options: { urlToken?: string; store?: ReceiverStore } = {}) {
-  const seen: SessionEvent[] = [];
+  const seen: ReceivedEvent[] = [];
   const receiver = createWebhookReceiver({ store: options.store ?? createMemoryEventStore(), onEvent: (e) => void seen.push(e), urlToken: options.urlToken });
   cleanup.push(() => receiver.close());
   return { receiver, seen };
@@ -129,7 +130,7 @@ describe('express adapter', () => {
     expect(await res.json()).toMatchObject({ received: true, duplicate: false });
     expect((await post(`${base}/webhooks/session-events/${token}`, event)).status).toBe(200);
     expect((await post(`${base}/webhooks/session-events/wrong-token-wrong-token`, anEvent())).status).toBe(404);
-    const invalid = await post(`${base}/webhooks/session-events/${token}`, { event: 'x', session: {} });
+    const invalid = await post(`${base}/webhooks/session-events/${token}`, { status: '', session: {} });
     expect(invalid.status).toBe(400);
     await waitFor(() => seen.length === 1);
     expect(seen[0]).toEqual(event);

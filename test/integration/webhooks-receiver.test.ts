@@ -40,7 +40,7 @@ describe('memory store with a fake clock (§6 rule 4: about an hour)', () => {
   it('is still a duplicate 10 minutes later and processed again after the 3600 s default window', async () => {
     let clock = Date.parse('2026-11-21T16:00:00.000Z');
     const seen: string[] = [];
-    const receiver = createWebhookReceiver({ store: createMemoryEventStore({ now: () => clock }), onEvent: (e) => void seen.push(e.timestamp) });
+    const receiver = createWebhookReceiver({ store: createMemoryEventStore({ now: () => clock }), onEvent: (e) => void seen.push(e.timestamp ?? "") });
     const event = anEvent();
     expect((await receiver.receive(body(event))).body).toMatchObject({ duplicate: false });
     clock += 10 * 60_000;
@@ -109,7 +109,7 @@ describe('redis store: recorded in Redis before the 200, 503 when Redis is unrea
     prefixes.push(prefix);
     const client = new Redis(redisUrl);
     const seen: string[] = [];
-    const receiver = createWebhookReceiver({ store: createRedisEventStore({ client, prefix }), onEvent: (e) => void seen.push(e.session.id) });
+    const receiver = createWebhookReceiver({ store: createRedisEventStore({ client, prefix }), onEvent: (e) => void seen.push(e.session?.id ?? "") });
     const event = anEvent();
     expect((await receiver.receive(body(event))).status).toBe(200);
     await waitFor(() => seen.length === 1);

@@ -29,7 +29,7 @@ describe('createSandboxClient', () => {
     expect((await client.events()).map((e) => e.sequence)).toEqual([1]);
     expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual([
       'PUT http://sandbox.test/_sandbox/sessions/a%2Fb',
-      'GET http://sandbox.test/_sandbox/sessions',
+      'GET http://sandbox.test/_sandbox/sessions?limit=1000',
       'POST http://sandbox.test/_sandbox/reset',
       'GET http://sandbox.test/_sandbox/events',
     ]);

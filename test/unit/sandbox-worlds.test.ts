@@ -65,7 +65,7 @@ describe('createSandboxWorlds', () => {
     world.set('extra', 'paused');
     world.reset();
     expect(world.events()).toEqual([]);
-    expect(world.list().map((s) => s.id)).toEqual(DEMO_SESSIONS.map((s) => s.id).sort());
+    expect(world.list().sessions.map((s) => s.id)).toEqual(DEMO_SESSIONS.map((s) => s.id).sort());
     expect(world.record(outboxEvent('again')).sequence).toBe(1);
   });
 
@@ -116,6 +116,45 @@ describe('validateWebhookUrl with allowLoopbackHttp (sandbox mode only)', () => 
         const check = validateWebhookUrl(url, { allowLoopbackHttp: true });
         if (check.ok) expect(check.url.hostname === 'localhost' || check.url.hostname.endsWith('.localhost') || /^(127\.|\[::1\]|0\.0\.0\.0)/.test(check.url.hostname)).toBe(true);
       }),
+    );
+  });
+});
+
+describe('sandbox world limits (x-decisions: sandbox-session-limit)', () => {
+  const seeds = [{ id: 'seed_1', status: 'paused' }];
+
+  it('holds at most maxSessions, seeds included; setting an existing session still works', () => {
+    const worlds = createSandboxWorlds({ seeds, maxSessions: 3 });
+    const world = worlds.world(worlds.checkKey('sandbox_limits')!);
+    expect(world.set('a', 'paused').kind).toBe('set');
+    expect(world.set('b', 'paused').kind).toBe('set');
+    expect(world.set('c', 'paused')).toEqual({ kind: 'full', limit: 3 });
+    expect(world.set('a', 'running')).toMatchObject({ kind: 'set', session: { id: 'a', status: 'running' } });
+    world.reset();
+    expect(world.set('c', 'paused').kind).toBe('set');
+  });
+
+  it('refuses a seed set larger than a world holds', () => {
+    expect(() => createSandboxWorlds({ seeds: [...seeds, { id: 'x', status: 'paused' }], maxSessions: 1 })).toThrow(SandboxOptionsError);
+  });
+
+  it('property: the pages, followed by next, list every session once, sorted, at most limit each', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 6 }), { maxLength: 60 }), fc.integer({ min: 1, max: 25 }), (ids, limit) => {
+        const worlds = createSandboxWorlds({ seeds: [], maxSessions: 100 });
+        const world = worlds.world(worlds.checkKey('sandbox_pages')!);
+        for (const id of ids) world.set(id, 'paused');
+        const seen: string[] = [];
+        let after: string | undefined;
+        do {
+          const page = world.list({ limit, ...(after === undefined ? {} : { after }) });
+          expect(page.sessions.length).toBeLessThanOrEqual(limit);
+          seen.push(...page.sessions.map((s) => s.id));
+          after = page.next;
+        } while (after !== undefined);
+        expect(seen).toEqual([...ids].sort());
+      }),
+      { numRuns: 100 },
     );
   });
 });

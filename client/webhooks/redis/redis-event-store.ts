@@ -19,7 +19,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Job, Queue as QueueType, Worker } from 'bullmq';
 import { checkInteger, checkOption } from '../../../spec/options-error.js';
-import type { SessionEvent } from '../../../spec/types.js';
+import type { ReceivedEvent } from '../tolerant-event.js';
 import {
   StoreUnavailableError,
   type DeadLetter,
@@ -93,7 +93,7 @@ export interface RedisEventStoreOptions {
 
 interface JobData {
   key: string;
-  event: SessionEvent;
+  event: ReceivedEvent;
   receivedAt: number;
 }
 

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { createMemoryEventStore, createWebhookReceiver, type SessionEvent, type WebhookReceiver } from '../../../client/webhooks/index.js';
+import { createMemoryEventStore, createWebhookReceiver, type ReceivedEvent, type SessionEvent, type WebhookReceiver } from '../../../client/webhooks/index.js';
 import { deletePrefix, uniquePrefix } from '../../helpers/redis-keys.js';
 import { runServerExpectingExit, startServerProcess, type ServerProcess } from '../../helpers/server-process.js';
 import { waitFor } from '../../helpers/wait-for.js';
@@ -20,7 +20,7 @@ const SECRET = `whsec_${Buffer.from('local-loop-e2e-secret-0123456789ab').toStri
 const TOKEN = 'tok_local_loop_0123456789abcdef';
 const QUERY_SECRET = 'qs3cr3t-in-the-query';
 const prefix = uniquePrefix('local-loop');
-const received: SessionEvent[] = [];
+const received: ReceivedEvent[] = [];
 let receiver: WebhookReceiver;
 let http: Server;
 let hookUrl: string;
@@ -62,7 +62,7 @@ it('on Redis: a signed delivery to http://127.0.0.1, and start-up lines with the
   const server = await startServerProcess(env({ REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: `${prefix}:`, WEBHOOK_RETRY_SCHEDULE: '0,200ms,1s' }));
   servers.push(server);
   expect((await resume(server, 'll_redis')).status).toBe(200);
-  await waitFor(() => received.some((e) => e.session.id === 'll_redis'), { what: 'the delivery on Redis' });
+  await waitFor(() => received.some((e) => e.session?.id === 'll_redis'), { what: 'the delivery on Redis' });
 
   const log = server.output();
   const origin = new URL(hookUrl).origin;
@@ -78,7 +78,7 @@ it('in memory too: delivered to http://127.0.0.1, start-up says the deliveries l
   const server = await startServerProcess(env({}));
   servers.push(server);
   expect((await resume(server, 'll_memory')).status).toBe(200);
-  await waitFor(() => received.some((e) => e.session.id === 'll_memory'), { what: 'the delivery in memory' });
+  await waitFor(() => received.some((e) => e.session?.id === 'll_memory'), { what: 'the delivery in memory' });
   expect(server.output()).toContain('delivered by this instance (in memory: events still pending at exit are lost)');
   expect(server.output()).not.toContain(TOKEN);
 }, 60_000);
@@ -120,11 +120,11 @@ it('on Redis: a receiver that is down turns the event into a dead letter; `webho
     { timeoutMs: 20_000, intervalMs: 500, what: 'the dead letter' },
   );
   const id = dead.find((d) => d.payload.session.id === 'll_dead')!.id;
-  expect(received.some((e) => e.session.id === 'll_dead')).toBe(false);
+  expect(received.some((e) => e.session?.id === 'll_dead')).toBe(false);
 
   // Back on the same port; the replay keeps the webhook-id and is delivered, signed.
   await new Promise<void>((resolve) => http.listen(Number(new URL(hookUrl).port), '127.0.0.1', resolve));
   const replayed = await operator(['webhooks', 'replay', id], serverEnv);
   expect(replayed.stdout, replayed.stderr).toContain(`replayed ${id}`);
-  await waitFor(() => received.some((e) => e.session.id === 'll_dead'), { what: 'the replayed delivery' });
+  await waitFor(() => received.some((e) => e.session?.id === 'll_dead'), { what: 'the replayed delivery' });
 }, 90_000);

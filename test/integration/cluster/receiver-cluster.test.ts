@@ -32,7 +32,7 @@ describe('receiver on Redis Cluster', () => {
   it('takes an ioredis Cluster instance (duplicated, left open for its owner)', async () => {
     const client = new Cluster(clusterSeeds(cluster.nodes.slice(0, 1)));
     const seen: string[] = [];
-    const receiver = createWebhookReceiver({ store: createRedisEventStore({ client, prefix: prefix('client') }), onEvent: (e) => void seen.push(e.session.id) });
+    const receiver = createWebhookReceiver({ store: createRedisEventStore({ client, prefix: prefix('client') }), onEvent: (e) => void seen.push(e.session?.id ?? "") });
     const event: SessionEvent = { event: 'session.resumed', session: { id: 'sess_cluster_client' }, timestamp: new Date().toISOString() };
     expect((await receiver.receive(JSON.stringify(event))).body).toMatchObject({ duplicate: false });
     expect((await receiver.receive(JSON.stringify(event))).body).toMatchObject({ duplicate: true });
@@ -49,7 +49,7 @@ describe('receiver on Redis Cluster', () => {
     for (let i = 0; i < 3; i++) {
       const receiver = createWebhookReceiver({
         store: createRedisEventStore({ clusterNodes: cluster.nodes, prefix: shared, concurrency: 10 }),
-        onEvent: (e) => void runs.push(e.session.id),
+        onEvent: (e) => void runs.push(e.session?.id ?? ""),
       });
       const server = await listen(receiver.handler);
       servers.push(server);

@@ -67,11 +67,15 @@ for (const [name, makeStore] of Object.entries(stores)) {
       expect((await post(url, 'p1', 'k2')).status).toBe(409);
     });
 
-    it('records 404 and 409 answers too', async () => {
-      const url = await serve(await makeStore());
+    it('records 409 answers too, never a 404: once the session exists (reseeded after a data loss), the same key resumes it', async () => {
+      const store = await makeStore();
+      const url = await serve(store);
       expect((await post(url, 'missing', 'k404')).status).toBe(404);
-      const replay404 = await post(url, 'missing', 'k404');
-      expect([replay404.status, replay404.headers.get('idempotent-replayed')]).toEqual([404, 'true']);
+      const again404 = await post(url, 'missing', 'k404');
+      expect([again404.status, again404.headers.get('idempotent-replayed')]).toEqual([404, null]);
+      await store.seed([{ id: 'missing', status: 'paused' }]);
+      const resumed = await post(url, 'missing', 'k404');
+      expect([resumed.status, resumed.headers.get('idempotent-replayed')]).toEqual([200, null]);
       expect((await post(url, 'r1', 'k409')).status).toBe(409);
       const replay409 = await post(url, 'r1', 'k409');
       expect(replay409.status).toBe(409);

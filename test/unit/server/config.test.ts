@@ -44,6 +44,9 @@ describe('loadConfig', () => {
       CORS_ORIGINS: 'https://a.example.org, http://localhost:5173',
       LOG_LEVEL: 'warn',
       VALIDATE_RESPONSES: '0',
+      IDEMPOTENCY_TTL: '3600',
+      IDEMPOTENCY_MAX_KEYS: '5000',
+      SANDBOX_MAX_SESSIONS: '50',
     });
     expect(config).toEqual({
       port: 8080,
@@ -60,7 +63,15 @@ describe('loadConfig', () => {
       logLevel: 'warn',
       validateResponses: false,
       sandbox: false,
+      idempotency: { ttlSeconds: 3600, maxKeys: 5000 },
+      sandboxMaxSessions: 50,
     });
+  });
+
+  it('keeps Idempotency-Keys 24 h, at most 100 000 in memory, and 1000 sessions per sandbox world by default', () => {
+    expect(loadConfig({})).toMatchObject({ idempotency: { ttlSeconds: 86_400, maxKeys: 100_000 }, sandboxMaxSessions: 1000 });
+    expect(() => loadConfig({ IDEMPOTENCY_TTL: '0' })).toThrow(/IDEMPOTENCY_TTL=0 must be a whole number from 1/);
+    expect(() => loadConfig({ IDEMPOTENCY_MAX_KEYS: 'many' })).toThrow(ConfigError);
   });
 
   it('refuses an http:// webhook URL with a message that says webhook URLs must use HTTPS, even with WEBHOOK_ALLOW_PRIVATE', () => {
