@@ -1,5 +1,5 @@
 /**
- * `createApp(deps)`: the express app of the reference server (issue #3) — validator, bearer
+ * `createApp(deps)`: the express app of the reference server — validator, bearer
  * check, routes and error rendering. It neither listens nor reads the environment.
  */
 import { OptionsError } from '../spec/options-error.js';
@@ -174,7 +174,7 @@ function mountOtherPaths(app: Express, deps: AppDeps, specFile: string, guard: R
       res.status(503).json(errorBody('service_unavailable', 'The session store does not answer.'));
     }
   });
-  // The reference for review: /docs (HTML) and /openapi.yaml (raw spec), no auth (issue #6).
+  // The reference for review: /docs (HTML) and /openapi.yaml (raw spec), no auth.
   app.get(['/docs', '/openapi.yaml'], createDocsRouter({ specPath: specFile, ...(deps.docsHtmlPath ? { docsHtmlPath: deps.docsHtmlPath } : {}) }));
   app.use(guard);
 }

@@ -18,7 +18,7 @@ import type { WebhookSender } from './webhooks/webhook-sender.js';
 import type { OutboxRuntime } from './cli/outbox-runtime.js';
 import type { RedisRuntime } from './redis/redis-runtime.js';
 
-// Start to first answer (issue #14): what only some modes use (ioredis and BullMQ, the webhook
+// Start to first answer: what only some modes use (ioredis and BullMQ, the webhook
 // sender, the sandbox, the app itself) is imported when the configuration asks for it.
 
 /** In-flight requests and pending webhooks get this long after SIGTERM before the process exits anyway. */

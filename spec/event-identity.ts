@@ -1,10 +1,10 @@
-/** The dedupe key of a session event (source spec §6 rule 3; x-decisions: event-timestamp). */
+/** The dedupe key of a session event (x-decisions: event-timestamp). */
 import { hash } from 'node:crypto';
 import type { SessionEvent } from './types.js';
 
 /**
  * sha256 hex of `event`, `session.id` and `timestamp` exactly as sent (the timestamp is never
- * parsed or normalised: its format is not fixed, §2). JSON-encoding the triple keeps field
+ * parsed or normalised: its format is open). JSON-encoding the triple keeps field
  * boundaries unambiguous. Hex has no `:`, so the key is usable as a BullMQ id.
  */
 export function dedupeKey(event: Pick<SessionEvent, 'event' | 'session' | 'timestamp'>): string {

@@ -6,7 +6,7 @@ import express, { type Request, type RequestHandler } from 'express';
 
 const deferred = new WeakMap<Request, unknown>();
 
-/** Body limit of every request: 100 KB (issue #3; x-decisions: request-body). */
+/** Body limit of every request: 100 KB (x-decisions: request-body). */
 export const BODY_LIMIT = '100kb';
 
 /**

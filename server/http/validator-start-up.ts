@@ -1,7 +1,7 @@
 /**
  * Three start-up costs of express-openapi-validator 5.6.2 that buy nothing for this server, each
  * removed by swapping one member of its (CommonJS) modules; all are upstream proposals in
- * bench/findings.md "Start-up" (issue #14). Bundled or not, these are the module instances the
+ * bench/findings.md "Start-up". Bundled or not, these are the module instances the
  * validator itself uses, and each swap keeps the results the same object for object:
  * - `OpenAPISchemaValidator`'s constructor compiles the whole OpenAPI 3.1 meta-schema, even with
  *   `validateApiSpec: false` where `validate()` is never called (dist/framework/index.js reads the

@@ -1,8 +1,8 @@
 /**
- * The service's webhook sender (source spec §6; x-decisions: webhook-ack, webhook-retry,
+ * The service's webhook sender (x-decisions: webhook-ack, webhook-retry,
  * webhook-url-policy): `enqueue` returns at once; each event is delivered by `deliverEvent`
  * (pinned HTTPS, 5 s deadline, only 200 counts) and retried with backoff, the same event
- * object on every attempt so receivers can dedupe (§6 rule 3).
+ * object on every attempt so receivers can dedupe.
  *
  * Every attempt carries the Standard Webhooks headers (webhook-id stable per event, signed
  * when `secret` is set; x-decisions: webhook-standard-headers). NOT durable: pending events
@@ -26,7 +26,7 @@ import type { WebhookSender } from './webhook-sender.js';
 
 /** Options of `createWebhookSender`, checked at creation. */
 export interface CreateWebhookSenderOptions {
-  /** The receiver's https:// URL (source spec §6 rule 1). */
+  /** The receiver's https:// URL. */
   url: string;
   /** Allow loopback and private receivers, for local testing only (default false; logged as a warning). */
   allowPrivate?: boolean;
@@ -39,7 +39,7 @@ export interface CreateWebhookSenderOptions {
   ca?: string | Buffer;
   /** Where attempts are logged (default: a pino logger named webhook-sender on stdout). */
   logger?: Logger;
-  /** Deadline of one attempt in ms (default 5000, source spec §6 rule 2). */
+  /** Deadline of one attempt in ms (default 5000: a receiver answers 200 within 5 s). */
   timeoutMs?: number;
   /** Attempts per event, the first included (default 6, x-decisions: webhook-retry). */
   maxAttempts?: number;

@@ -28,7 +28,7 @@ export interface Expectation {
   status?: number;
   /** Statuses the answer must not have. */
   notStatus?: number[];
-  /** Text the raw body must contain (e.g. the `not_paused` marker, source spec §4 rule 3). */
+  /** Text the raw body must contain (e.g. the `not_paused` marker). */
   bodyContains?: string;
   /** Members the JSON body must have with these values. */
   bodyHas?: Record<string, unknown>;
