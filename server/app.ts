@@ -174,8 +174,8 @@ function mountOtherPaths(app: Express, deps: AppDeps, specFile: string, guard: R
       res.status(503).json(errorBody('service_unavailable', 'The session store does not answer.'));
     }
   });
-  // The reference for review: /docs (HTML) and /openapi.yaml (raw spec), no auth.
-  app.get(['/docs', '/openapi.yaml'], createDocsRouter({ specPath: specFile, ...(deps.docsHtmlPath ? { docsHtmlPath: deps.docsHtmlPath } : {}) }));
+  // The reference: / (JSON pointing to it), /docs (HTML) and /openapi.yaml (raw spec), no auth.
+  app.get(['/', '/docs', '/openapi.yaml'], createDocsRouter({ specPath: specFile, ...(deps.docsHtmlPath ? { docsHtmlPath: deps.docsHtmlPath } : {}) }));
   app.use(guard);
 }
 

@@ -86,6 +86,16 @@ describe('API reference at /docs', () => {
     await page.close();
   });
 
+  it('answers GET / without a key with JSON pointing to /docs and /openapi.yaml', async () => {
+    const res = await fetch(`${baseUrl}/`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { docs: string; openapi: string };
+    expect(body).toMatchObject({ docs: '/docs', openapi: '/openapi.yaml' });
+    expect((await fetch(`${baseUrl}${body.docs}`)).status).toBe(200);
+    // Any other method on / stays behind the key.
+    expect((await fetch(`${baseUrl}/`, { method: 'POST' })).status).toBe(401);
+  });
+
   it('serves the raw spec at /openapi.yaml', async () => {
     const res = await fetch(`${baseUrl}/openapi.yaml`);
     expect(res.status).toBe(200);
