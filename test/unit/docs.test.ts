@@ -21,6 +21,8 @@ const docsPages = readdirSync(join(root, 'docs'))
 const pages = [
   'README.md',
   'CHANGELOG.md',
+  'BENCHMARKS.md',
+  'bench/findings.md',
   'client/README.md',
   'server/README.md',
   ...readdirSync(join(root, 'examples')).map((d) => `examples/${d}/README.md`).filter((f) => existsSync(join(root, f))),
