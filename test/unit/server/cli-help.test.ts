@@ -38,8 +38,9 @@ describe('the server program', () => {
   it('has every variable loadConfig reads in the environment table', () => {
     const source = read('server/config.ts');
     const reads = [
-      ...source.matchAll(/\b(?:text|integer|list)\(\s*'([A-Z][A-Z0-9_]*)'|flag\(\s*env,\s*'([A-Z][A-Z0-9_]*)'|\benv(?:\.([A-Z][A-Z0-9_]*)|\['([A-Z][A-Z0-9_]*)'\])/g),
-    ].map((m) => m[1] ?? m[2] ?? m[3] ?? m[4]);
+      // Any reader called with the name first (text, integer, list, flag(env, …), or one added later), and env.X / env['X'].
+      ...source.matchAll(/\b\w+\(\s*(?:env,\s*)?'([A-Z][A-Z0-9_]{2,})'|\benv(?:\.([A-Z][A-Z0-9_]*)|\['([A-Z][A-Z0-9_]*)'\])/g),
+    ].map((m) => m[1] ?? m[2] ?? m[3]);
     expect(reads).toContain('PORT');
     expect(reads).toContain('WEBHOOK_ALLOW_PRIVATE');
     expect([...new Set(reads)].filter((name) => !(name && name in ENVIRONMENT))).toEqual([]);
