@@ -92,7 +92,7 @@ export function renderReport(results: CaseResult[], options: Omit<BenchOptions, 
     `Written by \`${info.command}\` on ${info.date} (Node ${info.node}, ${info.cpus} × ${info.cpuModel}).`,
     `Each load case: a fresh server on 127.0.0.1, 1 s warm-up, then the best of ${options.rounds ?? 1} loads of ${options.durationS} s by autocannon with ${options.connections} connections`,
     '(the resume group\'s servers all run at once and take turns, round after round); a private redis-server (no persistence)',
-    'for the Redis cases. The machine is a shared 2-core box and the load generator runs on the same cores, so absolute numbers',
+    `for the Redis cases. The load generator runs on the same ${info.cpus} cores as the servers, so absolute numbers`,
     'move from run to run: **only the ratios against the baseline of the same run are claims.** No test asserts a timing.',
     '',
     'The resume and growth servers run in their own processes and report their own CPU time: **µs CPU/req** is the server\'s',
@@ -114,7 +114,7 @@ export function renderReport(results: CaseResult[], options: Omit<BenchOptions, 
       '## Against the source\'s 5 s budget',
       '',
       `The slowest acknowledgement of any receiver case was ${fmt(worst)} ms under full load, ` +
-        `${fmt((worst / 5000) * 100, 1)} % of the 5 s a receiver has (source spec §6 rule 2).`,
+        `${fmt((worst / 5000) * 100, 1)} % of the 5 s a receiver has to answer.`,
       '',
     );
   }

@@ -1,6 +1,6 @@
 /**
- * Answer → outcome: the one place that reads the `not_paused` marker (source spec §4 rule 3,
- * §7; x-decisions: not-paused-status). Never throws, whatever the body is.
+ * Answer → outcome: the one place that reads the `not_paused` marker, whatever
+ * the status (x-decisions: not-paused-status). Never throws, whatever the body is.
  */
 import type { ResumeResult } from '../spec/types.js';
 import { parseRateLimit, type RateLimitInfo } from './rate-limit.js';

@@ -12,9 +12,9 @@ import { PACKAGE_VERSION } from './version.js';
 
 /** Options of `createSessionsClient`. */
 export interface SessionsClientOptions {
-  /** Base URL of the service without the /v1 prefix, e.g. "https://api.example.com" (source spec §4). */
+  /** Base URL of the service without the /v1 prefix, e.g. "https://api.example.com". */
   baseUrl: string;
-  /** The API key, sent as `Authorization: Bearer <apiKey>` (source spec §5). */
+  /** The API key, sent as `Authorization: Bearer <apiKey>`. */
   apiKey: string;
   /** The fetch to use (default globalThis.fetch); also the hook for extra headers or instrumentation. Pass its `init` on: it carries the timeout signal. */
   fetch?: FetchLike;

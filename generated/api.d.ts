@@ -16,9 +16,9 @@ export interface paths {
         /**
          * Resume a paused session
          * @description Resumes a paused session; execution continues from where it stopped and the
-         *     agent keeps its context (source spec §3, §4 rule 1). Resume applies only to
-         *     paused sessions: an unknown id is answered 404 (§4 rule 2), a session that is
-         *     not paused gets an answer whose body contains `not_paused` (§4 rule 3).
+         *     agent keeps its context. Resume applies only to paused sessions: an unknown id
+         *     is answered 404, a session that is not paused gets an answer whose body
+         *     contains `not_paused`.
          *     Of several concurrent resumes of one paused session exactly one succeeds.
          */
         post: operations["resumeSession"];
@@ -42,23 +42,23 @@ export interface webhooks {
         /**
          * Session event delivered to your webhook URL
          * @description The service POSTs a JSON `SessionEvent` to the client-supplied webhook URL,
-         *     which must use HTTPS (source spec §6 rule 1).
+         *     which must use HTTPS.
          *
-         *     - **Answer 200 within 5 seconds** (§6 rule 2, §8). Do slow processing after
+         *     - **Answer 200 within 5 seconds**. Do slow processing after
          *       answering. Anything else (another status, a redirect, no answer in 5 s) is a
          *       failed delivery (`x-decisions: webhook-ack`).
-         *     - **The same event can be delivered more than once** (§6 rule 3). Remove
+         *     - **The same event can be delivered more than once**. Remove
          *       duplicates by the combination of `event`, `session.id` and `timestamp`,
          *       taken exactly as sent.
          *     - **Keep the record of processed events in storage shared across your server
-         *       instances** for about one hour (§6 rule 4).
+         *       instances** for about one hour.
          *     - When events do not arrive, check: URL validity, HTTPS, response time, and
-         *       that the receiver accepts connections from outside (§6 rule 5).
+         *       that the receiver accepts connections from outside.
          *
          *     Every delivery carries `webhook-id` (the same on every attempt and replay of one
          *     event) and `webhook-timestamp`; with a server secret also `webhook-signature`
-         *     (Standard Webhooks; `x-decisions: webhook-standard-headers`). The source shows no
-         *     signing (§5); see also `x-decisions: webhook-signing`.
+         *     (Standard Webhooks; `x-decisions: webhook-standard-headers`). Without a secret
+         *     deliveries are unsigned; see `x-decisions: webhook-signing`.
          */
         post: operations["receiveSessionEvent"];
         delete?: never;
@@ -74,7 +74,7 @@ export interface components {
         ResumeRequest: {
             [key: string]: unknown;
         };
-        /** @description Result of a resume (source spec §2). */
+        /** @description Result of a resume. */
         ResumeResult: {
             /** @description Whether the operation completed successfully. */
             success: boolean;
@@ -108,7 +108,7 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description A session event (source spec §2, §6). Only `event`, `session.id` and `timestamp`
+         * @description A session event. Only `event`, `session.id` and `timestamp`
          *     are known; other fields exist and are allowed. Deduplicate by the three
          *     identity fields taken exactly as sent.
          */
@@ -122,7 +122,7 @@ export interface components {
             event: string;
             session: components["schemas"]["SessionRef"];
             /**
-             * @description Time of the event; format not fixed by the source (`x-decisions: event-timestamp`, `event-field-bounds`).
+             * @description Time of the event, an open string: compare it exactly as sent (`x-decisions: event-timestamp`, `event-field-bounds`).
              * @example 2026-11-21T16:00:00.000Z
              */
             timestamp: string;
@@ -180,7 +180,7 @@ export interface components {
         };
         /**
          * Format: uri
-         * @description An absolute HTTPS URL that receives session events (source spec §6 rule 1).
+         * @description An absolute HTTPS URL that receives session events.
          *     A plain http:// URL is rejected (`x-decisions: webhook-url-policy`).
          * @example https://hooks.example.org/session-events/7f3c9a
          */
@@ -205,7 +205,7 @@ export interface components {
         };
         /**
          * @description The Authorization header is missing, is not a Bearer token, or carries an unknown
-         *     key (source spec §5; `x-decisions: unauthorized`).
+         *     key (`x-decisions: unauthorized`).
          */
         Unauthorized: {
             headers: {
@@ -304,7 +304,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description Identifier of the session (source spec §2). Percent-encode it as one path segment.
+         * @description Identifier of the session. Percent-encode it as one path segment.
          *     The reference server accepts 1 to 256 characters (after decoding) without control
          *     characters and answers 400 otherwise, after the API key check
          *     (`x-decisions: session-id-format`).
@@ -320,7 +320,7 @@ export interface components {
     };
     requestBodies: {
         /**
-         * @description Optional. The source shows no request body (§4): send none, an empty body, or
+         * @description Optional: send none, an empty body, or
          *     `{}`. Members of an object are accepted and ignored (`x-decisions: request-body`).
          */
         ResumeRequest: {
@@ -379,7 +379,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Identifier of the session (source spec §2). Percent-encode it as one path segment.
+                 * @description Identifier of the session. Percent-encode it as one path segment.
                  *     The reference server accepts 1 to 256 characters (after decoding) without control
                  *     characters and answers 400 otherwise, after the API key check
                  *     (`x-decisions: session-id-format`).
@@ -390,7 +390,7 @@ export interface operations {
         };
         requestBody?: components["requestBodies"]["ResumeRequest"];
         responses: {
-            /** @description The session was paused and has resumed (source spec §4 rule 1). */
+            /** @description The session was paused and has resumed. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -410,10 +410,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /**
-             * @description No session has this id (source spec §4 rule 2, §7). Only answered to an
-             *     authenticated caller.
-             */
+            /** @description No session has this id. Only answered to an authenticated caller. */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -429,9 +426,9 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             /**
-             * @description The session exists but is not paused, so it cannot be resumed (source spec
-             *     §3 rule, §4 rule 3, §7). The source fixes only the marker `not_paused` in the
-             *     body text; the status 409 is our decision (`x-decisions: not-paused-status`).
+             * @description The session exists but is not paused, so it cannot be resumed. The body text
+             *     contains the marker `not_paused`; that marker, not the status 409, is what
+             *     identifies this answer (`x-decisions: not-paused-status`).
              */
             409: {
                 headers: {
@@ -464,8 +461,8 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key. Rate limits exist (source spec §1, §8);
-             *     their values and scope are our decision (`x-decisions: rate-limit`).
+             * @description Too many requests for this API key. Wait for `Retry-After` seconds before
+             *     retrying (`x-decisions: rate-limit`).
              */
             429: {
                 headers: {

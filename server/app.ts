@@ -1,5 +1,5 @@
 /**
- * `createApp(deps)`: the express app of the reference server (issue #3) — validator, bearer
+ * `createApp(deps)`: the express app of the reference server — validator, bearer
  * check, routes and error rendering. It neither listens nor reads the environment.
  */
 import { OptionsError } from '../spec/options-error.js';
@@ -140,9 +140,9 @@ function mountOperationalPaths(app: Express, deps: AppDeps): void {
       res.status(503).json(errorBody('service_unavailable', err instanceof SessionsLostError ? err.message : 'The session store does not answer.'));
     }
   });
-  // The reference for review: /docs (HTML) and /openapi.yaml (raw spec), no auth.
+  // The reference: / (JSON pointing to it), /docs (HTML) and /openapi.yaml (raw spec), no auth.
   const specPath = deps.specPath ?? defaultSpecPath;
-  app.get(['/docs', '/openapi.yaml'], createDocsRouter({ specPath, ...(deps.docsHtmlPath ? { docsHtmlPath: deps.docsHtmlPath } : {}) }));
+  app.get(['/', '/docs', '/openapi.yaml'], createDocsRouter({ specPath, ...(deps.docsHtmlPath ? { docsHtmlPath: deps.docsHtmlPath } : {}) }));
 }
 
 const UNAUTHORIZED_MESSAGES = {

@@ -72,7 +72,7 @@ export interface ServerConfig {
 
 /** What the command line adds to the environment. */
 export interface ConfigFlags {
-  /** `--sandbox`: `sandbox_` keys with their own worlds, /_sandbox, CORS open by default, loopback http webhooks. */
+  /** `--sandbox` ({@link SANDBOX_FLAG_HELP}); also accepts loopback http:// webhooks. */
   sandbox?: boolean;
 }
 
@@ -84,7 +84,57 @@ export class ConfigError extends Error {
 /** The environment shape `loadConfig` reads. */
 export type Env = Record<string, string | undefined>;
 
+
+/** The `--sandbox` flag, as `--help` describes it. */
+export const SANDBOX_FLAG_HELP =
+  'sandbox mode: every sandbox_ key gets its own world, /_sandbox control API, CORS open (never for production)';
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** One environment variable of the server: its default and what it sets, as `--help` prints them. */
+export interface EnvVariable {
+  /** The default: the value the loader uses (a number or a text), or a sentence saying what happens when unset. */
+  default: string | number;
+  /** What the variable sets, in one line. */
+  meaning: string;
+}
+
+/**
+ * Every environment variable the server and its commands read, in the order `--help` lists
+ * them. Adding a variable is one entry here (a unit test fails when `loadConfig` reads a name
+ * this table lacks); numeric and text defaults are read from here by the loader.
+ */
+export const ENVIRONMENT = {
+  PORT: { default: 3000, meaning: 'TCP port to listen on (0 picks a free one)' },
+  HOST: { default: '127.0.0.1', meaning: 'interface to bind (0.0.0.0 to expose)' },
+  API_KEYS: { default: 'a development key, generated and printed', meaning: 'accepted bearer keys, comma-separated' },
+  SESSIONS_FILE: { default: 'the demo set', meaning: 'JSON array of { "id", "status" } to seed the store from' },
+  REDIS_URL: { default: 'unset: the in-memory store', meaning: 'Redis store shared by several instances (redis:// or rediss://)' },
+  REDIS_CLUSTER_NODES: { default: 'unset', meaning: 'Redis Cluster seed nodes, host:port comma-separated (not with REDIS_URL)' },
+  REDIS_KEY_PREFIX: { default: 'session-resume:', meaning: 'prefix of every Redis key (no { or })' },
+  REDIS_WAIT_REPLICAS: { default: 0, meaning: 'replicas that must acknowledge each resume before it is answered (0: off)' },
+  WEBHOOK_URL: { default: 'unset: no events', meaning: 'HTTPS URL that receives session.resumed after each resume' },
+  WEBHOOK_ALLOW_PRIVATE: { default: 0, meaning: '1 allows loopback and private receivers (local testing only)' },
+  WEBHOOK_CA_FILE: { default: 'the system roots', meaning: 'PEM CA file to trust for the webhook receiver' },
+  WEBHOOK_SECRET: { default: 'unset: unsigned', meaning: 'whsec_ + base64: signs every delivery (Standard Webhooks)' },
+  WEBHOOK_RETRY_SCHEDULE: {
+    default: 'the Standard Webhooks schedule',
+    meaning: 'delay before each attempt, comma-separated, units ms s m h d (e.g. 0,5s,5m,30m,2h)',
+  },
+  WEBHOOK_WORKER: { default: 1, meaning: '0: this instance serves HTTP only and `worker` processes deliver' },
+  WEBHOOK_CONCURRENCY: { default: DEFAULT_CONCURRENCY, meaning: 'delivery attempts in flight at once per instance (1 to 1000)' },
+  WEBHOOK_INSECURE_LOCALHOST: { default: 0, meaning: '1 accepts a plain http:// WEBHOOK_URL on a loopback host (local testing only)' },
+  METRICS_PORT: { default: 'unset: no metrics listener', meaning: 'port of the Prometheus /metrics listener, bound to HOST' },
+  IDEMPOTENCY_TTL: { default: 86_400, meaning: 'seconds an Idempotency-Key and its answer are kept' },
+  IDEMPOTENCY_MAX_KEYS: { default: 100_000, meaning: 'Idempotency-Keys the memory store keeps at most (least recently used dropped)' },
+  SANDBOX_MAX_SESSIONS: { default: 1000, meaning: 'sessions one sandbox world holds at most' },
+  RATE_LIMIT: { default: 'unset: off', meaning: 'requests per API key per window' },
+  RATE_LIMIT_WINDOW_MS: { default: 60_000, meaning: 'rate-limit window in ms (at most one day)' },
+  CORS_ORIGINS: { default: 'unset: CORS off; * in the sandbox', meaning: 'allowed browser origins, comma-separated, or *' },
+  LOG_LEVEL: { default: 'info', meaning: `log level: ${LOG_LEVELS.join(', ')}` },
+  VALIDATE_RESPONSES: { default: '1, or 0 when NODE_ENV=production', meaning: 'check every answer against the spec (a mismatch is a 500)' },
+  NODE_ENV: { default: 'unset', meaning: 'production turns VALIDATE_RESPONSES off by default' },
+} as const satisfies Record<string, EnvVariable>;
 
 /** Reads and checks the configuration; throws `ConfigError` for the first problem found. */
 export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
@@ -108,7 +158,7 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
       .map((item) => item.trim())
       .filter(Boolean);
 
-  const port = integer('PORT', 3000, 0, 65535);
+  const port = integer('PORT', ENVIRONMENT.PORT.default, 0, 65535);
   const configuredKeys = list('API_KEYS');
   // Set but holding no key (" ", " , "): a typo, never a request for a random key.
   if (env.API_KEYS !== undefined && env.API_KEYS !== '' && configuredKeys.length === 0) {
@@ -146,11 +196,11 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
     const check = validateWebhookUrl(webhookUrl, {
       allowPrivate,
       allowLoopbackHttp: sandbox || webhookInsecureLocalhost,
-      loopbackHttpHint: 'For a receiver on this machine, set WEBHOOK_INSECURE_LOCALHOST=1 (local testing only).',
+      loopbackHttpHint: 'For a receiver on a loopback host, set WEBHOOK_INSECURE_LOCALHOST=1 (local testing only).',
     });
     if (!check.ok) throw new ConfigError(`WEBHOOK_URL is refused: ${check.reason}`);
     const caFile = text('WEBHOOK_CA_FILE');
-    const concurrency = integer('WEBHOOK_CONCURRENCY', DEFAULT_CONCURRENCY, 1, 1000);
+    const concurrency = integer('WEBHOOK_CONCURRENCY', ENVIRONMENT.WEBHOOK_CONCURRENCY.default, 1, 1000);
     const insecureLocalhost = check.url.protocol === 'http:';
     webhook = {
       url: check.url.href,
@@ -164,7 +214,7 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
   const metricsPort = text('METRICS_PORT') === undefined ? undefined : integer('METRICS_PORT', 0, 0, 65535);
 
   const limit = integer('RATE_LIMIT', 0, 0);
-  const rateLimit = limit > 0 ? { limit, windowMs: integer('RATE_LIMIT_WINDOW_MS', 60_000, 1, 86_400_000) } : undefined;
+  const rateLimit = limit > 0 ? { limit, windowMs: integer('RATE_LIMIT_WINDOW_MS', ENVIRONMENT.RATE_LIMIT_WINDOW_MS.default, 1, 86_400_000) } : undefined;
 
   // The sandbox serves pages on any origin unless told otherwise.
   const corsOrigins = list('CORS_ORIGINS').length || !sandbox ? list('CORS_ORIGINS') : ['*'];
@@ -174,21 +224,21 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
     }
   }
 
-  const logLevel = text('LOG_LEVEL') ?? 'info';
+  const logLevel = text('LOG_LEVEL') ?? ENVIRONMENT.LOG_LEVEL.default;
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL=${logLevel} must be one of ${LOG_LEVELS.join(', ')}.`);
 
   const sessionsFile = text('SESSIONS_FILE');
   const validateResponses = text('VALIDATE_RESPONSES') === undefined ? text('NODE_ENV') !== 'production' : flag(env, 'VALIDATE_RESPONSES');
   return {
     port,
-    host: text('HOST') ?? '127.0.0.1',
+    host: text('HOST') ?? ENVIRONMENT.HOST.default,
     apiKeys,
     apiKeyGenerated,
     ...(sessionsFile ? { sessionsFile } : {}),
     ...(redisUrl ? { redisUrl } : {}),
     ...(redisClusterNodes ? { redisClusterNodes } : {}),
-    redisKeyPrefix: text('REDIS_KEY_PREFIX') ?? 'session-resume:',
-    redisWaitReplicas: integer('REDIS_WAIT_REPLICAS', 0, 0, 16),
+    redisKeyPrefix: text('REDIS_KEY_PREFIX') ?? ENVIRONMENT.REDIS_KEY_PREFIX.default,
+    redisWaitReplicas: integer('REDIS_WAIT_REPLICAS', ENVIRONMENT.REDIS_WAIT_REPLICAS.default, 0, 16),
     ...(webhook ? { webhook } : {}),
     ...(webhookInsecureLocalhost ? { webhookInsecureLocalhost } : {}),
     ...(metricsPort === undefined ? {} : { metricsPort }),
@@ -197,8 +247,8 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
     logLevel,
     validateResponses,
     sandbox,
-    idempotency: { ttlSeconds: integer('IDEMPOTENCY_TTL', 86_400, 1, 30 * 86_400), maxKeys: integer('IDEMPOTENCY_MAX_KEYS', 100_000, 1, 100_000_000) },
-    sandboxMaxSessions: integer('SANDBOX_MAX_SESSIONS', 1000, 1, 1_000_000),
+    idempotency: { ttlSeconds: integer('IDEMPOTENCY_TTL', ENVIRONMENT.IDEMPOTENCY_TTL.default, 1, 30 * 86_400), maxKeys: integer('IDEMPOTENCY_MAX_KEYS', ENVIRONMENT.IDEMPOTENCY_MAX_KEYS.default, 1, 100_000_000) },
+    sandboxMaxSessions: integer('SANDBOX_MAX_SESSIONS', ENVIRONMENT.SANDBOX_MAX_SESSIONS.default, 1, 1_000_000),
   };
 }
 

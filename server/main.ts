@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { pino } from 'pino';
-import { loadConfig, redisTargetOf, type ServerConfig } from './config.js';
+import { loadConfig, redisTargetOf, SANDBOX_FLAG_HELP, type ServerConfig } from './config.js';
 import { devKeyBanner } from './dev-key-banner.js';
 import { closeHttpServer } from './http/close-http-server.js';
 import { createHttpServer } from './http/create-http-server.js';
@@ -20,7 +20,7 @@ import { webhookStartUpLine } from './start-up-summary.js';
 import type { OutboxRuntime } from './cli/outbox-runtime.js';
 import type { RedisRuntime } from './redis/redis-runtime.js';
 
-// Start to first answer (issue #14): what only some modes use (ioredis and BullMQ, the webhook
+// Start to first answer: what only some modes use (ioredis and BullMQ, the webhook
 // sender, the sandbox, the app itself) is imported when the configuration asks for it.
 
 /** In-flight requests and pending webhooks get this long after SIGTERM before the process exits anyway. */
@@ -28,7 +28,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 async function main(): Promise<void> {
   const flags = new Command('session-resume-api-server')
-    .option('--sandbox', 'sandbox mode: every sandbox_ key gets its own world, /_sandbox control API, CORS open (never for production)')
+    .option('--sandbox', SANDBOX_FLAG_HELP)
     .parse(process.argv)
     .opts<{ sandbox?: boolean }>();
   const config = loadConfig(process.env, flags);
@@ -172,11 +172,11 @@ async function startWebhookSender(
   });
 }
 
-// With a command (`worker`, `webhooks dead`, `webhooks replay`): the operator CLI; without one
-// (options such as --sandbox only): serve.
+// Nothing or `--sandbox` alone: serve. Anything else (a command, --help, --version, an unknown
+// option): the operator CLI, which also prints the help.
 const command = process.argv.slice(2);
 const run =
-  command.length > 0 && !command[0]?.startsWith('-')
+  !command.every((arg) => arg === '--sandbox')
     ? import('./cli/program.js').then(async ({ runServerCli }) => {
         const io = { out: (t: string) => process.stdout.write(t), err: (t: string) => process.stderr.write(t) };
         process.exit(await runServerCli(command, process.env, io));

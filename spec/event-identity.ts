@@ -1,5 +1,5 @@
 /**
- * The identity of a received session event (source spec §6 rule 3; x-decisions:
+ * The identity of a received session event (x-decisions:
  * event-timestamp, event-payload-forms): its event name, its session id, and the dedupe key
  * both sides compute the same way.
  */
@@ -43,7 +43,7 @@ export function canonicalJson(value: unknown): string {
 /**
  * The dedupe key of a received body, sha256 hex: of `[event name, session id, timestamp]`
  * when all three are present (the timestamp exactly as sent, never parsed: its format is not
- * fixed, §2), else of the body's canonical JSON. JSON-encoding keeps field boundaries
+ * fixed), else of the body's canonical JSON. JSON-encoding keeps field boundaries
  * unambiguous; the prefix of the second form keeps it apart from the first. Hex has no `:`,
  * so the key is usable as a BullMQ id. The sender's `webhook-id` is a second identity the
  * stores check beside this key.

@@ -1,7 +1,7 @@
 /**
  * The mock scenario table, derived from spec/openapi.yaml: one row per named response
  * example of `resumeSession`, selectable on the Prism mock with `Prefer: code=<status>,
- * example=<name>`. Used by the mock launcher's printout, the README mock section, the MSW handlers'
+ * example=<name>`. Used by the mock launcher's printout, the mock section of docs/mock-sandbox-msw.md, the MSW handlers'
  * generated module and the tests, so none of them can drift from the document. Node-only
  * (reads the contract).
  */

@@ -7,14 +7,14 @@ import type { components, paths, webhooks } from '../generated/api.js';
 /** Names of the component schemas in spec/openapi.yaml. */
 export type SchemaName = keyof components['schemas'];
 
-/** Body of a 200 answer to resume (source spec §2, "Resume result"). */
+/** Body of a 200 answer to resume. */
 export type ResumeResult =
   paths['/v1/sessions/{session_id}/resume']['post']['responses']['200']['content']['application/json'];
 
 /** Body of every non-2xx answer (x-decisions: error-body). */
 export type ErrorBody = components['schemas']['Error'];
 
-/** Payload the service POSTs to a webhook URL (source spec §6), read from `webhooks.sessionEvent`. */
+/** Payload the service POSTs to a webhook URL, read from `webhooks.sessionEvent`. */
 export type SessionEvent = NonNullable<
   webhooks['sessionEvent']['post']['requestBody']
 >['content']['application/json'];

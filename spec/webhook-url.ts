@@ -1,5 +1,5 @@
 /**
- * The webhook URL rules (source spec §6 rule 1, §7, §8; x-decisions: webhook-url-policy),
+ * The webhook URL rules (x-decisions: webhook-url-policy),
  * one implementation for the client, the CLI and the server's sender. Browser-safe: no
  * Node built-ins. DNS-time checks reuse `classifyAddress` on every resolved address.
  */
@@ -101,7 +101,7 @@ function isLocalhostName(hostname: string): boolean {
 }
 
 /**
- * Whether a URL's host names this machine: `localhost`, `*.localhost`, 127.0.0.0/8 or ::1
+ * Whether a URL's host is a loopback host: `localhost`, `*.localhost`, 127.0.0.0/8 or ::1
  * (in any spelling the URL parser accepts); the unspecified 0.0.0.0 and :: are not.
  */
 export function isLoopbackHost(hostname: string): boolean {
@@ -111,7 +111,7 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
- * Checks a webhook URL: absolute, `https:` (plain HTTP is rejected, source spec §6 rule 1),
+ * Checks a webhook URL: absolute, `https:` (plain HTTP is rejected),
  * no credentials, and a host that is not an IP literal or localhost name in a loopback,
  * private, link-local or reserved range (every spelling the URL parser accepts: decimal,
  * hex, octal, IPv4-mapped IPv6). Host names are checked again after DNS by the sender.

@@ -16,6 +16,7 @@ interface ConformanceCliOptions {
   mode: string;
   pausedSession?: string;
   notPausedSession?: string;
+  reset?: boolean;
   webhookUrl?: string;
   timeoutMs?: string;
 }
@@ -24,6 +25,10 @@ const SAFETY = `
 Safe against a live service: the only session it resumes is the one given with
 --paused-session (resumed exactly once). Every other request goes to a random unknown
 id, carries no or a wrong token, or targets --not-paused-session, which cannot resume.
+
+Running it again: the first run resumed --paused-session. Against the sandbox
+(npm run sandbox, a sandbox_ key) pass --reset; against npm start restart the server or
+give another paused session.
 
 Exit status: 0 all checks passed (skipped ones included), 1 a check failed, 2 usage error.`;
 
@@ -40,6 +45,7 @@ export function createConformanceCommand(env: CliEnv = readCliEnv()): Command {
     .option('--mode <live|mock>', 'live: a stateful service; mock: a Prism mock driven by Prefer headers', 'live')
     .option('--paused-session <id>', 'a paused session the suite may resume (live mode)')
     .option('--not-paused-session <id>', 'an existing session that is not paused (live mode)')
+    .option('--reset', "first put the key's sandbox world back to its seed set (a sandbox target)")
     .option('--webhook-url <url>', 'a webhook URL to check against the URL policy')
     .option('--timeout-ms <ms>', 'per-request timeout in ms (default 10000)')
     .addHelpText('after', SAFETY)
@@ -50,6 +56,7 @@ export function createConformanceCommand(env: CliEnv = readCliEnv()): Command {
         mode: options.mode as ConformanceMode,
         pausedSession: options.pausedSession,
         notPausedSession: options.notPausedSession,
+        reset: options.reset,
         webhookUrl: options.webhookUrl,
         timeoutMs: options.timeoutMs === undefined ? undefined : Number(options.timeoutMs),
       });

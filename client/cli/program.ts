@@ -5,7 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { PACKAGE_VERSION } from '../version.js';
 
-/** Exit codes of the CLI, one per outcome (documented in client/README-client.md). */
+/** Exit codes of the CLI, one per outcome (documented in docs/cli.md). */
 export const EXIT = {
   resumed: 0,
   unexpected: 1,

@@ -1,5 +1,5 @@
 /**
- * `webhook check`: the source's troubleshooting list (§6 rule 5: URL validity, HTTPS,
+ * `webhook check`: the troubleshooting list of the webhook rules (URL validity, HTTPS,
  * response time, reachable from outside) automated, one line per check, stopping at the
  * first failure. The last check delivers one test event exactly as the service would.
  */
@@ -16,7 +16,7 @@ export interface WebhookCheckOptions {
   insecureLocalhost?: boolean;
   /** CA certificate(s) to trust instead of the system roots (PEM). */
   ca?: string | Buffer;
-  /** Deadline of the test delivery in ms (default 5000, source spec §6 rule 2). */
+  /** Deadline of the test delivery in ms (default 5000: a receiver answers 200 within 5 s). */
   timeoutMs?: number;
   /** Standard Webhooks secret (`whsec_` + base64) to sign the probe with, as the service does (default: unsigned). */
   secret?: string;

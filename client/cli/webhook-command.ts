@@ -1,5 +1,5 @@
 /**
- * `session-resume-api webhook …`: `check` (the source's troubleshooting list, §6 rule 5) and
+ * `session-resume-api webhook …`: `check` (the troubleshooting list of the webhook rules) and
  * `send` (deliver events exactly as the service would). Exit codes: 0 ok, 1 a check or
  * delivery failed, 2 usage (see program.ts).
  */

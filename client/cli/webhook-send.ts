@@ -1,7 +1,7 @@
 /**
  * `webhook send`: delivers one event N times, C at a time, exactly as the service would
  * (deliverEvent: same payload shape, 5 s deadline, only 200 counts), with the same identity
- * every time, so that a receiver's dedupe (source spec §6 rule 3) can be tested.
+ * every time, so that a receiver's dedupe (by event, session.id and timestamp) can be tested.
  */
 import { deliverEvent, type DeliveryFailureReason, type DeliveryResult } from '../../spec/delivery/deliver-event.js';
 import type { SessionEvent } from '../../spec/types.js';
@@ -17,7 +17,7 @@ export interface WebhookSendOptions {
   insecureLocalhost?: boolean;
   /** CA certificate(s) to trust instead of the system roots (PEM). */
   ca?: string | Buffer;
-  /** Deadline of each delivery in ms (default 5000, source spec §6 rule 2). */
+  /** Deadline of each delivery in ms (default 5000: a receiver answers 200 within 5 s). */
   timeoutMs?: number;
   /** Standard Webhooks secret (`whsec_` + base64) to sign with, as the service does (default: unsigned). */
   secret?: string;

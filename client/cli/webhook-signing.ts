@@ -35,14 +35,14 @@ export function createCliSigner(secret: string | undefined): (webhookId: string)
 
 /**
  * A 401 from the receiver explained: it checks signatures, so pass `--secret` (or, when one was
- * passed, check it and this machine's clock). Any other result is returned as it is.
+ * passed, check it and the clocks of this host and the receiver). Any other result is returned as it is.
  */
 export function withSigningAdvice(result: DeliveryResult, signed: boolean): DeliveryResult {
   if (result.delivered || result.status !== 401) return result;
   const host = safeHost(result.message);
   const message = signed
     ? `${host}answered 401 to a signed delivery: it checks Standard Webhooks signatures and refused this one; check that --secret is ` +
-      "the receiver's signing secret and that this machine's clock is right (timestamps more than 5 minutes off are refused)."
+      "the receiver's signing secret and that the clocks of this host and the receiver agree (timestamps more than 5 minutes off are refused)."
     : `${host}answered 401: this receiver checks Standard Webhooks signatures; pass --secret whsec_… with its signing secret.`;
   return { ...result, message };
 }

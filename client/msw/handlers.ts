@@ -1,7 +1,7 @@
 /**
  * Typed MSW handlers for frontend unit tests without any server (openapi-msw over the
  * generated `paths`). They answer like the Prism mock: the spec's named examples, selected
- * with the same `Prefer` header (the README mock section), 401 without a bearer token, else 200.
+ * with the same `Prefer` header (docs/mock-sandbox-msw.md), 401 without a bearer token, else 200.
  * Browser-safe: the examples come from the generated module, not from the spec file.
  */
 import { HttpResponse, type HttpHandler } from 'msw';

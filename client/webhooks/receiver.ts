@@ -1,5 +1,5 @@
 /**
- * The framework-free core of the webhook receiver (source spec §6): validate, record durably,
+ * The framework-free core of the webhook receiver: validate, record durably,
  * answer, process later. `receiver.handler` (node-handler.ts) is a thin adapter over it.
  */
 import { readEventTolerantly, type ReceivedEvent } from './tolerant-event.js';

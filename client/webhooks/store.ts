@@ -1,5 +1,5 @@
 /**
- * The role every receiver store plays (source spec §6 rules 3 and 4): record an event durably
+ * The role every receiver store plays (receivers dedupe and answer only once the event is durable): record an event durably
  * and say whether it was seen before, then run the processing of recorded events with
  * retries and dead letters. Implementations: `createMemoryEventStore` (this subpath) and
  * `createRedisEventStore` (`session-resume-api/webhooks/redis`).
@@ -10,7 +10,7 @@ import type { ReceivedEvent } from './tolerant-event.js';
 export interface RecordedEvent {
   /** Store-assigned id of this recording (a dead letter is retried by this id). */
   id: string;
-  /** The dedupe key (`dedupeKey`): sha256 hex of event, session id and timestamp as sent (§6 rule 3), or of the canonical body when one of them is absent. */
+  /** The dedupe key (`dedupeKey`): sha256 hex of event, session id and timestamp as sent, or of the canonical body when one of them is absent. */
   key: string;
   /** The payload as received, normalized (x-decisions: event-payload-forms). */
   event: ReceivedEvent;
@@ -38,7 +38,7 @@ export interface RecordOutcome {
 export interface ProcessingOptions {
   /** Runs one attempt; a throw or rejection is a failed attempt. */
   process(recorded: RecordedEvent): Promise<void>;
-  /** Seconds a dedupe record is kept (§6 rule 4). */
+  /** Seconds a dedupe record is kept (the window in which a sender may retry). */
   windowSeconds: number;
   /** Processing attempts before an event is dead-lettered (≥ 1). */
   maxAttempts: number;

@@ -1,5 +1,5 @@
 /**
- * The bearer check (source spec §5; x-decisions: unauthorized): parses `Authorization`,
+ * The bearer check (x-decisions: unauthorized): parses `Authorization`,
  * compares the key in constant time, and builds the RFC 6750 §3 challenge.
  */
 import { secretDigest, secretMatches } from '../../spec/secret-digest.js';

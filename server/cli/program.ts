@@ -1,12 +1,16 @@
 /**
- * `session-resume-api-server <command>`: operator commands next to the server itself.
- * `worker` delivers webhooks without serving HTTP; `webhooks show|list|stats|dead|replay`
- * read and replay the delivery engine's events (server/cli/webhooks-command.ts); `seed
- * [--reset]` seeds Redis from SESSIONS_FILE (server/cli/seed-command.ts).
+ * `session-resume-api-server <command>`: operator commands next to the server itself, and
+ * the program's `--help` (every command, every environment variable with its default) and
+ * `--version`. `worker` delivers webhooks without serving HTTP; `webhooks
+ * show|list|stats|dead|replay` read and replay the delivery engine's events
+ * (server/cli/webhooks-command.ts); `seed [--reset]` seeds Redis from SESSIONS_FILE
+ * (server/cli/seed-command.ts).
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help } from 'commander';
 import { pino } from 'pino';
-import { ConfigError, loadConfig, redisTargetOf, type Env, type ServerConfig } from '../config.js';
+import { ConfigError, loadConfig, redisTargetOf, SANDBOX_FLAG_HELP, type Env, type ServerConfig } from '../config.js';
+import { SERVER_VERSION } from '../version.js';
+import { renderEnvironmentHelp } from './environment-help.js';
 import { startOutbox } from './outbox-runtime.js';
 import {
   createQueueConnection,
@@ -33,8 +37,12 @@ export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise
   let code = 0;
   const program = new Command('session-resume-api-server')
     .description('Reference server of the Session Resume API; without a command it serves HTTP.')
+    .version(SERVER_VERSION)
+    // Served by server/main.ts, which never hands a bare `--sandbox` to this program; listed for --help.
+    .option('--sandbox', SANDBOX_FLAG_HELP)
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err });
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .addHelpText('after', renderEnvironmentHelp());
   program
     .command('worker')
     .description('deliver webhooks from the Redis outbox without serving HTTP (REDIS_URL or REDIS_CLUSTER_NODES, WEBHOOK_URL); stops on SIGTERM')
@@ -43,6 +51,7 @@ export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise
     });
   program.addCommand(createSeedCommand(env));
   program.addCommand(createWebhooksCommand((work) => withOutbox(redisConfig(env), work), io, (exit) => (code = exit)));
+  listEveryCommand(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return code;
@@ -51,6 +60,18 @@ export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise
     io.err(`session-resume-api-server: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
+}
+
+/** The root's help lists every command, nested ones by their whole path (`webhooks replay [id]`). */
+function listEveryCommand(program: Command): void {
+  const help = new Help();
+  const nested = (cmd: Command): Command[] =>
+    help.visibleCommands(cmd).flatMap((sub) => (sub.commands.length ? nested(sub) : cmd !== program && sub.name() === 'help' ? [] : [sub]));
+  const path = (cmd: Command): string[] => (cmd.parent && cmd.parent !== program ? [...path(cmd.parent), cmd.parent.name()] : []);
+  program.configureHelp({
+    visibleCommands: (cmd) => (cmd === program ? nested(program) : help.visibleCommands(cmd)),
+    subcommandTerm: (cmd) => [...path(cmd), help.subcommandTerm(cmd)].join(' '),
+  });
 }
 
 function redisConfig(env: Env): ServerConfig & { redisUrl: string; target: RedisTarget } {

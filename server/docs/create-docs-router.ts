@@ -1,6 +1,7 @@
 /**
- * Express router of the HTML reference: `GET /docs` serves the page built by `npm run docs`,
- * `GET /openapi.yaml` the raw spec. When the page is not built, `/docs` answers 503 with the
+ * Express router of the HTML reference: `GET /` answers JSON pointing to the reference (no key
+ * needed, so a first visitor learns where to look), `GET /docs` serves the page built by
+ * `npm run docs`, `GET /openapi.yaml` the raw spec. When the page is not built, `/docs` answers 503 with the
  * command to run (building on a request would stall it for seconds and needs dev tools).
  * The page gets a Content-Security-Policy that keeps the browser from calling third parties.
  */
@@ -15,6 +16,15 @@ import { fileURLToPath } from 'node:url';
  */
 export const DEFAULT_DOCS_HTML_PATH: string = fileURLToPath(new URL('../dist/docs/index.html', import.meta.url));
 
+/** The answer of `GET /`: where the reference is, and how to call the API. */
+export const INDEX_ANSWER = {
+  name: 'Session Resume API (reference server)',
+  docs: '/docs',
+  openapi: '/openapi.yaml',
+  health: '/healthz',
+  message: 'Resume a paused session with POST /v1/sessions/{session_id}/resume and Authorization: Bearer <API_KEY>. The reference is at /docs, the OpenAPI document at /openapi.yaml.',
+} as const;
+
 /** Options of `createDocsRouter`. */
 export interface DocsRouterOptions {
   /** The built HTML page (default server/dist/docs/index.html); read on each request, so a rebuild shows at once. */
@@ -27,13 +37,16 @@ export interface DocsRouterOptions {
  * Creates the router; throws at creation when the spec cannot be read.
  *
  * @example
- * app.use(createDocsRouter()); // GET /docs and GET /openapi.yaml
+ * app.use(createDocsRouter()); // GET /, GET /docs and GET /openapi.yaml
  */
 export function createDocsRouter(options: DocsRouterOptions = {}): Router {
   const htmlPath = options.docsHtmlPath ?? DEFAULT_DOCS_HTML_PATH;
   if (typeof htmlPath !== 'string' || htmlPath === '') throw new TypeError('docsHtmlPath must be a file path');
   const specText = readFileSync(options.specPath ?? defaultSpecPath, 'utf8');
   const router = Router();
+  router.get('/', (_req, res) => {
+    res.json(INDEX_ANSWER);
+  });
   router.get('/openapi.yaml', (_req, res) => {
     // RFC 9512: application/yaml.
     res.type('application/yaml; charset=utf-8').send(specText);

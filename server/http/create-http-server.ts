@@ -1,4 +1,4 @@
-/** The Node HTTP server around the app, with timeouts lowered from Node's defaults (issue #3). */
+/** The Node HTTP server around the app, with timeouts lowered from Node's defaults (x-decisions: connection-limits). */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorBody } from '../errors/error-answer.js';

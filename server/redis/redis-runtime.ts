@@ -2,7 +2,7 @@
  * The Redis side of `server/main.ts`: the shared connection, the session store, the rate-limit
  * store and the seed marker over it, and the outbox. A module of its own so that the entry
  * imports ioredis and BullMQ only when Redis is configured: a memory-store start (and the
- * sandbox) never loads them (issue #14: start to first answer).
+ * sandbox) never loads them (start to first answer).
  */
 import type { Logger } from 'pino';
 import type { Store } from 'express-rate-limit';

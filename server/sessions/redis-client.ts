@@ -14,7 +14,7 @@ export interface RedisClientOptions {
 /**
  * Creates a client that rejects commands at once while disconnected (no offline queue, one
  * try per command) and keeps reconnecting forever, so the server answers 503 while Redis is
- * down and recovers without a restart when it is back (issue #3).
+ * down and recovers without a restart when it is back.
  */
 export function createRedisClient(url: string, options: RedisClientOptions = {}): Redis {
   const maxDelay = options.maxReconnectDelayMs ?? 1000;

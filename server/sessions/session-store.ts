@@ -1,6 +1,6 @@
 /**
- * The `SessionStore` role: where sessions live and the one atomic transition the source
- * describes (paused → running on resume, source spec §3). Outcomes the spec names are
+ * The `SessionStore` role: where sessions live and the one atomic transition a resume
+ * makes (paused → running). Outcomes the spec names are
  * returned as values; only infrastructure failures throw (`StoreUnavailableError`).
  */
 import type { SessionEvent } from '../../spec/types.js';
@@ -97,7 +97,7 @@ export class SessionsLostError extends StoreUnavailableError {
 /** Default time an Idempotency-Key and its answer are kept, in seconds (x-decisions: idempotency-key; `IDEMPOTENCY_TTL`). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
-/** The status a session must have to be resumed (source spec §3), and the one it gets (x-decisions: session-status). */
+/** The status a session must have to be resumed, and the one it gets (x-decisions: session-status). */
 export const PAUSED = 'paused';
 /** Status of a resumed session (x-decisions: session-status). */
 export const RUNNING = 'running';

@@ -1,5 +1,5 @@
 /**
- * The one webhook delivery engine (source spec §6; x-decisions: webhook-outbox, webhook-retry,
+ * The one webhook delivery engine (x-decisions: webhook-outbox, webhook-retry,
  * webhook-ack), whatever the queue under it: every attempt is one `deliverEvent` (pinned
  * HTTPS, 5 s deadline, only 200 counts) with the Standard Webhooks headers, recorded with its
  * event; what follows a failure is `nextStep` (the schedule, Retry-After on 429/503, 410 ends
@@ -25,7 +25,7 @@ import type { WebhookSender } from './webhook-sender.js';
 
 /** Where and how attempts go; needed only by an engine that delivers. */
 export interface DeliveryTarget {
-  /** The receiver's https:// URL (source spec §6 rule 1). */
+  /** The receiver's https:// URL (HTTPS only). */
   url: string;
   /** Allow loopback and private receivers, for local testing only (default false; logged as a warning). */
   allowPrivate?: boolean;
@@ -37,7 +37,7 @@ export interface DeliveryTarget {
   lookup?: WebhookLookup;
   /** Standard Webhooks signing secret (`whsec_` + base64); undefined: unsigned (webhook-id and webhook-timestamp still sent). */
   secret?: string | undefined;
-  /** Deadline of one attempt in ms (default 5000, source spec §6 rule 2). */
+  /** Deadline of one attempt in ms (default 5000: the receiver has 5 s to answer). */
   timeoutMs?: number;
   /**
    * Reuse connections between attempts (default true): kept per checked address
@@ -247,7 +247,7 @@ function toOutboxEvent(given: OutboxEvent | SessionEvent | undefined): OutboxEve
   return { id: `msg_${randomUUID()}`, payload: given as SessionEvent };
 }
 
-/** The wire form, checked and copied once: every attempt sends the same bytes (source spec §6 rule 3). */
+/** The wire form, checked and copied once: every attempt sends the same bytes (receivers dedupe by them). */
 function snapshot(event: OutboxEvent | undefined, logger: Logger): OutboxEvent | undefined {
   const valid = contract.validate('SessionEvent', event?.payload);
   if (!event || !valid.ok) {

@@ -1,5 +1,5 @@
 /**
- * ONE webhook delivery attempt, exactly as the service delivers (source spec §6), shared by
+ * ONE webhook delivery attempt, exactly as the service delivers, shared by
  * the server's sender and the CLI: URL rules, DNS with every address checked, a connection
  * pinned to the checked address, no redirects, one deadline, and only a 200 counts.
  * Uses node:https directly: fetch/undici follow redirects and skip custom lookups. Kept
@@ -16,7 +16,7 @@ import { resolveWebhookHost, type CheckedAddress, type WebhookLookup } from './r
 
 /** Options of one delivery attempt. */
 export interface DeliverEventOptions {
-  /** One deadline for DNS + connect + TLS + answer, in ms (default 5000, source spec §6 rule 2). */
+  /** One deadline for DNS + connect + TLS + answer, in ms (default 5000: a receiver answers 200 within 5 s). */
   timeoutMs?: number;
   /** Allow loopback and private receivers, for local testing only (default false); link-local stays refused. */
   allowPrivate?: boolean;
@@ -82,12 +82,12 @@ interface AttemptDetails {
   retryAfter?: string;
 }
 
-/** Outcome of `deliverEvent`; a failure carries a message saying what to check (source spec §6 rule 5). */
+/** Outcome of `deliverEvent`; a failure carries a message saying what to check. */
 export type DeliveryResult =
   | (AttemptDetails & { delivered: true; status: 200; resolvedAddress: string })
   | (AttemptDetails & { delivered: false; reason: DeliveryFailureReason; status?: number; message: string });
 
-/** Default deadline of one attempt: a receiver must answer 200 within 5 s (source spec §6 rule 2, §8). */
+/** Default deadline of one attempt: a receiver must answer 200 within 5 s. */
 export const DELIVERY_TIMEOUT_MS = 5000;
 /** Default cap on the answer body read, in bytes. */
 export const MAX_RESPONSE_BYTES = 65_536;

@@ -1,9 +1,9 @@
 /**
  * The HTML reference (issue #6): `npm run docs`'s builder renders the spec, the reference
  * server (createApp, through its docs router) serves it at /docs and the raw spec at
- * /openapi.yaml without a key, and headless Chromium shows the
- * resume operation, its responses, the webhook payload and the decisions, with every
- * request outside the server refused (the page works offline). Screenshot: test-output/docs.png.
+ * /openapi.yaml without a key, and headless Chromium shows the resume operation and its
+ * responses, then the webhook payload, then the decisions (in that order in the sidebar), with
+ * every request outside the server refused (the page works offline). Screenshot: test-output/docs.png.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 describe('API reference at /docs', () => {
-  it('shows the resume operation, its responses, the webhook payload and the decisions, offline', async () => {
+  it('shows the resume operation, its responses, the webhook payload, then the decisions, offline', async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const external: string[] = [];
     await page.route('**/*', (route) => {
@@ -57,9 +57,14 @@ describe('API reference at /docs', () => {
       await page.waitForFunction((t) => document.body.innerText.includes(t), waitFor);
       return page.locator('body').innerText();
     };
-    // Redoc 3 shows one section per route: the overview with the decisions, then the tags.
-    const overview = await textOf('', 'Decision record');
-    expect(overview).toContain('not-paused-status');
+    // Redoc 3 shows one section per route: the overview, then the tags in the sidebar's order:
+    // the operation and the webhook first, the decision record last.
+    const overview = await textOf('', 'Session Resume API');
+    const sidebar = overview.slice(0, overview.indexOf('Session Resume API ('));
+    expect(sidebar.split('\n').filter((line) => /^(sessions|webhooks|Decision)/.test(line))).toEqual(['sessions', 'webhooks', 'Decision record']);
+    const decisions = await textOf('#/decision-record', 'not-paused-status');
+    expect(decisions).toContain('This document chose');
+    expect(decisions).not.toContain('The source description says');
     // One section per decision, readable in the middle column: no table wider than the page.
     const heading = page.getByRole('heading', { name: 'not-paused-status: HTTP status of the not_paused answer' }).first();
     await heading.scrollIntoViewIfNeeded();
@@ -79,6 +84,16 @@ describe('API reference at /docs', () => {
     for (const field of ['event', 'session', 'timestamp']) expect(webhooks).toMatch(new RegExp(`^${field}\\b`, 'm'));
     expect(external).toEqual([]);
     await page.close();
+  });
+
+  it('answers GET / without a key with JSON pointing to /docs and /openapi.yaml', async () => {
+    const res = await fetch(`${baseUrl}/`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { docs: string; openapi: string };
+    expect(body).toMatchObject({ docs: '/docs', openapi: '/openapi.yaml' });
+    expect((await fetch(`${baseUrl}${body.docs}`)).status).toBe(200);
+    // Any other method on / stays behind the key.
+    expect((await fetch(`${baseUrl}/`, { method: 'POST' })).status).toBe(401);
   });
 
   it('serves the raw spec at /openapi.yaml', async () => {

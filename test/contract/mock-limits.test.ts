@@ -1,5 +1,5 @@
 /**
- * What the README says about the Prism mock, checked against Prism itself: Retry-After is the
+ * What docs/mock-sandbox-msw.md says about the Prism mock, checked against Prism itself: Retry-After is the
  * spec's example value (not an invented 0), and the mock limits listed there are real.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,7 +41,7 @@ describe('Prism mock', () => {
     expect(res.headers.get('retry-after')).toBe(expected);
   });
 
-  it('has the limits the README lists', async () => {
+  it('has the limits docs/mock-sandbox-msw.md lists', async () => {
     const badJson = await resume({ 'content-type': 'application/json' }, '{bad');
     expect(badJson.status).toBe(400);
     expect(await badJson.json()).toEqual({ error: { code: 'invalid_json', message: 'Invalid JSON' } });

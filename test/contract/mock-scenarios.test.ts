@@ -1,6 +1,6 @@
 /**
  * Every row of the mock scenario table (derived from the spec) is answered by the real
- * Prism mock as documented, and README.md's mock section is exactly the rendered table (issue #6).
+ * Prism mock as documented, and the mock section of docs/mock-sandbox-msw.md is exactly the rendered table.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,8 +29,8 @@ describe('mock scenario table', () => {
     expect(scenarios.find((s) => s.status === 429)?.headers).toEqual({ 'Retry-After': '30' });
   });
 
-  it("README.md's mock section is the table rendered from the spec (run `npm run mock:generate`)", () => {
-    const file = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  it("docs/mock-sandbox-msw.md's mock section is the table rendered from the spec (run `npm run mock:generate`)", () => {
+    const file = readFileSync(new URL('../../docs/mock-sandbox-msw.md', import.meta.url), 'utf8');
     expect(readMockSection(file)).toBe(renderMockReadme(scenarios));
   });
 

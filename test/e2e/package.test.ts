@@ -1,7 +1,8 @@
 /**
  * The two published packages as their users get them: build (.ci/build.mjs), `npm pack`, install
  * each tarball alone into a fresh project, and use it there under Node 20 (this process) and
- * Node 24 (the `node@24` npm package, cached in .tmp/node24).
+ * Node 24 (the `node@24` npm package, cached in .tmp/node24; downloaded once, after a notice;
+ * SKIP_NODE24=1 skips the Node 24 runs).
  * - session-resume-api: at most 10 packages and 5 MB in node_modules; the browser bundle of
  *   ./client at most 10 kB gzipped; types under moduleResolution node16, nodenext and bundler;
  *   ./webhooks works without any Redis library; the command runs.
@@ -24,6 +25,12 @@ const tsc = join(root, 'node_modules/typescript/bin/tsc');
 // Kept between runs (gitignored): the Node 24 binary from the `node@24` npm package (about 190 MB).
 const node24Dir = join(root, '.tmp/node24');
 const node24 = join(node24Dir, 'node_modules/node/bin/node');
+const skipNode24 = process.env.SKIP_NODE24 === '1';
+/** The Node versions each package runs under: this process's, and Node 24 unless SKIP_NODE24=1. */
+const RUNTIMES: [string, () => string, RegExp][] = [
+  ['Node 20', () => process.execPath, /^v20\./],
+  ...(skipNode24 ? [] : [['Node 24', () => node24, /^v24\./] as [string, () => string, RegExp]]),
+];
 const VERSION = '0.2.0';
 
 const clientConsumer = `
@@ -128,9 +135,12 @@ async function pack(name: 'client' | 'server'): Promise<void> {
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sra-package-'));
-  const installNode24 = existsSync(node24)
+  const installNode24 = skipNode24 || existsSync(node24)
     ? Promise.resolve()
     : (async () => {
+        process.stderr.write(
+          'package test: downloading Node 24 once (the node@24 npm package, about 190 MB, into .tmp/node24) to run both packages under it; set SKIP_NODE24=1 to skip.\n',
+        );
         mkdirSync(node24Dir, { recursive: true });
         writeFileSync(join(node24Dir, 'package.json'), '{"private":true}\n');
         await run('npm', ['install', 'node@24', ...npmOptions], { cwd: node24Dir });
@@ -190,10 +200,7 @@ describe('session-resume-api (consumer package)', () => {
     expect(result.stdout).toBe('');
   });
 
-  it.each([
-    ['Node 20', () => process.execPath, /^v20\./],
-    ['Node 24', () => node24, /^v24\./],
-  ])('runs the client against Prism and the memory receiver under %s', async (_name, nodePath, version) => {
+  it.each(RUNTIMES)('runs the client against Prism and the memory receiver under %s', async (_name, nodePath, version) => {
     const { stdout } = await run(nodePath(), ['out/consumer.js', prism.url], { cwd: clientDir });
     const report = JSON.parse(stdout) as Record<string, unknown>;
     expect(report.node).toMatch(version);
@@ -220,10 +227,7 @@ describe('session-resume-api-server (service package)', () => {
     expect(files.filter((f) => (f.endsWith('.ts') && !f.endsWith('.d.ts')) || /(^|\/)(tools|mock|diff|test|client)\/|build-docs/.test(f))).toEqual([]);
   });
 
-  it.each([
-    ['Node 20', () => process.execPath, /^v20\./],
-    ['Node 24', () => node24, /^v24\./],
-  ])('serves resume through createApp as a library under %s', async (_name, nodePath, version) => {
+  it.each(RUNTIMES)('serves resume through createApp as a library under %s', async (_name, nodePath, version) => {
     const { stdout } = await run(nodePath(), ['out/consumer.js'], { cwd: serverDir });
     expect(JSON.parse(stdout)).toMatchObject({ node: expect.stringMatching(version), statuses: [200, 409] });
   });

@@ -1,12 +1,13 @@
 /**
- * Keeps the README's shell examples true: every fenced block tagged ```sh test in README.md
- * and examples/webhook-receiver/README.md is run against a started reference server (port
- * 3000 in the text) and the example receiver (port 3001), and each `# ` line under a command
- * must appear in its output (`…` matches anything; `# exit N` is the exit code). Also: the
- * plain-text key and curl line `npm start` prints work as printed.
+ * Keeps the documentation's shell examples true: every fenced block tagged ```sh test in
+ * README.md, docs/*.md and examples/webhook-receiver/README.md is run, in that order, against
+ * one started reference server (port 3000 in the text) and the example receiver (port 3001),
+ * and each `# ` line under a command must appear in its output (`…` matches anything;
+ * `# exit N` is the exit code). Also: the plain-text key and curl line `npm start` prints work
+ * as printed.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -111,10 +112,26 @@ function run(command: string, exports: string[]): Promise<{ code: number; output
   });
 }
 
-for (const file of ['README.md', 'examples/webhook-receiver/README.md']) {
+/** The pages whose examples run, in order; the blocks of one page share the server with the next. */
+const pages = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+  'examples/webhook-receiver/README.md',
+];
+
+it('runs the examples of the README, the CLI page and the example receiver', () => {
+  for (const page of ['README.md', 'docs/cli.md', 'examples/webhook-receiver/README.md']) {
+    expect(testedSteps(readFileSync(join(root, page), 'utf8')).length, page).toBeGreaterThan(0);
+  }
+});
+
+for (const file of pages) {
+  const blocks = testedSteps(readFileSync(join(root, file), 'utf8'));
+  if (blocks.length === 0) continue;
   describe(`${file}: the shell examples tagged "sh test" print what the text shows`, () => {
-    const blocks = testedSteps(readFileSync(join(root, file), 'utf8'));
-    it('has tested blocks', () => expect(blocks.length).toBeGreaterThan(0));
     blocks.forEach((steps, index) => {
       it(`block ${index + 1}: ${steps.find((s) => !s.command.startsWith('export '))?.command.slice(0, 70)}`, async () => {
         const exports: string[] = [];

@@ -2,13 +2,17 @@
  * The lines ARCHITECTURE.md draws: server/ and client/ never import each other; spec/ (the
  * contract layer under both) imports neither; everything reachable from client/index.ts (the
  * browser entry) is free of Node built-ins and server dependencies; only entry points read
- * process.env.
+ * process.env. Texts users read (spec descriptions and summaries, decision texts, TSDoc of
+ * the sources) state the rule itself: no section numbers of the source description, no
+ * issue numbers, nothing about the authors' machines.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { authorsMachineOrSourceCitation } from '../helpers/user-facing-text.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -106,5 +110,50 @@ describe('boundaries between spec/, server/ and client/', () => {
       .filter((f) => !f.startsWith('spec/tools/'))
       .filter((f) => /process\.env/.test(readFileSync(join(root, f), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')));
     expect(readers.filter((f) => !entryPoints.includes(f))).toEqual([]);
+  });
+});
+
+/** Every `description`/`summary` of a YAML document, and each decision's texts but its `source`, with its path. */
+function userTexts(node: unknown, path: string): [string, string][] {
+  if (Array.isArray(node)) return node.flatMap((item, i) => userTexts(item, `${path}[${i}]`));
+  if (!node || typeof node !== 'object') return [];
+  return Object.entries(node).flatMap(([key, value]): [string, string][] => {
+    const at = `${path}.${key}`;
+    if (typeof value === 'string') {
+      const decisionText = path.includes('x-decisions[') && key !== 'source' && key !== 'id';
+      return ['description', 'summary'].includes(key) || decisionText ? [[at, value]] : [];
+    }
+    return userTexts(value, at);
+  });
+}
+
+describe('texts users read state the rule itself', () => {
+  it('the check finds a section citation, an issue number and machine talk, and lets RFC sections pass', () => {
+    expect(authorsMachineOrSourceCitation('answered 404 (source spec §4 rule 2)')).toBe(true);
+    expect(authorsMachineOrSourceCitation('see §6 rule 3')).toBe(true);
+    expect(authorsMachineOrSourceCitation('start-up (issue #14)')).toBe(true);
+    expect(authorsMachineOrSourceCitation('on this 2-core VM')).toBe(true);
+    expect(authorsMachineOrSourceCitation('the challenge (RFC 6750 §3, §3.1) and RFC 9110 §10.2.3')).toBe(false);
+  });
+
+  it('spec descriptions, summaries and decision texts cite no source section (the source field keeps the mapping)', () => {
+    const offenders = ['spec/openapi.yaml', 'spec/sandbox.yaml'].flatMap((file) =>
+      userTexts(parse(readFileSync(join(root, file), 'utf8')), file)
+        .filter(([, text]) => authorsMachineOrSourceCitation(text))
+        .map(([at, text]) => `${at}: ${text.slice(0, 100)}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('TSDoc comments of client/, server/ and spec/ cite no source section or issue and speak of no machine', () => {
+    const offenders = [...sources('client'), ...sources('server'), ...sources('spec')]
+      .filter((f) => !f.startsWith('spec/tools/'))
+      .flatMap((f) => {
+        const text = readFileSync(join(root, f), 'utf8');
+        return [...text.matchAll(/\/\*\*[\s\S]*?\*\//g)]
+          .filter((m) => authorsMachineOrSourceCitation(m[0]))
+          .map((m) => `${f}:${text.slice(0, m.index).split('\n').length}`);
+      });
+    expect(offenders).toEqual([]);
   });
 });

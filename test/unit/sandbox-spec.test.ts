@@ -1,4 +1,4 @@
-/** spec/sandbox.yaml: a complete decision record (cited ids exist, in the code and README too) and config rules of --sandbox. */
+/** spec/sandbox.yaml: a complete decision record (cited ids exist, in the code and the docs too) and config rules of --sandbox. */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,8 +30,9 @@ describe('spec/sandbox.yaml decisions', () => {
     }
   });
 
-  it('every sandbox decision the code or README cites exists', () => {
-    const texts = [readFileSync(join(root, 'README.md'), 'utf8'), ...files(join(root, 'server/sandbox')).map((f) => readFileSync(f, 'utf8'))];
+  it('every sandbox decision the code or the docs cite exists', () => {
+    const docs = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const texts = [...docs, ...files(join(root, 'server/sandbox'))].map((f) => readFileSync(f.startsWith('/') ? f : join(root, f), 'utf8'));
     // "x-decisions: sandbox-prefer" or "x-decisions in spec/sandbox.yaml: sandbox-world-limit".
     const cited = [...texts.join('\n').matchAll(/x-decisions[^:\n]*: (sandbox-[a-z-]*[a-z])/g)].map((m) => m[1]);
     expect(new Set(cited).size).toBeGreaterThanOrEqual(3);

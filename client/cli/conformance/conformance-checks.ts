@@ -28,7 +28,7 @@ export interface Expectation {
   status?: number;
   /** Statuses the answer must not have. */
   notStatus?: number[];
-  /** Text the raw body must contain (e.g. the `not_paused` marker, source spec §4 rule 3). */
+  /** Text the raw body must contain (e.g. the `not_paused` marker). */
   bodyContains?: string;
   /** Members the JSON body must have with these values. */
   bodyHas?: Record<string, unknown>;
@@ -46,6 +46,8 @@ export interface Expectation {
 export interface CheckStep {
   request: CheckRequest;
   expect: Expectation;
+  /** Added to the failure detail when the failing answer's body contains `when`: what to do about it. */
+  hint?: { when: string; say: string };
 }
 
 /** A named check; `skip` says why it cannot run against this target. */
@@ -63,6 +65,8 @@ const NOT_PAUSED = 'not_paused';
 /** Longest session id the spec allows (x-decisions: session-id-format). */
 const MAX_SESSION_ID = 256;
 const BROWSER_ORIGIN = 'https://conformance.example';
+const ALREADY_RESUMED =
+  'the paused session is not paused: an earlier run may have resumed it. Against the sandbox pass --reset; against npm start restart it (the memory store starts from the demo set) or give another --paused-session';
 const CHALLENGE = { 'www-authenticate': /^Bearer\b/i };
 
 /** Builds the checks for a target. Unknown ids are random, so a live service never resumes one by chance. */
@@ -111,6 +115,7 @@ export function createConformanceChecks(options: ConformanceOptions): Conformanc
         {
           request: { sessionId: paused ?? '', authorization: bearer, prefer: 'code=200, example=resumed' },
           expect: { status: 200, bodyHas: { success: true } },
+          hint: { when: NOT_PAUSED, say: ALREADY_RESUMED },
         },
         {
           request: { sessionId: paused ?? '', authorization: bearer, prefer: 'code=409, example=notPaused' },
@@ -159,7 +164,8 @@ export function createConformanceChecks(options: ConformanceOptions): Conformanc
 /**
  * x-decisions: session-id-format: ids outside the bounds get 400, but only after the key check.
  * Prism refuses a request that breaks the spec with its own violation answer, 422 since the
- * operation declares a 422 (whatever `Prefer` asks): the mock enforces the same bounds.
+ * operation declares a 422 (whatever `Prefer` asks): the mock enforces the same bounds, and the
+ * row's name says which answer it checked.
  */
 function boundsChecks(bearer: string, mock: boolean): ConformanceCheck[] {
   const refused = (sessionId: string): CheckStep[] => [
@@ -170,9 +176,10 @@ function boundsChecks(bearer: string, mock: boolean): ConformanceCheck[] {
     { request: { sessionId, authorization: bearer, prefer: 'code=400' }, expect: { status: mock ? 422 : 400 } },
   ];
   const long = `conformance-${randomUUID()}-`.padEnd(MAX_SESSION_ID + 1, 'x');
+  const expected = mock ? "401 without a key, then 422 with it (Prism's answer to an id outside the spec's bounds)" : '400, after the key check (401 first)';
   return [
-    { name: `session id over ${MAX_SESSION_ID} characters → 400, after the key check (401 first)`, steps: refused(long) },
-    { name: 'session id with a control character → 400, after the key check (401 first)', steps: refused(`conformance\n${randomUUID()}`) },
+    { name: `session id over ${MAX_SESSION_ID} characters → ${expected}`, steps: refused(long) },
+    { name: `session id with a control character → ${expected}`, steps: refused(`conformance\n${randomUUID()}`) },
   ];
 }
 

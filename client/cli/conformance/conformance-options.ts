@@ -15,6 +15,11 @@ export interface ConformanceOptions {
   pausedSession?: string;
   /** A session that exists and is not paused (live mode); without it that check is skipped. */
   notPausedSession?: string;
+  /**
+   * Before the checks, put the key's sandbox world back to its seed set (`POST /_sandbox/reset`),
+   * so the suite can run again against the same sandbox (`npm run sandbox`, a `sandbox_` key).
+   */
+  reset?: boolean;
   /** A webhook URL to check against the URL policy (x-decisions: webhook-url-policy). */
   webhookUrl?: string;
   /** Per-request timeout in milliseconds (default 10000). */
@@ -38,6 +43,7 @@ export function checkConformanceOptions(options: ConformanceOptions): Conformanc
   if (options.timeoutMs !== undefined && !(Number.isInteger(options.timeoutMs) && options.timeoutMs > 0)) {
     return '--timeout-ms must be a positive integer';
   }
+  if (options.reset && options.mode === 'mock') return '--reset resets a sandbox world; the mock has no state to reset';
   if (options.pausedSession !== undefined && options.pausedSession === options.notPausedSession) {
     return '--paused-session and --not-paused-session must differ';
   }

@@ -8,6 +8,7 @@ import { createConformanceChecks, type CheckRequest, type CheckStep, type Confor
 import { checkConformanceOptions, type ConformanceOptions } from './conformance-options.js';
 import { validateWebhookUrl } from '../../../spec/webhook-url.js';
 import { corsProblems, rateLimitProblems } from './header-expectations.js';
+import { createSandboxClient } from '../../sandbox/sandbox-client.js';
 import { createResponseCheck, type ReceivedAnswer } from './response-check.js';
 
 /** Result of one check. */
@@ -26,7 +27,7 @@ export interface ConformanceReport {
 }
 
 
-/** Runs every check in order (defaults: mode live, timeout 10 s). Throws on invalid options. */
+/** Runs every check in order, after the sandbox reset when asked (defaults: mode live, timeout 10 s). Throws on invalid options. */
 export async function runConformance(
   options: ConformanceOptions,
   contract: Contract = defaultContract,
@@ -34,7 +35,7 @@ export async function runConformance(
   const checked = checkConformanceOptions(options);
   if (typeof checked === 'string') throw new TypeError(checked);
   const checkAnswer = createResponseCheck(contract, RESUME_PATH, 'post');
-  const results: CheckResult[] = [];
+  const results: CheckResult[] = checked.reset ? [await resetSandboxWorld(checked)] : [];
   for (const check of createConformanceChecks(checked)) results.push(await runCheck(check, checked, checkAnswer));
   if (checked.webhookUrl !== undefined) results.push(checkWebhookUrl(checked.webhookUrl));
   return { ok: results.every((r) => r.outcome !== 'fail'), target: checked.baseUrl, results };
@@ -57,13 +58,26 @@ async function runCheck(
     answers.push(answer);
     const problems = [...checkAnswer(answer), ...expectationProblems(step, answer, answers)];
     if (problems.length) {
+      if (step.hint && answer.text.includes(step.hint.when)) problems.push(step.hint.say);
       return { name: check.name, outcome: 'fail', detail: `step ${index + 1} (${answer.status}): ${problems.join('; ')}` };
     }
   }
   return { name: check.name, outcome: 'pass', detail: answers.map((a) => a.status).join(' → ') };
 }
 
-// Source spec §6 rule 1 and x-decisions: webhook-url-policy. Checked locally: the suite
+/** `--reset`: the key's sandbox world back to its seed set, through the sandbox's control API. */
+async function resetSandboxWorld(options: ConformanceOptions): Promise<CheckResult> {
+  const name = "sandbox world reset to its seed set (POST /_sandbox/reset, for --reset)";
+  const fix = '--reset needs a sandbox target (npm run sandbox) and a sandbox_ key';
+  try {
+    const sessions = await createSandboxClient({ baseUrl: options.baseUrl, apiKey: options.apiKey }).reset();
+    return { name, outcome: 'pass', detail: `${sessions.length} session(s)` };
+  } catch (error) {
+    return { name, outcome: 'fail', detail: `${(error as Error).message} (${fix})` };
+  }
+}
+
+// x-decisions: webhook-url-policy (HTTPS only, no private hosts). Checked locally: the suite
 // cannot observe deliveries to a URL it does not host.
 function checkWebhookUrl(url: string): CheckResult {
   const name = 'webhook URL meets the URL policy (delivery not observed)';

@@ -1,8 +1,9 @@
 /**
  * Renders spec/openapi.yaml to one self-contained HTML page with Redocly `build-docs`
- * (Redoc scripts inlined, so the page works offline). The decisions are rendered by
- * building from a temporary copy whose `info.description` ends with the `x-decisions`
- * table; the spec file stays the one source.
+ * (Redoc scripts inlined, so the page works offline). The operation and the webhook come
+ * first; the decisions follow as a last section, rendered into a temporary copy as a
+ * description-only tag (Redoc's `x-traitTag`) after the document's own tags. The spec file
+ * stays the one source.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parse, stringify } from 'yaml';
 import { specPath as defaultSpecPath } from '../../contract.js';
-import { renderDecisionsMarkdown, type Decision } from './decisions-markdown.js';
+import { renderDecisionRecordSection, type Decision } from './decisions-markdown.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -34,11 +35,11 @@ export async function buildDocs(options: BuildDocsOptions = {}): Promise<string>
   const source = options.specPath ?? defaultSpecPath;
   const output = options.outputPath ?? defaultDocsHtmlPath;
   const document = parse(await readFile(source, 'utf8')) as {
-    info: { title?: string; description?: string };
+    info: { title?: string };
+    tags?: Record<string, unknown>[];
     'x-decisions'?: Decision[];
   };
-  const decisions = document['x-decisions'] ?? [];
-  document.info.description = `${document.info.description ?? ''}\n${renderDecisionsMarkdown(decisions)}`;
+  document.tags = [...(document.tags ?? []), decisionRecordTag(document['x-decisions'] ?? [])];
   const dir = await mkdtemp(join(tmpdir(), 'session-resume-docs-'));
   try {
     const copy = join(dir, 'openapi.yaml');
@@ -54,4 +55,14 @@ export async function buildDocs(options: BuildDocsOptions = {}): Promise<string>
     await rm(dir, { recursive: true, force: true });
   }
   return output;
+}
+
+/** The decisions as the reference's last section: a tag with no operations, only a description. */
+function decisionRecordTag(decisions: readonly Decision[]): Record<string, unknown> {
+  return {
+    name: 'decision-record',
+    'x-displayName': 'Decision record',
+    'x-traitTag': true,
+    description: renderDecisionRecordSection(decisions),
+  };
 }

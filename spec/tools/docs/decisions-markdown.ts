@@ -1,4 +1,4 @@
-/** Renders the spec's `x-decisions` list as a Markdown section for the HTML reference. */
+/** Renders the spec's `x-decisions` list as Markdown: a section of the HTML reference, and docs/decisions.md. */
 
 /** One recorded decision (spec/openapi.yaml, `x-decisions`). */
 export interface Decision {
@@ -9,27 +9,60 @@ export interface Decision {
   'client-tolerance': string;
 }
 
+/** How `renderDecisionsMarkdown` lays the sections out. */
+export interface DecisionsMarkdownOptions {
+  /** Heading of each decision (default `###`). */
+  heading?: string;
+  /**
+   * Include each decision's `source` field, the mapping to sections of the service's own
+   * description (default false). For reviewers, who have that description; the HTML
+   * reference at /docs is read by consumers, who do not.
+   */
+  withSource?: boolean;
+}
+
 const text = (value: string): string => value.replace(/\s*\n\s*/g, ' ').trim();
 
 /**
- * A "Decision record" heading and one short section per decision, in document order. Sections,
- * not a table: Redoc's middle column is too narrow for five columns of prose (the id wrapped a
- * letter a line and two columns were cut off).
+ * One short section per decision, in document order. Sections, not a table: Redoc's middle
+ * column is too narrow for five columns of prose (the id wrapped a letter a line and two
+ * columns were cut off).
  */
-export function renderDecisionsMarkdown(decisions: readonly Decision[]): string {
-  const sections = decisions.flatMap((d) => [
-    `### ${d.id}: ${text(d.topic)}`,
-    '',
-    `- **The source says:** ${text(d.source)}`,
-    `- **This document chose:** ${text(d.chosen)}`,
-    `- **The client tolerates:** ${text(d['client-tolerance'])}`,
-    '',
-  ]);
+export function renderDecisionsMarkdown(decisions: readonly Decision[], options: DecisionsMarkdownOptions = {}): string {
+  const { heading = '###', withSource = false } = options;
+  return decisions
+    .flatMap((d) => [
+      `${heading} ${d.id}: ${text(d.topic)}`,
+      '',
+      ...(withSource ? [`- **The source description says:** ${text(d.source)}`] : []),
+      `- **This document chose:** ${text(d.chosen)}`,
+      `- **The client tolerates:** ${text(d['client-tolerance'])}`,
+      '',
+    ])
+    .join('\n');
+}
+
+/** The Markdown of the reference's "Decision record" section (a tag after the operations and the webhook). */
+export function renderDecisionRecordSection(decisions: readonly Decision[]): string {
   return [
-    '## Decision record',
+    'Every point the service description leaves open, and what this document decided (rendered from `x-decisions` in spec/openapi.yaml).',
     '',
-    'Every point the source description leaves open, and what this document decided (rendered from `x-decisions` in spec/openapi.yaml).',
+    renderDecisionsMarkdown(decisions),
+  ].join('\n');
+}
+
+/** The whole docs/decisions.md page: a title, how it is made, then one section per decision with its source. */
+export function renderDecisionsPage(decisions: readonly Decision[]): string {
+  return [
+    '# Decision record',
     '',
-    ...sections,
+    '<!-- Generated from x-decisions in spec/openapi.yaml by `npm run docs:decisions`; a test fails when it is out of date. -->',
+    '',
+    "Every point the service's own description leaves open, and what this toolkit decided. Each entry",
+    'gives what that description says (its sections, for reviewers who have it), what',
+    'spec/openapi.yaml chose, and how the client and the receiver tolerate the real service',
+    'choosing otherwise. The same records, without the source column, close the HTML reference at `/docs`.',
+    '',
+    renderDecisionsMarkdown(decisions, { heading: '##', withSource: true }),
   ].join('\n');
 }

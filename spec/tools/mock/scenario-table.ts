@@ -1,5 +1,6 @@
 /**
- * Renders the mock scenario table (spec/scenarios.ts) as Markdown for the README mock section and
+ * Renders the mock scenario table (spec/scenarios.ts) as Markdown for the mock section of
+ * docs/mock-sandbox-msw.md and
  * as plain text for the mock launcher's console output.
  */
 import type { Scenario } from '../../scenarios.js';
@@ -33,9 +34,9 @@ export function renderScenarioText(scenarios: readonly Scenario[]): string {
     .join('\n');
 }
 
-/** The whole README section on the mock, rendered from the scenario list. */
+/** The whole mock section of docs/mock-sandbox-msw.md, rendered from the scenario list. */
 export function renderMockReadme(scenarios: readonly Scenario[]): string {
-  return `## Mock for frontends
+  return `## The mock (Prism)
 
 \`npm run mock\` starts [Prism](https://github.com/stoplightio/prism) 5.14.2 on
 \`http://127.0.0.1:4010\` (set \`PORT\` to change it) serving \`spec/openapi.yaml\`, and prints
@@ -56,7 +57,7 @@ ${renderScenarioMarkdown(scenarios)}
 Mock limits (Prism 5.14.2):
 
 - it is stateless: a second resume still answers 200 unless \`Prefer\` says otherwise (use
-  the sandbox, \`npm run sandbox\`, when state matters);
+  the [sandbox](#the-sandbox) when state matters);
 - it matches the \`Bearer\` scheme case-sensitively, so \`bearer ${MOCK_SAMPLE_KEY}\` gets 401
   (the spec and the reference server accept any case);
 - its \`WWW-Authenticate\` is always the first header example, without \`error="invalid_token"\`;
@@ -66,7 +67,7 @@ Mock limits (Prism 5.14.2):
   name gets Prism's 404 problem+json: always send \`code=\` with \`example=\`, as in the table;
 - an example name the document does not have (with \`code=\`) gets Prism's 500 problem+json.
 
-### Frontend unit tests without a server (MSW)
+## Unit tests without a server (MSW)
 
 \`client/msw/handlers.ts\` exports \`createResumeHandlers({ baseUrl, scenario? })\`: typed
 [MSW](https://mswjs.io) 2 handlers (via openapi-msw) that answer the same examples, selected by
@@ -96,19 +97,19 @@ const server = setupServer(...api.handlers);
 afterEach(() => api.reset());
 \`\`\`
 
-This section is generated from the spec: \`npm run mock:generate\` rewrites it in
-\`README.md\` (and the MSW handlers' examples), and a test fails when it is out of date.
+These two sections are generated from the spec: \`npm run mock:generate\` rewrites them in
+\`docs/mock-sandbox-msw.md\` (and the MSW handlers' examples), and a test fails when they are out of date.
 `;
 }
 
-/** Markers around the generated mock section in README.md. */
+/** Markers around the generated mock section in docs/mock-sandbox-msw.md. */
 export const MOCK_SECTION_MARKERS = { start: '<!-- mock-section:start (npm run mock:generate) -->', end: '<!-- mock-section:end -->' } as const;
 
 /** The text between the mock section markers of `readme`; throws when they are missing. */
 export function readMockSection(readme: string): string {
   const start = readme.indexOf(MOCK_SECTION_MARKERS.start);
   const end = readme.indexOf(MOCK_SECTION_MARKERS.end);
-  if (start < 0 || end < start) throw new Error(`README.md lacks the markers ${MOCK_SECTION_MARKERS.start} … ${MOCK_SECTION_MARKERS.end}`);
+  if (start < 0 || end < start) throw new Error(`docs/mock-sandbox-msw.md lacks the markers ${MOCK_SECTION_MARKERS.start} … ${MOCK_SECTION_MARKERS.end}`);
   return readme.slice(start + MOCK_SECTION_MARKERS.start.length + 1, end);
 }
 

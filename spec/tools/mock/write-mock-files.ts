@@ -1,5 +1,5 @@
 /**
- * Entry point of `npm run mock:generate`: rewrites the mock section of README.md and
+ * Entry point of `npm run mock:generate`: rewrites the mock section of docs/mock-sandbox-msw.md and
  * client/msw/scenarios.generated.ts from the spec's scenarios.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { listScenarios } from '../../scenarios.js';
 
 /** Files this script writes, with their renderers. */
 export const mockFiles = {
-  readme: fileURLToPath(new URL('../../../README.md', import.meta.url)),
+  readme: fileURLToPath(new URL('../../../docs/mock-sandbox-msw.md', import.meta.url)),
   mswScenarios: fileURLToPath(new URL('../../../client/msw/scenarios.generated.ts', import.meta.url)),
 };
 

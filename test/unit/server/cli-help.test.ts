@@ -1,0 +1,63 @@
+/**
+ * `session-resume-api-server --help` lists every command and every environment variable with
+ * its default, from the one table in server/config.ts; `--version` on both programs.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createProgram } from '../../../client/cli/program.js';
+import { PACKAGE_VERSION } from '../../../client/version.js';
+import { runServerCli } from '../../../server/cli/program.js';
+import { ENVIRONMENT } from '../../../server/config.js';
+import { SERVER_VERSION } from '../../../server/version.js';
+
+const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
+
+async function serverCli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runServerCli(args, {}, { out: (t) => (out += t), err: (t) => (err += t) });
+  return { code, out, err };
+}
+
+describe('the server program', () => {
+  it('lists in --help every command, nested ones by their whole path', async () => {
+    const { code, out } = await serverCli(['--help']);
+    expect(code).toBe(0);
+    for (const command of ['worker', 'seed [options]', 'webhooks show [options] <webhook-id>', 'webhooks list [options]', 'webhooks stats [options]', 'webhooks dead [options]', 'webhooks replay [options] [webhook-id]', '--sandbox', '-V, --version']) {
+      expect(out).toContain(`  ${command}`);
+    }
+  });
+
+  it('lists in --help every variable of the environment table with its default', async () => {
+    const { out } = await serverCli(['--help']);
+    for (const [name, variable] of Object.entries(ENVIRONMENT)) {
+      expect(out).toMatch(new RegExp(`^  ${name} +.+\\[default: ${String(variable.default).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\]$`, 'm'));
+    }
+  });
+
+  it('has every variable loadConfig reads in the environment table', () => {
+    const source = read('server/config.ts');
+    const reads = [
+      // Any reader called with the name first (text, integer, list, flag(env, …), or one added later), and env.X / env['X'].
+      ...source.matchAll(/\b\w+\(\s*(?:env,\s*)?'([A-Z][A-Z0-9_]{2,})'|\benv(?:\.([A-Z][A-Z0-9_]*)|\['([A-Z][A-Z0-9_]*)'\])/g),
+    ].map((m) => m[1] ?? m[2] ?? m[3]);
+    expect(reads).toContain('PORT');
+    expect(reads).toContain('WEBHOOK_ALLOW_PRIVATE');
+    expect([...new Set(reads)].filter((name) => !(name && name in ENVIRONMENT))).toEqual([]);
+  });
+
+  it('prints its version, the package version', async () => {
+    const { code, out } = await serverCli(['--version']);
+    expect(code).toBe(0);
+    expect(out.trim()).toBe(SERVER_VERSION);
+    expect(SERVER_VERSION).toBe((JSON.parse(read('server/package.json')) as { version: string }).version);
+  });
+});
+
+describe('the client program', () => {
+  it('has --version with the package version', () => {
+    const program = createProgram([]);
+    expect(program.version()).toBe(PACKAGE_VERSION);
+    expect(program.options.map((o) => o.long)).toContain('--version');
+  });
+});
