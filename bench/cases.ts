@@ -88,7 +88,8 @@ const ISOLATED_ACKS: ReadonlyArray<readonly [string, TargetName, string | ((n: n
   ['receiver, Redis store, distinct events, receive-only (process: false)', 'receiver-redis-receive-only', distinct],
 ];
 
-const EXPRESS_VALIDATOR = 'express 5 + express-openapi-validator (public middleware, same spec and route)';
+/** The resume group's baseline: the card's stack as documented, nothing of ours. */
+export const EXPRESS_VALIDATOR = 'express 5 + express-openapi-validator (public middleware, same spec and route)';
 const EXPRESS_VALIDATOR_RESPONSES = 'express 5 + express-openapi-validator, responses validated';
 const EXPRESS = 'bare express 5, same 409 JSON';
 const NODE_HTTP = 'bare node:http, same 409 JSON';

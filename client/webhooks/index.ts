@@ -23,6 +23,7 @@ export { OptionsError } from '../../spec/options-error.js';
 export { StoreUnavailableError } from './store.js';
 export type { DeadLetter, HandlerRun, ProcessingOptions, ReceiverStore, RecordOutcome, RecordedEvent } from './store.js';
 export { canonicalJson, dedupeKey, eventNameOf, sessionIdOf } from '../../spec/event-identity.js';
+export type { MetricsRegistry } from './metrics-registry.js';
 export { generateUrlToken } from './url-token.js';
 export { createSignatureVerifier, SIGNATURE_TOLERANCE_SECONDS } from './verify-signature.js';
 export type { SignatureVerdict, SignatureVerifier, WebhookHeaders } from './verify-signature.js';

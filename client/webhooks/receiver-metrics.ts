@@ -5,6 +5,7 @@
  */
 import type { Counter, Registry } from 'prom-client';
 import type { ReceiveResult } from './answers.js';
+import type { MetricsRegistry } from './metrics-registry.js';
 
 /** Label values of `session_resume_receiver_events_total{result}`. */
 export type ReceiverEventResult = 'new' | 'duplicate' | 'invalid' | 'unauthorized' | 'unavailable';
@@ -36,15 +37,16 @@ export function eventResultOf(result: ReceiveResult): ReceiverEventResult | unde
 }
 
 /** The counter `name` of `registry`: the one already there (another receiver's), or a new one. */
-function counter(prom: PromClient, registry: Registry, name: string, help: string): Counter<'result'> {
+function counter(prom: PromClient, registry: MetricsRegistry, name: string, help: string): Counter<'result'> {
   const existing = registry.getSingleMetric(name);
   if (existing) return existing as Counter<'result'>;
-  return new prom.Counter({ name, help, labelNames: ['result'], registers: [registry] });
+  // isRegistry checked at creation that this is a prom-client Registry.
+  return new prom.Counter({ name, help, labelNames: ['result'], registers: [registry as unknown as Registry] });
 }
 
 /** Whether `value` looks like a prom-client `Registry` (checked at creation). */
-export function isRegistry(value: unknown): value is Registry {
-  const registry = value as Partial<Registry> | null;
+export function isRegistry(value: unknown): value is MetricsRegistry {
+  const registry = value as Partial<MetricsRegistry> | null;
   return typeof registry?.getSingleMetric === 'function' && typeof registry.registerMetric === 'function' && typeof registry.metrics === 'function';
 }
 
@@ -54,7 +56,7 @@ export function isRegistry(value: unknown): value is Registry {
  * @example const metrics = createReceiverMetrics(new Registry());
  */
 export function createReceiverMetrics(
-  registry: Registry,
+  registry: MetricsRegistry,
   onLoadError: (error: unknown) => void = () => undefined,
   importer: () => Promise<PromClient> = importPromClient,
 ): ReceiverMetrics {

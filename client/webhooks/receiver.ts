@@ -11,7 +11,7 @@ import { MIN_URL_TOKEN_LENGTH } from './url-token.js';
 import { OptionsError } from '../../spec/options-error.js';
 import { isProbeEvent } from '../../spec/webhook-probe.js';
 import { createSignatureVerifier, SIGNATURE_TOLERANCE_SECONDS, type WebhookHeaders } from './verify-signature.js';
-import type { Registry } from 'prom-client';
+import type { MetricsRegistry } from './metrics-registry.js';
 import { createReceiverMetrics, isRegistry } from './receiver-metrics.js';
 
 /** What `onEvent` gets besides the event. */
@@ -78,7 +78,7 @@ export interface WebhookReceiverOptions {
    * unavailable) and `session_resume_receiver_handler_runs_total{result}` (ok, failed).
    * prom-client is an optional peer dependency: install it to use this.
    */
-  metrics?: Registry;
+  metrics?: MetricsRegistry;
 }
 
 /** A webhook receiver: the core, its Node/express handler, dead-letter tools and close. */

@@ -51,7 +51,7 @@ void resumed.result;
 const message = resumed.kind === 'resumed' ? resumed.result.message : '';
 const spec = readFileSync(fileURLToPath(import.meta.resolve('session-resume-api/spec')), 'utf8');
 const handled: string[] = [];
-const receiver = createWebhookReceiver({ store: createMemoryEventStore(), onEvent: (event) => void handled.push(event.event) });
+const receiver = createWebhookReceiver({ store: createMemoryEventStore(), onEvent: (event) => void handled.push(event.event ?? '') });
 const body = JSON.stringify({ event: 'session.resumed', session: { id: 's1' }, timestamp: '2026-01-01T00:00:00Z' });
 const answers = [(await receiver.receive(body)).status, (await receiver.receive(body)).status];
 await new Promise((resolve) => setTimeout(resolve, 50));

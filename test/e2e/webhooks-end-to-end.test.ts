@@ -79,6 +79,8 @@ beforeAll(async () => {
     WEBHOOK_URL: hookUrl,
     WEBHOOK_ALLOW_PRIVATE: '1',
     WEBHOOK_CA_FILE: caFile,
+    // Short retries: the default schedule waits 5 s, then 5 min, before the second and third attempts.
+    WEBHOOK_RETRY_SCHEDULE: '0,200ms,200ms,200ms',
   });
 }, 60_000);
 
@@ -159,7 +161,7 @@ describe('CLI webhook commands against the receiver', () => {
     expect(eventsFor('cli_wrong')).toHaveLength(0);
   });
 
-  it('an http:// URL is refused with exit 1 without --insecure-localhost (source spec §6 rule 1)', async () => {
+  it('an http:// URL is refused with exit 1 without --insecure-localhost (HTTPS only)', async () => {
     // With --insecure-localhost, plain http:// is allowed for loopback only (test/e2e/cli-webhook-local.test.ts).
     const run = await cli(['webhook', 'send', hookUrl.replace('https://', 'http://'), '--event', 'e', '--session', 'cli_http']);
     expect(run.code).toBe(1);

@@ -113,8 +113,8 @@ it('on Redis: a receiver that is down turns the event into a dead letter; `webho
   let dead: { id: string; payload: SessionEvent }[] = [];
   await waitFor(
     async () => {
-      const listed = await operator(['webhooks', 'dead'], serverEnv);
-      dead = listed.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { id: string; payload: SessionEvent });
+      const listed = await operator(['webhooks', 'dead', '--json'], serverEnv);
+      dead = listed.code === 0 ? (JSON.parse(listed.stdout) as { id: string; payload: SessionEvent }[]) : [];
       return dead.some((d) => d.payload.session.id === 'll_dead');
     },
     { timeoutMs: 20_000, intervalMs: 500, what: 'the dead letter' },
