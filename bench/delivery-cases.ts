@@ -191,6 +191,19 @@ function latency(fresh: number[]): string {
   return `fresh events while it drains (${sorted.length}): p50 ${Math.round(p50)} ms, max ${Math.round(sorted.at(-1) ?? NaN)} ms to the receiver`;
 }
 
+/**
+ * One steady row on its own (bench/profile-delivery.ts): `count` instances, their CPU profiles
+ * in `options.profileDir` when given.
+ */
+export async function runSteadyRow(options: DeliveryBenchOptions, count: number): Promise<DeliveryRow> {
+  const receiver = start('delivery-receiver.ts', []);
+  try {
+    return await steadyRow({ options, origin: `https://127.0.0.1:${await receiver.nextLine()}`, queues: 0 }, count);
+  } finally {
+    await stop(receiver.proc);
+  }
+}
+
 /** Runs the whole group; rows in the order of the table. */
 export async function runDeliveryCases(options: DeliveryBenchOptions): Promise<DeliveryRow[]> {
   const receiver = start('delivery-receiver.ts', []);

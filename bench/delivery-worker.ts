@@ -26,6 +26,8 @@ const outbox = createRedisOutbox({
   relay: false,
   schedule: [Number(firstDelayMs), 5000, 60_000],
   logger: pino({ enabled: false }),
+  // BENCH_DELIVERY_CONCURRENCY: another WEBHOOK_CONCURRENCY than the default, to compare.
+  ...(process.env.BENCH_DELIVERY_CONCURRENCY ? { concurrency: Number(process.env.BENCH_DELIVERY_CONCURRENCY) } : {}),
 });
 await outbox.stats();
 process.on('SIGTERM', () => {

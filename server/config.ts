@@ -36,7 +36,7 @@ export interface ServerConfig {
    * `secret`: `WEBHOOK_SECRET` (whsec_ + base64) signs deliveries; `schedule`: `WEBHOOK_RETRY_SCHEDULE`
    * (delay before each attempt in ms; default the Standard Webhooks example, in both modes); `worker`:
    * `WEBHOOK_WORKER` (default 1: this instance delivers; 0: only `… worker` processes do);
-   * `concurrency`: `WEBHOOK_CONCURRENCY`, attempts in flight at once per instance (default 16).
+   * `concurrency`: `WEBHOOK_CONCURRENCY`, attempts in flight at once per instance (default 50).
    */
   webhook?: { url: string; allowPrivate: boolean; caFile?: string; secret?: string; schedule: number[]; worker: boolean; concurrency: number };
   /** Per-key rate limit (`RATE_LIMIT` requests per `RATE_LIMIT_WINDOW_MS`, default 60 000 ms); undefined: off. */
