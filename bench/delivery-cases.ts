@@ -90,14 +90,21 @@ function receiverStats(origin: string, reset = false): Promise<ReceiverStats> {
   });
 }
 
-/** Waits until the receiver got `target` events (or the row limit): events per second since `since`. */
-async function rateUntil(origin: string, target: number, since: number): Promise<{ rate: number; done: boolean; stats: ReceiverStats }> {
+/**
+ * Waits until the receiver got `target` events (or the row limit): events per second since
+ * `since`, or with no `since`, since the first event arrived (a drain's rate, without the
+ * instance's start).
+ */
+async function rateUntil(origin: string, target: number, since?: number): Promise<{ rate: number; done: boolean; stats: ReceiverStats }> {
+  let from = since;
+  let first = 0;
   for (;;) {
     const stats = await receiverStats(origin);
-    const elapsed = performance.now() - since;
+    if (from === undefined && stats.received > 0) [from, first] = [performance.now(), stats.received];
+    const elapsed = from === undefined ? 0 : performance.now() - from;
     const done = stats.received >= target;
-    if (done || elapsed > ROW_LIMIT_MS) return { rate: stats.received / (Math.max(elapsed, 1) / 1000), done, stats };
-    await sleep(100);
+    if (done || elapsed > ROW_LIMIT_MS) return { rate: (stats.received - first) / (Math.max(elapsed, 1) / 1000), done, stats };
+    await sleep(from === undefined ? 10 : 100);
   }
 }
 
@@ -126,14 +133,15 @@ async function enqueueAll(workers: Child[], events: number, prefix: string): Pro
   for (const w of workers) await w.nextLine();
 }
 
-/** Plain fetch, 50 in flight: the baseline. */
-async function baselineRow(run: Run): Promise<DeliveryRow> {
+/** Plain fetch (the baseline) or node:https with kept connections, 50 in flight. */
+async function plainRow(run: Run, client: 'fetch' | 'https'): Promise<DeliveryRow> {
   const dir = mkdtempSync(join(tmpdir(), 'sra-delivery-bench-'));
   writeFileSync(join(dir, 'ca.pem'), certificate.cert);
-  const child = start('delivery-fetch.ts', [`${run.origin}/h`, String(run.options.events), '50'], { NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') });
+  const child = start('delivery-fetch.ts', [`${run.origin}/h`, String(run.options.events), '50', client], { NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') });
   const rate = Number(await child.nextLine());
   await stop(child.proc);
-  return { name: 'plain fetch, 50 in flight (baseline: the faster of the first and last row)', rate };
+  const name = client === 'fetch' ? 'plain fetch, 50 in flight (baseline: the faster of the first and last row)' : 'plain node:https, kept connections, 50 in flight';
+  return { name, rate };
 }
 
 /** `count` instances enqueue (as resumes arrive) and deliver the row's events between them. */
@@ -171,11 +179,10 @@ async function backlogRow(run: Run, size: number): Promise<DeliveryRow & { fresh
   while ((await producer.stats()).pending < size) await sleep(50);
   await receiverStats(run.origin, true);
   const workers = await instances(run, 1, 0, keyPrefix);
-  const since = performance.now();
   let freshSent = 0;
   // A fresh event every 250 ms from another instance (this process), as resumes keep coming.
   const timer = setInterval(() => void enqueueEvents(producer, 1, `fresh_${freshSent++}`), 250);
-  const { rate, done, stats } = await rateUntil(run.origin, size + freshSent, since);
+  const { rate, done, stats } = await rateUntil(run.origin, size);
   clearInterval(timer);
   await Promise.all(workers.map((w) => stop(w.proc)));
   await producer.close();
@@ -209,18 +216,20 @@ export async function runDeliveryCases(options: DeliveryBenchOptions): Promise<D
   const receiver = start('delivery-receiver.ts', []);
   const run: Run = { options, origin: `https://127.0.0.1:${await receiver.nextLine()}`, queues: 0 };
   try {
-    const first = await baselineRow(run);
+    const first = await plainRow(run, 'fetch');
+    const https = await plainRow(run, 'https');
     const steady = await steadyRow(run, 1);
     const burst = await burstRow(run);
     const two = await steadyRow(run, 2);
     const small = await backlogRow(run, Math.max(1000, Math.round(options.backlog / 10)));
     const large = await backlogRow(run, options.backlog);
     // Measured at the start and at the end, the faster kept: a busy moment on a shared box does not flatter the rows.
-    const last = await baselineRow(run);
+    const last = await plainRow(run, 'fetch');
     const base = last.rate > first.rate ? last : first;
     const withNote = (row: DeliveryRow, note: string): DeliveryRow => ({ name: row.name, rate: row.rate, note: [note, row.note].filter(Boolean).join('; ') });
     return [
       base,
+      https,
       steady,
       burst,
       withNote(two, `${(two.rate / steady.rate).toFixed(2)}× one instance`),
