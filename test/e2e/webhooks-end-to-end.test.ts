@@ -78,6 +78,8 @@ beforeAll(async () => {
     WEBHOOK_URL: hookUrl,
     WEBHOOK_ALLOW_PRIVATE: '1',
     WEBHOOK_CA_FILE: caFile,
+    // Short delays: the retry test fails twice, and the default schedule waits 5 min before the third attempt.
+    WEBHOOK_RETRY_SCHEDULE: '0,100ms,100ms',
   });
 }, 60_000);
 
