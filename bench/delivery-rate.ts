@@ -2,7 +2,7 @@
  * Delivery throughput against an HTTPS receiver in its own process on loopback: a baseline of
  * plain node:https POSTs (keep-alive, 50 in flight), then the delivery engine on the
  * in-process queue and on BullMQ (a private redis-server), at the default WEBHOOK_CONCURRENCY
- * and at 50, with and without kept connections. Events per second and the ratio to the
+ * and at 16, with and without kept connections. Events per second and the ratio to the
  * baseline of the same run; absolute numbers move with the machine's load.
  *
  *   npx tsx bench/delivery-rate.ts [--events 3000]
@@ -78,7 +78,7 @@ try {
   const url = `${receiver.origin}/h`;
   const common = { url, ca: certificate.cert, allowPrivate: true, logger };
   const rows: [string, number][] = [['plain node:https, keep-alive, 50 in flight', await baseline(receiver.origin)]];
-  for (const concurrency of [DEFAULT_CONCURRENCY, 50]) {
+  for (const concurrency of [16, DEFAULT_CONCURRENCY]) {
     for (const keepAlive of [true, false]) {
       const label = `concurrency ${concurrency}, ${keepAlive ? 'kept connections' : 'a connection per attempt'}`;
       rows.push([`memory: ${label}`, await engineRate(createWebhookSender({ ...common, concurrency, keepAlive, maxPending: N }))]);

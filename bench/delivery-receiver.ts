@@ -1,14 +1,33 @@
 /**
- * The receiver of bench/delivery-rate.ts, in its own process: HTTPS on 127.0.0.1 with the
- * certificate in DELIVERY_BENCH_CERT / DELIVERY_BENCH_KEY, answering 200 to every POST and
- * printing its port once listening.
+ * The receiver of the delivery benches (bench/delivery-rate.ts, bench/delivery-cases.ts), in its
+ * own process: HTTPS on 127.0.0.1 with the certificate in DELIVERY_BENCH_CERT /
+ * DELIVERY_BENCH_KEY, answering 200 to every POST and printing its port once listening.
+ * `GET /stats` answers how many events arrived and, for events whose session id starts with
+ * `fresh_`, how long after their timestamp they arrived (ms); `GET /stats?reset=1` also clears.
  */
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
+let received = 0;
+let fresh: number[] = [];
+
 const server = createServer({ cert: process.env.DELIVERY_BENCH_CERT, key: process.env.DELIVERY_BENCH_KEY }, (req, res) => {
-  req.resume();
-  req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}'));
+  if (req.method === 'GET') {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ received, fresh }));
+    if (req.url?.includes('reset=1')) [received, fresh] = [0, []];
+    return;
+  }
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    received++;
+    const text = Buffer.concat(chunks).toString();
+    if (text.includes('"fresh_')) {
+      const { timestamp } = JSON.parse(text) as { timestamp: string };
+      fresh.push(Date.now() - Date.parse(timestamp));
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+  });
 });
 server.listen(0, '127.0.0.1', () => process.stdout.write(`${(server.address() as AddressInfo).port}\n`));
 process.on('SIGTERM', () => process.exit(0));

@@ -13,11 +13,13 @@ import { runClientCases } from './client-cases.js';
 import { measureStartups, renderStartups } from './cold-start.js';
 import { renderClusterSection, runClusterCases } from './cluster-cases.js';
 import { renderReport, type ExtraResults } from './report.js';
+import { runDeliveryCases } from './delivery-cases.js';
 
-const GROUPS = ['resume', 'growth', 'webhook', 'sandbox', 'client', 'start', 'cluster'] as const;
+const GROUPS = ['resume', 'growth', 'webhook', 'sandbox', 'client', 'start', 'cluster', 'delivery'] as const;
 
 interface RunSettings extends Omit<BenchOptions, 'redisUrl'> {
   growthMax: number;
+  delivery: { events: number; backlog: number; profileDir?: string };
   only: ReadonlySet<string>;
 }
 
@@ -25,7 +27,10 @@ interface RunSettings extends Omit<BenchOptions, 'redisUrl'> {
  * Reads the bench settings: BENCH_DURATION_S (default 1, 1–30), BENCH_ROUNDS (loads per case,
  * the best kept; default 5, 1–10), BENCH_CONNECTIONS (default 10,
  * 1–200), BENCH_GROWTH_MAX (largest Redis size of the growth group, default 1 000 000) and
- * BENCH_ONLY (comma-separated groups among resume, growth, webhook, sandbox, client, start, cluster; default all).
+ * BENCH_ONLY (comma-separated groups among resume, growth, webhook, sandbox, client, start, cluster, delivery; default all),
+ * BENCH_DELIVERY_EVENTS (events per delivery row, default 3000, 500–100 000), BENCH_DELIVERY_BACKLOG (the delivery
+ * group's large backlog, default 100 000, 1000–1 000 000) and BENCH_DELIVERY_PROFILE (a directory: CPU profiles of the
+ * delivering instances land there).
  */
 function loadBenchOptions(env: NodeJS.ProcessEnv): RunSettings {
   const int = (name: string, fallback: number, min: number, max: number) => {
@@ -44,6 +49,11 @@ function loadBenchOptions(env: NodeJS.ProcessEnv): RunSettings {
     connections: int('BENCH_CONNECTIONS', 10, 1, 200),
     growthMax: int('BENCH_GROWTH_MAX', 1_000_000, 10_000, 1_000_000),
     only: new Set(only.length ? only : GROUPS),
+    delivery: {
+      events: int('BENCH_DELIVERY_EVENTS', 3000, 500, 100_000),
+      backlog: int('BENCH_DELIVERY_BACKLOG', 100_000, 1000, 1_000_000),
+      ...(env.BENCH_DELIVERY_PROFILE ? { profileDir: env.BENCH_DELIVERY_PROFILE } : {}),
+    },
   };
 }
 
@@ -57,6 +67,7 @@ try {
   const extra: ExtraResults = {
     ...(settings.only.has('client') ? { client: await runClientCases(settings.durationS, settings.rounds) } : {}),
     // The Redis Cluster group (bench/cluster-cases.ts) goes before the findings.
+    ...(settings.only.has('delivery') ? { delivery: { rows: await runDeliveryCases({ redisUrl: redis.url, ...settings.delivery }), events: settings.delivery.events } } : {}),
     appendix: `${settings.only.has('cluster') ? `${renderClusterSection(await runClusterCases({ ...options, seedSessions: settings.growthMax }))}\n` : ''}${readFileSync(fileURLToPath(new URL('findings.md', import.meta.url)), 'utf8')}`,
   };
   const cpu = cpus();

@@ -1,6 +1,7 @@
 /** Renders bench results as the Markdown of BENCHMARKS.md: ratios against each group's baseline. */
 import type { BenchOptions, CaseResult } from './cases.js';
 import type { ClientResult } from './client-cases.js';
+import type { DeliveryRow } from './delivery-cases.js';
 
 /** Run metadata printed above the tables. */
 export interface RunInfo {
@@ -14,6 +15,8 @@ export interface RunInfo {
 /** The rows measured outside autocannon, and free text appended at the end. */
 export interface ExtraResults {
   client?: ClientResult[];
+  /** The delivery group (bench/delivery-cases.ts): rows against its first, and the events per row. */
+  delivery?: { rows: DeliveryRow[]; events: number };
   /** Markdown appended as is (the profile findings, bench/findings.md). */
   appendix?: string;
 }
@@ -64,6 +67,29 @@ function loadGroup(group: string, rows: CaseResult[]): string[] {
   }
   lines.push('');
   return lines;
+}
+
+/** The delivery section of BENCHMARKS.md. */
+function deliverySection({ rows, events }: NonNullable<ExtraResults['delivery']>): string[] {
+  const base = rows[0]?.rate ?? NaN;
+  const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+  return [
+    '## delivery',
+    '',
+    `Webhook deliveries to one HTTPS receiver on loopback (its own process), ${events.toLocaleString('en-US')} events in each of the`,
+    'baseline, steady, burst and two-instance rows. An instance is a Redis-mode outbox in its own process at the default',
+    '`WEBHOOK_CONCURRENCY` that takes the events as resumes hand them over (`enqueue`) and delivers them; two instances share the',
+    'events. The burst\'s events are queued first and come due at the same moment, as retries do after an outage. A backlog is',
+    'queued with no instance running (the receiver unreachable), then one instance drains it while another process enqueues a',
+    'fresh event every 250 ms; their latency is from the event\'s timestamp to its arrival at the receiver. The baseline is plain',
+    '`fetch` (Node\'s own, kept connections) with 50 POSTs in flight to the same receiver; ratios are events/s against it.',
+    'A drain\'s rate counts from the first event the receiver gets (the instance\'s start-up left out).',
+    '',
+    '| case | events/s | × baseline | |',
+    '|---|---:|---:|---|',
+    ...rows.map((r, i) => `| ${r.name} | ${fmt(r.rate)} | ${i === 0 ? 'baseline' : `${(r.rate / base).toFixed(2)}×`} | ${r.note ?? ''} |`),
+    '',
+  ];
 }
 
 function clientGroups(rows: ClientResult[]): string[] {
@@ -119,6 +145,7 @@ export function renderReport(results: CaseResult[], options: Omit<BenchOptions, 
     );
   }
   lines.push(...clientGroups(extra.client ?? []));
+  if (extra.delivery) lines.push(...deliverySection(extra.delivery));
   lines.push(
     'Non-2xx in the resume and growth groups are the expected 409 not_paused answers (the steady state: auth, request validation,',
     'the store call and, when on, response validation all run). Read the ratios as the cost of enforcing the contract at runtime',

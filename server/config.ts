@@ -37,7 +37,7 @@ export interface ServerConfig {
    * `secret`: `WEBHOOK_SECRET` (whsec_ + base64) signs deliveries; `schedule`: `WEBHOOK_RETRY_SCHEDULE`
    * (delay before each attempt in ms; default the Standard Webhooks example, in both modes); `worker`:
    * `WEBHOOK_WORKER` (default 1: this instance delivers; 0: only `… worker` processes do);
-   * `concurrency`: `WEBHOOK_CONCURRENCY`, attempts in flight at once per instance (default 16);
+   * `concurrency`: `WEBHOOK_CONCURRENCY`, attempts in flight at once per instance (default 50);
    * `insecureLocalhost`: true when the URL is plain `http://` on a loopback host, which only
    * `WEBHOOK_INSECURE_LOCALHOST=1` (default 0) or sandbox mode allow.
    */

@@ -74,8 +74,13 @@ export const KEEP_DELIVERED = Object.freeze({ count: 1000, ageSeconds: 3600 });
 /** How many dead letters are kept; past it the oldest goes (x-decisions: webhook-outbox). */
 export const KEEP_DEAD = 10_000;
 
-/** Attempts in flight at once per instance, when not set (`WEBHOOK_CONCURRENCY`). */
-export const DEFAULT_CONCURRENCY = 16;
+/**
+ * Attempts in flight at once per instance, when not set (`WEBHOOK_CONCURRENCY`): as many as
+ * the plain client the delivery bench compares with (50 POSTs in flight), since a receiver
+ * that takes L seconds to answer gets at most concurrency ÷ L events per second from one
+ * instance. Each attempt in flight holds one kept connection (the pool keeps up to 64 idle).
+ */
+export const DEFAULT_CONCURRENCY = 50;
 
 /** The response text kept per attempt, in bytes. */
 export const RESPONSE_KEEP_BYTES = 1024;

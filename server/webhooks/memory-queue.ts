@@ -20,7 +20,7 @@ import { OptionsError } from '../../spec/options-error.js';
 export interface MemoryQueueOptions {
   /** The target's origin, recorded with each event. */
   target: string;
-  /** Attempts in flight at once, across all events (default 16). */
+  /** Attempts in flight at once, across all events (default 50). */
   concurrency?: number;
   /** Events waiting or under way at most (default 10 000); past it `add` refuses. */
   maxPending?: number;

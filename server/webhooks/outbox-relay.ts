@@ -16,8 +16,8 @@ import type { OutboxEvent } from '../sessions/session-store.js';
 export interface RelayDeps {
   client: Redis | Cluster;
   keys: RedisKeys;
-  /** Hands one event to the queue and settles its intent and event key. */
-  publish: (event: OutboxEvent) => Promise<unknown>;
+  /** Hands events to the queue (one round trip) and settles their intents and event keys. */
+  publish: (events: OutboxEvent[]) => Promise<unknown>;
   logger: Logger;
   /** Age of an intent before the relay acts on it, in ms. */
   minAgeMs: number;
@@ -53,7 +53,7 @@ async function relayBatch({ client, keys, publish, logger, minAgeMs }: RelayDeps
   const stored = await Promise.all(intents.map((intent) => client.get(keys.event(intent.sessionId, intent.eventId))));
   const dropped: string[] = [];
   const later: (string | number)[] = [];
-  let added = 0;
+  const found: OutboxEvent[] = [];
   for (const [index, intent] of intents.entries()) {
     const value = stored[index] ?? null;
     // '-': a marker an earlier version wrote for a script that flipped nothing.
@@ -62,10 +62,7 @@ async function relayBatch({ client, keys, publish, logger, minAgeMs }: RelayDeps
       continue;
     }
     if (value !== null) {
-      const event = JSON.parse(value) as OutboxEvent;
-      await publish(event);
-      logger.info({ webhookId: event.id }, 'relay handed an event to the delivery queue');
-      added++;
+      found.push(JSON.parse(value) as OutboxEvent);
       continue;
     }
     // No event: the script has not run (yet). Look again later, or give up.
@@ -73,10 +70,12 @@ async function relayBatch({ client, keys, publish, logger, minAgeMs }: RelayDeps
     if (age >= INTENT_GIVE_UP_MS) dropped.push(intent.member);
     else later.push(now + Math.min(Math.max(age, RECHECK_MS.min), RECHECK_MS.max), intent.member);
   }
+  await publish(found);
+  for (const event of found) logger.info({ webhookId: event.id }, 'relay handed an event to the delivery queue');
   if (dropped.length > 0) await client.zrem(keys.intents, ...dropped);
   // XX: an intent settled meanwhile (its enqueue removed it) is not written back.
   if (later.length > 0) await client.zadd(keys.intents, 'XX', ...later);
-  return { read: intents.length, added };
+  return { read: intents.length, added: found.length };
 }
 
 /** Runs `pass` every `intervalMs` (unref'd, never overlapping); returns the stop function. */

@@ -32,7 +32,7 @@ export interface RedisOutboxOptions extends Omit<DeliveryTarget, 'url'> {
   worker?: boolean;
   /** Run the relay in this instance (default true). */
   relay?: boolean;
-  /** Attempts in flight at once in this instance (default 16). */
+  /** Attempts in flight at once in this instance (default 50). */
   concurrency?: number;
   /** How often the relay looks for events no job took, in ms (default 1000). */
   relayIntervalMs?: number;
@@ -83,11 +83,18 @@ export function createRedisOutbox(options: RedisOutboxOptions): RedisOutbox {
   });
   const { client } = options;
   // Queued: the job holds the event now; its intent and event key go (sent together, one key each).
-  const settle = (event: OutboxEvent) =>
-    Promise.all([client.zrem(keys.intents, intentMember(event.payload.session.id, event.id)), client.del(keys.event(event.payload.session.id, event.id))]);
+  const settle = (events: readonly OutboxEvent[]) =>
+    Promise.all(
+      events.flatMap((event) => [client.zrem(keys.intents, intentMember(event.payload.session.id, event.id)), client.del(keys.event(event.payload.session.id, event.id))]),
+    );
   const publish = async (event: OutboxEvent) => {
     await queue.add(event, schedule[0] ?? 0);
-    await settle(event);
+    await settle([event]);
+  };
+  // The relay hands over a whole batch in one BullMQ addBulk.
+  const publishMany = async (events: OutboxEvent[]) => {
+    await queue.addMany(events, schedule[0] ?? 0);
+    await settle(events);
   };
   const engine = createDeliveryEngine({
     queue: { ...queue, add: publish },
@@ -96,7 +103,7 @@ export function createRedisOutbox(options: RedisOutboxOptions): RedisOutbox {
     ...(worker && options.url ? { target: { ...options, url: options.url } } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
   });
-  const relayOnce = () => relayPass({ client, keys, publish, logger, minAgeMs: options.relayMinAgeMs ?? 2000 });
+  const relayOnce = () => relayPass({ client, keys, publish: publishMany, logger, minAgeMs: options.relayMinAgeMs ?? 2000 });
   const stopRelay = options.relay === false ? undefined : startTimer(relayOnce, options.relayIntervalMs ?? 1000, logger);
   return {
     ...engine,

@@ -184,4 +184,24 @@ describe('Redis outbox', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('webhooks dead');
   }, 60_000);
+  it('a fresh event goes before a backlog of waiting events: the worker takes it next', async () => {
+    const keyPrefix = `outbox-test:${randomUUID()}:`;
+    prefixes.push(keyPrefix);
+    const common = { client, connection, keyPrefix, relay: false, logger: pino({ enabled: false }) };
+    // Queued while no instance delivers (the receiver was unreachable): a backlog of first attempts.
+    const producer = createRedisOutbox({ ...common, worker: false });
+    outboxes.push(producer);
+    const run = randomUUID().slice(0, 8);
+    const event = (name: string) => ({ id: `msg_${randomUUID()}`, payload: { event: 'session.resumed' as const, session: { id: `${name}_${run}` }, timestamp: new Date().toISOString() } });
+    for (let i = 0; i < 30; i++) producer.enqueue(event(`backlog${i}`));
+    await waitFor(async () => (await producer.stats()).pending === 30, { what: 'the backlog queued' });
+    producer.enqueue(event('fresh'));
+    await waitFor(async () => (await producer.stats()).pending === 31, { what: 'the fresh event queued' });
+    // One attempt at a time, so the order the receiver sees is the order the queue hands out.
+    const worker = createRedisOutbox({ ...common, url: `${receiver.origin}/hook`, allowPrivate: true, ca: receiver.certificate.cert, concurrency: 1 });
+    outboxes.push(worker);
+    await waitFor(() => receiver.requests.filter((r) => r.body.includes(run)).length === 31, { what: 'all delivered' });
+    const order = receiver.requests.filter((r) => r.body.includes(run)).map((r) => (JSON.parse(r.body) as { session: { id: string } }).session.id);
+    expect(order[0]).toBe(`fresh_${run}`);
+  });
 });

@@ -1,0 +1,243 @@
+/**
+ * The delivery group of `npm run bench`: webhook deliveries of Redis-mode instances (the Redis
+ * outbox, bench/delivery-worker.ts, each in its own process, enqueueing as resumes do and
+ * delivering) to one HTTPS receiver on loopback (its own process, bench/delivery-receiver.ts),
+ * against plain `fetch` with 50 in flight to the same receiver in the same run
+ * (bench/delivery-fetch.ts). Delivered counts and fresh events' latency come from the receiver.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { get } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { getTestCertificate } from '../test/helpers/tls.js';
+import { createRedisOutbox } from '../server/webhooks/redis-outbox.js';
+import { enqueueEvents } from './delivery-enqueue.js';
+
+/** Settings of the delivery group. */
+export interface DeliveryBenchOptions {
+  redisUrl: string;
+  /** Events of the baseline, steady, burst and two-instance rows. */
+  events: number;
+  /** Pending events of the large backlog; the growth row compares it with a tenth of it. */
+  backlog: number;
+  /** Directory for the instances' CPU profiles; none when absent. */
+  profileDir?: string;
+}
+
+/** One row: events per second (the table's ratio is against the first row). */
+export interface DeliveryRow {
+  name: string;
+  rate: number;
+  /** What else the row says (latency, ratio to another row). */
+  note?: string;
+}
+
+const certificate = getTestCertificate();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Longest wait for one row, in ms: past it the row reports the rate so far and says so. */
+const ROW_LIMIT_MS = 240_000;
+/** Delay before the burst row's events come due, in ms: long enough to enqueue them all first. */
+const BURST_DUE_MS = 5000;
+
+/** A bench child process with its output read line by line. */
+interface Child {
+  proc: ChildProcess;
+  nextLine: () => Promise<string>;
+}
+
+function start(file: string, args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): Child {
+  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(new URL(file, import.meta.url)), ...args], {
+    env: { ...process.env, ...env, DELIVERY_BENCH_CERT: certificate.cert, DELIVERY_BENCH_KEY: certificate.key },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: proc.stdout! })[Symbol.asyncIterator]();
+  return {
+    proc,
+    nextLine: async () => {
+      const next = await lines.next();
+      if (next.done) throw new Error(`${file} ended without answering`);
+      return String(next.value);
+    },
+  };
+}
+
+async function stop(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null) return;
+  const exited = once(proc, 'exit');
+  proc.kill('SIGTERM');
+  await exited;
+}
+
+/** The receiver's counters: events received, and each fresh event's ms from its timestamp. */
+interface ReceiverStats {
+  received: number;
+  fresh: number[];
+}
+
+function receiverStats(origin: string, reset = false): Promise<ReceiverStats> {
+  return new Promise((resolve, reject) => {
+    get(`${origin}/stats${reset ? '?reset=1' : ''}`, { ca: certificate.cert }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString()) as ReceiverStats));
+    }).on('error', reject);
+  });
+}
+
+/**
+ * Waits until the receiver got `target` events (or the row limit): events per second since
+ * `since`, or with no `since`, since the first event arrived (a drain's rate, without the
+ * instance's start).
+ */
+async function rateUntil(origin: string, target: number, since?: number): Promise<{ rate: number; done: boolean; stats: ReceiverStats }> {
+  let from = since;
+  let first = 0;
+  for (;;) {
+    const stats = await receiverStats(origin);
+    if (from === undefined && stats.received > 0) [from, first] = [performance.now(), stats.received];
+    const elapsed = from === undefined ? 0 : performance.now() - from;
+    const done = stats.received >= target;
+    if (done || elapsed > ROW_LIMIT_MS) return { rate: (stats.received - first) / (Math.max(elapsed, 1) / 1000), done, stats };
+    await sleep(from === undefined ? 10 : 100);
+  }
+}
+
+/** A run's shared parts: the receiver's origin, Redis, and a fresh queue per row. */
+interface Run {
+  options: DeliveryBenchOptions;
+  origin: string;
+  queues: number;
+}
+
+/** Starts `count` instances on a fresh queue, each its own process. */
+async function instances(run: Run, count: number, firstDelayMs = 0, keyPrefix = `bench-delivery-${run.queues++}:`): Promise<Child[]> {
+  const { profileDir } = run.options;
+  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const started = Array.from({ length: count }, () =>
+    start('delivery-worker.ts', [run.options.redisUrl, keyPrefix, `${run.origin}/h`, String(firstDelayMs)], {}, nodeArgs),
+  );
+  for (const one of started) if ((await one.nextLine()) !== 'ready') throw new Error('a delivery instance did not start');
+  return started;
+}
+
+/** Has every instance enqueue its share of `events`; resolves once all are queued. */
+async function enqueueAll(workers: Child[], events: number, prefix: string): Promise<void> {
+  const share = Math.ceil(events / workers.length);
+  workers.forEach((w, i) => w.proc.stdin!.write(`${Math.min(share, events - i * share)} ${prefix}${i}\n`));
+  for (const w of workers) await w.nextLine();
+}
+
+/** Plain fetch (the baseline) or node:https with kept connections, 50 in flight. */
+async function plainRow(run: Run, client: 'fetch' | 'https'): Promise<DeliveryRow> {
+  const dir = mkdtempSync(join(tmpdir(), 'sra-delivery-bench-'));
+  writeFileSync(join(dir, 'ca.pem'), certificate.cert);
+  const child = start('delivery-fetch.ts', [`${run.origin}/h`, String(run.options.events), '50', client], { NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') });
+  const rate = Number(await child.nextLine());
+  await stop(child.proc);
+  const name = client === 'fetch' ? 'plain fetch, 50 in flight (baseline: the faster of the first and last row)' : 'plain node:https, kept connections, 50 in flight';
+  return { name, rate };
+}
+
+/** `count` instances enqueue (as resumes arrive) and deliver the row's events between them. */
+async function steadyRow(run: Run, count: number): Promise<DeliveryRow> {
+  const workers = await instances(run, count);
+  await receiverStats(run.origin, true);
+  const since = performance.now();
+  await enqueueAll(workers, run.options.events, 'steady');
+  const { rate, done } = await rateUntil(run.origin, run.options.events, since);
+  await Promise.all(workers.map((w) => stop(w.proc)));
+  const name = count === 1 ? 'steady: one instance takes the events as resumes arrive and delivers them' : `${count} instances, the same events shared`;
+  return { name, rate, ...(done ? {} : { note: 'not all delivered within the row limit' }) };
+}
+
+/** The row's events, queued before they come due, all come due at once (as retries do) before one instance. */
+async function burstRow(run: Run): Promise<DeliveryRow> {
+  const workers = await instances(run, 1, BURST_DUE_MS);
+  await receiverStats(run.origin, true);
+  const enqueued = performance.now();
+  await enqueueAll(workers, run.options.events, 'burst');
+  const due = Math.max(enqueued + BURST_DUE_MS, performance.now());
+  await sleep(due - performance.now());
+  const { rate, done } = await rateUntil(run.origin, run.options.events, due);
+  await Promise.all(workers.map((w) => stop(w.proc)));
+  return { name: 'burst: all come due at once, one instance', rate, ...(done ? {} : { note: 'not all delivered within the row limit' }) };
+}
+
+/** `size` events pending with no instance running (receiver unreachable), then one instance drains them while fresh events keep coming. */
+async function backlogRow(run: Run, size: number): Promise<DeliveryRow & { fresh: number[] }> {
+  const keyPrefix = `bench-delivery-${run.queues++}:`;
+  const client = new Redis(run.options.redisUrl, { maxRetriesPerRequest: 1 });
+  const connection = new Redis(run.options.redisUrl, { maxRetriesPerRequest: null });
+  const producer = createRedisOutbox({ client, connection, keyPrefix, worker: false, relay: false, logger: pino({ enabled: false }) });
+  await enqueueEvents(producer, size, 'backlog');
+  while ((await producer.stats()).pending < size) await sleep(50);
+  await receiverStats(run.origin, true);
+  const workers = await instances(run, 1, 0, keyPrefix);
+  let freshSent = 0;
+  // A fresh event every 250 ms from another instance (this process), as resumes keep coming.
+  const timer = setInterval(() => void enqueueEvents(producer, 1, `fresh_${freshSent++}`), 250);
+  const { rate, done, stats } = await rateUntil(run.origin, size);
+  clearInterval(timer);
+  await Promise.all(workers.map((w) => stop(w.proc)));
+  await producer.close();
+  await Promise.allSettled([client.quit(), connection.quit()]);
+  const name = `backlog of ${size.toLocaleString('en-US')} drains, one instance`;
+  return { name, rate, fresh: stats.fresh, ...(done ? {} : { note: 'not drained within the row limit' }) };
+}
+
+function latency(fresh: number[]): string {
+  if (fresh.length === 0) return 'no fresh event arrived';
+  const sorted = [...fresh].sort((a, b) => a - b);
+  const p50 = sorted[Math.floor(sorted.length / 2)] ?? NaN;
+  return `fresh events while it drains (${sorted.length}): p50 ${Math.round(p50)} ms, max ${Math.round(sorted.at(-1) ?? NaN)} ms to the receiver`;
+}
+
+/**
+ * One steady row on its own (bench/profile-delivery.ts): `count` instances, their CPU profiles
+ * in `options.profileDir` when given.
+ */
+export async function runSteadyRow(options: DeliveryBenchOptions, count: number): Promise<DeliveryRow> {
+  const receiver = start('delivery-receiver.ts', []);
+  try {
+    return await steadyRow({ options, origin: `https://127.0.0.1:${await receiver.nextLine()}`, queues: 0 }, count);
+  } finally {
+    await stop(receiver.proc);
+  }
+}
+
+/** Runs the whole group; rows in the order of the table. */
+export async function runDeliveryCases(options: DeliveryBenchOptions): Promise<DeliveryRow[]> {
+  const receiver = start('delivery-receiver.ts', []);
+  const run: Run = { options, origin: `https://127.0.0.1:${await receiver.nextLine()}`, queues: 0 };
+  try {
+    const first = await plainRow(run, 'fetch');
+    const https = await plainRow(run, 'https');
+    const steady = await steadyRow(run, 1);
+    const burst = await burstRow(run);
+    const two = await steadyRow(run, 2);
+    const small = await backlogRow(run, Math.max(1000, Math.round(options.backlog / 10)));
+    const large = await backlogRow(run, options.backlog);
+    // Measured at the start and at the end, the faster kept: a busy moment on a shared box does not flatter the rows.
+    const last = await plainRow(run, 'fetch');
+    const base = last.rate > first.rate ? last : first;
+    const withNote = (row: DeliveryRow, note: string): DeliveryRow => ({ name: row.name, rate: row.rate, note: [note, row.note].filter(Boolean).join('; ') });
+    return [
+      base,
+      https,
+      steady,
+      burst,
+      withNote(two, `${(two.rate / steady.rate).toFixed(2)}× one instance`),
+      withNote(small, latency(small.fresh)),
+      withNote(large, latency(large.fresh)),
+      { name: `growth: ${options.backlog.toLocaleString('en-US')} vs ${Math.max(1000, Math.round(options.backlog / 10)).toLocaleString('en-US')} pending`, rate: large.rate, note: `drain rate ${(large.rate / small.rate).toFixed(2)}× the smaller backlog's` },
+    ];
+  } finally {
+    await stop(receiver.proc);
+  }
+}

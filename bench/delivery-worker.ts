@@ -1,0 +1,44 @@
+/**
+ * One Redis-mode instance of the delivery group (bench/delivery-cases.ts), in its own process:
+ * the Redis outbox (worker on, no relay) on the queue under `keyPrefix`, delivering to `url`
+ * (CA in DELIVERY_BENCH_CERT), its first attempt after `firstDelayMs`. Prints `ready` once
+ * its worker runs; each stdin line `<count> <prefix>` enqueues that many events through the
+ * outbox as resumes would and prints `enqueued`; SIGTERM closes it.
+ *
+ *   tsx bench/delivery-worker.ts <redisUrl> <keyPrefix> <url> <firstDelayMs>
+ */
+import { createInterface } from 'node:readline';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { createRedisOutbox } from '../server/webhooks/redis-outbox.js';
+import { enqueueEvents } from './delivery-enqueue.js';
+
+const [redisUrl = '', keyPrefix = '', url = '', firstDelayMs = '0'] = process.argv.slice(2);
+const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+const outbox = createRedisOutbox({
+  client,
+  connection,
+  keyPrefix,
+  url,
+  ca: process.env.DELIVERY_BENCH_CERT,
+  allowPrivate: true,
+  relay: false,
+  schedule: [Number(firstDelayMs), 5000, 60_000],
+  logger: pino({ enabled: false }),
+  // BENCH_DELIVERY_CONCURRENCY: another WEBHOOK_CONCURRENCY than the default, to compare.
+  ...(process.env.BENCH_DELIVERY_CONCURRENCY ? { concurrency: Number(process.env.BENCH_DELIVERY_CONCURRENCY) } : {}),
+});
+await outbox.stats();
+process.on('SIGTERM', () => {
+  void outbox.close({ timeoutMs: 2000 }).finally(async () => {
+    await Promise.allSettled([client.quit(), connection.quit()]);
+    process.exit(0);
+  });
+});
+process.stdout.write('ready\n');
+for await (const line of createInterface({ input: process.stdin })) {
+  const [count = '0', prefix = 'bench'] = line.split(' ');
+  await enqueueEvents(outbox, Number(count), prefix);
+  process.stdout.write('enqueued\n');
+}
