@@ -12,6 +12,7 @@ import { ConfigError, loadConfig, redisTargetOf, SANDBOX_FLAG_HELP, type Env, ty
 import { SERVER_VERSION } from '../version.js';
 import { renderEnvironmentHelp } from './environment-help.js';
 import { startOutbox } from './outbox-runtime.js';
+import { webhookStartUpLine } from '../start-up-summary.js';
 import {
   createQueueConnection,
   createRedisConnection,
@@ -105,13 +106,25 @@ async function runWorker(config: ReturnType<typeof redisConfig>): Promise<number
   if (!config.webhook) throw new ConfigError('A worker delivers webhooks: set WEBHOOK_URL.');
   const logger = pino({ level: config.logLevel, base: { service: 'session-resume-api-worker', pid: process.pid } });
   const [client, queue] = await connectBoth(config.target, logger);
-  const runtime = await startOutbox(config, client, logger, { worker: true, relay: true }, queue);
+  // A worker counts its own attempts and deliveries; METRICS_PORT works as on the server.
+  const metrics = config.metricsPort === undefined ? undefined : await import('../metrics/index.js');
+  const counters = metrics?.createServerMetrics();
+  const runtime = await startOutbox(config, client, logger, { worker: true, relay: true }, queue, counters?.observer);
+  counters?.watchOutbox(runtime.outbox);
+  const listener =
+    metrics && counters && config.metricsPort !== undefined
+      ? await metrics.startMetricsListener({ registry: counters.registry, port: config.metricsPort, host: config.host })
+      : undefined;
+  const startUp = webhookStartUpLine({ ...config, webhook: { ...config.webhook, worker: true } });
+  logger.info(startUp.fields, startUp.message);
+  if (listener) logger.info({ metrics: listener.url, port: listener.port }, `metrics at ${listener.url}`);
   logger.info('webhook worker running');
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
   });
   await runtime.close({ timeoutMs: 8000 });
+  await listener?.close();
   await client.quit().catch(() => undefined);
   return 0;
 }

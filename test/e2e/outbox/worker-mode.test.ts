@@ -43,7 +43,7 @@ it('WEBHOOK_WORKER=0 serves without delivering; the worker command delivers, and
 
   worker = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', 'worker'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -51,6 +51,17 @@ it('WEBHOOK_WORKER=0 serves without delivering; the worker command delivers, and
   worker.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((resolve) => worker!.once('exit', resolve));
   await waitFor(() => deliveriesFor(receiver!, 'w1').length === 1, { timeoutMs: 30_000, what: `the worker's delivery\n${output}` });
+  // The worker says where it delivers and counts its own attempts on its metrics listener.
+  expect(output).toContain('delivered by this instance');
+  const metricsUrl = /metrics at (http:\/\/[^"\s]+)/.exec(output)?.[1];
+  expect(metricsUrl, output).toBeDefined();
+  const delivered = /session_resume_webhook_attempts_total\{result="delivered"\} 1\b/;
+  let scraped = '';
+  await waitFor(async () => delivered.test((scraped = await (await fetch(metricsUrl!)).text())), { what: 'the worker counting its delivery' }).catch(
+    (err: Error) => {
+      throw new Error(`${err.message}\n${scraped.split('\n').filter((line) => line.startsWith('session_resume')).join('\n')}`);
+    },
+  );
   worker.kill('SIGTERM');
   expect(await exited).toBe(0);
 }, 60_000);
