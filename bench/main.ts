@@ -14,8 +14,9 @@ import { measureStartups, renderStartups } from './cold-start.js';
 import { renderClusterSection, runClusterCases } from './cluster-cases.js';
 import { renderReport, type ExtraResults } from './report.js';
 import { runDeliveryCases } from './delivery-cases.js';
+import { runFootprintSection } from './footprint-section.js';
 
-const GROUPS = ['resume', 'growth', 'webhook', 'sandbox', 'client', 'start', 'cluster', 'delivery'] as const;
+const GROUPS = ['resume', 'growth', 'webhook', 'sandbox', 'client', 'start', 'cluster', 'delivery', 'footprint'] as const;
 
 interface RunSettings extends Omit<BenchOptions, 'redisUrl'> {
   growthMax: number;
@@ -27,7 +28,7 @@ interface RunSettings extends Omit<BenchOptions, 'redisUrl'> {
  * Reads the bench settings: BENCH_DURATION_S (default 1, 1–30), BENCH_ROUNDS (loads per case,
  * the best kept; default 5, 1–10), BENCH_CONNECTIONS (default 10,
  * 1–200), BENCH_GROWTH_MAX (largest Redis size of the growth group, default 1 000 000) and
- * BENCH_ONLY (comma-separated groups among resume, growth, webhook, sandbox, client, start, cluster, delivery; default all),
+ * BENCH_ONLY (comma-separated groups among resume, growth, webhook, sandbox, client, start, cluster, delivery, footprint; default all),
  * BENCH_DELIVERY_EVENTS (events per delivery row, default 3000, 500–100 000), BENCH_DELIVERY_BACKLOG (the delivery
  * group's large backlog, default 100 000, 1000–1 000 000) and BENCH_DELIVERY_PROFILE (a directory: CPU profiles of the
  * delivering instances land there).
@@ -68,7 +69,7 @@ try {
     ...(settings.only.has('client') ? { client: await runClientCases(settings.durationS, settings.rounds) } : {}),
     // The Redis Cluster group (bench/cluster-cases.ts) goes before the findings.
     ...(settings.only.has('delivery') ? { delivery: { rows: await runDeliveryCases({ redisUrl: redis.url, ...settings.delivery }), events: settings.delivery.events } } : {}),
-    appendix: `${settings.only.has('cluster') ? `${renderClusterSection(await runClusterCases({ ...options, seedSessions: settings.growthMax }))}\n` : ''}${readFileSync(fileURLToPath(new URL('findings.md', import.meta.url)), 'utf8')}`,
+    appendix: `${settings.only.has('cluster') ? `${renderClusterSection(await runClusterCases({ ...options, seedSessions: settings.growthMax }))}\n` : ''}${settings.only.has('footprint') ? `${await runFootprintSection()}\n` : ''}${readFileSync(fileURLToPath(new URL('findings.md', import.meta.url)), 'utf8')}`,
   };
   const cpu = cpus();
   const command = `${settings.only.size < GROUPS.length ? `BENCH_ONLY=${[...settings.only].join(',')} ` : ''}npm run bench`;
