@@ -92,15 +92,15 @@ function receiverStats(origin: string, reset = false): Promise<ReceiverStats> {
 
 /**
  * Waits until the receiver got `target` events (or the row limit): events per second since
- * `since`, or with no `since`, since the first event arrived (a drain's rate, without the
- * instance's start).
+ * `since`, or with no `since`, since the first tenth of them arrived (a drain's steady rate,
+ * without the instance's start and warm-up, so that backlogs of different sizes compare).
  */
 async function rateUntil(origin: string, target: number, since?: number): Promise<{ rate: number; done: boolean; stats: ReceiverStats }> {
   let from = since;
   let first = 0;
   for (;;) {
     const stats = await receiverStats(origin);
-    if (from === undefined && stats.received > 0) [from, first] = [performance.now(), stats.received];
+    if (from === undefined && stats.received >= Math.max(1, Math.floor(target / 10))) [from, first] = [performance.now(), stats.received];
     const elapsed = from === undefined ? 0 : performance.now() - from;
     const done = stats.received >= target;
     if (done || elapsed > ROW_LIMIT_MS) return { rate: (stats.received - first) / (Math.max(elapsed, 1) / 1000), done, stats };

@@ -83,7 +83,7 @@ function deliverySection({ rows, events }: NonNullable<ExtraResults['delivery']>
     'queued with no instance running (the receiver unreachable), then one instance drains it while another process enqueues a',
     'fresh event every 250 ms; their latency is from the event\'s timestamp to its arrival at the receiver. The baseline is plain',
     '`fetch` (Node\'s own, kept connections) with 50 POSTs in flight to the same receiver; ratios are events/s against it.',
-    'A drain\'s rate counts from the first event the receiver gets (the instance\'s start-up left out).',
+    'A drain\'s rate counts from the moment the receiver has a tenth of its events (the instance\'s start-up and warm-up left out).',
     '',
     '| case | events/s | × baseline | |',
     '|---|---:|---:|---|',
