@@ -1,6 +1,6 @@
 /**
  * The shared receiver store on Redis (a single node or a Redis Cluster). The ack path is one
- * round trip: a Lua script of ours (store-scripts.ts) decides first delivery or duplicate, by
+ * round trip, shared by the deliveries of one event-loop turn (record-batch.ts): a Lua script of ours (store-scripts.ts) decides first delivery or duplicate, by
  * the payload's identity and by `webhook-id`, and for a first delivery writes the dedupe records
  * and the event into an inbox in the same atomic step, so the 200 follows a durable record.
  * After the answer the events of a few milliseconds become BullMQ jobs together through
@@ -31,6 +31,7 @@ import {
 } from '../store.js';
 import { createConnector, type RedisConnection } from './connection.js';
 import { createHandOver, type HandOver } from './hand-over.js';
+import { createRecordBatch } from './record-batch.js';
 import { loadRedisLibraries } from './libraries.js';
 import { BUCKETS_PER_WINDOW, bucketKey, createBucketWindow, PROCESSED_MARK, storeKeys, tripleField, webhookIdField, withStoreCommands } from './store-scripts.js';
 
@@ -64,6 +65,8 @@ const SWEEP_LIMIT = 500;
 const HANDOVER_DELAY_MS = 5;
 /** Most events one hand-over carries. */
 const HANDOVER_MAX_EVENTS = 200;
+/** Most events one record script call carries (the deliveries of one event-loop turn). */
+const RECORD_MAX_EVENTS = 200;
 
 /** Options of `createRedisEventStore`; give exactly one of `url`, `client` or `clusterNodes`. */
 export interface RedisEventStoreOptions {
@@ -98,6 +101,17 @@ interface JobData {
 }
 
 const JOB_NAME = 'session-event';
+
+/** One event on its way into the record script; `data` is set when its batch is sent (its time recorded is the batch's). */
+interface Recording {
+  key: string;
+  event: ReceivedEvent;
+  webhookId: string | undefined;
+  id: string;
+  data?: JobData;
+}
+/** The record script's answer for one event: recording id, duplicate 0|1, dead-lettered 0|1. */
+type RecordResult = readonly [string, number, number];
 
 /** Rejects with StoreUnavailableError when `promise` does not settle within `ms`. */
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -286,14 +300,22 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     sweeper.unref();
   }
 
-  /** One round trip: the record script over the window's buckets. */
-  function recordScript(p: ProcessingOptions, key: string, webhookId: string | undefined, id: string, data: JobData) {
-    const windowMs = Math.round(p.windowSeconds * 1000);
-    const buckets = windowOf(data.receivedAt, windowMs, bucketMs);
-    const identity = tripleField(key);
-    const byWebhookId = webhookId === undefined ? '' : webhookIdField(webhookId);
-    return connection.sraRecord(3 + buckets.keys.length, keys.inbox, keys.inboxAt, keys.dead, ...buckets.keys, identity, byWebhookId, id, data.receivedAt, buckets.expireAt, JSON.stringify(data));
-  }
+  /** One round trip for the recordings of one event-loop turn: the record script over the window's buckets. */
+  const recordings = createRecordBatch<Recording, RecordResult>({
+    maxItems: RECORD_MAX_EVENTS,
+    async send(items) {
+      const receivedAt = Date.now();
+      const buckets = windowOf(receivedAt, Math.round(processing!.windowSeconds * 1000), bucketMs);
+      const args: Array<string | number> = [keys.inbox, keys.inboxAt, keys.dead, ...buckets.keys, buckets.expireAt];
+      for (const item of items) {
+        item.data = { key: item.key, event: item.event, receivedAt };
+        args.push(tripleField(item.key), item.webhookId === undefined ? '' : webhookIdField(item.webhookId), item.id, receivedAt, JSON.stringify(item.data));
+      }
+      // One timer for the batch: its deliveries arrived in the same turn.
+      const out = await within(connection.sraRecord(3 + buckets.keys.length, ...args), recordTimeoutMs, 'the recording');
+      return items.map((_, i) => [out[3 * i] as string, out[3 * i + 1] as number, out[3 * i + 2] as number] as const);
+    },
+  });
 
   return {
     start(p) {
@@ -306,15 +328,14 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
 
     async record(key, event, webhookId): Promise<RecordOutcome> {
       if (closed) throw new StoreUnavailableError('the Redis store is closed');
-      const p = processing;
-      if (!p) throw new StoreUnavailableError('the Redis store was not started by a receiver');
-      const id = newId();
-      const data: JobData = { key, event, receivedAt: Date.now() };
+      if (!processing) throw new StoreUnavailableError('the Redis store was not started by a receiver');
+      const recording: Recording = { key, event, webhookId, id: newId() };
+      const { id } = recording;
       try {
         if (!isReady) await within(ready, recordTimeoutMs, 'the connection');
-        const [recorded, duplicate, dead] = await within(recordScript(p, key, webhookId, id, data), recordTimeoutMs, 'the recording');
+        const [recorded, duplicate, dead] = await recordings.add(recording);
         if (duplicate === 0) {
-          handOver!.add({ id, data });
+          handOver!.add({ id, data: recording.data! });
           return { id, duplicate: false };
         }
         // A dedupe record never suppresses a retry of a failed processing.
