@@ -184,12 +184,12 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
   const keys = storeKeys(prefix, queueName);
   const windowOf = createBucketWindow(keys);
   // Request path: fail fast while Redis is down (no offline queue) or hung (command timeout),
-  // so the answer is a quick 503 and never a 200 for an unrecorded event. Auto-pipelining
-  // sends the commands of concurrent deliveries in one write. The store's own connection: its
-  // scripts are defined here and nowhere else (ioredis copies every script defined on a
-  // connection into each pipeline it makes, so BullMQ's fifty stay off the ack path).
+  // so the answer is a quick 503 and never a 200 for an unrecorded event. No auto-pipelining:
+  // the deliveries of one turn share one command already (record-batch.ts), and a pipeline
+  // per turn around it only added its own cost. The store's own connection: its scripts are
+  // defined here and nowhere else (BullMQ's fifty stay off the ack path).
   const failFast = { commandTimeout: recordTimeoutMs, maxRetriesPerRequest: 1 };
-  const connection = withStoreCommands(connect(failFast, { enableOfflineQueue: false, enableAutoPipelining: true }));
+  const connection = withStoreCommands(connect(failFast, { enableOfflineQueue: false }));
   connection.on('error', () => {}); // reported through the failing commands
   // BullMQ's queue connection (hand-over, dead letters): BullMQ on a cluster needs its keys in
   // one slot, so the queue prefix is the hash tag itself.
