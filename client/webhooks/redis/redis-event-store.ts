@@ -1,8 +1,9 @@
 /**
  * The shared receiver store on Redis (a single node or a Redis Cluster). The ack path is one
- * round trip, shared by the deliveries of one event-loop turn (record-batch.ts): a Lua script of ours (store-scripts.ts) decides first delivery or duplicate, by
- * the payload's identity and by `webhook-id`, and for a first delivery writes the dedupe records
- * and the event into an inbox in the same atomic step, so the 200 follows a durable record.
+ * round trip, shared by the deliveries of one event-loop turn (record-batch.ts): a Lua script
+ * of ours (store-scripts.ts) decides first delivery or duplicate, by the payload's identity and
+ * by `webhook-id`, and for a first delivery writes the dedupe records and the event into an
+ * inbox in the same atomic step, so the 200 follows a durable record.
  * After the answer the events of a few milliseconds become BullMQ jobs together through
  * `Queue.addBulk` (retries with backoff, failed set as dead letters, locks and stalled-job
  * recovery), and then leave the inbox; a completed job is removed, so what stays per event is
