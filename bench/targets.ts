@@ -130,10 +130,15 @@ export async function startFastify(): Promise<Target> {
   return { url, close: () => app.close(), stop: () => app.close() };
 }
 
-/** The webhook receiver kit with a no-op onEvent on `store` ('memory', or a Redis URL). */
+let receivers = 0;
+/**
+ * The webhook receiver kit with a no-op onEvent on `store` ('memory', or a Redis URL). Each
+ * Redis receiver has a prefix (so a queue) of its own: a case never processes the jobs an
+ * earlier case left queued, so its CPU per acknowledgement is its own.
+ */
 export async function startReceiver(store: 'memory' | { redisUrl: string; process?: boolean }): Promise<Target> {
   const receiver = createWebhookReceiver({
-    store: store === 'memory' ? createMemoryEventStore() : createRedisEventStore({ url: store.redisUrl, prefix: 'bench', process: store.process ?? true }),
+    store: store === 'memory' ? createMemoryEventStore() : createRedisEventStore({ url: store.redisUrl, prefix: `bench-${process.pid}-${++receivers}`, process: store.process ?? true }),
     onEvent: async () => undefined,
   });
   const server = await listen(receiver.handler);

@@ -36,7 +36,7 @@ describe('redis store inbox', () => {
     const data = JSON.stringify({ key, event, receivedAt: at });
     // What a first delivery writes in its one round trip, with no hand-over after it.
     const buckets = createBucketWindow(keys)(at, WINDOW_MS, BUCKET_MS);
-    const [id, duplicate] = await redis.sraRecord(3 + buckets.keys.length, keys.inbox, keys.inboxAt, keys.dead, ...buckets.keys, tripleField(key), '', 'eorphan1', at, buckets.expireAt, data);
+    const [id, duplicate] = await redis.sraRecord(3 + buckets.keys.length, keys.inbox, keys.inboxAt, keys.dead, ...buckets.keys, buckets.expireAt, tripleField(key), '', 'eorphan1', at, data);
     expect([id, duplicate]).toEqual(['eorphan1', 0]);
     expect(await redis.hexists(keys.inbox, 'eorphan1')).toBe(1);
 

@@ -41,9 +41,9 @@ export function createConnector(source: ConnectionSource, libs: Pick<RedisLibrar
 
   /**
    * A new connection with `node` options (per node on a cluster) and `cluster`-wide ones.
-   * Offline queue and auto-pipelining are connection-wide settings on both kinds of client.
+   * The offline queue is a connection-wide setting on both kinds of client.
    */
-  return (node: RedisOptions, shared: { enableOfflineQueue?: boolean; enableAutoPipelining?: boolean } = {}): RedisConnection => {
+  return (node: RedisOptions, shared: { enableOfflineQueue?: boolean } = {}): RedisConnection => {
     if (client?.isCluster) {
       const cluster = client as Cluster;
       return cluster.duplicate([], { ...shared, redisOptions: { ...cluster.options.redisOptions, ...node } } satisfies ClusterOptions);

@@ -1,8 +1,9 @@
 /**
  * The shared receiver store on Redis (a single node or a Redis Cluster). The ack path is one
- * round trip: a Lua script of ours (store-scripts.ts) decides first delivery or duplicate, by
- * the payload's identity and by `webhook-id`, and for a first delivery writes the dedupe records
- * and the event into an inbox in the same atomic step, so the 200 follows a durable record.
+ * round trip, shared by the deliveries of one event-loop turn (record-batch.ts): a Lua script
+ * of ours (store-scripts.ts) decides first delivery or duplicate, by the payload's identity and
+ * by `webhook-id`, and for a first delivery writes the dedupe records and the event into an
+ * inbox in the same atomic step, so the 200 follows a durable record.
  * After the answer the events of a few milliseconds become BullMQ jobs together through
  * `Queue.addBulk` (retries with backoff, failed set as dead letters, locks and stalled-job
  * recovery), and then leave the inbox; a completed job is removed, so what stays per event is
@@ -31,6 +32,7 @@ import {
 } from '../store.js';
 import { createConnector, type RedisConnection } from './connection.js';
 import { createHandOver, type HandOver } from './hand-over.js';
+import { createRecordBatch } from './record-batch.js';
 import { loadRedisLibraries } from './libraries.js';
 import { BUCKETS_PER_WINDOW, bucketKey, createBucketWindow, PROCESSED_MARK, storeKeys, tripleField, webhookIdField, withStoreCommands } from './store-scripts.js';
 
@@ -64,6 +66,8 @@ const SWEEP_LIMIT = 500;
 const HANDOVER_DELAY_MS = 5;
 /** Most events one hand-over carries. */
 const HANDOVER_MAX_EVENTS = 200;
+/** Most events one record script call carries (the deliveries of one event-loop turn). */
+const RECORD_MAX_EVENTS = 200;
 
 /** Options of `createRedisEventStore`; give exactly one of `url`, `client` or `clusterNodes`. */
 export interface RedisEventStoreOptions {
@@ -98,6 +102,17 @@ interface JobData {
 }
 
 const JOB_NAME = 'session-event';
+
+/** One event on its way into the record script; `data` is set when its batch is sent (its time recorded is the batch's). */
+interface Recording {
+  key: string;
+  event: ReceivedEvent;
+  webhookId: string | undefined;
+  id: string;
+  data?: JobData;
+}
+/** The record script's answer for one event: recording id, duplicate 0|1, dead-lettered 0|1. */
+type RecordResult = readonly [string, number, number];
 
 /** Rejects with StoreUnavailableError when `promise` does not settle within `ms`. */
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -170,12 +185,12 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
   const keys = storeKeys(prefix, queueName);
   const windowOf = createBucketWindow(keys);
   // Request path: fail fast while Redis is down (no offline queue) or hung (command timeout),
-  // so the answer is a quick 503 and never a 200 for an unrecorded event. Auto-pipelining
-  // sends the commands of concurrent deliveries in one write. The store's own connection: its
-  // scripts are defined here and nowhere else (ioredis copies every script defined on a
-  // connection into each pipeline it makes, so BullMQ's fifty stay off the ack path).
+  // so the answer is a quick 503 and never a 200 for an unrecorded event. No auto-pipelining:
+  // the deliveries of one turn share one command already (record-batch.ts), and a pipeline
+  // per turn around it only added its own cost. The store's own connection: its scripts are
+  // defined here and nowhere else (BullMQ's fifty stay off the ack path).
   const failFast = { commandTimeout: recordTimeoutMs, maxRetriesPerRequest: 1 };
-  const connection = withStoreCommands(connect(failFast, { enableOfflineQueue: false, enableAutoPipelining: true }));
+  const connection = withStoreCommands(connect(failFast, { enableOfflineQueue: false }));
   connection.on('error', () => {}); // reported through the failing commands
   // BullMQ's queue connection (hand-over, dead letters): BullMQ on a cluster needs its keys in
   // one slot, so the queue prefix is the hash tag itself.
@@ -286,14 +301,22 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     sweeper.unref();
   }
 
-  /** One round trip: the record script over the window's buckets. */
-  function recordScript(p: ProcessingOptions, key: string, webhookId: string | undefined, id: string, data: JobData) {
-    const windowMs = Math.round(p.windowSeconds * 1000);
-    const buckets = windowOf(data.receivedAt, windowMs, bucketMs);
-    const identity = tripleField(key);
-    const byWebhookId = webhookId === undefined ? '' : webhookIdField(webhookId);
-    return connection.sraRecord(3 + buckets.keys.length, keys.inbox, keys.inboxAt, keys.dead, ...buckets.keys, identity, byWebhookId, id, data.receivedAt, buckets.expireAt, JSON.stringify(data));
-  }
+  /** One round trip for the recordings of one event-loop turn: the record script over the window's buckets. */
+  const recordings = createRecordBatch<Recording, RecordResult>({
+    maxItems: RECORD_MAX_EVENTS,
+    async send(items) {
+      const receivedAt = Date.now();
+      const buckets = windowOf(receivedAt, Math.round(processing!.windowSeconds * 1000), bucketMs);
+      const args: Array<string | number> = [keys.inbox, keys.inboxAt, keys.dead, ...buckets.keys, buckets.expireAt];
+      for (const item of items) {
+        item.data = { key: item.key, event: item.event, receivedAt };
+        args.push(tripleField(item.key), item.webhookId === undefined ? '' : webhookIdField(item.webhookId), item.id, receivedAt, JSON.stringify(item.data));
+      }
+      // One timer for the batch: its deliveries arrived in the same turn.
+      const out = await within(connection.sraRecord(3 + buckets.keys.length, ...args), recordTimeoutMs, 'the recording');
+      return items.map((_, i) => [out[3 * i] as string, out[3 * i + 1] as number, out[3 * i + 2] as number] as const);
+    },
+  });
 
   return {
     start(p) {
@@ -306,15 +329,14 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
 
     async record(key, event, webhookId): Promise<RecordOutcome> {
       if (closed) throw new StoreUnavailableError('the Redis store is closed');
-      const p = processing;
-      if (!p) throw new StoreUnavailableError('the Redis store was not started by a receiver');
-      const id = newId();
-      const data: JobData = { key, event, receivedAt: Date.now() };
+      if (!processing) throw new StoreUnavailableError('the Redis store was not started by a receiver');
+      const recording: Recording = { key, event, webhookId, id: newId() };
+      const { id } = recording;
       try {
         if (!isReady) await within(ready, recordTimeoutMs, 'the connection');
-        const [recorded, duplicate, dead] = await within(recordScript(p, key, webhookId, id, data), recordTimeoutMs, 'the recording');
+        const [recorded, duplicate, dead] = await recordings.add(recording);
         if (duplicate === 0) {
-          handOver!.add({ id, data });
+          handOver!.add({ id, data: recording.data! });
           return { id, duplicate: false };
         }
         // A dedupe record never suppresses a retry of a failed processing.

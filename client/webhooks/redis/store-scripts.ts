@@ -72,28 +72,47 @@ export const webhookIdField = (webhookId: string) => `w${short(hash('sha256', we
 
 /**
  * KEYS: inbox, inbox-at, dead, then the dedupe buckets of the window, newest first.
- * ARGV: identity field, webhook-id field or '', new id, now ms, newest bucket's expiry ms, event data.
- * Returns {id, duplicate 0|1, dead-lettered 0|1}. A first delivery writes its dedupe fields
- * and its inbox entry in the same step, so a record never exists without its event.
+ * ARGV: newest bucket's expiry ms, then per event: identity field, webhook-id field or '',
+ * new id, time recorded ms, event data (five each; several events recorded in one call).
+ * Returns {id, duplicate 0|1, dead-lettered 0|1} per event, flat, in order. A first delivery
+ * writes its dedupe fields and its inbox entry in the same step, so a record never exists
+ * without its event; a later event of the same call sees the records of the earlier ones.
  */
 const RECORD = `
-local fields = { ARGV[1] }
-if ARGV[2] ~= '' then fields[2] = ARGV[2] end
-for k = 4, #KEYS do
-  for _, field in ipairs(fields) do
-    local value = redis.call('HGET', KEYS[k], field)
-    if value then
-      if string.sub(value, -1) == '${PROCESSED_MARK}' then return { string.sub(value, 1, -2), 1, 0 } end
-      if redis.call('ZSCORE', KEYS[3], value) then return { value, 1, 1 } end
-      return { value, 1, 0 }
+local out = {}
+local wrote = false
+for e = 2, #ARGV, 5 do
+  local id = ARGV[e + 2]
+  local fields = { ARGV[e] }
+  if ARGV[e + 1] ~= '' then fields[2] = ARGV[e + 1] end
+  local found = false
+  for k = 4, #KEYS do
+    for _, field in ipairs(fields) do
+      found = redis.call('HGET', KEYS[k], field)
+      if found then break end
     end
+    if found then break end
+  end
+  if not found then
+    for _, field in ipairs(fields) do redis.call('HSET', KEYS[4], field, id) end
+    redis.call('HSET', KEYS[1], id, ARGV[e + 4])
+    redis.call('ZADD', KEYS[2], ARGV[e + 3], id)
+    wrote = true
+    out[#out + 1] = id
+    out[#out + 1] = 0
+    out[#out + 1] = 0
+  elseif string.sub(found, -1) == '${PROCESSED_MARK}' then
+    out[#out + 1] = string.sub(found, 1, -2)
+    out[#out + 1] = 1
+    out[#out + 1] = 0
+  else
+    out[#out + 1] = found
+    out[#out + 1] = 1
+    out[#out + 1] = redis.call('ZSCORE', KEYS[3], found) and 1 or 0
   end
 end
-for _, field in ipairs(fields) do redis.call('HSET', KEYS[4], field, ARGV[3]) end
-redis.call('PEXPIREAT', KEYS[4], ARGV[5])
-redis.call('HSET', KEYS[1], ARGV[3], ARGV[6])
-redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
-return { ARGV[3], 0, 0 }
+if wrote then redis.call('PEXPIREAT', KEYS[4], ARGV[1]) end
+return out
 `;
 
 /**
@@ -149,8 +168,8 @@ return 1
 
 /** The scripts as ioredis commands on the store's own connection (EVALSHA, falling back to EVAL). */
 export interface StoreCommands {
-  /** `numberOfKeys` first: the number of buckets read depends on the window. */
-  sraRecord(numberOfKeys: number, ...keysThenArgv: Array<string | number>): Promise<[string, number, number]>;
+  /** `numberOfKeys` first: the number of buckets read depends on the window. Three values per event, flat. */
+  sraRecord(numberOfKeys: number, ...keysThenArgv: Array<string | number>): Promise<Array<string | number>>;
   sraHandedOver(inbox: string, inboxAt: string, ...ids: string[]): Promise<number>;
   sraClaimStale(inbox: string, inboxAt: string, cutoff: number, now: number, limit: number): Promise<string[]>;
   sraProcessed(bucket: string, inbox: string, inboxAt: string, dead: string, field: string, id: string): Promise<number>;
