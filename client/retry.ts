@@ -29,18 +29,18 @@ export interface RetryOptions {
   maxRetryDelayMs: number;
 }
 
-/** Per-request hooks and settings of one call through `createRetryingFetch`. */
+/** Per-request settings of one call through `createRetryingFetch`. */
 export interface AttemptHooks {
-  /** Told the number of each attempt as it starts. */
-  onAttempt?: (attempt: number) => void;
   /** The caller's abort signal, or undefined for none (when the key is absent: the request's own signal). */
   signal?: AbortSignal | undefined;
 }
 
-/** The final answer: its Response, whose body is already read, and that body. */
+/** The final answer: its Response, whose body is already read, that body, and the attempts it took. */
 export interface BufferedAnswer {
   response: Response;
   text: string;
+  /** Requests sent for this answer (1 + retries). */
+  attempts: number;
 }
 
 /** Statuses whose Response cannot carry a body (Fetch standard: null body status). */
@@ -83,39 +83,85 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-/** One attempt's deadline: its signal, whether the timer fired, and `release` to free it early. */
-interface Deadline {
-  signal: AbortSignal;
-  timedOut(): boolean;
-  /** Clears the timer and stops following the caller's signal; the signal never fires after this. */
-  release(): void;
-}
-
 /**
  * One attempt's abort signal: fires when the caller aborts or after `timeoutMs`. Built from a
  * controller held by its own timer, not `AbortSignal.any([caller, AbortSignal.timeout()])`:
  * Node 20 can garbage-collect those composites mid-request so the timeout never fires
- * (nodejs/node#57736), which hung the CLI under load.
+ * (nodejs/node#57736), which hung the CLI under load. A class, so that an attempt without a
+ * caller signal allocates no closure beyond its timer's.
  */
-function startDeadline(caller: AbortSignal | undefined, timeoutMs: number): Deadline {
-  const controller = new AbortController();
-  let expired = false;
-  const onCallerAbort = () => controller.abort(caller?.reason);
-  const timer = setTimeout(() => {
-    expired = true;
-    caller?.removeEventListener('abort', onCallerAbort);
-    controller.abort(new DOMException(`No answer within ${timeoutMs} ms.`, 'TimeoutError'));
-  }, timeoutMs);
-  // Node: a finished call must not hold the process open until the timer ends (browsers have no unref).
-  (timer as { unref?: () => void }).unref?.();
-  const release = () => {
-    clearTimeout(timer);
-    caller?.removeEventListener('abort', onCallerAbort);
-  };
-  // Most calls have no caller signal: no listener to add or remove then.
-  if (caller?.aborted) controller.abort(caller.reason);
-  else caller?.addEventListener('abort', onCallerAbort, { once: true });
-  return { signal: controller.signal, timedOut: () => expired, release };
+class Deadline {
+  readonly signal: AbortSignal;
+  /** Whether the timer fired (the attempt ran out of time). */
+  expired = false;
+  private readonly controller = new AbortController();
+  private readonly timer: ReturnType<typeof setTimeout>;
+  private readonly onCallerAbort: (() => void) | undefined;
+
+  constructor(
+    private readonly caller: AbortSignal | undefined,
+    timeoutMs: number,
+  ) {
+    this.signal = this.controller.signal;
+    this.timer = setTimeout(() => this.expire(timeoutMs), timeoutMs);
+    // Node: a finished call must not hold the process open until the timer ends (browsers have no unref).
+    (this.timer as { unref?: () => void }).unref?.();
+    // Most calls have no caller signal: no listener to add or remove then.
+    if (caller?.aborted) this.controller.abort(caller.reason);
+    else if (caller) {
+      this.onCallerAbort = () => this.controller.abort(caller.reason);
+      caller.addEventListener('abort', this.onCallerAbort, { once: true });
+    }
+  }
+
+  private expire(timeoutMs: number): void {
+    this.expired = true;
+    if (this.onCallerAbort) this.caller?.removeEventListener('abort', this.onCallerAbort);
+    this.controller.abort(new DOMException(`No answer within ${timeoutMs} ms.`, 'TimeoutError'));
+  }
+
+  /** Clears the timer and stops following the caller's signal; the signal never fires after this. */
+  release(): void {
+    clearTimeout(this.timer);
+    if (this.onCallerAbort) this.caller?.removeEventListener('abort', this.onCallerAbort);
+  }
+}
+
+/** What a failed attempt needs to say: the URL, the caller's signal and the attempt's number. */
+interface AttemptContext {
+  url: string;
+  caller: AbortSignal | undefined;
+  attempt: number;
+  timeoutMs: number;
+}
+
+function clientError(code: 'network' | 'timeout' | 'aborted', message: string, cause: unknown, at: AttemptContext): SessionsClientError {
+  return new SessionsClientError(code, message, { cause, url: at.url, attempts: at.attempt });
+}
+
+/** Waits between attempts; the caller's abort ends the wait as an `aborted` error. */
+async function waitBetween(ms: number, at: AttemptContext): Promise<void> {
+  try {
+    await sleep(ms, at.caller);
+  } catch (reason) {
+    throw clientError('aborted', `The request to ${at.url} was aborted.`, reason, at);
+  }
+}
+
+/**
+ * The error of an attempt whose request or body failed: the caller aborted, the deadline
+ * passed, or the network failed (`what` says which part: "request" or "body").
+ */
+function attemptError(error: unknown, deadline: Deadline, at: AttemptContext, what: 'request' | 'body'): SessionsClientError {
+  const code = failureCode(error, { callerAborted: Boolean(at.caller?.aborted), timedOut: deadline.expired });
+  if (code === 'aborted') return clientError('aborted', `The request to ${at.url} was aborted.`, at.caller?.reason ?? error, at);
+  const timeoutReason = deadline.signal.reason ?? error;
+  if (what === 'body') {
+    if (code === 'timeout') return clientError('timeout', `The answer from ${at.url} did not complete within ${at.timeoutMs} ms.`, timeoutReason, at);
+    return clientError('network', `The answer from ${at.url} broke off: ${describeFetchError(error)}.`, error, at);
+  }
+  if (code === 'timeout') return clientError('timeout', `No answer from ${at.url} within ${at.timeoutMs} ms.`, timeoutReason, at);
+  return clientError('network', `Cannot reach ${at.url}: ${describeFetchError(error)}.`, error, at);
 }
 
 /**
@@ -131,72 +177,45 @@ function startDeadline(caller: AbortSignal | undefined, timeoutMs: number): Dead
  */
 export function createRetryingFetch(options: RetryOptions): (request: Request, hooks?: AttemptHooks) => Promise<BufferedAnswer> {
   const { maxRetries, timeoutMs, maxRetryDelayMs } = options;
-  return async (request, hooks = {}) => {
-    const caller = 'signal' in hooks ? hooks.signal : request.signal;
-    const fail = (code: 'network' | 'timeout' | 'aborted', message: string, cause: unknown, attempts: number) =>
-      new SessionsClientError(code, message, { cause, url: request.url, attempts });
-    const wait = async (ms: number, attempt: number) => {
-      try {
-        await sleep(ms, caller);
-      } catch (reason) {
-        throw fail('aborted', `The request to ${request.url} was aborted.`, reason, attempt);
-      }
-    };
-    for (let attempt = 1; ; attempt++) {
-      hooks.onAttempt?.(attempt);
-      const deadline = startDeadline(caller, timeoutMs);
+  return async (request, hooks) => {
+    const at: AttemptContext = { url: request.url, caller: hooks && 'signal' in hooks ? hooks.signal : request.signal, attempt: 1, timeoutMs };
+    for (; ; at.attempt++) {
+      const deadline = new Deadline(at.caller, timeoutMs);
       let response: Response;
       try {
-        const input = request.body !== null && attempt <= maxRetries ? request.clone() : request;
+        const input = request.body !== null && at.attempt <= maxRetries ? request.clone() : request;
         response = await options.fetch(input, { signal: deadline.signal });
       } catch (error) {
         deadline.release();
-        const code = failureCode(error, { callerAborted: Boolean(caller?.aborted), timedOut: deadline.timedOut() });
-        if (code === 'aborted') throw fail('aborted', `The request to ${request.url} was aborted.`, caller?.reason ?? error, attempt);
-        // A timed-out attempt is not retried: the service may still be working on it.
-        if (code === 'timeout') {
-          throw fail('timeout', `No answer from ${request.url} within ${timeoutMs} ms.`, deadline.signal.reason ?? error, attempt);
-        }
+        const failure = attemptError(error, deadline, at, 'request');
+        // A timed-out or aborted attempt is not retried: the service may still be working on it.
         // Refused, reset, DNS or CORS failure: browsers do not say which, so all are retried.
-        if (attempt > maxRetries) {
-          throw fail('network', `Cannot reach ${request.url}: ${describeFetchError(error)}.`, error, attempt);
-        }
-        await wait(backoffDelay(attempt, maxRetryDelayMs), attempt);
+        if (failure.code !== 'network' || at.attempt > maxRetries) throw failure;
+        await waitBetween(backoffDelay(at.attempt, maxRetryDelayMs), at);
         continue;
       }
-      const final = () => readAnswer(response, { deadline, caller, url: request.url, timeoutMs }, (code, message, cause) => fail(code, message, cause, attempt));
-      if (!RETRYABLE_STATUSES.has(response.status) || attempt > maxRetries) return final();
+      if (!RETRYABLE_STATUSES.has(response.status) || at.attempt > maxRetries) return readAnswer(response, deadline, at);
       const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
-      const delayMs = retryAfter === undefined ? backoffDelay(attempt, maxRetryDelayMs) : retryAfter * 1000;
+      const delayMs = retryAfter === undefined ? backoffDelay(at.attempt, maxRetryDelayMs) : retryAfter * 1000;
       // A server asking for a longer wait than we accept gets its answer back to the caller.
-      if (delayMs > maxRetryDelayMs) return final();
+      if (delayMs > maxRetryDelayMs) return readAnswer(response, deadline, at);
       await response.body?.cancel().catch(() => undefined);
       deadline.release();
-      await wait(delayMs, attempt);
+      await waitBetween(delayMs, at);
     }
   };
 }
 
 /** Reads the final answer's body under its attempt's deadline, then frees the deadline. */
-async function readAnswer(
-  response: Response,
-  at: { deadline: Deadline; caller: AbortSignal | undefined; url: string; timeoutMs: number },
-  fail: (code: 'network' | 'timeout' | 'aborted', message: string, cause: unknown) => SessionsClientError,
-): Promise<BufferedAnswer> {
-  const { deadline, caller, url, timeoutMs } = at;
-  let text: string;
+async function readAnswer(response: Response, deadline: Deadline, at: AttemptContext): Promise<BufferedAnswer> {
   try {
-    text = await response.text();
+    // The body stops arriving when the caller aborts, the deadline passes, or the connection breaks.
+    return { response, text: await response.text(), attempts: at.attempt };
   } catch (error) {
-    // The body stopped arriving: the caller aborted, the deadline passed, or the connection broke.
-    const code = failureCode(error, { callerAborted: Boolean(caller?.aborted), timedOut: deadline.timedOut() });
-    if (code === 'aborted') throw fail('aborted', `The request to ${url} was aborted.`, caller?.reason ?? error);
-    if (code === 'timeout') throw fail('timeout', `The answer from ${url} did not complete within ${timeoutMs} ms.`, deadline.signal.reason ?? error);
-    throw fail('network', `The answer from ${url} broke off: ${describeFetchError(error)}.`, error);
+    throw attemptError(error, deadline, at, 'body');
   } finally {
     deadline.release();
   }
-  return { response, text };
 }
 
 /** The answer as a Response whose body can be read (again): its status, headers and text. */

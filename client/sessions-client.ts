@@ -7,7 +7,7 @@ import createClient, { type Client } from 'openapi-fetch';
 import { RESUME_PATH } from '../spec/resume-path.js';
 import type { paths } from '../generated/api.js';
 import { toResumeOutcome, type ResumeOutcome } from './outcome.js';
-import { createRetryingFetch, replayable, type FetchLike } from './retry.js';
+import { createRetryingFetch, replayable, type BufferedAnswer, type FetchLike } from './retry.js';
 import { PACKAGE_VERSION } from './version.js';
 
 /** Options of `createSessionsClient`. */
@@ -149,8 +149,7 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
     // headers every attempt re-sends, so one Idempotency-Key covers them all; this call's
     // `fetch` carries the caller's signal to each attempt's deadline and keeps the body text
     // exactly as received (openapi-fetch parses error bodies as JSON).
-    let attempts = 0;
-    let text = '';
+    let answer: BufferedAnswer | undefined;
     const { response } = await raw.POST(RESUME_PATH, {
       params: { path: { session_id: sessionId } },
       // Later names win case-insensitively: the call's key over any Idempotency-Key in `headers`.
@@ -159,12 +158,12 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
       // reads every other body, so those get a Response that can be read again.
       parseAs: 'stream',
       fetch: async (request: Request) => {
-        const answer = await retrying(request, { signal: callOptions.signal, onAttempt: (n) => (attempts = n) });
-        text = answer.text;
+        answer = await retrying(request, { signal: callOptions.signal });
         return answer.response.ok ? answer.response : replayable(answer);
       },
     });
-    return toResumeOutcome({ sessionId, status: response.status, headers: response.headers, text, attempts });
+    // openapi-fetch resolves only after its `fetch` did, so the answer is set here.
+    return toResumeOutcome({ sessionId, status: response.status, headers: response.headers, text: answer!.text, attempts: answer!.attempts });
   }
 
   return { resume, raw };
