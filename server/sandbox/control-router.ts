@@ -49,7 +49,9 @@ export function createControlRouter(options: ControlRouterOptions): ControlRoute
   const { worlds } = options;
   const renderSandboxError = createErrorRenderer(options.logger);
   const streams = new Set<Stream>();
-  const router = express.Router();
+  // The operations live in a router mounted at /_sandbox: a request to any other path costs
+  // the app one prefix match, not a walk through every operation's layer.
+  const api = express.Router();
   const worldOf = new WeakMap<Request, SandboxWorld>();
   // Every answer is checked against the document: a mismatch is a defect, never sent.
   const send = (res: Response, schema: string, body: unknown) => {
@@ -58,7 +60,7 @@ export function createControlRouter(options: ControlRouterOptions): ControlRoute
     res.status(200).json(body);
   };
 
-  router.use('/_sandbox', (req, _res, next) => {
+  api.use((req, _res, next) => {
     const credentials = parseBearer(req.headers.authorization ?? eventSourceToken(req));
     const worldId = credentials.kind === 'token' ? worlds.checkKey(credentials.token) : undefined;
     if (!worldId) return next(new HttpError(401, 'unauthorized', UNAUTHORIZED, { 'WWW-Authenticate': wwwAuthenticate(credentials) }));
@@ -67,12 +69,12 @@ export function createControlRouter(options: ControlRouterOptions): ControlRoute
   });
   const world = (req: Request) => worldOf.get(req) as SandboxWorld;
 
-  router.post('/_sandbox/reset', (req, res) => {
+  api.post('/reset', (req, res) => {
     world(req).reset();
     send(res, 'SessionList', world(req).list());
   });
-  router.get('/_sandbox/sessions', (req, res) => send(res, 'SessionList', world(req).list(pageOf(req))));
-  router.put('/_sandbox/sessions/:session_id', express.json({ limit: BODY_LIMIT, strict: true }), (req, res) => {
+  api.get('/sessions', (req, res) => send(res, 'SessionList', world(req).list(pageOf(req))));
+  api.put('/sessions/:session_id', express.json({ limit: BODY_LIMIT, strict: true }), (req, res) => {
     const id = String(req.params.session_id);
     if (id.length > 256) throw new HttpError(400, 'bad_request', 'Invalid request: session_id must be at most 256 characters.');
     const body = contract.validate('SetSessionRequest' as SchemaName, req.body);
@@ -83,7 +85,7 @@ export function createControlRouter(options: ControlRouterOptions): ControlRoute
     }
     send(res, 'SandboxSession', outcome.session);
   });
-  router.get('/_sandbox/events', (req, res) => {
+  api.get('/events', (req, res) => {
     // Without Accept (or with */*) the JSON list; text/event-stream asks for the live stream.
     if (req.accepts(['application/json', 'text/event-stream']) !== 'text/event-stream') {
       send(res, 'EventList', { events: world(req).events() });
@@ -95,14 +97,16 @@ export function createControlRouter(options: ControlRouterOptions): ControlRoute
     });
   });
   // The message never repeats the method or path asked for: they are the caller's text.
-  router.all('/_sandbox/{*rest}', () => {
+  api.all('/{*rest}', () => {
     throw new HttpError(
       404,
       'not_found',
       'No such sandbox operation; there are POST /_sandbox/reset, GET /_sandbox/sessions, PUT /_sandbox/sessions/{id} and GET /_sandbox/events.',
     );
   });
-  router.use('/_sandbox', renderSandboxError);
+  api.use(renderSandboxError);
+  const router = express.Router();
+  router.use('/_sandbox', api);
   return { router, closeStreams: () => [...streams].forEach((s) => s.end()) };
 }
 

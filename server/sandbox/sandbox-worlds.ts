@@ -97,10 +97,7 @@ export function createSandboxWorlds(options: SandboxWorldsOptions): SandboxWorld
   // A Map iterates in insertion order: re-inserting on use keeps the least recent first.
   const worlds = new Map<string, SandboxWorld & { drop(): void }>();
   return {
-    checkKey(token) {
-      if (!token.startsWith(SANDBOX_KEY_PREFIX) || token.length === SANDBOX_KEY_PREFIX.length) return undefined;
-      return `sandbox:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
-    },
+    checkKey: createKeyCheck(maxWorlds),
     world(worldId) {
       let world = worlds.get(worldId);
       if (world) worlds.delete(worldId);
@@ -116,6 +113,29 @@ export function createSandboxWorlds(options: SandboxWorldsOptions): SandboxWorld
       return world;
     },
     size: () => worlds.size,
+  };
+}
+
+/** Keys of at most this many characters keep their world id between requests. */
+const REMEMBERED_KEY_CHARS = 256;
+
+/**
+ * `checkKey`: the world id is a hash of the key, worked out once per key rather than on every
+ * request (it was 2–3 % of the resume path's CPU, bench/findings.md). At most `maxKeys` keys of up
+ * to 256 characters are remembered (about 300 bytes each with their ids), the oldest forgotten first.
+ */
+function createKeyCheck(maxKeys: number): (token: string) => string | undefined {
+  const remembered = new Map<string, string>();
+  return (token) => {
+    if (!token.startsWith(SANDBOX_KEY_PREFIX) || token.length === SANDBOX_KEY_PREFIX.length) return undefined;
+    let id = remembered.get(token);
+    if (id !== undefined) return id;
+    id = `sandbox:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
+    if (token.length <= REMEMBERED_KEY_CHARS) {
+      if (remembered.size >= maxKeys) remembered.delete(remembered.keys().next().value as string);
+      remembered.set(token, id);
+    }
+    return id;
   };
 }
 

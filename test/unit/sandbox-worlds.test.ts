@@ -24,6 +24,17 @@ describe('createSandboxWorlds', () => {
     expect(worlds.checkKey('sandbox_a')).not.toBe(worlds.checkKey('sandbox_b'));
   });
 
+  it('gives a key the same id once its remembered id is forgotten, and for keys too long to remember', () => {
+    const worlds = createSandboxWorlds({ seeds: DEMO_SESSIONS, maxWorlds: 2 });
+    const long = `sandbox_${'k'.repeat(300)}`;
+    const first = worlds.checkKey('sandbox_first');
+    const longId = worlds.checkKey(long);
+    for (const n of [1, 2, 3]) worlds.checkKey(`sandbox_other_${n}`);
+    expect(worlds.checkKey('sandbox_first')).toBe(first);
+    expect(worlds.checkKey(long)).toBe(longId);
+    expect(longId).not.toBe(first);
+  });
+
   it('seeds each world on first use and keeps worlds apart', async () => {
     const worlds = createSandboxWorlds({ seeds: DEMO_SESSIONS });
     const a = worlds.world('a');
