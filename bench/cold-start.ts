@@ -1,5 +1,5 @@
 /**
- * Start to first answer (issues #12 and #14): spawns each server as a developer starts it and
+ * Start to first answer: spawns each server as a developer starts it and
  * times spawn → the first HTTP answer to `POST /v1/sessions/…/resume` with a bearer key, polled
  * every 10 ms (an answer there means the validator has compiled what the route needs; /healthz
  * would not). The reference server and its sandbox as `npm start` / `npm run sandbox` and the
@@ -134,7 +134,7 @@ export function renderStartups(results: readonly StartupResult[]): string {
     '',
     'From spawning the process to the first HTTP answer of POST /v1/sessions/…/resume with a bearer key (polled every 10 ms;',
     'the server with API_KEYS set, the sandbox with a sandbox_ key, each with its default settings unless the row says otherwise);',
-    'rounds interleave the servers. Target (issues #12, #14): the server and the sandbox each at most 0.5 s and at most 0.5× Prism.',
+    'rounds interleave the servers. Target: the server and the sandbox each at most 0.5 s and at most 0.5× Prism.',
     'On a loaded machine read the fastest run (least disturbed).',
     '',
     '| start | fastest ms | × Prism | median ms | × Prism | runs ms |',
