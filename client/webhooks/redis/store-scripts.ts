@@ -234,14 +234,14 @@ return (#ARGV - 2) / 3
  * KEYS: dead, dead-events, dead-why, inbox, inbox-at. ARGV: recording id, new batch id, time ms.
  * Takes a dead letter out of the dead set and puts its event in the inbox as a batch of its
  * own, in one step, so a crash in between loses nothing. Returns the batch (JSON), or false
- * when the id is not dead-lettered (never was, or another delivery or instance retried it first).
+ * when the id is not dead-lettered here (never was, another delivery or instance retried it
+ * first, or an earlier version's dead letter, which stays where it is).
  */
 const RETRY_DEAD = `
-if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return false end
 local batch = redis.call('HGET', KEYS[2], ARGV[1])
+if not batch or redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return false end
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
-if not batch then return false end
 redis.call('HSET', KEYS[4], ARGV[2], batch)
 redis.call('ZADD', KEYS[5], ARGV[3], ARGV[2])
 return batch
