@@ -110,8 +110,9 @@ export interface RedisEventStoreOptions {
 
 const JOB_NAME = 'session-events';
 
-/** One event on its way into the record script. */
+/** One event on its way into the record script; `at` is when its delivery asked (its answer's deadline counts from then). */
 interface Recording {
+  at: number;
   key: string;
   event: ReceivedEvent;
   webhookId: string | undefined;
@@ -299,6 +300,9 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
   /** One round trip for the recordings of one event-loop turn: the record script over the window's buckets. */
   const recordings = createRecordBatch<Recording, RecordResult>({
     maxItems: maxEventsPerJob,
+    // One call under way: deliveries that arrive meanwhile go together in the next (fewer
+    // round trips and jobs under load, no wait without it).
+    maxInFlight: 1,
     async send(items) {
       const receivedAt = Date.now();
       const batchId = newId();
@@ -308,8 +312,9 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
       items.forEach((item, i) => {
         args.push(tripleField(item.key), item.webhookId === undefined ? '' : webhookIdField(item.webhookId), item.id, JSON.stringify(batchItems[i]));
       });
-      // One timer for the batch: its deliveries arrived in the same turn.
-      const out = await within(connection.sraRecord(3 + buckets.keys.length, ...args), recordTimeoutMs, 'the recording');
+      // One timer for the batch, from its oldest delivery: none waits longer than recordTimeoutMs in all.
+      const left = Math.max(1, recordTimeoutMs - (Date.now() - items[0]!.at));
+      const out = await within(connection.sraRecord(3 + buckets.keys.length, ...args), left, 'the recording');
       // The first deliveries are recorded as one batch: one job.
       const events = batchItems.filter((_, i) => out[3 * i + 1] === 0);
       if (events.length > 0) handOver!.add({ id: batchId, data: { receivedAt, events } });
@@ -329,7 +334,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     async record(key, event, webhookId): Promise<RecordOutcome> {
       if (closed) throw new StoreUnavailableError('the Redis store is closed');
       if (!processing) throw new StoreUnavailableError('the Redis store was not started by a receiver');
-      const recording: Recording = { key, event, webhookId, id: newId() };
+      const recording: Recording = { at: Date.now(), key, event, webhookId, id: newId() };
       const { id } = recording;
       try {
         if (!isReady) await within(ready, recordTimeoutMs, 'the connection');
