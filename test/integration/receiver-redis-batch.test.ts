@@ -142,4 +142,27 @@ describe('redis store batches', () => {
     await worker.close();
     await close();
   });
+  it('a failed job whose events could not be dead-lettered at once is reconciled by a later sweep', async () => {
+    const { keys, redis, queue, receiver, close } = setup('batch-reconcile');
+    const events = Array.from({ length: 3 }, (_, i) => anEvent(`r${i}`));
+    const front = receiver({ process: false }, { maxAttempts: 1, onEvent: () => undefined });
+    await Promise.all(events.map((e) => front.receive(body(e))));
+    await waitFor(async () => (await queue.getWaitingCount()) === 1, { what: 'one job for the batch' });
+    // The dead set unreadable (a key of another type): the worker's step and its failed
+    // listener both fail, so the job ends in BullMQ's failed set with its events nowhere else.
+    await redis.set(keys.dead, 'not a sorted set');
+    const seen: string[] = [];
+    const worker = receiver({ stalledIntervalMs: 150 }, { maxAttempts: 1, onEvent: (e) => void seen.push(e.session!.id) });
+    await waitFor(async () => (await queue.getFailedCount()) === 1, { what: 'the job failed' });
+    await sleep(400);
+    expect(await queue.getFailedCount()).toBe(1);
+    // Redis readable again: a sweep dead-letters the batch's events and removes the job.
+    await redis.del(keys.dead);
+    await waitFor(async () => (await worker.deadLetters()).length === events.length, { what: 'the events dead-lettered by a sweep' });
+    await waitFor(async () => (await queue.getFailedCount()) === 0, { what: 'the reconciled job removed' });
+    expect((await worker.deadLetters()).map((l) => l.event.session!.id).sort()).toEqual(events.map((e) => e.session.id).sort());
+    expect(seen).toEqual([]);
+    await Promise.all([front.close(), worker.close()]);
+    await close();
+  });
 });

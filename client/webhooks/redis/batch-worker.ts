@@ -75,12 +75,17 @@ interface Failure {
 /** A processed-marker step (see the store's PROCESSED script): an event done, or a batch done. */
 type Mark = { bucket: string; field: string; id: string } | { batchId: string };
 
+/** The batch step of one instance's worker (see `createBatchWorker`). */
+export type BatchWorker = ReturnType<typeof createBatchWorker>;
+
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * Creates the batch step: `run(job)` is the Worker's processor; `failed(job, error)` handles a
  * job BullMQ failed for a reason other than its events (a store error, a stalled job), so that
- * after its last attempt its events not processed yet are dead-lettered too.
+ * after its last attempt its events not processed yet are dead-lettered too; it is idempotent
+ * (events processed or dead-lettered already are skipped), so a failed job can be reconciled
+ * again until it succeeds.
  *
  * @example
  * const batches = createBatchWorker({ store: connection, keys, bucketMs, slots, processing });
@@ -165,16 +170,21 @@ export function createBatchWorker(options: BatchWorkerOptions) {
       await deadLetter(job.id!, data.receivedAt, failures);
     },
 
-    async failed(job: Job<BatchData>, error: Error): Promise<void> {
-      if (error.name === BatchAttemptError.name) return;
+    /** Resolves true once the failed job's pending events are dead-lettered (the job may go), false while it has attempts left. */
+    async failed(job: Job<BatchData>, error: Error): Promise<boolean> {
+      if (error.name === BatchAttemptError.name) return false;
       const final = job.attemptsMade >= (job.opts.attempts ?? 1) || job.finishedOn !== undefined;
-      if (!final) return p.onStoreError?.(error, 'receiver: a batch of events could not be processed; it will be retried');
+      if (!final) {
+        p.onStoreError?.(error, 'receiver: a batch of events could not be processed; it will be retried');
+        return false;
+      }
       const data = batchOf(job);
       const { receivedAt, events } = data;
       const pending = await pendingOf(data, events.map((e) => tripleField(e.key)));
       const attempts = Math.max(1, job.attemptsMade);
       const rest = events.filter((_, i) => pending[i] === 1);
       await deadLetter(job.id!, receivedAt, rest.map((item) => ({ item, recorded: { ...item, receivedAt, attempt: attempts }, error })));
+      return true;
     },
   };
 }

@@ -30,7 +30,7 @@ import {
   type RecordOutcome,
 } from '../store.js';
 import { createConnector, type RedisConnection } from './connection.js';
-import { createBatchWorker, type BatchData, type BatchItem } from './batch-worker.js';
+import { createBatchWorker, type BatchData, type BatchItem, type BatchWorker } from './batch-worker.js';
 import { createHandOver, type HandOver } from './hand-over.js';
 import { createHandlerSlots } from './handler-slots.js';
 import { createRecordBatch } from './record-batch.js';
@@ -73,8 +73,14 @@ const SWEEP_LIMIT = 500;
 const HANDOVER_DELAY_MS = 5;
 /** Most jobs (batches) one hand-over carries. */
 const HANDOVER_MAX_JOBS = 200;
-/** Jobs failed for a reason other than their events (store errors, stalls) kept for inspection; their events are in the dead set. */
+/**
+ * Failed jobs kept, at most: a job BullMQ failed (a store error on its last attempt, too many
+ * stalls) stays only until its pending events are in the store's dead set, where `deadLetters()`
+ * lists them; the sweep reconciles those that could not be dead-lettered at once.
+ */
 const FAILED_JOBS_KEPT = 1000;
+/** Failed jobs one sweep reconciles at most. */
+const RECONCILE_LIMIT = 100;
 
 /** Options of `createRedisEventStore`; give exactly one of `url`, `client` or `clusterNodes`. */
 export interface RedisEventStoreOptions {
@@ -254,6 +260,24 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
   }
 
   /**
+   * Dead-letters the pending events of a job BullMQ failed, then removes the job; when that
+   * fails (Redis away), the job stays in the failed set for the next sweep.
+   */
+  async function reconcile(batches: BatchWorker, job: Job<BatchData>, error: Error): Promise<void> {
+    try {
+      if (await batches.failed(job, error)) await job.remove();
+    } catch (cause) {
+      processing?.onStoreError?.(cause, 'receiver: the events of a failed batch could not be dead-lettered yet; the sweep will');
+    }
+  }
+
+  /** Failed jobs whose events are not dead-lettered yet (their listener lost Redis); each sweep takes some. */
+  async function reconcileFailed(batches: BatchWorker): Promise<void> {
+    const jobs = await queue.getFailed(0, RECONCILE_LIMIT - 1);
+    for (const job of jobs) await reconcile(batches, job, new Error(job.failedReason || 'the batch failed'));
+  }
+
+  /**
    * Moves a dead letter back to the inbox as a batch of its own, in one step, and hands it over
    * (a job with fresh attempts); false when `id` is not dead-lettered.
    */
@@ -289,9 +313,13 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     worker.on('error', (error) => p.onStoreError?.(error, 'receiver worker error'));
     // Also emitted for a job that stalled more than maxStalledCount times.
     worker.on('failed', (job, error) => {
-      if (job) batches.failed(job, error).catch((e: unknown) => p.onStoreError?.(e, 'receiver: the events of a failed batch could not be dead-lettered'));
+      if (job) void reconcile(batches, job, error);
     });
-    const runSweep = () => void ready.then(() => sweep()).catch((error: unknown) => p.onStoreError?.(error, 'receiver: inbox sweep failed'));
+    const runSweep = () =>
+      void ready
+        .then(() => sweep())
+        .then(() => reconcileFailed(batches))
+        .catch((error: unknown) => p.onStoreError?.(error, 'receiver: inbox sweep failed'));
     runSweep();
     sweeper = setInterval(runSweep, stalledIntervalMs);
     sweeper.unref();
