@@ -12,9 +12,11 @@ export interface IsolatedTarget extends Target {
   cpuMicros(): Promise<number>;
 }
 
-/** Starts `name` (with `redisUrl` for the Redis targets) and resolves once it listens. */
-export async function startIsolated(name: TargetName, redisUrl?: string): Promise<IsolatedTarget> {
-  const script = fileURLToPath(new URL('serve-target.ts', import.meta.url));
+/**
+ * Starts `name` (with `redisUrl` for the Redis targets) and resolves once it listens; `script`
+ * is another tree's bench/serve-target.ts (a before/after comparison in one run).
+ */
+export async function startIsolated(name: TargetName, redisUrl?: string, script = fileURLToPath(new URL('serve-target.ts', import.meta.url))): Promise<IsolatedTarget> {
   const child = spawn(process.execPath, ['--import', 'tsx', script, name, ...(redisUrl ? [redisUrl] : [])], {
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });

@@ -1,13 +1,16 @@
 /**
  * The receiver's ack throughput on Redis against a bare node:http 200, in one run:
  * `npx tsx bench/receiver-ack.ts`. The receiver and the bare server each run in a process of
- * their own (bench/serve-target.ts), loaded by autocannon from this one. With BENCH_BEFORE_DIR set to an extracted older tree of
- * this repository (e.g. `git archive <ref> | tar -x -C /tmp/before`, node_modules linked), its
- * receiver runs in the same process and run too, so before and after are ratios of one
+ * their own (bench/serve-target.ts), loaded by autocannon from this one; each row gives
+ * requests per second and the process's own CPU per request, both against the bare server,
+ * and the CPU per request counted until the process is idle again (a worker in the process
+ * may still be processing what the load acknowledged).
+ * With BENCH_BEFORE_DIR set to an extracted older tree of this repository (e.g. `git archive
+ * <ref> | tar -x -C /tmp/before`, node_modules linked), its receiver runs in a process of its
+ * own (its bench/serve-target.ts) in the same run too, so before and after are ratios of one
  * baseline. A private redis-server (no persistence) serves every Redis case; BENCH_CLUSTER=1
  * adds the same receiver on a private 3-primary Redis Cluster.
  */
-import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { createWebhookReceiver } from '../client/webhooks/index.js';
 import { createRedisEventStore } from '../client/webhooks/redis/index.js';
@@ -15,14 +18,13 @@ import { listen } from '../test/helpers/listen.js';
 import { startRedisCluster, type RedisCluster } from '../test/helpers/redis-cluster.js';
 import { startRedisServer } from '../test/helpers/redis-server.js';
 import { runLoad } from './run-case.js';
-import { startIsolated } from './isolated-target.js';
+import { startIsolated, type IsolatedTarget } from './isolated-target.js';
 import type { Target } from './targets.js';
 
 const durationS = Number(process.env.BENCH_DURATION_S ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const beforeDir = process.env.BENCH_BEFORE_DIR;
-type Start = (store: 'memory' | { redisUrl: string }) => Promise<Target>;
-const before = beforeDir ? ((await import(pathToFileURL(join(beforeDir, 'bench/targets.ts')).href)) as { startReceiver: Start }).startReceiver : undefined;
+const before = beforeDir ? (redisUrl: string) => startIsolated('receiver-redis', redisUrl, join(beforeDir, 'bench/serve-target.ts')) : undefined;
 
 const event = (id: string, timestamp: string) => JSON.stringify({ event: 'session.resumed', session: { id }, timestamp });
 let run = 0;
@@ -41,16 +43,27 @@ async function startClusterReceiver(nodes: string[]): Promise<Target> {
   return { ...server, stop: async () => (await server.close(), await receiver.close()) };
 }
 const redis = await startRedisServer();
-const rows: Array<[string, number, number]> = [];
+const rows: Array<[string, number, number, number | undefined, number | undefined]> = [];
+/** The process's CPU once it stays idle (under 2 % of a core over 500 ms), at most 120 s after the load. */
+async function cpuUntilIdle(cpu: () => Promise<number>): Promise<number> {
+  const until = Date.now() + 120_000;
+  let last = await cpu();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = await cpu();
+    if (now - last < 10_000 || Date.now() > until) return now;
+    last = now;
+  }
+}
 try {
   for (let round = 0; round < rounds; round++) {
-    type Case = [string, () => Promise<Target>, string | ((n: number) => string)];
+    type Case = [string, () => Promise<Target | IsolatedTarget>, string | ((n: number) => string)];
     const ifBefore = (c: Case): Case[] => (before ? [c] : []);
     const cases: Case[] = [
       ['bare node:http 200', () => startIsolated('http-200'), distinct()],
-      ...ifBefore(['before: receiver, Redis store, distinct events', () => before!({ redisUrl: redis.url }), distinct()]),
+      ...ifBefore(['before: receiver, Redis store, distinct events', () => before!(redis.url), distinct()]),
       ['after: receiver, Redis store, distinct events', () => startIsolated('receiver-redis', redis.url), distinct()],
-      ...ifBefore(['before: receiver, Redis store, one event repeated', () => before!({ redisUrl: redis.url }), duplicate]),
+      ...ifBefore(['before: receiver, Redis store, one event repeated', () => before!(redis.url), duplicate]),
       ['after: receiver, Redis store, one event repeated', () => startIsolated('receiver-redis', redis.url), duplicate],
       ...(cluster ? ([['after: receiver, Redis Cluster (3 primaries), distinct events', () => startClusterReceiver(cluster.nodes), distinct()]] as Case[]) : []),
       ...(cluster ? ([['after: receiver, Redis Cluster (3 primaries), one event repeated', () => startClusterReceiver(cluster.nodes), duplicate]] as Case[]) : []),
@@ -61,8 +74,16 @@ try {
       try {
         const load = { url: `${target.url}/`, method: 'POST' as const, headers: { 'content-type': 'application/json' }, connections, body };
         await runLoad({ ...load, durationS: 1 });
+        const cpu = 'cpuMicros' in target ? () => target.cpuMicros() : undefined;
+        // The warm-up's events are processed before the measured load starts.
+        if (cpu) await cpuUntilIdle(cpu);
+        const cpuBefore = await cpu?.();
         const result = await runLoad({ ...load, durationS });
-        rows.push([name, result.requestsPerSec, result.p99Ms]);
+        const cpuAtEnd = await cpu?.();
+        const cpuPerRequest = cpuAtEnd !== undefined && cpuBefore !== undefined ? (cpuAtEnd - cpuBefore) / Math.max(1, result.requests) : undefined;
+        // A worker in the process may still be processing what the load acknowledged: the CPU until it is idle counts too.
+        const cpuWithBacklog = cpu && cpuBefore !== undefined ? ((await cpuUntilIdle(cpu)) - cpuBefore) / Math.max(1, result.requests) : undefined;
+        rows.push([name, result.requestsPerSec, result.p99Ms, cpuPerRequest, cpuWithBacklog]);
         if (result.non2xx || result.errors) process.stdout.write(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors\n`);
       } finally {
         await target.stop();
@@ -79,8 +100,17 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const names = [...new Set(rows.map(([name]) => name.replace(' (again)', '')))];
 const of = (name: string) => rows.filter(([n]) => n.replace(' (again)', '') === name);
 const baseline = median(of('bare node:http 200').map(([, rps]) => rps));
-process.stdout.write(`${rounds} rounds × ${durationS} s, ${connections} connections; medians\n| case | req/s | × bare node:http | p99 ms |\n|---|---:|---:|---:|\n`);
+const cpuBaseline = median(of('bare node:http 200').map(([, , , cpu]) => cpu!));
+process.stdout.write(
+  `${rounds} rounds × ${durationS} s, ${connections} connections; medians\n| case | req/s | × bare node:http (req/s) | µs CPU/req | × bare node:http (CPU) | µs CPU/req until idle | × bare node:http (CPU until idle) | p99 ms |\n|---|---:|---:|---:|---:|---:|---:|---:|\n`,
+);
 for (const name of names) {
   const rps = median(of(name).map(([, r]) => r));
-  process.stdout.write(`| ${name} | ${Math.round(rps)} | ${(rps / baseline).toFixed(2)}× | ${median(of(name).map(([, , p]) => p))} |\n`);
+  const cpus = of(name).flatMap(([, , , c]) => (c === undefined ? [] : [c]));
+  const cpu = cpus.length ? median(cpus) : undefined;
+  const idles = of(name).flatMap(([, , , , c]) => (c === undefined ? [] : [c]));
+  const idle = idles.length ? median(idles) : undefined;
+  const cpuCells =
+    cpu === undefined || idle === undefined ? '| | | | ' : `| ${cpu.toFixed(0)} | ${(cpuBaseline / cpu).toFixed(2)}× | ${idle.toFixed(0)} | ${(cpuBaseline / idle).toFixed(2)}× `;
+  process.stdout.write(`| ${name} | ${Math.round(rps)} | ${(rps / baseline).toFixed(2)}× ${cpuCells}| ${median(of(name).map(([, , p]) => p))} |\n`);
 }

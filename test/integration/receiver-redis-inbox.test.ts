@@ -2,9 +2,9 @@
  * The Redis store's ack path and its recovery: an event recorded by an instance that died
  * between its 200 and the hand-over to BullMQ (simulated by running the record script alone)
  * is found by another instance's inbox sweep and processed once; after processing, nothing of
- * it stays in Redis but its dedupe record (marked processed). A hand-over takes events out of
- * the inbox once `addBulk` made their jobs, before any processing; a job added again for an
- * event already processed runs nothing. Jobs are looked up through BullMQ's `Queue.getJob`.
+ * it stays in Redis but its dedupe record (marked processed). A hand-over takes batches out of
+ * the inbox once `addBulk` made their jobs, before any processing; a job added again for a
+ * batch already processed runs nothing. Jobs are looked up through BullMQ's `Queue` API.
  */
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -33,12 +33,12 @@ describe('redis store inbox', () => {
     const event: SessionEvent = { event: 'session.resumed', session: { id: `sess_orphan_${Date.now()}` }, timestamp: new Date().toISOString() };
     const key = dedupeKey(event);
     const at = Date.now() - 5_000;
-    const data = JSON.stringify({ key, event, receivedAt: at });
-    // What a first delivery writes in its one round trip, with no hand-over after it.
+    const item = { id: 'eorphan1', key, event };
+    // What a first delivery writes in its one round trip, with no hand-over after it: a batch of one.
     const buckets = createBucketWindow(keys)(at, WINDOW_MS, BUCKET_MS);
-    const [id, duplicate] = await redis.sraRecord(3 + buckets.keys.length, keys.inbox, keys.inboxAt, keys.dead, ...buckets.keys, buckets.expireAt, tripleField(key), '', 'eorphan1', at, data);
+    const [id, duplicate] = await redis.sraRecord(3 + buckets.keys.length, keys.inbox, keys.inboxAt, keys.dead, ...buckets.keys, buckets.expireAt, 'borphan1', at, tripleField(key), '', 'eorphan1', JSON.stringify(item));
     expect([id, duplicate]).toEqual(['eorphan1', 0]);
-    expect(await redis.hexists(keys.inbox, 'eorphan1')).toBe(1);
+    expect(JSON.parse((await redis.hget(keys.inbox, 'borphan1'))!)).toEqual({ receivedAt: at, events: [item] });
 
     const seen: string[] = [];
     const receiver = createWebhookReceiver({
@@ -51,14 +51,14 @@ describe('redis store inbox', () => {
     expect((await receiver.receive(JSON.stringify(event))).body).toMatchObject({ duplicate: true, id: 'eorphan1' });
     await sleep(700);
     expect(seen).toHaveLength(1);
-    await waitFor(async () => (await queue.getJob('eorphan1')) === undefined, { what: 'the completed job removed' });
+    await waitFor(async () => (await queue.getJob('borphan1')) === undefined, { what: 'the completed job removed' });
     expect(await redis.hlen(keys.inbox)).toBe(0);
     expect(await redis.zcard(keys.inboxAt)).toBe(0);
     expect(await redis.hget(buckets.keys[0]!, tripleField(key))).toBe('eorphan1+');
 
     // A late hand-over (an instance paused after its recording) queues the processed event again: it runs nothing.
-    await queue.addBulk([{ name: 'session-event', data: JSON.parse(data) as object, opts: { jobId: 'eorphan1', removeOnComplete: true } }]);
-    await waitFor(async () => (await queue.getJob('eorphan1')) === undefined, { what: 'the repeated job completed' });
+    await queue.addBulk([{ name: 'session-events', data: { receivedAt: at, events: [item] }, opts: { jobId: 'borphan1', removeOnComplete: true } }]);
+    await waitFor(async () => (await queue.getJob('borphan1')) === undefined, { what: 'the repeated job completed' });
     await sleep(300);
     expect(seen).toHaveLength(1);
     await receiver.close();
@@ -76,10 +76,12 @@ describe('redis store inbox', () => {
     const answers = await Promise.all(events.map((e) => receiveOnly.receive(JSON.stringify(e))));
     expect(answers.every((a) => a.status === 200 && !(a.body as { duplicate: boolean }).duplicate)).toBe(true);
     const ids = answers.map((a) => (a.body as { id: string }).id);
-    // No worker anywhere yet: every event is a waiting job and none is left in the inbox.
+    // No worker anywhere yet: every event is in a waiting job (the events of one turn share one) and none is left in the inbox.
     await waitFor(async () => (await redis.hlen(keys.inbox)) === 0, { what: 'the inbox emptied by the hand-over' });
     expect(await redis.zcard(keys.inboxAt)).toBe(0);
-    for (const id of ids) expect(await queue.getJobState(id), id).toBe('waiting');
+    const waiting = await queue.getWaiting();
+    expect(waiting.length).toBeLessThan(ids.length);
+    expect(waiting.flatMap((job) => (job.data as { events: Array<{ id: string }> }).events.map((e) => e.id)).sort()).toEqual([...ids].sort());
 
     const seen: string[] = [];
     const worker = createWebhookReceiver({ store: createRedisEventStore({ url: redisUrl, prefix: handPrefix, stalledIntervalMs: 200 }), onEvent: (_e, ctx) => void seen.push(ctx.id) });

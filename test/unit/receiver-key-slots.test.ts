@@ -25,6 +25,8 @@ function allKeys(prefix: string, queueName: string): string[] {
     keys.inbox,
     keys.inboxAt,
     keys.dead,
+    keys.deadEvents,
+    keys.deadWhy,
     `${keys.bullPrefix}:${queueName}:eAbCdEfGhIjKlMnOp`,
     `${keys.bullPrefix}:${queueName}:eAbCdEfGhIjKlMnOp:lock`,
     ...bull,
@@ -48,7 +50,10 @@ describe('receiver Redis keys and Cluster slots', () => {
       sraRecord: [keys.inbox, keys.inboxAt, keys.dead, ...buckets.keys],
       sraHandedOver: [keys.inbox, keys.inboxAt],
       sraClaimStale: [keys.inbox, keys.inboxAt],
-      sraProcessed: [buckets.keys[0]!, keys.inbox, keys.inboxAt, keys.dead],
+      sraPending: [buckets.keys[0]!, keys.dead],
+      sraProcessed: [keys.inbox, keys.inboxAt, keys.dead, keys.deadEvents, keys.deadWhy, buckets.keys[0]!, buckets.keys[12]!],
+      sraDead: [keys.dead, keys.deadEvents, keys.deadWhy, keys.inbox, keys.inboxAt],
+      sraRetryDead: [keys.dead, keys.deadEvents, keys.deadWhy, keys.inbox, keys.inboxAt],
     };
     for (const script of SCRIPTS) {
       if (script.numberOfKeys !== undefined) expect(given[script.name], script.name).toHaveLength(script.numberOfKeys);

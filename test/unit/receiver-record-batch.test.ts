@@ -1,10 +1,16 @@
 /**
  * The Redis store records the deliveries of one event-loop turn with one script call: each
  * caller gets its own outcome in order, a failed call fails every caller of its batch (and
- * only those), and a full batch goes at once.
+ * only those), and a full batch goes at once. With `maxInFlight`, items added while that many
+ * calls are under way go together once one settles, at most `maxItems` a call.
  */
 import { describe, expect, it } from 'vitest';
 import { createRecordBatch } from '../../client/webhooks/redis/record-batch.js';
+
+/** A few event-loop turns: a settled call's follow-up (scheduled with setImmediate) has run. */
+const turns = async () => {
+  for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+};
 
 describe('record batch', () => {
   it('sends the items added in one turn together and gives each caller its outcome', async () => {
@@ -41,5 +47,41 @@ describe('record batch', () => {
     await expect(batch.add(3)).rejects.toThrow('rejected');
     fail = undefined;
     expect(await batch.add(4)).toBe(4);
+  });
+
+  it('with maxInFlight 1, what arrives during a call goes in the next one, at most maxItems a call', async () => {
+    const calls: number[][] = [];
+    const answers: Array<() => void> = [];
+    const batch = createRecordBatch<number, number>({
+      maxItems: 3,
+      maxInFlight: 1,
+      send: (items) => (calls.push([...items]), new Promise((resolve) => answers.push(() => resolve([...items])))),
+    });
+    const first = batch.add(1);
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toEqual([[1]]);
+    const later = [2, 3, 4, 5].map((n) => batch.add(n));
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toEqual([[1]]);
+    answers.shift()!();
+    expect(await first).toBe(1);
+    await turns();
+    expect(calls).toEqual([[1], [2, 3, 4]]);
+    answers.shift()!();
+    await turns();
+    expect(calls).toEqual([[1], [2, 3, 4], [5]]);
+    answers.shift()!();
+    expect(await Promise.all(later)).toEqual([2, 3, 4, 5]);
+  });
+
+  it('a failed call lets the next one go', async () => {
+    let fail = true;
+    const batch = createRecordBatch<number, number>({ maxItems: 10, maxInFlight: 1, send: async (items) => (fail ? Promise.reject(new Error('down')) : [...items]) });
+    const failed = batch.add(1);
+    const next = batch.add(2);
+    await expect(failed).rejects.toThrow('down');
+    await expect(next).rejects.toThrow('down');
+    fail = false;
+    expect(await batch.add(3)).toBe(3);
   });
 });

@@ -3,19 +3,20 @@
  * round trip, shared by the deliveries of one event-loop turn (record-batch.ts): a Lua script
  * of ours (store-scripts.ts) decides first delivery or duplicate, by the payload's identity and
  * by `webhook-id`, and for a first delivery writes the dedupe records and the event into an
- * inbox in the same atomic step, so the 200 follows a durable record.
- * After the answer the events of a few milliseconds become BullMQ jobs together through
- * `Queue.addBulk` (retries with backoff, failed set as dead letters, locks and stalled-job
- * recovery), and then leave the inbox; a completed job is removed, so what stays per event is
- * its dedupe record (about 110 bytes an identity) until the window ends. An instance that dies
- * between the answer and the hand-over leaves the event in the inbox, where any instance's
- * sweep (every `stalledIntervalMs`) finds it. The worker skips a job whose event the dedupe
- * record marks processed, so an event queued again by a late hand-over runs once.
+ * inbox in the same atomic step, so the 200 follows a durable record. The first deliveries of
+ * one call are one batch: one inbox entry, and after the answer one BullMQ job (retries with
+ * backoff, locks and stalled-job recovery); the batches of a few milliseconds are queued
+ * together through `Queue.addBulk` and then leave the inbox. A completed job is removed, so
+ * what stays per event is its dedupe record (about 110 bytes an identity) until the window
+ * ends. An instance that dies between the answer and the hand-over leaves the batch in the
+ * inbox, where any instance's sweep (every `stalledIntervalMs`) finds it. The worker runs each
+ * event of a batch on its own (batch-worker.ts): it skips an event whose dedupe record marks it
+ * processed, so an event queued again by a late hand-over runs once, and dead-letters events
+ * one by one into the store's own dead set.
  *
  * BullMQ and ioredis are used through their documented APIs only: `Queue`, `Worker`,
- * `Queue.addBulk`, `Queue.getJob`, `Job.retry`, and ioredis' `defineCommand` on the store's
- * own connection (BullMQ's connections carry none of our commands, and our scripts touch none
- * of BullMQ's keys).
+ * `Queue.addBulk`, and ioredis' `defineCommand` on the store's own connection (BullMQ's
+ * connections carry none of our commands, and our scripts touch none of BullMQ's keys).
  */
 import { randomBytes } from 'node:crypto';
 import type { Job, Queue as QueueType, Worker } from 'bullmq';
@@ -27,14 +28,14 @@ import {
   type ProcessingOptions,
   type ReceiverStore,
   type RecordOutcome,
-  type RecordedEvent,
-  runHandler,
 } from '../store.js';
 import { createConnector, type RedisConnection } from './connection.js';
+import { createBatchWorker, type BatchData, type BatchItem, type BatchWorker } from './batch-worker.js';
 import { createHandOver, type HandOver } from './hand-over.js';
+import { createHandlerSlots } from './handler-slots.js';
 import { createRecordBatch } from './record-batch.js';
 import { loadRedisLibraries } from './libraries.js';
-import { BUCKETS_PER_WINDOW, bucketKey, createBucketWindow, PROCESSED_MARK, storeKeys, tripleField, webhookIdField, withStoreCommands } from './store-scripts.js';
+import { BUCKETS_PER_WINDOW, createBucketWindow, storeKeys, tripleField, webhookIdField, withStoreCommands } from './store-scripts.js';
 
 // Top-level await: importing this subpath without bullmq or ioredis installed fails here,
 // with a message that names the install command.
@@ -44,8 +45,14 @@ const libs = await loadRedisLibraries();
 export const DEFAULT_REDIS_PREFIX = 'session-resume-api';
 /** Default BullMQ queue name. */
 export const DEFAULT_QUEUE_NAME = 'webhook-events';
-/** Default events processed at the same time per instance. */
+/** Default handler runs at the same time per instance. */
 export const DEFAULT_REDIS_CONCURRENCY = 1;
+/**
+ * Default most events in one job: the first deliveries of one record call, whose size it also
+ * bounds. A job holds its events' payloads as received plus about 120 bytes each (recording
+ * id, dedupe key, JSON).
+ */
+export const DEFAULT_MAX_EVENTS_PER_JOB = 50;
 /** Default milliseconds a recording may take before the answer is 503. */
 export const DEFAULT_RECORD_TIMEOUT_MS = 2000;
 /** Default milliseconds a processing lock lasts without renewal. */
@@ -64,10 +71,16 @@ const SWEEP_LIMIT = 500;
  * (bench/findings.md). The event is durable in the inbox meanwhile; only its processing waits.
  */
 const HANDOVER_DELAY_MS = 5;
-/** Most events one hand-over carries. */
-const HANDOVER_MAX_EVENTS = 200;
-/** Most events one record script call carries (the deliveries of one event-loop turn). */
-const RECORD_MAX_EVENTS = 200;
+/** Most jobs (batches) one hand-over carries. */
+const HANDOVER_MAX_JOBS = 200;
+/**
+ * Failed jobs kept, at most: a job BullMQ failed (a store error on its last attempt, too many
+ * stalls) stays only until its pending events are in the store's dead set, where `deadLetters()`
+ * lists them; the sweep reconciles those that could not be dead-lettered at once.
+ */
+const FAILED_JOBS_KEPT = 1000;
+/** Failed jobs one sweep reconciles at most. */
+const RECONCILE_LIMIT = 100;
 
 /** Options of `createRedisEventStore`; give exactly one of `url`, `client` or `clusterNodes`. */
 export interface RedisEventStoreOptions {
@@ -81,8 +94,14 @@ export interface RedisEventStoreOptions {
   prefix?: string;
   /** Queue name (default 'webhook-events'). */
   queueName?: string;
-  /** Events processed at the same time by this instance (default 1). */
+  /**
+   * Handler runs at the same time in this instance (default 1), whether their events came in
+   * one job or several. With 1, the events of a job run one after the other, in the order
+   * they were recorded.
+   */
   concurrency?: number;
+  /** Most events in one job, the first deliveries recorded by one call (default 50). */
+  maxEventsPerJob?: number;
   /** Milliseconds a recording may take before the answer is 503 (default 2000). */
   recordTimeoutMs?: number;
   /** Milliseconds a processing lock lasts without renewal (default 30000). */
@@ -95,21 +114,15 @@ export interface RedisEventStoreOptions {
   process?: boolean;
 }
 
-interface JobData {
-  key: string;
-  event: ReceivedEvent;
-  receivedAt: number;
-}
+const JOB_NAME = 'session-events';
 
-const JOB_NAME = 'session-event';
-
-/** One event on its way into the record script; `data` is set when its batch is sent (its time recorded is the batch's). */
+/** One event on its way into the record script; `at` is when its delivery asked (its answer's deadline counts from then). */
 interface Recording {
+  at: number;
   key: string;
   event: ReceivedEvent;
   webhookId: string | undefined;
   id: string;
-  data?: JobData;
 }
 /** The record script's answer for one event: recording id, duplicate 0|1, dead-lettered 0|1. */
 type RecordResult = readonly [string, number, number];
@@ -142,7 +155,7 @@ function checkOptions(options: RedisEventStoreOptions) {
   const { prefix = DEFAULT_REDIS_PREFIX, queueName = DEFAULT_QUEUE_NAME } = options;
   checkOption(typeof prefix === 'string' && /^[^:{}]+$/.test(prefix), `${where}: prefix must be a non-empty string without ":", "{" or "}"`);
   checkOption(typeof queueName === 'string' && /^[^:{}]+$/.test(queueName), `${where}: queueName must be a non-empty string without ":", "{" or "}"`);
-  for (const name of ['concurrency', 'recordTimeoutMs', 'lockDurationMs', 'stalledIntervalMs'] as const) {
+  for (const name of ['concurrency', 'maxEventsPerJob', 'recordTimeoutMs', 'lockDurationMs', 'stalledIntervalMs'] as const) {
     if (options[name] !== undefined) checkInteger(`${where}: ${name}`, options[name], { min: 1 });
   }
   if (options.maxStalledCount !== undefined) checkInteger(`${where}: maxStalledCount`, options.maxStalledCount, { min: 0 });
@@ -156,7 +169,8 @@ function checkOptions(options: RedisEventStoreOptions) {
  * @param options - `url`, `client` or `clusterNodes`; the rest optional
  * @param [options.prefix='session-resume-api'] - key prefix and hash tag; share it between instances
  * @param [options.queueName='webhook-events'] - BullMQ queue name
- * @param [options.concurrency=1] - events processed at the same time by this instance
+ * @param [options.concurrency=1] - handler runs at the same time in this instance
+ * @param [options.maxEventsPerJob=50] - most events in one job
  * @param [options.recordTimeoutMs=2000] - ms a recording may take before the answer is 503
  * @param [options.lockDurationMs=30000] - ms a processing lock lasts without renewal
  * @param [options.stalledIntervalMs=30000] - ms between checks for work a dead instance left
@@ -176,6 +190,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     prefix = DEFAULT_REDIS_PREFIX,
     queueName = DEFAULT_QUEUE_NAME,
     concurrency = DEFAULT_REDIS_CONCURRENCY,
+    maxEventsPerJob = DEFAULT_MAX_EVENTS_PER_JOB,
     recordTimeoutMs = DEFAULT_RECORD_TIMEOUT_MS,
     lockDurationMs = DEFAULT_LOCK_DURATION_MS,
     stalledIntervalMs = DEFAULT_STALLED_INTERVAL_MS,
@@ -196,7 +211,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
   // one slot, so the queue prefix is the hash tag itself.
   const queueConnection = connect(failFast, { enableOfflineQueue: false });
   queueConnection.on('error', () => {});
-  const queue: QueueType<JobData> = new libs.Queue<JobData>(queueName, { connection: queueConnection, prefix: keys.bullPrefix, streams: { events: { maxLen: EVENTS_MAX_LEN } } });
+  const queue: QueueType<BatchData> = new libs.Queue<BatchData>(queueName, { connection: queueConnection, prefix: keys.bullPrefix, streams: { events: { maxLen: EVENTS_MAX_LEN } } });
   queue.on('error', () => {});
   // Connected and BullMQ ready: the first recording waits for it (within its timeout).
   let isReady = false;
@@ -206,7 +221,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
   });
   ready.catch(() => {});
 
-  let worker: Worker<JobData> | undefined;
+  let worker: Worker<BatchData> | undefined;
   let workerConnection: RedisConnection | undefined;
   let processing: ProcessingOptions | undefined;
   let bucketMs = 1;
@@ -215,9 +230,9 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
   let sweeper: NodeJS.Timeout | undefined;
   let closed = false;
 
-  let handOver: HandOver<JobData> | undefined;
+  let handOver: HandOver<BatchData> | undefined;
   const createQueueHandOver = (p: ProcessingOptions) =>
-    createHandOver<JobData>({
+    createHandOver<BatchData>({
       queue,
       store: connection,
       keys,
@@ -226,12 +241,12 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
         jobId: id,
         attempts: p.maxAttempts,
         backoff: { type: 'exponential' as const, delay: p.retryDelayMs },
-        // Processed events leave nothing but their dedupe record; failed ones are the dead letters.
+        // Processed events leave nothing but their dedupe record; dead letters are the store's own.
         removeOnComplete: true,
-        removeOnFail: false,
+        removeOnFail: { count: FAILED_JOBS_KEPT },
       }),
       delayMs: HANDOVER_DELAY_MS,
-      maxEvents: HANDOVER_MAX_EVENTS,
+      maxEvents: HANDOVER_MAX_JOBS,
       // Still in the inbox: the next sweep of any instance hands them over.
       onError: (error) => p.onStoreError?.(error, 'receiver: recorded events could not be queued yet; the inbox sweep will'),
     });
@@ -240,45 +255,54 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
   async function sweep(): Promise<void> {
     const now = Date.now();
     const found = await connection.sraClaimStale(keys.inbox, keys.inboxAt, now - stalledIntervalMs, now, SWEEP_LIMIT);
-    for (let i = 0; i + 1 < found.length; i += 2) handOver!.add({ id: found[i]!, data: JSON.parse(found[i + 1]!) as JobData });
+    // An entry of one event left by an earlier version is handed over as it is (batchOf reads both).
+    for (let i = 0; i + 1 < found.length; i += 2) handOver!.add({ id: found[i]!, data: JSON.parse(found[i + 1]!) as BatchData });
   }
 
-  /** Moves a failed (dead-lettered) job back to the queue with fresh attempts; false otherwise. */
-  async function retryIfDead(id: string): Promise<boolean> {
-    const job = await queue.getJob(id);
-    if (!job || !(await job.isFailed())) return false;
+  /**
+   * Dead-letters the pending events of a job BullMQ failed, then removes the job; when that
+   * fails (Redis away), the job stays in the failed set for the next sweep.
+   */
+  async function reconcile(batches: BatchWorker, job: Job<BatchData>, error: Error): Promise<void> {
     try {
-      await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
-    } catch {
-      // Another delivery or instance retried it first.
-      return false;
+      if (await batches.failed(job, error)) await job.remove();
+    } catch (cause) {
+      processing?.onStoreError?.(cause, 'receiver: the events of a failed batch could not be dead-lettered yet; the sweep will');
     }
-    await connection.zrem(keys.dead, id);
-    return true;
   }
 
-  /** One job: nothing when the event was processed already, else the handler; then the marker. */
-  async function processJob(p: ProcessingOptions, job: Job<JobData>): Promise<void> {
-    if (!isReady) await ready;
-    const id = job.id!;
-    const bucket = bucketKey(keys, job.data.receivedAt, bucketMs);
-    const field = tripleField(job.data.key);
-    if ((await connection.hget(bucket, field)) === `${id}${PROCESSED_MARK}`) return;
-    await runHandler(p, recordedFrom(job, job.attemptsMade + 1));
-    // The handler ran: a failure to mark it leaves at most a second run, never a lost event.
-    await connection.sraProcessed(bucket, keys.inbox, keys.inboxAt, keys.dead, field, id).catch((error: unknown) => p.onStoreError?.(error, 'receiver: an event was processed but could not be marked so'));
+  /** Failed jobs whose events are not dead-lettered yet (their listener lost Redis); each sweep takes some. */
+  async function reconcileFailed(batches: BatchWorker): Promise<void> {
+    const jobs = await queue.getFailed(0, RECONCILE_LIMIT - 1);
+    for (const job of jobs) await reconcile(batches, job, new Error(job.failedReason || 'the batch failed'));
+  }
+
+  /**
+   * Moves a dead letter back to the inbox as a batch of its own, in one step, and hands it over
+   * (a job with fresh attempts); false when `id` is not dead-lettered.
+   */
+  async function retryIfDead(id: string): Promise<boolean> {
+    const batchId = newId();
+    const batch = await connection.sraRetryDead(keys.dead, keys.deadEvents, keys.deadWhy, keys.inbox, keys.inboxAt, id, batchId, Date.now());
+    if (batch === null) return false;
+    // Before start() no hand-over exists yet: the inbox entry waits for a sweep.
+    handOver?.add({ id: batchId, data: JSON.parse(batch) as BatchData });
+    return true;
   }
 
   function startWorker(p: ProcessingOptions) {
     workerConnection = connect({ maxRetriesPerRequest: null });
     // The worker reconnects by itself; the receiver's logger hears about it.
     workerConnection.on('error', (error) => p.onStoreError?.(error, 'receiver worker: Redis connection error'));
-    const run = (job: Job<JobData>) => {
-      const under = processJob(p, job).finally(() => running.delete(under));
+    const batches = createBatchWorker({ store: connection, keys, bucketMs, slots: createHandlerSlots(concurrency), processing: p });
+    const run = async (job: Job<BatchData>) => {
+      if (!isReady) await ready;
+      const under = batches.run(job).finally(() => running.delete(under));
       running.add(under);
       return under;
     };
-    worker = new libs.Worker<JobData>(queueName, run, {
+    // Worker concurrency bounds the jobs under way; the slots bound the handler runs in them.
+    worker = new libs.Worker<BatchData>(queueName, run, {
       connection: workerConnection,
       prefix: keys.bullPrefix,
       concurrency,
@@ -289,13 +313,13 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     worker.on('error', (error) => p.onStoreError?.(error, 'receiver worker error'));
     // Also emitted for a job that stalled more than maxStalledCount times.
     worker.on('failed', (job, error) => {
-      if (!job) return;
-      const final = job.attemptsMade >= (job.opts.attempts ?? 1) || job.finishedOn !== undefined;
-      // The dead set lets a redelivery put the event back in the queue (see record).
-      if (final) connection.zadd(keys.dead, Date.now(), job.id!).catch((e: unknown) => p.onStoreError?.(e, 'receiver: a dead letter could not be marked'));
-      p.onFailure(error, recordedFrom(job, job.attemptsMade), final);
+      if (job) void reconcile(batches, job, error);
     });
-    const runSweep = () => void ready.then(() => sweep()).catch((error: unknown) => p.onStoreError?.(error, 'receiver: inbox sweep failed'));
+    const runSweep = () =>
+      void ready
+        .then(() => sweep())
+        .then(() => reconcileFailed(batches))
+        .catch((error: unknown) => p.onStoreError?.(error, 'receiver: inbox sweep failed'));
     runSweep();
     sweeper = setInterval(runSweep, stalledIntervalMs);
     sweeper.unref();
@@ -303,17 +327,25 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
 
   /** One round trip for the recordings of one event-loop turn: the record script over the window's buckets. */
   const recordings = createRecordBatch<Recording, RecordResult>({
-    maxItems: RECORD_MAX_EVENTS,
+    maxItems: maxEventsPerJob,
+    // One call under way: deliveries that arrive meanwhile go together in the next (fewer
+    // round trips and jobs under load, no wait without it).
+    maxInFlight: 1,
     async send(items) {
       const receivedAt = Date.now();
+      const batchId = newId();
       const buckets = windowOf(receivedAt, Math.round(processing!.windowSeconds * 1000), bucketMs);
-      const args: Array<string | number> = [keys.inbox, keys.inboxAt, keys.dead, ...buckets.keys, buckets.expireAt];
-      for (const item of items) {
-        item.data = { key: item.key, event: item.event, receivedAt };
-        args.push(tripleField(item.key), item.webhookId === undefined ? '' : webhookIdField(item.webhookId), item.id, receivedAt, JSON.stringify(item.data));
-      }
-      // One timer for the batch: its deliveries arrived in the same turn.
-      const out = await within(connection.sraRecord(3 + buckets.keys.length, ...args), recordTimeoutMs, 'the recording');
+      const args: Array<string | number> = [keys.inbox, keys.inboxAt, keys.dead, ...buckets.keys, buckets.expireAt, batchId, receivedAt];
+      const batchItems = items.map(({ id, key, event }): BatchItem => ({ id, key, event }));
+      items.forEach((item, i) => {
+        args.push(tripleField(item.key), item.webhookId === undefined ? '' : webhookIdField(item.webhookId), item.id, JSON.stringify(batchItems[i]));
+      });
+      // One timer for the batch, from its oldest delivery: none waits longer than recordTimeoutMs in all.
+      const left = Math.max(1, recordTimeoutMs - (Date.now() - items[0]!.at));
+      const out = await within(connection.sraRecord(3 + buckets.keys.length, ...args), left, 'the recording');
+      // The first deliveries are recorded as one batch: one job.
+      const events = batchItems.filter((_, i) => out[3 * i + 1] === 0);
+      if (events.length > 0) handOver!.add({ id: batchId, data: { receivedAt, events } });
       return items.map((_, i) => [out[3 * i] as string, out[3 * i + 1] as number, out[3 * i + 2] as number] as const);
     },
   });
@@ -330,15 +362,12 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     async record(key, event, webhookId): Promise<RecordOutcome> {
       if (closed) throw new StoreUnavailableError('the Redis store is closed');
       if (!processing) throw new StoreUnavailableError('the Redis store was not started by a receiver');
-      const recording: Recording = { key, event, webhookId, id: newId() };
+      const recording: Recording = { at: Date.now(), key, event, webhookId, id: newId() };
       const { id } = recording;
       try {
         if (!isReady) await within(ready, recordTimeoutMs, 'the connection');
         const [recorded, duplicate, dead] = await recordings.add(recording);
-        if (duplicate === 0) {
-          handOver!.add({ id, data: recording.data! });
-          return { id, duplicate: false };
-        }
+        if (duplicate === 0) return { id, duplicate: false };
         // A dedupe record never suppresses a retry of a failed processing.
         if (dead === 1) await within(retryIfDead(recorded), recordTimeoutMs, 'the dead-letter retry');
         return { id: recorded, duplicate: true };
@@ -349,15 +378,19 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     },
 
     async deadLetters(): Promise<DeadLetter[]> {
-      const jobs = await queue.getFailed(0, -1);
-      return jobs
-        .filter((job): job is Job<JobData> => Boolean(job))
-        // Oldest recording first; events of one millisecond (one hand-over) in the order they failed.
-        .sort((a, b) => a.data.receivedAt - b.data.receivedAt || (a.finishedOn ?? 0) - (b.finishedOn ?? 0))
-        .map((job) => {
-          const { attempt: _attempt, ...recorded } = recordedFrom(job, 0);
-          return { ...recorded, attempts: job.attemptsMade, error: job.failedReason ?? '' };
-        });
+      // In the order they were dead-lettered, then oldest recording first (a stable sort).
+      const ids = await connection.zrange(keys.dead, '0', '-1');
+      if (ids.length === 0) return [];
+      const [batches, whys] = await Promise.all([connection.hmget(keys.deadEvents, ...ids), connection.hmget(keys.deadWhy, ...ids)]);
+      const letters: DeadLetter[] = [];
+      ids.forEach((id, i) => {
+        // A letter retried between the two reads is gone.
+        if (!batches[i] || !whys[i]) return;
+        const { receivedAt, events } = JSON.parse(batches[i]) as BatchData;
+        const { attempts, error } = JSON.parse(whys[i]) as { attempts: number; error: string };
+        letters.push({ id, key: events[0]!.key, event: events[0]!.event, receivedAt, attempts, error });
+      });
+      return letters.sort((a, b) => a.receivedAt - b.receivedAt);
     },
 
     retryDeadLetter: retryIfDead,
@@ -381,8 +414,4 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
       workerConnection?.disconnect();
     },
   };
-}
-
-function recordedFrom(job: Job<JobData>, attempt: number): RecordedEvent {
-  return { id: job.id!, key: job.data.key, event: job.data.event, receivedAt: job.data.receivedAt, attempt };
 }

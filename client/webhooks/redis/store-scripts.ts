@@ -10,6 +10,11 @@
  * of about 210 for a key with its own TTL. A record is seen for at least the window and at most
  * the window plus one bucket. The record of the payload's identity also carries the processed
  * marker: its value, the recording id, gains a trailing `+` once the handler succeeded.
+ *
+ * The unit of the inbox and of the queue is a batch: the first deliveries recorded by one call
+ * of the record script, as one entry `{"receivedAt":…,"events":[{"id","key","event"},…]}`
+ * under a batch id, which becomes the BullMQ job id. A dead letter is one event, kept in the
+ * store's own keys.
  */
 import { hash } from 'node:crypto';
 import type { RedisConnection } from './connection.js';
@@ -25,18 +30,30 @@ export interface StoreKeys {
   bullPrefix: string;
   /** Base of the dedupe bucket hashes (`<base>:<bucket>`). */
   dedupe: string;
-  /** Hash: recording id → event data, from the recording until its job exists (or it was processed). */
+  /** Hash: batch id → batch (its events' data), from the recording until its job exists (or it was processed). */
   inbox: string;
-  /** Sorted set: recording id by time recorded (or last claimed), for the sweep. */
+  /** Sorted set: batch id by time recorded (or last claimed), for the sweep. */
   inboxAt: string;
   /** Sorted set: recording ids whose processing was dead-lettered, by time; a redelivery retries them. */
   dead: string;
+  /** Hash: dead-lettered recording id → a batch of that one event, as the inbox holds it. */
+  deadEvents: string;
+  /** Hash: dead-lettered recording id → `{"attempts":n,"error":"…"}`. */
+  deadWhy: string;
 }
 
 /** The keys of a store with `prefix` and `queueName` (neither contains ':', '{' or '}'). */
 export function storeKeys(prefix: string, queueName: string): StoreKeys {
   const queue = `{${prefix}}:${queueName}`;
-  return { bullPrefix: `{${prefix}}`, dedupe: `${queue}:rd`, inbox: `${queue}:inbox`, inboxAt: `${queue}:inbox-at`, dead: `${queue}:dead` };
+  return {
+    bullPrefix: `{${prefix}}`,
+    dedupe: `${queue}:rd`,
+    inbox: `${queue}:inbox`,
+    inboxAt: `${queue}:inbox-at`,
+    dead: `${queue}:dead`,
+    deadEvents: `${queue}:dead-events`,
+    deadWhy: `${queue}:dead-why`,
+  };
 }
 
 /** The dedupe bucket hash that holds records made at `atMs`. */
@@ -72,16 +89,17 @@ export const webhookIdField = (webhookId: string) => `w${short(hash('sha256', we
 
 /**
  * KEYS: inbox, inbox-at, dead, then the dedupe buckets of the window, newest first.
- * ARGV: newest bucket's expiry ms, then per event: identity field, webhook-id field or '',
- * new id, time recorded ms, event data (five each; several events recorded in one call).
- * Returns {id, duplicate 0|1, dead-lettered 0|1} per event, flat, in order. A first delivery
- * writes its dedupe fields and its inbox entry in the same step, so a record never exists
- * without its event; a later event of the same call sees the records of the earlier ones.
+ * ARGV: newest bucket's expiry ms, batch id, time recorded ms, then per event: identity field,
+ * webhook-id field or '', new id, the event's batch item (JSON) (four each; the events recorded
+ * in one call). Returns {id, duplicate 0|1, dead-lettered 0|1} per event, flat, in order. The
+ * first deliveries' dedupe fields and their batch's inbox entry are written in the same step,
+ * so a record never exists without its event; a later event of the same call sees the records
+ * of the earlier ones.
  */
 const RECORD = `
 local out = {}
-local wrote = false
-for e = 2, #ARGV, 5 do
+local items = {}
+for e = 4, #ARGV, 4 do
   local id = ARGV[e + 2]
   local fields = { ARGV[e] }
   if ARGV[e + 1] ~= '' then fields[2] = ARGV[e + 1] end
@@ -95,9 +113,7 @@ for e = 2, #ARGV, 5 do
   end
   if not found then
     for _, field in ipairs(fields) do redis.call('HSET', KEYS[4], field, id) end
-    redis.call('HSET', KEYS[1], id, ARGV[e + 4])
-    redis.call('ZADD', KEYS[2], ARGV[e + 3], id)
-    wrote = true
+    items[#items + 1] = ARGV[e + 3]
     out[#out + 1] = id
     out[#out + 1] = 0
     out[#out + 1] = 0
@@ -111,13 +127,18 @@ for e = 2, #ARGV, 5 do
     out[#out + 1] = redis.call('ZSCORE', KEYS[3], found) and 1 or 0
   end
 end
-if wrote then redis.call('PEXPIREAT', KEYS[4], ARGV[1]) end
+if #items > 0 then
+  local batch = table.concat({ '{"receivedAt":', ARGV[3], ',"events":[', table.concat(items, ','), ']}' })
+  redis.call('HSET', KEYS[1], ARGV[2], batch)
+  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+  redis.call('PEXPIREAT', KEYS[4], ARGV[1])
+end
 return out
 `;
 
 /**
- * KEYS: inbox, inbox-at. ARGV: id, id, ... Runs once `Queue.addBulk` made the jobs: the
- * entries leave the inbox (the job is the durable record from now on). Returns the number removed.
+ * KEYS: inbox, inbox-at. ARGV: batch id, batch id, ... Runs once `Queue.addBulk` made the jobs:
+ * the entries leave the inbox (the job is the durable record from now on). Returns the number removed.
  */
 const HANDED_OVER = `
 local removed = 0
@@ -151,19 +172,79 @@ return out
 `;
 
 /**
- * KEYS: the event's dedupe bucket, inbox, inbox-at, dead. ARGV: identity field, id.
- * After a successful handler run: marks the dedupe record processed (a job added again for
- * this id, by a late hand-over or sweep, then runs nothing) and drops what is left of the
- * event in the inbox and the dead set.
+ * KEYS: the batch's dedupe bucket, dead. ARGV: identity field, id, per event of the batch.
+ * Returns 1 per event still to run, 0 per event processed already (its marker is set) or
+ * dead-lettered (a job added again for its batch, by a late hand-over or sweep, leaves it to
+ * the dead-letter retry).
+ */
+const PENDING = `
+local out = {}
+for i = 1, #ARGV, 2 do
+  local run = redis.call('HGET', KEYS[1], ARGV[i]) ~= ARGV[i + 1] .. '${PROCESSED_MARK}' and not redis.call('ZSCORE', KEYS[2], ARGV[i + 1])
+  out[#out + 1] = run and 1 or 0
+end
+return out
+`;
+
+/**
+ * KEYS: inbox, inbox-at, dead, dead-events, dead-why, then dedupe buckets. ARGV: three per
+ * step: a KEYS index and identity field and recording id (the handler succeeded: mark the
+ * event's dedupe record processed, so a job added again for its batch runs nothing, and drop
+ * what is left of it among the dead letters), or 0, '' and a batch id (every event of the batch
+ * is done: drop what is left of the batch in the inbox). Steps run in order.
  */
 const PROCESSED = `
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
-  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. '${PROCESSED_MARK}')
+for i = 1, #ARGV, 3 do
+  local k = tonumber(ARGV[i])
+  local id = ARGV[i + 2]
+  if k == 0 then
+    redis.call('HDEL', KEYS[1], id)
+    redis.call('ZREM', KEYS[2], id)
+  else
+    if redis.call('HGET', KEYS[k], ARGV[i + 1]) == id then
+      redis.call('HSET', KEYS[k], ARGV[i + 1], id .. '${PROCESSED_MARK}')
+    end
+    if redis.call('ZREM', KEYS[3], id) == 1 then
+      redis.call('HDEL', KEYS[4], id)
+      redis.call('HDEL', KEYS[5], id)
+    end
+  end
 end
-redis.call('HDEL', KEYS[2], ARGV[2])
-redis.call('ZREM', KEYS[3], ARGV[2])
-redis.call('ZREM', KEYS[4], ARGV[2])
 return 1
+`;
+
+/**
+ * KEYS: dead, dead-events, dead-why, inbox, inbox-at. ARGV: time ms, batch id, then per event:
+ * recording id, the event as a batch of one (JSON), why (JSON). Dead-letters the events of a
+ * batch that failed its last attempt, each on its own, and drops what is left of the batch in
+ * the inbox, in one step. Returns the number of events dead-lettered.
+ */
+const DEAD = `
+for i = 3, #ARGV, 3 do
+  redis.call('ZADD', KEYS[1], ARGV[1], ARGV[i])
+  redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
+  redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 2])
+end
+redis.call('HDEL', KEYS[4], ARGV[2])
+redis.call('ZREM', KEYS[5], ARGV[2])
+return (#ARGV - 2) / 3
+`;
+
+/**
+ * KEYS: dead, dead-events, dead-why, inbox, inbox-at. ARGV: recording id, new batch id, time ms.
+ * Takes a dead letter out of the dead set and puts its event in the inbox as a batch of its
+ * own, in one step, so a crash in between loses nothing. Returns the batch (JSON), or false
+ * when the id is not dead-lettered here (never was, another delivery or instance retried it
+ * first, or an earlier version's dead letter, which stays where it is).
+ */
+const RETRY_DEAD = `
+local batch = redis.call('HGET', KEYS[2], ARGV[1])
+if not batch or redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return false end
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+redis.call('HSET', KEYS[4], ARGV[2], batch)
+redis.call('ZADD', KEYS[5], ARGV[3], ARGV[2])
+return batch
 `;
 
 /** The scripts as ioredis commands on the store's own connection (EVALSHA, falling back to EVAL). */
@@ -172,7 +253,11 @@ export interface StoreCommands {
   sraRecord(numberOfKeys: number, ...keysThenArgv: Array<string | number>): Promise<Array<string | number>>;
   sraHandedOver(inbox: string, inboxAt: string, ...ids: string[]): Promise<number>;
   sraClaimStale(inbox: string, inboxAt: string, cutoff: number, now: number, limit: number): Promise<string[]>;
-  sraProcessed(bucket: string, inbox: string, inboxAt: string, dead: string, field: string, id: string): Promise<number>;
+  sraPending(bucket: string, dead: string, ...fieldThenId: string[]): Promise<number[]>;
+  /** `numberOfKeys` first: the buckets of the events marked follow the five fixed keys. */
+  sraProcessed(numberOfKeys: number, ...keysThenArgv: Array<string | number>): Promise<number>;
+  sraDead(dead: string, deadEvents: string, deadWhy: string, inbox: string, inboxAt: string, ...argv: Array<string | number>): Promise<number>;
+  sraRetryDead(dead: string, deadEvents: string, deadWhy: string, inbox: string, inboxAt: string, id: string, batchId: string, now: number): Promise<string | null>;
 }
 
 /** Every script with its number of keys (undefined: given with each call); the slot check reads this list. */
@@ -180,7 +265,10 @@ export const SCRIPTS = [
   { name: 'sraRecord', numberOfKeys: undefined, lua: RECORD },
   { name: 'sraHandedOver', numberOfKeys: 2, lua: HANDED_OVER },
   { name: 'sraClaimStale', numberOfKeys: 2, lua: CLAIM_STALE },
-  { name: 'sraProcessed', numberOfKeys: 4, lua: PROCESSED },
+  { name: 'sraPending', numberOfKeys: 2, lua: PENDING },
+  { name: 'sraProcessed', numberOfKeys: undefined, lua: PROCESSED },
+  { name: 'sraDead', numberOfKeys: 5, lua: DEAD },
+  { name: 'sraRetryDead', numberOfKeys: 5, lua: RETRY_DEAD },
 ] as const;
 
 /**

@@ -1,0 +1,190 @@
+/**
+ * The worker's step for one BullMQ job of the Redis store. A job carries a batch: the events
+ * recorded by one call of the record script (the first deliveries of one event-loop turn), so
+ * BullMQ adds, fetches and completes one job per batch instead of one per event. Each event
+ * keeps its own guarantees:
+ * - it runs only while its processed marker is unset and it is not dead-lettered (one script
+ *   call reads that for the whole batch), and its marker is set as soon as its handler
+ *   succeeded (the markers of one event-loop turn in one script call);
+ * - a batch attempt in which any event failed fails the job, so BullMQ retries it with the
+ *   store's backoff, and the retry runs only the events not processed yet;
+ * - after the last attempt the events still failing are dead-lettered each on its own (the
+ *   store's dead set, retried by id), and the job completes.
+ */
+import type { Job } from 'bullmq';
+import { runHandler, type ProcessingOptions, type RecordedEvent } from '../store.js';
+import type { ReceivedEvent } from '../tolerant-event.js';
+import type { HandlerSlots } from './handler-slots.js';
+import { createRecordBatch } from './record-batch.js';
+import { bucketKey, tripleField, type StoreCommands, type StoreKeys } from './store-scripts.js';
+
+/** One event of a batch: its recording id, dedupe key and payload. */
+export interface BatchItem {
+  id: string;
+  key: string;
+  event: ReceivedEvent;
+}
+
+/** A job's data and an inbox entry: the events recorded by one call, and when. */
+export interface BatchData {
+  receivedAt: number;
+  events: BatchItem[];
+}
+
+/** A job or inbox entry of one event, as earlier versions of the store made them (the job id is the recording id). */
+interface SingleEventData {
+  key: string;
+  event: ReceivedEvent;
+  receivedAt: number;
+}
+
+/**
+ * The batch a job carries; a job of one event, queued or left in the inbox by an instance of
+ * an earlier version during a rolling upgrade, is a batch of that one event.
+ */
+export function batchOf(job: Job<BatchData | SingleEventData>): BatchData {
+  const data = job.data;
+  if ('events' in data) return data;
+  return { receivedAt: data.receivedAt, events: [{ id: job.id!, key: data.key, event: data.event }] };
+}
+
+/** A batch attempt in which some events failed; each was reported to `onFailure` already. */
+export class BatchAttemptError extends Error {
+  override name = 'BatchAttemptError';
+}
+
+/** What `createBatchWorker` needs. */
+export interface BatchWorkerOptions {
+  /** The store's own connection, with its scripts defined. */
+  store: Pick<StoreCommands, 'sraPending' | 'sraProcessed' | 'sraDead'>;
+  keys: StoreKeys;
+  /** Milliseconds per dedupe bucket (known once the receiver started the store). */
+  bucketMs: number;
+  /** The bound on handler runs at the same time, shared by every job of the instance. */
+  slots: HandlerSlots;
+  processing: ProcessingOptions;
+}
+
+/** One failed event of a batch on its way to the dead set. */
+interface Failure {
+  item: BatchItem;
+  recorded: RecordedEvent;
+  error: unknown;
+}
+
+/** A processed-marker step (see the store's PROCESSED script): an event done, or a batch done. */
+type Mark = { bucket: string; field: string; id: string } | { batchId: string };
+
+/** The batch step of one instance's worker (see `createBatchWorker`). */
+export type BatchWorker = ReturnType<typeof createBatchWorker>;
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Creates the batch step: `run(job)` is the Worker's processor; `failed(job, error)` handles a
+ * job BullMQ failed for a reason other than its events (a store error, a stalled job), so that
+ * after its last attempt its events not processed yet are dead-lettered too; it is idempotent
+ * (events processed or dead-lettered already are skipped), so a failed job can be reconciled
+ * again until it succeeds.
+ *
+ * @example
+ * const batches = createBatchWorker({ store: connection, keys, bucketMs, slots, processing });
+ * const worker = new Worker(queueName, batches.run, { ... });
+ * worker.on('failed', (job, error) => job && void batches.failed(job, error));
+ */
+export function createBatchWorker(options: BatchWorkerOptions) {
+  const { store, keys, bucketMs, slots, processing: p } = options;
+  const marks = createRecordBatch<Mark, undefined>({
+    // One batch at most per job under way, and its events: the turn's markers, bounded by those.
+    maxItems: 1000,
+    async send(items) {
+      const buckets: string[] = [];
+      const argv: Array<string | number> = [];
+      for (const m of items) {
+        if ('batchId' in m) {
+          argv.push(0, '', m.batchId);
+          continue;
+        }
+        let k = buckets.indexOf(m.bucket);
+        if (k < 0) k = buckets.push(m.bucket) - 1;
+        argv.push(6 + k, m.field, m.id);
+      }
+      await store.sraProcessed(5 + buckets.length, keys.inbox, keys.inboxAt, keys.dead, keys.deadEvents, keys.deadWhy, ...buckets, ...argv);
+      return items.map(() => undefined);
+    },
+  });
+  // A failure to mark leaves at most a second run of a handler that ran, never a lost event.
+  const mark = (m: Mark) => marks.add(m).then(() => undefined, (error: unknown) => p.onStoreError?.(error, 'receiver: processed events could not be marked so'));
+
+  /** 1 per event of `data` to run, 0 per event processed or dead-lettered already. */
+  function pendingOf(data: BatchData, fields: string[]): Promise<number[]> {
+    return store.sraPending(bucketKey(keys, data.receivedAt, bucketMs), keys.dead, ...data.events.flatMap((e, i) => [fields[i]!, e.id]));
+  }
+
+  /** The events of `failures` go to the dead set each on its own, the batch leaves the inbox; then `onFailure(final)`. */
+  async function deadLetter(batchId: string, receivedAt: number, failures: Failure[]): Promise<void> {
+    const argv: Array<string | number> = [Date.now(), batchId];
+    for (const { item, recorded, error } of failures) {
+      argv.push(item.id, JSON.stringify({ receivedAt, events: [item] } satisfies BatchData), JSON.stringify({ attempts: recorded.attempt, error: message(error) }));
+    }
+    await store.sraDead(keys.dead, keys.deadEvents, keys.deadWhy, keys.inbox, keys.inboxAt, ...argv);
+    for (const { recorded, error } of failures) p.onFailure(error, recorded, true);
+  }
+
+  /** Runs the batch's pending events (within the shared slots); the failed ones, each with its error. */
+  async function runEvents(job: Job<BatchData>, data: BatchData, attempt: number, final: boolean): Promise<Failure[]> {
+    const { receivedAt, events } = data;
+    const bucket = bucketKey(keys, receivedAt, bucketMs);
+    const fields = events.map((e) => tripleField(e.key));
+    const pending = await pendingOf(data, fields);
+    const failures: Failure[] = [];
+    const marked: Array<Promise<void>> = [];
+    await Promise.all(
+      events.map(async (item, i) => {
+        if (pending[i] !== 1) return;
+        const recorded: RecordedEvent = { id: item.id, key: item.key, event: item.event, receivedAt, attempt };
+        try {
+          await slots.run(() => runHandler(p, recorded));
+        } catch (error) {
+          failures.push({ item, recorded, error });
+          if (!final) p.onFailure(error, recorded, false);
+          return;
+        }
+        marked.push(mark({ bucket, field: fields[i]!, id: item.id }));
+      }),
+    );
+    // Every event done: what a late hand-over left of the batch in the inbox goes (same call as the last markers).
+    if (failures.length === 0) marked.push(mark({ batchId: job.id! }));
+    await Promise.all(marked);
+    return failures;
+  }
+
+  return {
+    async run(job: Job<BatchData>): Promise<void> {
+      const attempt = job.attemptsMade + 1;
+      const final = attempt >= (job.opts.attempts ?? 1);
+      const data = batchOf(job);
+      const failures = await runEvents(job, data, attempt, final);
+      if (failures.length === 0) return;
+      if (!final) throw new BatchAttemptError(`${failures.length} of ${data.events.length} events of the batch failed (first: ${message(failures[0]!.error)}); they will be retried`);
+      await deadLetter(job.id!, data.receivedAt, failures);
+    },
+
+    /** Resolves true once the failed job's pending events are dead-lettered (the job may go), false while it has attempts left. */
+    async failed(job: Job<BatchData>, error: Error): Promise<boolean> {
+      if (error.name === BatchAttemptError.name) return false;
+      const final = job.attemptsMade >= (job.opts.attempts ?? 1) || job.finishedOn !== undefined;
+      if (!final) {
+        p.onStoreError?.(error, 'receiver: a batch of events could not be processed; it will be retried');
+        return false;
+      }
+      const data = batchOf(job);
+      const { receivedAt, events } = data;
+      const pending = await pendingOf(data, events.map((e) => tripleField(e.key)));
+      const attempts = Math.max(1, job.attemptsMade);
+      const rest = events.filter((_, i) => pending[i] === 1);
+      await deadLetter(job.id!, receivedAt, rest.map((item) => ({ item, recorded: { ...item, receivedAt, attempt: attempts }, error })));
+      return true;
+    },
+  };
+}
