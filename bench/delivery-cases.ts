@@ -44,6 +44,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ROW_LIMIT_MS = 240_000;
 /** Delay before the burst row's events come due, in ms: long enough to enqueue them all first. */
 const BURST_DUE_MS = 5000;
+/**
+ * Events a draining instance drains of its own (on another queue) before it opens the backlog's:
+ * a fresh process spends its first seconds compiling (V8 optimizes the hot path), which weighs
+ * on a short drain more than on a long one; a running instance whose receiver comes back is warm.
+ */
+export const DRAIN_WARM_EVENTS = 5000;
+/**
+ * A drain is timed by the receiver from the arrival of this many of its events to its last, the
+ * same for every size: the new queue's objects and connections are compiled for and opened by then.
+ */
+export const DRAIN_FROM = 2000;
 
 /** A bench child process with its output read line by line. */
 interface Child {
@@ -74,15 +85,22 @@ async function stop(proc: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** The receiver's counters: events received, and each fresh event's ms from its timestamp. */
+/**
+ * The receiver's counters: events received, each fresh event's ms from its timestamp and, after
+ * a reset with a mark, when the marked event and the latest one arrived (ms, receiver's clock).
+ */
 interface ReceiverStats {
   received: number;
   fresh: number[];
+  fromAt?: number;
+  lastAt?: number;
 }
 
-function receiverStats(origin: string, reset = false): Promise<ReceiverStats> {
+/** The receiver's counters; `reset` clears them, and with `from` marks the from-th event to come. */
+function receiverStats(origin: string, reset?: { from?: number }): Promise<ReceiverStats> {
+  const query = reset ? `?reset=1${reset.from ? `&from=${reset.from}` : ''}` : '';
   return new Promise((resolve, reject) => {
-    get(`${origin}/stats${reset ? '?reset=1' : ''}`, { ca: certificate.cert }, (res) => {
+    get(`${origin}/stats${query}`, { ca: certificate.cert }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString()) as ReceiverStats));
@@ -90,21 +108,50 @@ function receiverStats(origin: string, reset = false): Promise<ReceiverStats> {
   });
 }
 
-/**
- * Waits until the receiver got `target` events (or the row limit): events per second since
- * `since`, or with no `since`, since the first tenth of them arrived (a drain's steady rate,
- * without the instance's start and warm-up, so that backlogs of different sizes compare).
- */
-async function rateUntil(origin: string, target: number, since?: number): Promise<{ rate: number; done: boolean; stats: ReceiverStats }> {
-  let from = since;
-  let first = 0;
+/** Waits until the receiver got `target` events (or the row limit): events per second since `since`. */
+async function rateUntil(origin: string, target: number, since: number): Promise<{ rate: number; done: boolean }> {
   for (;;) {
     const stats = await receiverStats(origin);
-    if (from === undefined && stats.received >= Math.max(1, Math.floor(target / 10))) [from, first] = [performance.now(), stats.received];
-    const elapsed = from === undefined ? 0 : performance.now() - from;
+    const elapsed = performance.now() - since;
     const done = stats.received >= target;
-    if (done || elapsed > ROW_LIMIT_MS) return { rate: (stats.received - first) / (Math.max(elapsed, 1) / 1000), done, stats };
-    await sleep(from === undefined ? 10 : 100);
+    if (done || elapsed > ROW_LIMIT_MS) return { rate: stats.received / (Math.max(elapsed, 1) / 1000), done };
+    await sleep(100);
+  }
+}
+
+/** A drain's figures: events per second, and the instance's CPU per event over the same events. */
+interface Drain {
+  rate: number;
+  cpuMsPerEvent: number;
+  done: boolean;
+  stats: ReceiverStats;
+}
+
+/** The instance's CPU time so far, in ms (its `cpu` line). */
+async function cpuMs(instance: Child): Promise<number> {
+  instance.proc.stdin!.write('cpu\n');
+  return Number(await instance.nextLine()) / 1000;
+}
+
+/**
+ * Waits until the receiver got `target` events (or the row limit) after a reset marked at
+ * DRAIN_FROM: events per second between the marked event and the latest, both timed by the
+ * receiver, and the instance's CPU per event from the first poll past the mark to the last.
+ */
+async function drainRate(origin: string, target: number, instance: Child): Promise<Drain> {
+  const started = performance.now();
+  let from: { received: number; cpu: number } | undefined;
+  for (;;) {
+    const stats = await receiverStats(origin);
+    if (!from && stats.received >= DRAIN_FROM) from = { received: stats.received, cpu: await cpuMs(instance) };
+    const done = stats.received >= target;
+    if (done || performance.now() - started > ROW_LIMIT_MS) {
+      const { fromAt, lastAt = NaN } = stats;
+      const rate = fromAt === undefined ? 0 : (stats.received - DRAIN_FROM) / (Math.max(lastAt - fromAt, 1) / 1000);
+      const cpuMsPerEvent = from ? ((await cpuMs(instance)) - from.cpu) / Math.max(stats.received - from.received, 1) : NaN;
+      return { rate, cpuMsPerEvent, done, stats };
+    }
+    await sleep(100);
   }
 }
 
@@ -117,13 +164,30 @@ interface Run {
 
 /** Starts `count` instances on a fresh queue, each its own process. */
 async function instances(run: Run, count: number, firstDelayMs = 0, keyPrefix = `bench-delivery-${run.queues++}:`): Promise<Child[]> {
-  const { profileDir } = run.options;
-  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const started = Array.from({ length: count }, () =>
-    start('delivery-worker.ts', [run.options.redisUrl, keyPrefix, `${run.origin}/h`, String(firstDelayMs)], {}, nodeArgs),
-  );
+  const started = Array.from({ length: count }, () => startInstance(run, keyPrefix, firstDelayMs, 0));
   for (const one of started) if ((await one.nextLine()) !== 'ready') throw new Error('a delivery instance did not start');
   return started;
+}
+
+/** One instance process (under `--cpu-prof` when the run has a profile directory). */
+function startInstance(run: Run, keyPrefix: string, firstDelayMs: number, warmEvents: number): Child {
+  const { profileDir } = run.options;
+  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const args = [run.options.redisUrl, keyPrefix, `${run.origin}/h`, String(firstDelayMs), String(warmEvents)];
+  return start('delivery-worker.ts', args, {}, nodeArgs);
+}
+
+/**
+ * One instance that first delivers DRAIN_WARM_EVENTS of its own on another queue; once it is
+ * warm, the receiver is reset (marking DRAIN_FROM) and the instance opens the queue under `keyPrefix`.
+ */
+async function warmInstance(run: Run, keyPrefix: string): Promise<Child> {
+  const child = startInstance(run, keyPrefix, 0, DRAIN_WARM_EVENTS);
+  if ((await child.nextLine()) !== 'warm') throw new Error('a delivery instance did not warm up');
+  await receiverStats(run.origin, { from: DRAIN_FROM });
+  child.proc.stdin!.write('go\n');
+  if ((await child.nextLine()) !== 'ready') throw new Error('a delivery instance did not start');
+  return child;
 }
 
 /** Has every instance enqueue its share of `events`; resolves once all are queued. */
@@ -147,7 +211,7 @@ async function plainRow(run: Run, client: 'fetch' | 'https'): Promise<DeliveryRo
 /** `count` instances enqueue (as resumes arrive) and deliver the row's events between them. */
 async function steadyRow(run: Run, count: number): Promise<DeliveryRow> {
   const workers = await instances(run, count);
-  await receiverStats(run.origin, true);
+  await receiverStats(run.origin, {});
   const since = performance.now();
   await enqueueAll(workers, run.options.events, 'steady');
   const { rate, done } = await rateUntil(run.origin, run.options.events, since);
@@ -159,7 +223,7 @@ async function steadyRow(run: Run, count: number): Promise<DeliveryRow> {
 /** The row's events, queued before they come due, all come due at once (as retries do) before one instance. */
 async function burstRow(run: Run): Promise<DeliveryRow> {
   const workers = await instances(run, 1, BURST_DUE_MS);
-  await receiverStats(run.origin, true);
+  await receiverStats(run.origin, {});
   const enqueued = performance.now();
   await enqueueAll(workers, run.options.events, 'burst');
   const due = Math.max(enqueued + BURST_DUE_MS, performance.now());
@@ -169,26 +233,29 @@ async function burstRow(run: Run): Promise<DeliveryRow> {
   return { name: 'burst: all come due at once, one instance', rate, ...(done ? {} : { note: 'not all delivered within the row limit' }) };
 }
 
-/** `size` events pending with no instance running (receiver unreachable), then one instance drains them while fresh events keep coming. */
-async function backlogRow(run: Run, size: number): Promise<DeliveryRow & { fresh: number[] }> {
+/**
+ * `size` events pending with no instance on them (receiver unreachable), then one warm instance
+ * (warmInstance) drains them while fresh events keep coming; timed from the receiver's
+ * DRAIN_FROM-th event to its last (drainRate), the same for every size.
+ */
+async function backlogRow(run: Run, size: number): Promise<DeliveryRow & { fresh: number[]; cpuMsPerEvent: number }> {
   const keyPrefix = `bench-delivery-${run.queues++}:`;
   const client = new Redis(run.options.redisUrl, { maxRetriesPerRequest: 1 });
   const connection = new Redis(run.options.redisUrl, { maxRetriesPerRequest: null });
   const producer = createRedisOutbox({ client, connection, keyPrefix, worker: false, relay: false, logger: pino({ enabled: false }) });
   await enqueueEvents(producer, size, 'backlog');
   while ((await producer.stats()).pending < size) await sleep(50);
-  await receiverStats(run.origin, true);
-  const workers = await instances(run, 1, 0, keyPrefix);
+  const worker = await warmInstance(run, keyPrefix);
   let freshSent = 0;
   // A fresh event every 250 ms from another instance (this process), as resumes keep coming.
   const timer = setInterval(() => void enqueueEvents(producer, 1, `fresh_${freshSent++}`), 250);
-  const { rate, done, stats } = await rateUntil(run.origin, size);
+  const { rate, cpuMsPerEvent, done, stats } = await drainRate(run.origin, size, worker);
   clearInterval(timer);
-  await Promise.all(workers.map((w) => stop(w.proc)));
+  await stop(worker.proc);
   await producer.close();
   await Promise.allSettled([client.quit(), connection.quit()]);
-  const name = `backlog of ${size.toLocaleString('en-US')} drains, one instance`;
-  return { name, rate, fresh: stats.fresh, ...(done ? {} : { note: 'not drained within the row limit' }) };
+  const name = `backlog of ${size.toLocaleString('en-US')} drains, one warm instance`;
+  return { name, rate, cpuMsPerEvent, fresh: stats.fresh, ...(done ? {} : { note: 'not drained within the row limit' }) };
 }
 
 function latency(fresh: number[]): string {
@@ -221,7 +288,8 @@ export async function runDeliveryCases(options: DeliveryBenchOptions): Promise<D
     const steady = await steadyRow(run, 1);
     const burst = await burstRow(run);
     const two = await steadyRow(run, 2);
-    const small = await backlogRow(run, Math.max(1000, Math.round(options.backlog / 10)));
+    const smaller = Math.round(options.backlog / 10);
+    const small = await backlogRow(run, smaller);
     const large = await backlogRow(run, options.backlog);
     // Measured at the start and at the end, the faster kept: a busy moment on a shared box does not flatter the rows.
     const last = await plainRow(run, 'fetch');
@@ -233,9 +301,13 @@ export async function runDeliveryCases(options: DeliveryBenchOptions): Promise<D
       steady,
       burst,
       withNote(two, `${(two.rate / steady.rate).toFixed(2)}× one instance`),
-      withNote(small, latency(small.fresh)),
-      withNote(large, latency(large.fresh)),
-      { name: `growth: ${options.backlog.toLocaleString('en-US')} vs ${Math.max(1000, Math.round(options.backlog / 10)).toLocaleString('en-US')} pending`, rate: large.rate, note: `drain rate ${(large.rate / small.rate).toFixed(2)}× the smaller backlog's` },
+      withNote(small, `${latency(small.fresh)}; ${small.cpuMsPerEvent.toFixed(3)} ms CPU per event`),
+      withNote(large, `${latency(large.fresh)}; ${large.cpuMsPerEvent.toFixed(3)} ms CPU per event`),
+      {
+        name: `growth: ${options.backlog.toLocaleString('en-US')} vs ${smaller.toLocaleString('en-US')} pending`,
+        rate: large.rate,
+        note: `drain rate ${(large.rate / small.rate).toFixed(2)}× the smaller backlog's; CPU per event ${(large.cpuMsPerEvent / small.cpuMsPerEvent).toFixed(2)}×`,
+      },
     ];
   } finally {
     await stop(receiver.proc);
