@@ -13,10 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { getTestCertificate } from '../test/helpers/tls.js';
-import { createRedisOutbox } from '../server/webhooks/redis-outbox.js';
+import { redisKeys } from '../server/sessions/redis-keys.js';
+import { OUTBOX_QUEUE } from '../server/webhooks/bullmq-queue.js';
+import { createRedisOutbox, type RedisOutbox } from '../server/webhooks/redis-outbox.js';
 import { enqueueEvents } from './delivery-enqueue.js';
 
 /** Settings of the delivery group. */
@@ -45,15 +48,13 @@ const ROW_LIMIT_MS = 240_000;
 /** Delay before the burst row's events come due, in ms: long enough to enqueue them all first. */
 const BURST_DUE_MS = 5000;
 /**
- * Events a draining instance drains of its own (on another queue) before it opens the backlog's:
- * a fresh process spends its first seconds compiling (V8 optimizes the hot path), which weighs
- * on a short drain more than on a long one; a running instance whose receiver comes back is warm.
+ * Events the draining instance drains on the same queue before the backlogs: a fresh process
+ * spends its first seconds compiling (V8 optimizes the hot path, and again for objects it has
+ * not seen), which weighs on a short drain more than on a long one; a running instance whose
+ * receiver comes back is warm.
  */
 export const DRAIN_WARM_EVENTS = 5000;
-/**
- * A drain is timed by the receiver from the arrival of this many of its events to its last, the
- * same for every size: the new queue's objects and connections are compiled for and opened by then.
- */
+/** A drain is timed by the receiver from the arrival of this many of its events to its last, the same for every size. */
 export const DRAIN_FROM = 2000;
 
 /** A bench child process with its output read line by line. */
@@ -164,30 +165,13 @@ interface Run {
 
 /** Starts `count` instances on a fresh queue, each its own process. */
 async function instances(run: Run, count: number, firstDelayMs = 0, keyPrefix = `bench-delivery-${run.queues++}:`): Promise<Child[]> {
-  const started = Array.from({ length: count }, () => startInstance(run, keyPrefix, firstDelayMs, 0));
-  for (const one of started) if ((await one.nextLine()) !== 'ready') throw new Error('a delivery instance did not start');
-  return started;
-}
-
-/** One instance process (under `--cpu-prof` when the run has a profile directory). */
-function startInstance(run: Run, keyPrefix: string, firstDelayMs: number, warmEvents: number): Child {
   const { profileDir } = run.options;
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const args = [run.options.redisUrl, keyPrefix, `${run.origin}/h`, String(firstDelayMs), String(warmEvents)];
-  return start('delivery-worker.ts', args, {}, nodeArgs);
-}
-
-/**
- * One instance that first delivers DRAIN_WARM_EVENTS of its own on another queue; once it is
- * warm, the receiver is reset (marking DRAIN_FROM) and the instance opens the queue under `keyPrefix`.
- */
-async function warmInstance(run: Run, keyPrefix: string): Promise<Child> {
-  const child = startInstance(run, keyPrefix, 0, DRAIN_WARM_EVENTS);
-  if ((await child.nextLine()) !== 'warm') throw new Error('a delivery instance did not warm up');
-  await receiverStats(run.origin, { from: DRAIN_FROM });
-  child.proc.stdin!.write('go\n');
-  if ((await child.nextLine()) !== 'ready') throw new Error('a delivery instance did not start');
-  return child;
+  const started = Array.from({ length: count }, () =>
+    start('delivery-worker.ts', [run.options.redisUrl, keyPrefix, `${run.origin}/h`, String(firstDelayMs)], {}, nodeArgs),
+  );
+  for (const one of started) if ((await one.nextLine()) !== 'ready') throw new Error('a delivery instance did not start');
+  return started;
 }
 
 /** Has every instance enqueue its share of `events`; resolves once all are queued. */
@@ -233,30 +217,98 @@ async function burstRow(run: Run): Promise<DeliveryRow> {
   return { name: 'burst: all come due at once, one instance', rate, ...(done ? {} : { note: 'not all delivered within the row limit' }) };
 }
 
+/** A queue paused (BullMQ's global pause), `size` events queued on it, all counted as pending. */
+async function pausedBacklog(queue: Queue, producer: RedisOutbox, size: number, prefix: string): Promise<void> {
+  await queue.pause();
+  await enqueueEvents(producer, size, prefix);
+  while ((await producer.stats()).pending < size) await sleep(50);
+}
+
+/** One drain of a backlog row: its rate, the instance's CPU per event, the fresh events' latencies. */
+interface Drained {
+  size: number;
+  rate: number;
+  cpuMsPerEvent: number;
+  fresh: number[];
+  done: boolean;
+}
+
+/** What a backlog drain needs: the receiver, the queue to pause, the producer, the draining instance. */
+interface DrainSetup {
+  origin: string;
+  queue: Queue;
+  producer: RedisOutbox;
+  instance: Child;
+}
+
 /**
- * `size` events pending with no instance on them (receiver unreachable), then one warm instance
- * (warmInstance) drains them while fresh events keep coming; timed from the receiver's
- * DRAIN_FROM-th event to its last (drainRate), the same for every size.
+ * `size` events pending while the instance takes none (the queue paused, as if the receiver were
+ * unreachable), then the instance drains them while fresh events keep coming; timed from the
+ * receiver's DRAIN_FROM-th event to its last (drainRate).
  */
-async function backlogRow(run: Run, size: number): Promise<DeliveryRow & { fresh: number[]; cpuMsPerEvent: number }> {
+async function drainBacklog({ origin, queue, producer, instance }: DrainSetup, size: number): Promise<Drained> {
+  await pausedBacklog(queue, producer, size, `backlog${size}`);
+  await receiverStats(origin, { from: DRAIN_FROM });
+  await queue.resume();
+  let freshSent = 0;
+  // A fresh event every 250 ms from another instance (this process), as resumes keep coming.
+  const timer = setInterval(() => void enqueueEvents(producer, 1, `fresh_${freshSent++}`), 250);
+  const { rate, cpuMsPerEvent, done, stats } = await drainRate(origin, size, instance);
+  clearInterval(timer);
+  return { size, rate, cpuMsPerEvent, fresh: stats.fresh, done };
+}
+
+/**
+ * One instance on one queue drains each backlog of `sizes` in turn, after draining
+ * DRAIN_WARM_EVENTS the same way: every drain meets the same warm code, whatever its size.
+ */
+async function backlogDrains(run: Run, sizes: readonly number[]): Promise<Drained[]> {
   const keyPrefix = `bench-delivery-${run.queues++}:`;
   const client = new Redis(run.options.redisUrl, { maxRetriesPerRequest: 1 });
   const connection = new Redis(run.options.redisUrl, { maxRetriesPerRequest: null });
   const producer = createRedisOutbox({ client, connection, keyPrefix, worker: false, relay: false, logger: pino({ enabled: false }) });
-  await enqueueEvents(producer, size, 'backlog');
-  while ((await producer.stats()).pending < size) await sleep(50);
-  const worker = await warmInstance(run, keyPrefix);
-  let freshSent = 0;
-  // A fresh event every 250 ms from another instance (this process), as resumes keep coming.
-  const timer = setInterval(() => void enqueueEvents(producer, 1, `fresh_${freshSent++}`), 250);
-  const { rate, cpuMsPerEvent, done, stats } = await drainRate(run.origin, size, worker);
-  clearInterval(timer);
-  await stop(worker.proc);
-  await producer.close();
-  await Promise.allSettled([client.quit(), connection.quit()]);
-  const name = `backlog of ${size.toLocaleString('en-US')} drains, one warm instance`;
-  return { name, rate, cpuMsPerEvent, fresh: stats.fresh, ...(done ? {} : { note: 'not drained within the row limit' }) };
+  const queue = new Queue(OUTBOX_QUEUE, { connection, prefix: redisKeys(keyPrefix).queuePrefix });
+  const [instance] = await instances(run, 1, 0, keyPrefix);
+  const setup = { origin: run.origin, queue, producer, instance: instance! };
+  try {
+    await pausedBacklog(queue, producer, DRAIN_WARM_EVENTS, 'warm');
+    await receiverStats(run.origin, {});
+    await queue.resume();
+    while ((await receiverStats(run.origin)).received < DRAIN_WARM_EVENTS) await sleep(50);
+    const drained: Drained[] = [];
+    for (const size of sizes) drained.push(await drainBacklog(setup, size));
+    return drained;
+  } finally {
+    await stop(instance!.proc);
+    await Promise.all([producer.close(), queue.close()]);
+    await Promise.allSettled([client.quit(), connection.quit()]);
+  }
 }
+
+/** The backlog rows: the smaller backlog drained before and after the larger one (its figures the mean of both), then the growth. */
+function backlogRows([before, large, after]: Drained[], limitNote: string): DeliveryRow[] {
+  if (!before || !large || !after) return [];
+  const mean = (a: number, b: number) => (a + b) / 2;
+  const small = { rate: mean(before.rate, after.rate), cpu: mean(before.cpuMsPerEvent, after.cpuMsPerEvent) };
+  const count = (n: number) => n.toLocaleString('en-US');
+  const cpu = (ms: number) => `${ms.toFixed(3)} ms CPU per event`;
+  const note = (parts: string[], ...drains: Drained[]) => [...parts, ...(drains.every((d) => d.done) ? [] : [limitNote])].join('; ');
+  return [
+    {
+      name: `backlog of ${count(before.size)} drains, one warm instance (before and after the larger one)`,
+      rate: small.rate,
+      note: note([`${fmtRate(before.rate)} and ${fmtRate(after.rate)} events/s`, latency([...before.fresh, ...after.fresh]), cpu(small.cpu)], before, after),
+    },
+    { name: `backlog of ${count(large.size)} drains, the same instance`, rate: large.rate, note: note([latency(large.fresh), cpu(large.cpuMsPerEvent)], large) },
+    {
+      name: `growth: ${count(large.size)} vs ${count(before.size)} pending`,
+      rate: large.rate,
+      note: `drain rate ${(large.rate / small.rate).toFixed(2)}× the smaller backlog's; CPU per event ${(large.cpuMsPerEvent / small.cpu).toFixed(2)}×`,
+    },
+  ];
+}
+
+const fmtRate = (rate: number) => Math.round(rate).toLocaleString('en-US');
 
 function latency(fresh: number[]): string {
   if (fresh.length === 0) return 'no fresh event arrived';
@@ -289,8 +341,7 @@ export async function runDeliveryCases(options: DeliveryBenchOptions): Promise<D
     const burst = await burstRow(run);
     const two = await steadyRow(run, 2);
     const smaller = Math.round(options.backlog / 10);
-    const small = await backlogRow(run, smaller);
-    const large = await backlogRow(run, options.backlog);
+    const drained = await backlogDrains(run, [smaller, options.backlog, smaller]);
     // Measured at the start and at the end, the faster kept: a busy moment on a shared box does not flatter the rows.
     const last = await plainRow(run, 'fetch');
     const base = last.rate > first.rate ? last : first;
@@ -301,13 +352,7 @@ export async function runDeliveryCases(options: DeliveryBenchOptions): Promise<D
       steady,
       burst,
       withNote(two, `${(two.rate / steady.rate).toFixed(2)}× one instance`),
-      withNote(small, `${latency(small.fresh)}; ${small.cpuMsPerEvent.toFixed(3)} ms CPU per event`),
-      withNote(large, `${latency(large.fresh)}; ${large.cpuMsPerEvent.toFixed(3)} ms CPU per event`),
-      {
-        name: `growth: ${options.backlog.toLocaleString('en-US')} vs ${smaller.toLocaleString('en-US')} pending`,
-        rate: large.rate,
-        note: `drain rate ${(large.rate / small.rate).toFixed(2)}× the smaller backlog's; CPU per event ${(large.cpuMsPerEvent / small.cpuMsPerEvent).toFixed(2)}×`,
-      },
+      ...backlogRows(drained, 'not drained within the row limit'),
     ];
   } finally {
     await stop(receiver.proc);
