@@ -13,10 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { getTestCertificate } from '../test/helpers/tls.js';
-import { createRedisOutbox } from '../server/webhooks/redis-outbox.js';
+import { redisKeys } from '../server/sessions/redis-keys.js';
+import { OUTBOX_QUEUE } from '../server/webhooks/bullmq-queue.js';
+import { createRedisOutbox, type RedisOutbox } from '../server/webhooks/redis-outbox.js';
 import { enqueueEvents } from './delivery-enqueue.js';
 
 /** Settings of the delivery group. */
@@ -44,6 +47,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ROW_LIMIT_MS = 240_000;
 /** Delay before the burst row's events come due, in ms: long enough to enqueue them all first. */
 const BURST_DUE_MS = 5000;
+/**
+ * Events the draining instance drains on the same queue before the backlogs: a fresh process
+ * spends its first seconds compiling (V8 optimizes the hot path, and again for objects it has
+ * not seen), which weighs on a short drain more than on a long one; a running instance whose
+ * receiver comes back is warm.
+ */
+export const DRAIN_WARM_EVENTS = 5000;
+/** A drain is timed by the receiver from the arrival of this many of its events to its last, the same for every size. */
+export const DRAIN_FROM = 2000;
 
 /** A bench child process with its output read line by line. */
 interface Child {
@@ -74,15 +86,22 @@ async function stop(proc: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** The receiver's counters: events received, and each fresh event's ms from its timestamp. */
+/**
+ * The receiver's counters: events received, each fresh event's ms from its timestamp and, after
+ * a reset with a mark, when the marked event and the latest one arrived (ms, receiver's clock).
+ */
 interface ReceiverStats {
   received: number;
   fresh: number[];
+  fromAt?: number;
+  lastAt?: number;
 }
 
-function receiverStats(origin: string, reset = false): Promise<ReceiverStats> {
+/** The receiver's counters; `reset` clears them, and with `from` marks the from-th event to come. */
+function receiverStats(origin: string, reset?: { from?: number }): Promise<ReceiverStats> {
+  const query = reset ? `?reset=1${reset.from ? `&from=${reset.from}` : ''}` : '';
   return new Promise((resolve, reject) => {
-    get(`${origin}/stats${reset ? '?reset=1' : ''}`, { ca: certificate.cert }, (res) => {
+    get(`${origin}/stats${query}`, { ca: certificate.cert }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString()) as ReceiverStats));
@@ -90,21 +109,50 @@ function receiverStats(origin: string, reset = false): Promise<ReceiverStats> {
   });
 }
 
-/**
- * Waits until the receiver got `target` events (or the row limit): events per second since
- * `since`, or with no `since`, since the first tenth of them arrived (a drain's steady rate,
- * without the instance's start and warm-up, so that backlogs of different sizes compare).
- */
-async function rateUntil(origin: string, target: number, since?: number): Promise<{ rate: number; done: boolean; stats: ReceiverStats }> {
-  let from = since;
-  let first = 0;
+/** Waits until the receiver got `target` events (or the row limit): events per second since `since`. */
+async function rateUntil(origin: string, target: number, since: number): Promise<{ rate: number; done: boolean }> {
   for (;;) {
     const stats = await receiverStats(origin);
-    if (from === undefined && stats.received >= Math.max(1, Math.floor(target / 10))) [from, first] = [performance.now(), stats.received];
-    const elapsed = from === undefined ? 0 : performance.now() - from;
+    const elapsed = performance.now() - since;
     const done = stats.received >= target;
-    if (done || elapsed > ROW_LIMIT_MS) return { rate: (stats.received - first) / (Math.max(elapsed, 1) / 1000), done, stats };
-    await sleep(from === undefined ? 10 : 100);
+    if (done || elapsed > ROW_LIMIT_MS) return { rate: stats.received / (Math.max(elapsed, 1) / 1000), done };
+    await sleep(100);
+  }
+}
+
+/** A drain's figures: events per second, and the instance's CPU per event over the same events. */
+interface Drain {
+  rate: number;
+  cpuMsPerEvent: number;
+  done: boolean;
+  stats: ReceiverStats;
+}
+
+/** The instance's CPU time so far, in ms (its `cpu` line). */
+async function cpuMs(instance: Child): Promise<number> {
+  instance.proc.stdin!.write('cpu\n');
+  return Number(await instance.nextLine()) / 1000;
+}
+
+/**
+ * Waits until the receiver got `target` events (or the row limit) after a reset marked at
+ * DRAIN_FROM: events per second between the marked event and the latest, both timed by the
+ * receiver, and the instance's CPU per event from the first poll past the mark to the last.
+ */
+async function drainRate(origin: string, target: number, instance: Child): Promise<Drain> {
+  const started = performance.now();
+  let from: { received: number; cpu: number } | undefined;
+  for (;;) {
+    const stats = await receiverStats(origin);
+    if (!from && stats.received >= DRAIN_FROM) from = { received: stats.received, cpu: await cpuMs(instance) };
+    const done = stats.received >= target;
+    if (done || performance.now() - started > ROW_LIMIT_MS) {
+      const { fromAt, lastAt = NaN } = stats;
+      const rate = fromAt === undefined ? 0 : (stats.received - DRAIN_FROM) / (Math.max(lastAt - fromAt, 1) / 1000);
+      const cpuMsPerEvent = from ? ((await cpuMs(instance)) - from.cpu) / Math.max(stats.received - from.received, 1) : NaN;
+      return { rate, cpuMsPerEvent, done, stats };
+    }
+    await sleep(100);
   }
 }
 
@@ -147,7 +195,7 @@ async function plainRow(run: Run, client: 'fetch' | 'https'): Promise<DeliveryRo
 /** `count` instances enqueue (as resumes arrive) and deliver the row's events between them. */
 async function steadyRow(run: Run, count: number): Promise<DeliveryRow> {
   const workers = await instances(run, count);
-  await receiverStats(run.origin, true);
+  await receiverStats(run.origin, {});
   const since = performance.now();
   await enqueueAll(workers, run.options.events, 'steady');
   const { rate, done } = await rateUntil(run.origin, run.options.events, since);
@@ -159,7 +207,7 @@ async function steadyRow(run: Run, count: number): Promise<DeliveryRow> {
 /** The row's events, queued before they come due, all come due at once (as retries do) before one instance. */
 async function burstRow(run: Run): Promise<DeliveryRow> {
   const workers = await instances(run, 1, BURST_DUE_MS);
-  await receiverStats(run.origin, true);
+  await receiverStats(run.origin, {});
   const enqueued = performance.now();
   await enqueueAll(workers, run.options.events, 'burst');
   const due = Math.max(enqueued + BURST_DUE_MS, performance.now());
@@ -169,27 +217,98 @@ async function burstRow(run: Run): Promise<DeliveryRow> {
   return { name: 'burst: all come due at once, one instance', rate, ...(done ? {} : { note: 'not all delivered within the row limit' }) };
 }
 
-/** `size` events pending with no instance running (receiver unreachable), then one instance drains them while fresh events keep coming. */
-async function backlogRow(run: Run, size: number): Promise<DeliveryRow & { fresh: number[] }> {
+/** A queue paused (BullMQ's global pause), `size` events queued on it, all counted as pending. */
+async function pausedBacklog(queue: Queue, producer: RedisOutbox, size: number, prefix: string): Promise<void> {
+  await queue.pause();
+  await enqueueEvents(producer, size, prefix);
+  while ((await producer.stats()).pending < size) await sleep(50);
+}
+
+/** One drain of a backlog row: its rate, the instance's CPU per event, the fresh events' latencies. */
+interface Drained {
+  size: number;
+  rate: number;
+  cpuMsPerEvent: number;
+  fresh: number[];
+  done: boolean;
+}
+
+/** What a backlog drain needs: the receiver, the queue to pause, the producer, the draining instance. */
+interface DrainSetup {
+  origin: string;
+  queue: Queue;
+  producer: RedisOutbox;
+  instance: Child;
+}
+
+/**
+ * `size` events pending while the instance takes none (the queue paused, as if the receiver were
+ * unreachable), then the instance drains them while fresh events keep coming; timed from the
+ * receiver's DRAIN_FROM-th event to its last (drainRate).
+ */
+async function drainBacklog({ origin, queue, producer, instance }: DrainSetup, size: number): Promise<Drained> {
+  await pausedBacklog(queue, producer, size, `backlog${size}`);
+  await receiverStats(origin, { from: DRAIN_FROM });
+  await queue.resume();
+  let freshSent = 0;
+  // A fresh event every 250 ms from another instance (this process), as resumes keep coming.
+  const timer = setInterval(() => void enqueueEvents(producer, 1, `fresh_${freshSent++}`), 250);
+  const { rate, cpuMsPerEvent, done, stats } = await drainRate(origin, size, instance);
+  clearInterval(timer);
+  return { size, rate, cpuMsPerEvent, fresh: stats.fresh, done };
+}
+
+/**
+ * One instance on one queue drains each backlog of `sizes` in turn, after draining
+ * DRAIN_WARM_EVENTS the same way: every drain meets the same warm code, whatever its size.
+ */
+async function backlogDrains(run: Run, sizes: readonly number[]): Promise<Drained[]> {
   const keyPrefix = `bench-delivery-${run.queues++}:`;
   const client = new Redis(run.options.redisUrl, { maxRetriesPerRequest: 1 });
   const connection = new Redis(run.options.redisUrl, { maxRetriesPerRequest: null });
   const producer = createRedisOutbox({ client, connection, keyPrefix, worker: false, relay: false, logger: pino({ enabled: false }) });
-  await enqueueEvents(producer, size, 'backlog');
-  while ((await producer.stats()).pending < size) await sleep(50);
-  await receiverStats(run.origin, true);
-  const workers = await instances(run, 1, 0, keyPrefix);
-  let freshSent = 0;
-  // A fresh event every 250 ms from another instance (this process), as resumes keep coming.
-  const timer = setInterval(() => void enqueueEvents(producer, 1, `fresh_${freshSent++}`), 250);
-  const { rate, done, stats } = await rateUntil(run.origin, size);
-  clearInterval(timer);
-  await Promise.all(workers.map((w) => stop(w.proc)));
-  await producer.close();
-  await Promise.allSettled([client.quit(), connection.quit()]);
-  const name = `backlog of ${size.toLocaleString('en-US')} drains, one instance`;
-  return { name, rate, fresh: stats.fresh, ...(done ? {} : { note: 'not drained within the row limit' }) };
+  const queue = new Queue(OUTBOX_QUEUE, { connection, prefix: redisKeys(keyPrefix).queuePrefix });
+  const [instance] = await instances(run, 1, 0, keyPrefix);
+  const setup = { origin: run.origin, queue, producer, instance: instance! };
+  try {
+    await pausedBacklog(queue, producer, DRAIN_WARM_EVENTS, 'warm');
+    await receiverStats(run.origin, {});
+    await queue.resume();
+    while ((await receiverStats(run.origin)).received < DRAIN_WARM_EVENTS) await sleep(50);
+    const drained: Drained[] = [];
+    for (const size of sizes) drained.push(await drainBacklog(setup, size));
+    return drained;
+  } finally {
+    await stop(instance!.proc);
+    await Promise.all([producer.close(), queue.close()]);
+    await Promise.allSettled([client.quit(), connection.quit()]);
+  }
 }
+
+/** The backlog rows: the smaller backlog drained before and after the larger one (its figures the mean of both), then the growth. */
+function backlogRows([before, large, after]: Drained[]): DeliveryRow[] {
+  if (!before || !large || !after) return [];
+  const mean = (a: number, b: number) => (a + b) / 2;
+  const small = { rate: mean(before.rate, after.rate), cpu: mean(before.cpuMsPerEvent, after.cpuMsPerEvent) };
+  const count = (n: number) => n.toLocaleString('en-US');
+  const cpu = (ms: number) => `${ms.toFixed(3)} ms CPU per event`;
+  const note = (parts: string[], ...drains: Drained[]) => [...parts, ...(drains.every((d) => d.done) ? [] : ['not drained within the row limit'])].join('; ');
+  return [
+    {
+      name: `backlog of ${count(before.size)} drains, one warm instance (before and after the larger one)`,
+      rate: small.rate,
+      note: note([`${fmtRate(before.rate)} and ${fmtRate(after.rate)} events/s`, latency([...before.fresh, ...after.fresh]), cpu(small.cpu)], before, after),
+    },
+    { name: `backlog of ${count(large.size)} drains, the same instance`, rate: large.rate, note: note([latency(large.fresh), cpu(large.cpuMsPerEvent)], large) },
+    {
+      name: `growth: ${count(large.size)} vs ${count(before.size)} pending`,
+      rate: large.rate,
+      note: `drain rate ${(large.rate / small.rate).toFixed(2)}× the smaller backlog's; CPU per event ${(large.cpuMsPerEvent / small.cpu).toFixed(2)}×`,
+    },
+  ];
+}
+
+const fmtRate = (rate: number) => Math.round(rate).toLocaleString('en-US');
 
 function latency(fresh: number[]): string {
   if (fresh.length === 0) return 'no fresh event arrived';
@@ -221,8 +340,8 @@ export async function runDeliveryCases(options: DeliveryBenchOptions): Promise<D
     const steady = await steadyRow(run, 1);
     const burst = await burstRow(run);
     const two = await steadyRow(run, 2);
-    const small = await backlogRow(run, Math.max(1000, Math.round(options.backlog / 10)));
-    const large = await backlogRow(run, options.backlog);
+    const smaller = Math.round(options.backlog / 10);
+    const drained = await backlogDrains(run, [smaller, options.backlog, smaller]);
     // Measured at the start and at the end, the faster kept: a busy moment on a shared box does not flatter the rows.
     const last = await plainRow(run, 'fetch');
     const base = last.rate > first.rate ? last : first;
@@ -233,9 +352,7 @@ export async function runDeliveryCases(options: DeliveryBenchOptions): Promise<D
       steady,
       burst,
       withNote(two, `${(two.rate / steady.rate).toFixed(2)}× one instance`),
-      withNote(small, latency(small.fresh)),
-      withNote(large, latency(large.fresh)),
-      { name: `growth: ${options.backlog.toLocaleString('en-US')} vs ${Math.max(1000, Math.round(options.backlog / 10)).toLocaleString('en-US')} pending`, rate: large.rate, note: `drain rate ${(large.rate / small.rate).toFixed(2)}× the smaller backlog's` },
+      ...backlogRows(drained),
     ];
   } finally {
     await stop(receiver.proc);

@@ -3,7 +3,8 @@
  * the Redis outbox (worker on, no relay) on the queue under `keyPrefix`, delivering to `url`
  * (CA in DELIVERY_BENCH_CERT), its first attempt after `firstDelayMs`. Prints `ready` once
  * its worker runs; each stdin line `<count> <prefix>` enqueues that many events through the
- * outbox as resumes would and prints `enqueued`; SIGTERM closes it.
+ * outbox as resumes would and prints `enqueued`; a line `cpu` prints the process's CPU time so
+ * far (µs, user + system); SIGTERM closes it.
  *
  *   tsx bench/delivery-worker.ts <redisUrl> <keyPrefix> <url> <firstDelayMs>
  */
@@ -38,6 +39,11 @@ process.on('SIGTERM', () => {
 });
 process.stdout.write('ready\n');
 for await (const line of createInterface({ input: process.stdin })) {
+  if (line === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    process.stdout.write(`${user + system}\n`);
+    continue;
+  }
   const [count = '0', prefix = 'bench'] = line.split(' ');
   await enqueueEvents(outbox, Number(count), prefix);
   process.stdout.write('enqueued\n');

@@ -13,7 +13,7 @@ import { runClientCases } from './client-cases.js';
 import { measureStartups, renderStartups } from './cold-start.js';
 import { renderClusterSection, runClusterCases } from './cluster-cases.js';
 import { renderReport, type ExtraResults } from './report.js';
-import { runDeliveryCases } from './delivery-cases.js';
+import { DRAIN_FROM, DRAIN_WARM_EVENTS, runDeliveryCases } from './delivery-cases.js';
 import { runFootprintSection } from './footprint-section.js';
 
 const GROUPS = ['resume', 'growth', 'webhook', 'sandbox', 'client', 'start', 'cluster', 'delivery', 'footprint'] as const;
@@ -30,7 +30,7 @@ interface RunSettings extends Omit<BenchOptions, 'redisUrl'> {
  * 1–200), BENCH_GROWTH_MAX (largest Redis size of the growth group, default 1 000 000) and
  * BENCH_ONLY (comma-separated groups among resume, growth, webhook, sandbox, client, start, cluster, delivery, footprint; default all),
  * BENCH_DELIVERY_EVENTS (events per delivery row, default 3000, 500–100 000), BENCH_DELIVERY_BACKLOG (the delivery
- * group's large backlog, default 100 000, 1000–1 000 000) and BENCH_DELIVERY_PROFILE (a directory: CPU profiles of the
+ * group's large backlog, default 100 000, 50 000–1 000 000) and BENCH_DELIVERY_PROFILE (a directory: CPU profiles of the
  * delivering instances land there).
  */
 function loadBenchOptions(env: NodeJS.ProcessEnv): RunSettings {
@@ -52,7 +52,7 @@ function loadBenchOptions(env: NodeJS.ProcessEnv): RunSettings {
     only: new Set(only.length ? only : GROUPS),
     delivery: {
       events: int('BENCH_DELIVERY_EVENTS', 3000, 500, 100_000),
-      backlog: int('BENCH_DELIVERY_BACKLOG', 100_000, 1000, 1_000_000),
+      backlog: int('BENCH_DELIVERY_BACKLOG', 100_000, 50_000, 1_000_000),
       ...(env.BENCH_DELIVERY_PROFILE ? { profileDir: env.BENCH_DELIVERY_PROFILE } : {}),
     },
   };
@@ -68,7 +68,13 @@ try {
   const extra: ExtraResults = {
     ...(settings.only.has('client') ? { client: await runClientCases(settings.durationS, settings.rounds) } : {}),
     // The Redis Cluster group (bench/cluster-cases.ts) goes before the findings.
-    ...(settings.only.has('delivery') ? { delivery: { rows: await runDeliveryCases({ redisUrl: redis.url, ...settings.delivery }), events: settings.delivery.events } } : {}),
+    ...(settings.only.has('delivery') ? {
+          delivery: {
+            rows: await runDeliveryCases({ redisUrl: redis.url, ...settings.delivery }),
+            events: settings.delivery.events,
+            drain: { warmEvents: DRAIN_WARM_EVENTS, from: DRAIN_FROM },
+          },
+        } : {}),
     appendix: `${settings.only.has('cluster') ? `${renderClusterSection(await runClusterCases({ ...options, seedSessions: settings.growthMax }))}\n` : ''}${settings.only.has('footprint') ? `${await runFootprintSection()}\n` : ''}${readFileSync(fileURLToPath(new URL('findings.md', import.meta.url)), 'utf8')}`,
   };
   const cpu = cpus();

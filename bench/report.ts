@@ -15,8 +15,11 @@ export interface RunInfo {
 /** The rows measured outside autocannon, and free text appended at the end. */
 export interface ExtraResults {
   client?: ClientResult[];
-  /** The delivery group (bench/delivery-cases.ts): rows against its first, and the events per row. */
-  delivery?: { rows: DeliveryRow[]; events: number };
+  /**
+   * The delivery group (bench/delivery-cases.ts): rows against its first, the events per row, and
+   * how a drain is measured (events the instance drains first, the receiver's event it is timed from).
+   */
+  delivery?: { rows: DeliveryRow[]; events: number; drain: { warmEvents: number; from: number } };
   /** Markdown appended as is (the profile findings, bench/findings.md). */
   appendix?: string;
 }
@@ -70,7 +73,7 @@ function loadGroup(group: string, rows: CaseResult[]): string[] {
 }
 
 /** The delivery section of BENCHMARKS.md. */
-function deliverySection({ rows, events }: NonNullable<ExtraResults['delivery']>): string[] {
+function deliverySection({ rows, events, drain }: NonNullable<ExtraResults['delivery']>): string[] {
   const base = rows[0]?.rate ?? NaN;
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
   return [
@@ -80,10 +83,14 @@ function deliverySection({ rows, events }: NonNullable<ExtraResults['delivery']>
     'baseline, steady, burst and two-instance rows. An instance is a Redis-mode outbox in its own process at the default',
     '`WEBHOOK_CONCURRENCY` that takes the events as resumes hand them over (`enqueue`) and delivers them; two instances share the',
     'events. The burst\'s events are queued first and come due at the same moment, as retries do after an outage. A backlog is',
-    'queued with no instance running (the receiver unreachable), then one instance drains it while another process enqueues a',
-    'fresh event every 250 ms; their latency is from the event\'s timestamp to its arrival at the receiver. The baseline is plain',
-    '`fetch` (Node\'s own, kept connections) with 50 POSTs in flight to the same receiver; ratios are events/s against it.',
-    'A drain\'s rate counts from the moment the receiver has a tenth of its events (the instance\'s start-up and warm-up left out).',
+    'queued while no instance takes any (the queue paused, as if the receiver were unreachable), then one instance drains it while',
+    'another process enqueues a fresh event every 250 ms; their latency is from the event\'s timestamp to its arrival at the receiver.',
+    'The baseline is plain `fetch` (Node\'s own, kept connections) with 50 POSTs in flight to the same receiver; ratios are events/s',
+    `against it. Every drain is measured the same way: one instance drains ${drain.warmEvents.toLocaleString('en-US')} events first (a fresh process spends its first`,
+    'seconds compiling, which would weigh on a short drain more than on a long one), then the smaller backlog, the larger one and the',
+    'smaller one again (its figures are the mean of the two, so that a drift of the box weighs on both sizes alike); the receiver',
+    `times each drain from its ${drain.from.toLocaleString('en-US')}th event to its last, and CPU per event is the instance's own CPU time over the same events`,
+    '(a busy moment on a shared box moves it less than the rate).',
     '',
     '| case | events/s | × baseline | |',
     '|---|---:|---:|---|',
