@@ -20,7 +20,7 @@ import {
   type Target,
   type TargetName,
 } from './targets.js';
-import { startIsolated, type IsolatedTarget } from './isolated-target.js';
+import { cpuUntilIdle, startIsolated, type IsolatedTarget } from './isolated-target.js';
 
 /** Settings of one bench run. */
 export interface BenchOptions {
@@ -201,9 +201,10 @@ export async function runCases(cases: CaseSpec[], options: Omit<BenchOptions, 'r
         // Alternate the order so that no case always follows the same one.
         for (const s of round % 2 ? [...started].reverse() : started) {
           const cpu = 'cpuMicros' in s.target ? s.target.cpuMicros.bind(s.target) : undefined;
-          const before = await cpu?.();
+          // From idle to idle: what earlier loads left (a receiver's worker behind) is not counted, what this one leaves is.
+          const before = cpu ? await cpuUntilIdle(cpu) : undefined;
           const result = await runLoad({ ...loadOf(s.c, s.target, options.connections), durationS: options.durationS });
-          if (cpu && before !== undefined) result.cpuMicrosPerRequest = ((await cpu()) - before) / Math.max(1, result.requests);
+          if (cpu && before !== undefined) result.cpuMicrosPerRequest = ((await cpuUntilIdle(cpu)) - before) / Math.max(1, result.requests);
           s.best = better(s.best, result);
         }
       }

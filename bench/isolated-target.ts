@@ -39,3 +39,24 @@ export async function startIsolated(name: TargetName, redisUrl?: string, script 
     },
   };
 }
+
+/** A process whose CPU grows less than this over one look is idle (2 % of a core over 500 ms), in µs. */
+const IDLE_CPU_MICROS = 10_000;
+const IDLE_LOOK_MS = 500;
+const IDLE_WAIT_LIMIT_MS = 120_000;
+
+/**
+ * The target's CPU time (µs) once it is idle again, at most two minutes on: a receiver whose
+ * worker runs in the same process may still be processing what a load acknowledged, and that
+ * CPU belongs to the load too.
+ */
+export async function cpuUntilIdle(cpu: () => Promise<number>): Promise<number> {
+  const until = Date.now() + IDLE_WAIT_LIMIT_MS;
+  let last = await cpu();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, IDLE_LOOK_MS));
+    const now = await cpu();
+    if (now - last < IDLE_CPU_MICROS || Date.now() > until) return now;
+    last = now;
+  }
+}

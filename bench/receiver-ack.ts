@@ -18,7 +18,7 @@ import { listen } from '../test/helpers/listen.js';
 import { startRedisCluster, type RedisCluster } from '../test/helpers/redis-cluster.js';
 import { startRedisServer } from '../test/helpers/redis-server.js';
 import { runLoad } from './run-case.js';
-import { startIsolated, type IsolatedTarget } from './isolated-target.js';
+import { cpuUntilIdle, startIsolated, type IsolatedTarget } from './isolated-target.js';
 import type { Target } from './targets.js';
 
 const durationS = Number(process.env.BENCH_DURATION_S ?? 5);
@@ -44,17 +44,6 @@ async function startClusterReceiver(nodes: string[]): Promise<Target> {
 }
 const redis = await startRedisServer();
 const rows: Array<[string, number, number, number | undefined, number | undefined]> = [];
-/** The process's CPU once it stays idle (under 2 % of a core over 500 ms), at most 120 s after the load. */
-async function cpuUntilIdle(cpu: () => Promise<number>): Promise<number> {
-  const until = Date.now() + 120_000;
-  let last = await cpu();
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 500));
-    const now = await cpu();
-    if (now - last < 10_000 || Date.now() > until) return now;
-    last = now;
-  }
-}
 try {
   for (let round = 0; round < rounds; round++) {
     type Case = [string, () => Promise<Target | IsolatedTarget>, string | ((n: number) => string)];
