@@ -79,8 +79,8 @@ const HANDOVER_MAX_JOBS = 200;
  * lists them; the sweep reconciles those that could not be dead-lettered at once.
  */
 const FAILED_JOBS_KEPT = 1000;
-/** Failed jobs one sweep reconciles at most. */
-const RECONCILE_LIMIT = 100;
+/** Failed jobs read at a time when a sweep looks for jobs to reconcile. */
+const RECONCILE_PAGE = 100;
 
 /** Options of `createRedisEventStore`; give exactly one of `url`, `client` or `clusterNodes`. */
 export interface RedisEventStoreOptions {
@@ -271,10 +271,18 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     }
   }
 
-  /** Failed jobs whose events are not dead-lettered yet (their listener lost Redis); each sweep takes some. */
+  /**
+   * Failed jobs whose events are not dead-lettered yet (their listener lost Redis); each sweep
+   * takes some. A job of one event made by an earlier version is left alone: its failure is that
+   * version's dead letter, whose event only the job holds (see the changelog).
+   */
   async function reconcileFailed(batches: BatchWorker): Promise<void> {
-    const jobs = await queue.getFailed(0, RECONCILE_LIMIT - 1);
-    for (const job of jobs) await reconcile(batches, job, new Error(job.failedReason || 'the batch failed'));
+    // Pages of the failed set (at most FAILED_JOBS_KEPT jobs); one removed meanwhile may shift a job to the next sweep.
+    for (let start = 0; start < FAILED_JOBS_KEPT; start += RECONCILE_PAGE) {
+      const jobs = await queue.getFailed(start, start + RECONCILE_PAGE - 1);
+      for (const job of jobs) if ('events' in job.data) await reconcile(batches, job, new Error(job.failedReason || 'the batch failed'));
+      if (jobs.length < RECONCILE_PAGE) return;
+    }
   }
 
   /**
