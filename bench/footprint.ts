@@ -90,11 +90,12 @@ async function memoryFootprint(): Promise<void> {
   const ids = Array.from({ length: MEMORY_N }, (_, i) => `sess_m_${i}`);
   await store.seed(ids.map((id) => ({ id, status: 'paused' })));
   const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+  const signed = (bytes: number) => `${bytes < 0 ? '−' : '+'}${mb(Math.abs(bytes))}`;
   // Every figure is the growth since the sessions were seeded, so the last one shows the cap holding.
   const base = processMemory();
   const report = (label: string) => {
     const now = processMemory();
-    console.log(`  after ${label.padEnd(40)} heap +${mb(now.heapUsed - base.heapUsed)} MB, RSS +${mb(now.rss - base.rss)} MB`);
+    console.log(`  after ${label.padEnd(40)} heap ${signed(now.heapUsed - base.heapUsed)} MB, RSS ${signed(now.rss - base.rss)} MB`);
   };
   console.log(`Memory store, growth of the process since seeding ${MEMORY_N} sessions (IDEMPOTENCY_MAX_KEYS 100 000):`);
   for (const id of ids) await store.resume(id, keyed());
