@@ -12,7 +12,8 @@ import { ConfigError, loadConfig, redisTargetOf, SANDBOX_FLAG_HELP, type Env, ty
 import { SERVER_VERSION } from '../version.js';
 import { renderEnvironmentHelp } from './environment-help.js';
 import { startOutbox } from './outbox-runtime.js';
-import { webhookStartUpLine } from '../start-up-summary.js';
+import { storeStartUpLine, webhookStartUpLine } from '../start-up-summary.js';
+import { createConnectionErrorLog, type ConnectionErrorLog } from '../redis/connection-error-log.js';
 import {
   createQueueConnection,
   createRedisConnection,
@@ -22,7 +23,12 @@ import {
 } from '../redis/create-redis-connection.js';
 import { createSeedCommand } from './seed-command.js';
 import { createWebhooksCommand } from './webhooks-command.js';
+import { ServerUsageError } from './usage-error.js';
+import { addVersionFlags } from '../../spec/cli-version.js';
 import type { RedisOutbox } from '../webhooks/redis-outbox.js';
+
+/** The exit code of a usage problem (unknown option or command, missing argument). */
+const USAGE_EXIT = 2;
 
 /** Where the commands write; injectable for tests. */
 export interface CliIo {
@@ -38,11 +44,11 @@ export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise
   let code = 0;
   const program = new Command('session-resume-api-server')
     .description('Reference server of the Session Resume API; without a command it serves HTTP.')
-    .version(SERVER_VERSION)
+    .configureOutput({ writeOut: io.out, writeErr: io.err });
+  addVersionFlags(program, SERVER_VERSION)
     // Served by server/main.ts, which never hands a bare `--sandbox` to this program; listed for --help.
     .option('--sandbox', SANDBOX_FLAG_HELP)
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err })
     .addHelpText('after', renderEnvironmentHelp());
   program
     .command('worker')
@@ -51,15 +57,17 @@ export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise
       code = await runWorker(redisConfig(env));
     });
   program.addCommand(createSeedCommand(env));
-  program.addCommand(createWebhooksCommand((work) => withOutbox(redisConfig(env), work), io, (exit) => (code = exit)));
+  program.addCommand(createWebhooksCommand((work) => withOutbox(redisConfig(env), io, work), io, (exit) => (code = exit)));
   listEveryCommand(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return code;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
+    // Help and version end in 0; any other parse failure (an unknown option or command, a
+    // missing argument) is a usage error, 2, as in the client's command line.
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : USAGE_EXIT;
     io.err(`session-resume-api-server: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
+    return err instanceof ServerUsageError ? USAGE_EXIT : 1;
   }
 }
 
@@ -75,25 +83,33 @@ function listEveryCommand(program: Command): void {
   });
 }
 
-function redisConfig(env: Env): ServerConfig & { redisUrl: string; target: RedisTarget } {
+function redisConfig(env: Env): ServerConfig & { target: RedisTarget } {
   const config = loadConfig(env);
   const target = redisTargetOf(config);
   if (!target) throw new ConfigError('The webhook outbox lives in Redis: set REDIS_URL or REDIS_CLUSTER_NODES.');
-  // startOutbox reads redisUrl only when it is not handed a queue connection (it always is here).
-  return { ...config, redisUrl: config.redisUrl ?? '', target };
+  return { ...config, target };
 }
 
-/** The shared client and BullMQ's connection, on one node or a cluster. */
-async function connectBoth(target: RedisTarget, logger: pino.Logger): Promise<[RedisConnection, RedisConnection]> {
-  const client = createRedisConnection(target, { onError: (err) => logger.warn({ err: err.message }, 'Redis connection error') });
-  await waitUntilConnected(client);
-  return [client, createQueueConnection(target)];
+/** The shared client and BullMQ's connection, on one node or a cluster, reporting errors once per outage. */
+async function connectBoth(config: ReturnType<typeof redisConfig>, logger: pino.Logger): Promise<[RedisConnection, RedisConnection, ConnectionErrorLog]> {
+  const errors = createConnectionErrorLog(logger, { setting: 'url' in config.target ? 'REDIS_URL' : 'REDIS_CLUSTER_NODES' });
+  const client = createRedisConnection(config.target, { onError: (err) => errors.report('store', err) });
+  client.on('ready', () => errors.recovered());
+  try {
+    await waitUntilConnected(client);
+  } catch (err) {
+    client.disconnect();
+    throw err;
+  }
+  return [client, createQueueConnection(config.target), errors];
 }
 
-async function withOutbox(config: ReturnType<typeof redisConfig>, run: (outbox: RedisOutbox, keyPrefix: string) => Promise<number>) {
+async function withOutbox(config: ReturnType<typeof redisConfig>, io: CliIo, run: (outbox: RedisOutbox, keyPrefix: string) => Promise<number>) {
   const logger = pino({ level: 'warn' }, pino.destination(2));
-  const [client, queue] = await connectBoth(config.target, logger);
-  const runtime = await startOutbox(config, client, logger, { worker: false, relay: false }, queue);
+  const [client, connection, errors] = await connectBoth(config, logger);
+  // A job without an event (written under this prefix by something else) is named and skipped: the rest is still shown.
+  const onMalformedJob = (id: string, problem: string) => io.err(`skipped job ${id}: ${problem} (not an event this server wrote)\n`);
+  const runtime = await startOutbox({ config, client, connection, logger, roles: { worker: false, relay: false }, errors, onMalformedJob });
   try {
     return await run(runtime.outbox, config.redisKeyPrefix);
   } finally {
@@ -105,11 +121,14 @@ async function withOutbox(config: ReturnType<typeof redisConfig>, run: (outbox: 
 async function runWorker(config: ReturnType<typeof redisConfig>): Promise<number> {
   if (!config.webhook) throw new ConfigError('A worker delivers webhooks: set WEBHOOK_URL.');
   const logger = pino({ level: config.logLevel, base: { service: 'session-resume-api-worker', pid: process.pid } });
-  const [client, queue] = await connectBoth(config.target, logger);
+  const store = storeStartUpLine(config);
+  logger.info(store.fields, store.message);
+  const [client, connection, errors] = await connectBoth(config, logger);
   // A worker counts its own attempts and deliveries; METRICS_PORT works as on the server.
   const metrics = config.metricsPort === undefined ? undefined : await import('../metrics/index.js');
   const counters = metrics?.createServerMetrics();
-  const runtime = await startOutbox(config, client, logger, { worker: true, relay: true }, queue, counters?.observer);
+  const roles = { worker: true, relay: true };
+  const runtime = await startOutbox({ config, client, connection, logger, roles, errors, ...(counters ? { observer: counters.observer } : {}) });
   counters?.watchOutbox(runtime.outbox);
   const listener =
     metrics && counters && config.metricsPort !== undefined
@@ -119,12 +138,17 @@ async function runWorker(config: ReturnType<typeof redisConfig>): Promise<number
   logger.info(startUp.fields, startUp.message);
   if (listener) logger.info({ metrics: listener.url, port: listener.port }, `metrics at ${listener.url}`);
   logger.info('webhook worker running');
-  await new Promise<void>((resolve) => {
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
+  const signal = await new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
   });
+  logger.info({ signal }, 'shutting down: finishing the attempts under way');
+  if (errors.down) logger.warn('Redis is unreachable: stopping without it (events not yet delivered stay in Redis for the next worker)');
+  errors.silence();
   await runtime.close({ timeoutMs: 8000 });
   await listener?.close();
-  await client.quit().catch(() => undefined);
+  if (errors.down) client.disconnect();
+  else await client.quit().catch(() => undefined);
+  logger.info('stopped');
   return 0;
 }
