@@ -4,6 +4,7 @@
  * `process.env`. Startup problems end the process with one line saying what to fix.
  */
 import { readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import { Command } from 'commander';
 import { pino } from 'pino';
 import { loadConfig, redisTargetOf, SANDBOX_FLAG_HELP, type ServerConfig } from './config.js';
@@ -16,7 +17,7 @@ import { DEMO_SESSIONS, openSeedSource } from './sessions/session-seeds.js';
 import type { SessionStore } from './sessions/session-store.js';
 import type { DeliveryObserver } from './webhooks/delivery-types.js';
 import type { DeliveryEngine } from './webhooks/delivery-engine.js';
-import { webhookStartUpLine } from './start-up-summary.js';
+import { storeStartUpLine, webhookStartUpLine } from './start-up-summary.js';
 import type { OutboxRuntime } from './cli/outbox-runtime.js';
 import type { RedisRuntime } from './redis/redis-runtime.js';
 
@@ -41,11 +42,12 @@ async function main(): Promise<void> {
     logger.warn({ apiKey: config.apiKeys[0] }, 'API_KEYS is unset: generated a development key for this run');
   }
 
+  const storeLine = storeStartUpLine(config);
+  logger.info(storeLine.fields, storeLine.message);
   const redisTarget = redisTargetOf(config);
   const onRedis: RedisRuntime | undefined = redisTarget
     ? await import('./redis/redis-runtime.js').then(({ openRedisRuntime }) => openRedisRuntime(config, redisTarget, logger))
     : undefined;
-  const redis = onRedis?.redis;
   const store: SessionStore =
     onRedis?.store ?? createMemorySessionStore({ idempotencyTtlSeconds: config.idempotency.ttlSeconds, idempotencyMaxKeys: config.idempotency.maxKeys });
   const rateLimitStore = onRedis?.rateLimitStore;
@@ -96,12 +98,8 @@ async function main(): Promise<void> {
 
   // Default timeouts: 10 s for headers, 30 s for the whole request (Node: 60 s and 300 s).
   const server = createHttpServer(metrics ? (req, res) => metrics.countRequests(req, res, () => app(req, res)) : app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, resolve);
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
+  const port = await listen(server, config);
+  // Both banners go to stderr, beside the log's warnings: stdout is the JSON log alone.
   if (config.apiKeyGenerated && !config.sandbox) process.stderr.write(devKeyBanner(`http://${config.host}:${port}`, config.apiKeys[0] ?? ''));
   logger.info({ url: `http://${config.host}:${port}`, port }, 'listening');
   logger.info({ docs: `http://${config.host}:${port}/docs` }, `API reference at http://${config.host}:${port}/docs`);
@@ -113,40 +111,84 @@ async function main(): Promise<void> {
   if (sandbox) {
     const { newSandboxKey, renderSandboxBanner } = await import('./sandbox/index.js');
     const sample = seeds.find((s) => s.status === 'paused') ?? seeds[0];
-    process.stdout.write(renderSandboxBanner(`http://${config.host}:${port}`, newSandboxKey(), sample?.id ?? 'sess_paused_1'));
+    process.stderr.write(renderSandboxBanner(`http://${config.host}:${port}`, newSandboxKey(), sample?.id ?? 'sess_paused_1'));
   }
 
+  const stop = createShutdown({ logger, server, sandbox, engine: outbox ?? webhookSender, metricsListener, onRedis });
+  // `on`, not `once`: a repeated signal must not kill the process mid-shutdown.
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/** Listens on the configured address; an address in use names the variable that moves it. */
+async function listen(server: Server, config: ServerConfig): Promise<number> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, resolve);
+    });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      const other = config.sandbox ? 'a server or another sandbox' : 'another server, or a sandbox with SANDBOX_PORT';
+      throw new Error(`${config.host}:${config.port} is already in use (${other}?): set ${config.portVariable} to a free port, or 0 to pick one.`, { cause: err });
+    }
+    if (code === 'EACCES') throw new Error(`${config.host}:${config.port} may not be bound by this user: set ${config.portVariable} above 1023.`, { cause: err });
+    throw err;
+  }
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : config.port;
+}
+
+/** What a graceful stop closes, in order. */
+interface ShutdownParts {
+  logger: pino.Logger;
+  server: Server;
+  sandbox: { close(): Promise<void> } | undefined;
+  engine: { close(options: { timeoutMs: number }): Promise<void> } | undefined;
+  metricsListener: { close(): Promise<void> } | undefined;
+  onRedis: RedisRuntime | undefined;
+}
+
+/**
+ * The SIGTERM/SIGINT handler: `shutting down` first, `stopped` last, whatever happens in
+ * between. With Redis unreachable it says so once and stops without waiting for it.
+ */
+function createShutdown(parts: ShutdownParts): (signal: string) => Promise<void> {
+  const { logger, server, onRedis } = parts;
   let stopping = false;
-  const shutdown = async (signal: string) => {
+  return async (signal) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
     const force = setTimeout(() => {
-      logger.error('shutdown took too long; exiting');
+      logger.error({ graceMs: SHUTDOWN_GRACE_MS }, 'stopped: the shutdown took too long, exiting anyway');
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     force.unref();
+    const redisDown = onRedis !== undefined && (onRedis.errors.down || onRedis.redis.status !== 'ready');
+    if (redisDown) logger.warn('Redis is unreachable: stopping without it (events not yet delivered stay in Redis for the next instance)');
+    // Reconnection attempts go on while closing: one line above is enough.
+    onRedis?.errors.silence();
     // Stops accepting and resolves when in-flight requests are done and every kept-alive
     // connection is closed. The sender closes at the same time, bounded: one slow client
     // (headers sent, body trickling) must not keep pending events from their final attempt
     // and their "dropped" log lines.
     const closed = closeHttpServer(server);
     // Live /_sandbox/events streams would otherwise hold close() open.
-    await sandbox?.close();
-    const senderBound = SHUTDOWN_GRACE_MS - 2000;
+    await parts.sandbox?.close();
+    const senderBound = redisDown ? 1000 : SHUTDOWN_GRACE_MS - 2000;
     await Promise.all([
-      Promise.race([closed, new Promise((resolve) => setTimeout(resolve, senderBound).unref())]),
-      (outbox ?? webhookSender)?.close({ timeoutMs: senderBound }),
+      Promise.race([closed, new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS - 2000).unref())]),
+      parts.engine?.close({ timeoutMs: senderBound }),
     ]);
     server.closeAllConnections();
-    await metricsListener?.close();
-    await redis?.quit().catch(() => undefined);
+    await parts.metricsListener?.close();
+    if (redisDown) onRedis?.redis.disconnect();
+    else await onRedis?.redis.quit().catch(() => undefined);
     logger.info('stopped');
     process.exit(0);
   };
-  // `on`, not `once`: a repeated signal must not kill the process mid-shutdown.
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
 async function startWebhookSender(

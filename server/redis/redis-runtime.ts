@@ -14,12 +14,15 @@ import { createRedisSessionStore } from '../sessions/redis-session-store.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import type { SeedMarker } from '../sessions/seed-on-start.js';
 import { createQueueConnection, createRedisConnection, waitUntilConnected, type RedisConnection, type RedisTarget } from './create-redis-connection.js';
+import { createConnectionErrorLog, type ConnectionErrorLog } from './connection-error-log.js';
 import { withReplicaAcks } from './replica-acks.js';
 import { createRedisSeedMarker, watchSeededSessions } from './session-seed-admin.js';
 
 /** What the server runs on when Redis is configured. */
 export interface RedisRuntime {
   redis: RedisConnection;
+  /** Every Redis connection's errors, one line per outage. */
+  errors: ConnectionErrorLog;
   store: SessionStore;
   rateLimitStore: Store;
   marker: SeedMarker;
@@ -32,15 +35,16 @@ export interface RedisRuntime {
  * @example const { store, redis } = await openRedisRuntime(config, redisTargetOf(config)!, logger);
  */
 export async function openRedisRuntime(config: ServerConfig, target: RedisTarget, logger: Logger): Promise<RedisRuntime> {
-  const redis = createRedisConnection(target, {
-    onError: (err) => logger.warn({ err: err.message }, 'Redis connection error'),
-  });
+  const errors = createConnectionErrorLog(logger, { setting: 'url' in target ? 'REDIS_URL' : 'REDIS_CLUSTER_NODES' });
+  const redis = createRedisConnection(target, { onError: (err) => errors.report('store', err) });
+  redis.on('ready', () => errors.recovered());
   await waitUntilConnected(redis);
   const marker = createRedisSeedMarker(redis, config.redisKeyPrefix);
   // REDIS_WAIT_REPLICAS: the store's scripts wait for replicas (server/redis/replica-acks.ts).
   const storeClient = config.redisWaitReplicas > 0 ? withReplicaAcks(redis, { replicas: config.redisWaitReplicas }) : redis;
   return {
     redis,
+    errors,
     // Events are written only when something will deliver them (x-decisions: webhook-outbox).
     // /healthz answers 503 while Redis has lost the seeded sessions (x-decisions: idempotency-key).
     store: watchSeededSessions(
@@ -56,9 +60,9 @@ export async function openRedisRuntime(config: ServerConfig, target: RedisTarget
     marker,
     startOutbox(observer) {
       // BullMQ gets its own connection of the same kind (a Cluster on a cluster; its keys share the `{outbox}` tag).
-      const queueConnection = createQueueConnection(target);
+      const connection = createQueueConnection(target);
       const roles = { worker: config.webhook?.worker ?? true, relay: true };
-      return startOutbox({ ...config, redisUrl: config.redisUrl ?? '' }, redis, logger, roles, queueConnection, observer);
+      return startOutbox({ config, client: redis, connection, logger, roles, errors, ...(observer ? { observer } : {}) });
     },
   };
 }
