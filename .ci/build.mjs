@@ -109,7 +109,7 @@ async function bundle(name, pkgDir, distDir) {
   await build({ ...common, entryPoints: node, platform: 'node', banner: { js: NODE_BANNER } });
   // The server's bin carries its dependencies in its own chunks: loading one file instead of
   // ~450 modules (resolution, stat, package.json reads, CJS parsing): about a quarter of its start-up CPU
-  // (issue #14). ioredis and BullMQ stay external: loaded only with Redis (server/redis/redis-runtime.ts),
+  // (issue #14). ioredis and BullMQ stay external: loaded only with Redis (server/start-up/redis-runtime.ts),
   // and BullMQ reads its Lua scripts and msgpackr's optional native part from disk.
   if (bin.main) {
     await build({ ...common, entryPoints: bin, chunkNames: 'main-[hash]', external: BIN_EXTERNAL, platform: 'node', banner: { js: NODE_BANNER }, plugins: [jsonAsString] });
