@@ -2,11 +2,11 @@
  * `createApp(deps)`: the express app of the reference server — validator, bearer
  * check, routes and error rendering. It neither listens nor reads the environment.
  */
-import { OptionsError } from '../spec/options-error.js';
-import { RESUME_ROUTE } from '../spec/resume-path.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { RESUME_ROUTE } from '@session-resume-api/runtime/resume-path';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import { pino, type Logger } from 'pino';
-import { ContractError, contract as shippedContract, loadContract, specPath as defaultSpecPath, type Contract } from '../spec/contract.js';
+import { ContractError, contract as shippedContract, loadContract, specPath as defaultSpecPath, type Contract } from '@session-resume-api/runtime/contract';
 import { createAuthentication, type Authenticate } from './auth/authenticate.js';
 import { createApiKeyCheck, parseBearer, wwwAuthenticate } from './auth/bearer-auth.js';
 import { createDocsRouter } from './docs/create-docs-router.js';
@@ -76,7 +76,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   checkDeps(deps);
   const logger = deps.logger ?? pino({ enabled: false });
   const authenticate = createAuthentication(deps.sandbox?.checkKey ?? createApiKeyCheck(deps.apiKeys));
-  // The shipped spec is already loaded and compiled (spec/contract.ts, at import): reuse it.
+  // The shipped spec is already loaded and compiled (runtime/contract.ts, at import): reuse it.
   const contract = deps.specPath === undefined ? shippedContract : loadContract(deps.specPath);
   const resume = await createResumeRoute(deps, contract, logger, authenticate);
   const isApiPath = createApiPathMatcher(Object.keys(contract.document.paths));

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { brotliCompressSync } from 'node:zlib';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contract } from '../../spec/contract.js';
+import { contract } from '@session-resume-api/runtime/contract';
 import { createApp } from '../../server/app.js';
 import { createHttpServer } from '../../server/http/create-http-server.js';
 import { createMemorySessionStore } from '../../server/sessions/memory-session-store.js';

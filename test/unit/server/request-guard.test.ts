@@ -10,7 +10,7 @@ import { createAuthentication } from '../../../server/auth/authenticate.js';
 import { createApiKeyCheck } from '../../../server/auth/bearer-auth.js';
 import { createApiPathMatcher } from '../../../server/http/api-paths.js';
 import { createRequestGuard } from '../../../server/http/request-guard.js';
-import { contract } from '../../../spec/contract.js';
+import { contract } from '@session-resume-api/runtime/contract';
 import { checkRateLimitOptions } from '../../../server/http/rate-limit.js';
 
 /** Runs the guard on a request shaped by `init`; returns what it passed on. */
