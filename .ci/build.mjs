@@ -5,6 +5,9 @@
 // - server/ → session-resume-api-server: esbuild bundles of the library and the bin, so starting
 //   the server needs no TypeScript transpiler; the HTML reference built into dist/docs/.
 // Both get .d.ts from tsc (dist/types/, the repo's folder structure kept) and spec/openapi.yaml.
+// The shared runtime (runtime/, the private workspace package @session-resume-api/runtime) is
+// bundled into both: it is never a dependency of a published package, and the declarations the
+// packages ship point at its declarations copied beside theirs (relinkRuntime).
 // Entries come from each package.json's exports ("source" → "default") and bin.
 //
 // Usage: node .ci/build.mjs [--out DIR] [--if-stale] [--quiet]
@@ -22,11 +25,11 @@ const outRoot = args.includes('--out') ? resolve(args[args.indexOf('--out') + 1]
 const quiet = args.includes('--quiet');
 const log = (line) => quiet || console.log(line);
 const PACKAGES = ['client', 'server'];
-const SOURCE_DIRS = ['client', 'server', 'spec', 'generated'];
+const SOURCE_DIRS = ['client', 'server', 'runtime', 'spec', 'generated'];
 // Entries beside the exports: the commands (bin/*.js launchers import them), and the webhook URL
 // rules in a file of their own, so that a bundler drops it (and ipaddr.js) from an app that
 // imports only createSessionsClient (client/package.json has "sideEffects": false).
-const EXTRA_ENTRIES = { client: { cli: 'cli/main.ts', 'webhook-url': '../spec/webhook-url.ts' }, server: { main: 'main.ts' } };
+const EXTRA_ENTRIES = { client: { cli: 'cli/main.ts', 'webhook-url': '../runtime/webhook-url.ts' }, server: { main: 'main.ts' } };
 
 /** Newest modification time (ms) under `dir`, skipping dist and node_modules. */
 function newest(dir) {
@@ -94,7 +97,7 @@ async function bundle(name, pkgDir, distDir) {
   const all = entries(pkgDir, pkg);
   const common = {
     outdir: distDir,
-    // Flat output: spec/contract.ts finds openapi.yaml beside whichever file holds it.
+    // Flat output: runtime/contract.ts finds openapi.yaml beside whichever file holds it.
     chunkNames: 'chunk-[hash]',
     bundle: true,
     splitting: true,
@@ -120,7 +123,7 @@ async function bundle(name, pkgDir, distDir) {
     const bin = await build({ ...common, entryPoints: { main: all.main }, chunkNames: 'main-[hash]', external: BIN_EXTERNAL, platform: 'node', plugins: [jsonAsString], write: false });
     writeOutputs(bin.outputFiles);
   }
-  // The YAML for readers, and a JSON twin that spec/contract.ts loads instead (no YAML parse at start).
+  // The YAML for readers, and a JSON twin that runtime/contract.ts loads instead (no YAML parse at start).
   for (const doc of ['openapi', 'sandbox']) {
     cpSync(join(root, 'spec', `${doc}.yaml`), join(distDir, `${doc}.yaml`));
     writeFileSync(join(distDir, `${doc}.json`), JSON.stringify(parse(readFileSync(join(root, 'spec', `${doc}.yaml`), 'utf8'))));
@@ -128,7 +131,7 @@ async function bundle(name, pkgDir, distDir) {
   log(`bundled ${name}: ${Object.keys(all).join(', ')}`);
 }
 
-/** .d.ts of client/, server/ and the spec/ runtime into <dist>/types, plus generated/*.d.ts. */
+/** .d.ts of client/, server/ and the shared runtime into <dist>/types, plus generated/*.d.ts. */
 function declarations(distDirs) {
   const tmp = join(root, '.tmp/types');
   rmSync(tmp, { recursive: true, force: true });
@@ -138,15 +141,40 @@ function declarations(distDirs) {
     mkdirSync(join(tmp, 'generated'), { recursive: true });
     cpSync(join(root, 'generated', file), join(tmp, 'generated', file));
   }
+  relinkRuntime(tmp);
   // Each package ships the declarations of its own folder and of the layers under it.
   for (const [name, dist] of Object.entries(distDirs)) {
-    for (const dir of [name, 'spec', 'generated']) cpSync(join(tmp, dir), join(dist, 'types', dir), { recursive: true });
+    for (const dir of [name, 'runtime', 'generated']) cpSync(join(tmp, dir), join(dist, 'types', dir), { recursive: true });
   }
   rmSync(tmp, { recursive: true, force: true });
 }
 
+const RUNTIME_NAME = '@session-resume-api/runtime';
+
+/**
+ * Rewrites the shared runtime's package name in emitted declarations (`from '…'`, `import('…')`)
+ * into a relative path to its own declarations under the same types folder: a consumer installs
+ * only the published package, which has no such dependency. Each subpath goes through the
+ * runtime's `exports`, so a name tsc could not have resolved fails the build here.
+ */
+function relinkRuntime(typesDir) {
+  const { exports } = JSON.parse(readFileSync(join(root, 'runtime/package.json'), 'utf8'));
+  const pattern = new RegExp(`(['"])${RUNTIME_NAME}/([^'"]+)\\1`, 'g');
+  for (const file of readdirSync(typesDir, { recursive: true }).filter((f) => f.endsWith('.d.ts'))) {
+    const path = join(typesDir, file);
+    const text = readFileSync(path, 'utf8');
+    const relinked = text.replace(pattern, (_, quote, subpath) => {
+      const source = exports[`./${subpath}`];
+      if (typeof source !== 'string') throw new Error(`${file}: ${RUNTIME_NAME}/${subpath} is not an export of runtime/package.json`);
+      const to = relative(dirname(path), join(typesDir, 'runtime', source.replace(/\.ts$/, '.js'))).split('\\').join('/');
+      return `${quote}${to.startsWith('.') ? to : `./${to}`}${quote}`;
+    });
+    if (relinked !== text) writeFileSync(path, relinked);
+  }
+}
+
 async function buildDocsInto(distDir) {
-  const { buildDocs } = await import('tsx/esm/api').then(({ tsImport }) => tsImport('../spec/tools/docs/build-docs.ts', import.meta.url));
+  const { buildDocs } = await import('tsx/esm/api').then(({ tsImport }) => tsImport('../tools/docs/build-docs.ts', import.meta.url));
   await buildDocs({ outputPath: join(distDir, 'docs/index.html') });
 }
 
