@@ -61,9 +61,6 @@ function entries(pkgDir, pkg) {
   return map;
 }
 
-// Entries of the client package a browser may load: no Node built-in, no require shim
-// (test/unit/boundaries.test.ts).
-const BROWSER_ENTRIES = new Set(['index', 'msw', 'sandbox', 'webhook-url']);
 // Dependencies the server's bin still imports from node_modules (the rest is bundled into it).
 const BIN_EXTERNAL = ['ioredis', 'bullmq'];
 // Bundled JSON (mime-db, iconv-lite's code pages, the OpenAPI meta-schemas: about 1.5 MB) as
@@ -74,8 +71,22 @@ const jsonAsString = {
     b.onLoad({ filter: /\.json$/ }, (args) => ({ contents: `module.exports = JSON.parse(${JSON.stringify(JSON.stringify(JSON.parse(readFileSync(args.path, 'utf8'))))});`, loader: 'js' }));
   },
 };
-// CommonJS dependencies bundled into ESM (Ajv, yaml) call require(): give Node entries one.
-const NODE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+// CommonJS dependencies bundled into ESM (Ajv, yaml) call require() through esbuild's __require
+// helper, which uses a `require` in scope when there is one: the output file that defines the
+// helper gets one. esbuild puts its helpers in one chunk that browser entries import too, so the
+// require is taken from Node's process.getBuiltinModule (Node 20.16 and later) instead of an
+// import of node:module: a browser has no process, gets no require and never calls it (only code
+// Node entries reach does), and its bundler meets no Node built-in.
+const NODE_REQUIRE = "const require = globalThis.process?.getBuiltinModule?.('node:module')?.createRequire(import.meta.url);\n";
+
+/** Writes esbuild's output files, giving the one that defines `__require` a require of its own. */
+function writeOutputs(outputFiles) {
+  for (const file of outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    const needsRequire = file.path.endsWith('.js') && /\bvar __require\b/.test(file.text);
+    writeFileSync(file.path, needsRequire ? NODE_REQUIRE + file.text : file.contents);
+  }
+}
 
 async function bundle(name, pkgDir, distDir) {
   // Imported here, not at the top: `npm start` runs this script with --if-stale first, and when
@@ -84,8 +95,6 @@ async function bundle(name, pkgDir, distDir) {
   const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
   const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
   const all = entries(pkgDir, pkg);
-  const isBrowser = (out) => name === 'client' && BROWSER_ENTRIES.has(out);
-  const pick = (browser) => Object.fromEntries(Object.entries(all).filter(([out]) => isBrowser(out) === browser));
   const common = {
     outdir: distDir,
     // Flat output: runtime/contract.ts finds openapi.yaml beside whichever file holds it.
@@ -101,18 +110,18 @@ async function bundle(name, pkgDir, distDir) {
     legalComments: 'linked',
     logLevel: 'warning',
   };
-  const browser = pick(true);
-  if (Object.keys(browser).length) await build({ ...common, entryPoints: browser, platform: 'neutral', mainFields: ['module', 'main'] });
-  const node = pick(false);
-  const bin = name === 'server' ? { main: node.main } : {};
-  if (bin.main) delete node.main;
-  await build({ ...common, entryPoints: node, platform: 'node', banner: { js: NODE_BANNER } });
+  // One run for every entry, browser and Node alike, so code they share is one chunk: one
+  // OptionsError class whichever subpath it is imported from (instanceof holds across them).
+  const library = Object.fromEntries(Object.entries(all).filter(([out]) => !(name === 'server' && out === 'main')));
+  const { outputFiles } = await build({ ...common, entryPoints: library, platform: 'node', write: false });
+  writeOutputs(outputFiles);
   // The server's bin carries its dependencies in its own chunks: loading one file instead of
-  // ~450 modules (resolution, stat, package.json reads, CJS parsing): about a quarter of its start-up CPU
-  // (issue #14). ioredis and BullMQ stay external: loaded only with Redis (server/start-up/redis-runtime.ts),
+  // ~450 modules (resolution, stat, package.json reads, CJS parsing): about a quarter of its start-up CPU.
+  // ioredis and BullMQ stay external: loaded only with Redis (server/start-up/redis-runtime.ts),
   // and BullMQ reads its Lua scripts and msgpackr's optional native part from disk.
-  if (bin.main) {
-    await build({ ...common, entryPoints: bin, chunkNames: 'main-[hash]', external: BIN_EXTERNAL, platform: 'node', banner: { js: NODE_BANNER }, plugins: [jsonAsString] });
+  if (all.main && name === 'server') {
+    const bin = await build({ ...common, entryPoints: { main: all.main }, chunkNames: 'main-[hash]', external: BIN_EXTERNAL, platform: 'node', plugins: [jsonAsString], write: false });
+    writeOutputs(bin.outputFiles);
   }
   // The YAML for readers, and a JSON twin that runtime/contract.ts loads instead (no YAML parse at start).
   for (const doc of ['openapi', 'sandbox']) {
