@@ -4,7 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { PACKAGE_VERSION } from '../version.js';
-import { addVersionFlags } from '../../spec/cli-version.js';
+import { addVersionFlags } from '@session-resume-api/runtime/cli-version';
 
 /** Exit codes of the CLI, one per outcome (documented in docs/cli.md). */
 export const EXIT = {

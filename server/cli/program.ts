@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { ConfigError, loadConfig, redisTargetOf, SANDBOX_FLAG_HELP, type Env, type ServerConfig } from '../config.js';
 import { SERVER_VERSION } from '../version.js';
 import { renderEnvironmentHelp } from './environment-help.js';
-import { startOutbox } from './outbox-runtime.js';
+import { startOutbox } from '../start-up/outbox-runtime.js';
 import { storeStartUpLine, webhookStartUpLine } from '../start-up-summary.js';
 import { createConnectionErrorLog, type ConnectionErrorLog } from '../redis/connection-error-log.js';
 import {
@@ -24,7 +24,7 @@ import {
 import { createSeedCommand } from './seed-command.js';
 import { createWebhooksCommand } from './webhooks-command.js';
 import { ServerUsageError } from './usage-error.js';
-import { addVersionFlags } from '../../spec/cli-version.js';
+import { addVersionFlags } from '@session-resume-api/runtime/cli-version';
 import type { RedisOutbox } from '../webhooks/redis-outbox.js';
 
 /** The exit code of a usage problem (unknown option or command, missing argument). */
