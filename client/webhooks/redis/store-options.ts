@@ -1,5 +1,5 @@
 /** Options of `createRedisEventStore`, their defaults and their check. */
-import { checkInteger, checkOption } from '../../../spec/options-error.js';
+import { checkInteger, checkOption } from '@session-resume-api/runtime/options-error';
 import { createConnector, type RedisConnection } from './connection.js';
 import type { RedisLibraries } from './libraries.js';
 
