@@ -11,20 +11,16 @@ import { pino } from 'pino';
 import { ConfigError, loadConfig, redisTargetOf, SANDBOX_FLAG_HELP, type Env, type ServerConfig } from '../config.js';
 import { SERVER_VERSION } from '../version.js';
 import { renderEnvironmentHelp } from './environment-help.js';
-import { startOutbox } from '../start-up/outbox-runtime.js';
-import { storeStartUpLine, webhookStartUpLine } from '../start-up-summary.js';
-import { createConnectionErrorLog, type ConnectionErrorLog } from '../redis/connection-error-log.js';
-import {
-  createQueueConnection,
-  createRedisConnection,
-  waitUntilConnected,
-  type RedisConnection,
-  type RedisTarget,
-} from '../redis/create-redis-connection.js';
+import type { RedisTarget } from '../redis/create-redis-connection.js';
+import { startDelivery } from '../start-up/delivery-runtime.js';
+import { startMetrics } from '../start-up/metrics-runtime.js';
+import { connectRedisRuntime } from '../start-up/redis-runtime.js';
+import { DELIVERY_CLOSE_MS, REDIS_DOWN_CLOSE_MS, untilStopped } from '../start-up/stop-on-signal.js';
 import { createSeedCommand } from './seed-command.js';
 import { createWebhooksCommand } from './webhooks-command.js';
 import { ServerUsageError } from './usage-error.js';
 import { addVersionFlags } from '@session-resume-api/runtime/cli-version';
+import { storeStartUpLine } from '../start-up-summary.js';
 import type { RedisOutbox } from '../webhooks/redis-outbox.js';
 
 /** The exit code of a usage problem (unknown option or command, missing argument). */
@@ -37,7 +33,7 @@ export interface CliIo {
 }
 
 /**
- * Runs one command; resolves with the exit code (0 done, 1 failed, commander's code for usage errors).
+ * Runs one command; resolves with the exit code (0 done, 1 failed, 2 a usage error).
  * @example await runServerCli(['webhooks', 'replay', '--all'], process.env, { out: console.log, err: console.error });
  */
 export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise<number> {
@@ -90,65 +86,37 @@ function redisConfig(env: Env): ServerConfig & { target: RedisTarget } {
   return { ...config, target };
 }
 
-/** The shared client and BullMQ's connection, on one node or a cluster, reporting errors once per outage. */
-async function connectBoth(config: ReturnType<typeof redisConfig>, logger: pino.Logger): Promise<[RedisConnection, RedisConnection, ConnectionErrorLog]> {
-  const errors = createConnectionErrorLog(logger, { setting: 'url' in config.target ? 'REDIS_URL' : 'REDIS_CLUSTER_NODES' });
-  const client = createRedisConnection(config.target, { onError: (err) => errors.report('store', err) });
-  client.on('ready', () => errors.recovered());
-  try {
-    await waitUntilConnected(client);
-  } catch (err) {
-    client.disconnect();
-    throw err;
-  }
-  return [client, createQueueConnection(config.target), errors];
-}
-
 async function withOutbox(config: ReturnType<typeof redisConfig>, io: CliIo, run: (outbox: RedisOutbox, keyPrefix: string) => Promise<number>) {
   const logger = pino({ level: 'warn' }, pino.destination(2));
-  const [client, connection, errors] = await connectBoth(config, logger);
   // A job without an event (written under this prefix by something else) is named and skipped: the rest is still shown.
   const onMalformedJob = (id: string, problem: string) => io.err(`skipped job ${id}: ${problem} (not an event this server wrote)\n`);
-  const runtime = await startOutbox({ config, client, connection, logger, roles: { worker: false, relay: false }, errors, onMalformedJob });
+  const redis = await connectRedisRuntime(config, config.target, logger, { onMalformedJob });
+  const runtime = await redis.startOutbox({ worker: false, relay: false });
   try {
     return await run(runtime.outbox, config.redisKeyPrefix);
   } finally {
     await runtime.close();
-    await client.quit().catch(() => undefined);
+    await redis.close();
   }
 }
 
+/** Delivers (and relays) webhooks from the outbox without serving HTTP, until SIGTERM or SIGINT. */
 async function runWorker(config: ReturnType<typeof redisConfig>): Promise<number> {
   if (!config.webhook) throw new ConfigError('A worker delivers webhooks: set WEBHOOK_URL.');
   const logger = pino({ level: config.logLevel, base: { service: 'session-resume-api-worker', pid: process.pid } });
-  const store = storeStartUpLine(config);
-  logger.info(store.fields, store.message);
-  const [client, connection, errors] = await connectBoth(config, logger);
+  const storeLine = storeStartUpLine(config);
+  logger.info(storeLine.fields, storeLine.message);
+  const redis = await connectRedisRuntime(config, config.target, logger);
   // A worker counts its own attempts and deliveries; METRICS_PORT works as on the server.
-  const metrics = config.metricsPort === undefined ? undefined : await import('../metrics/index.js');
-  const counters = metrics?.createServerMetrics();
-  const roles = { worker: true, relay: true };
-  const runtime = await startOutbox({ config, client, connection, logger, roles, errors, ...(counters ? { observer: counters.observer } : {}) });
-  counters?.watchOutbox(runtime.outbox);
-  const listener =
-    metrics && counters && config.metricsPort !== undefined
-      ? await metrics.startMetricsListener({ registry: counters.registry, port: config.metricsPort, host: config.host })
-      : undefined;
-  const startUp = webhookStartUpLine({ ...config, webhook: { ...config.webhook, worker: true } });
-  logger.info(startUp.fields, startUp.message);
-  if (listener) logger.info({ metrics: listener.url, port: listener.port }, `metrics at ${listener.url}`);
+  const metrics = await startMetrics(config, logger);
+  const delivery = await startDelivery({ config, logger, redis, worker: true, ...(metrics ? { metrics: metrics.metrics } : {}) });
+  await metrics?.listen();
   logger.info('webhook worker running');
-  const signal = await new Promise<string>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
+  await untilStopped(logger, async () => {
+    await delivery.close(redis.stopping() ? REDIS_DOWN_CLOSE_MS : DELIVERY_CLOSE_MS);
+    await metrics?.close();
+    await redis.close();
   });
-  logger.info({ signal }, 'shutting down: finishing the attempts under way');
-  if (errors.down) logger.warn('Redis is unreachable: stopping without it (events not yet delivered stay in Redis for the next worker)');
-  errors.silence();
-  await runtime.close({ timeoutMs: 8000 });
-  await listener?.close();
-  if (errors.down) client.disconnect();
-  else await client.quit().catch(() => undefined);
   logger.info('stopped');
   return 0;
 }

@@ -1,29 +1,34 @@
-/** Builds the Redis clients and the outbox from the typed config, for the server, the worker and the CLI. */
+/** The durable outbox on Redis as the server, the worker and the CLI start it from the typed config. */
 import { readFile } from 'node:fs/promises';
-import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config.js';
-import { createRedisOutbox, type RedisOutbox } from '../webhooks/redis-outbox.js';
+import type { RedisConnection } from '../redis/create-redis-connection.js';
 import type { DeliveryObserver } from '../webhooks/delivery-types.js';
 import type { ConnectionErrorLog } from '../redis/connection-error-log.js';
+import { createRedisOutbox, type RedisOutbox } from '../webhooks/redis-outbox.js';
+
+/** Which parts of the outbox a process runs: the relay hands written events to the queue, the worker delivers them. */
+export interface OutboxRoles {
+  worker: boolean;
+  relay: boolean;
+}
 
 /** The outbox with the BullMQ connection it runs on. */
 export interface OutboxRuntime {
   outbox: RedisOutbox;
-  /** Closes the outbox, then both clients. */
+  /** Closes the outbox, then its BullMQ connection. */
   close(options?: { timeoutMs?: number }): Promise<void>;
 }
 
 /** Options of `startOutbox`. */
 export interface StartOutboxOptions {
   config: ServerConfig;
-  /** The store's client (fails fast). */
-  client: Redis | Cluster;
-  /** BullMQ's connection (`createQueueConnection`: `maxRetriesPerRequest: null`); closed with the outbox. */
-  connection: Redis | Cluster;
+  /** The shared connection the session store writes events with. */
+  client: RedisConnection;
+  /** BullMQ's connection (`createQueueConnection`); closed with the outbox. */
+  connection: RedisConnection;
   logger: Logger;
-  /** Deliver from this process, and relay events no job took. */
-  roles: { worker: boolean; relay: boolean };
+  roles: OutboxRoles;
   /** Told about every attempt and delivery (the metrics); default none. */
   observer?: DeliveryObserver;
   /** Where connection errors go (one line per outage); default: a log line each. */
@@ -33,11 +38,11 @@ export interface StartOutboxOptions {
 }
 
 /**
- * Creates the outbox over `client` and BullMQ's `connection`; `roles` picks worker and relay.
+ * Creates the outbox over `client` and `connection`, delivering as `config.webhook` says.
  * @example const { outbox, close } = await startOutbox({ config, client, connection, logger, roles: { worker: true, relay: true } });
  */
 export async function startOutbox(options: StartOutboxOptions): Promise<OutboxRuntime> {
-  const { config, connection, logger, errors } = options;
+  const { config, connection, logger, roles, observer, errors } = options;
   const webhook = config.webhook;
   const onConnectionError = errors
     ? (source: string, err: Error) => errors.report(source, err)
@@ -53,9 +58,9 @@ export async function startOutbox(options: StartOutboxOptions): Promise<OutboxRu
       : {}),
     ...(webhook?.insecureLocalhost ? { insecureLocalhost: true } : {}),
     ...(ca ? { ca } : {}),
-    worker: options.roles.worker,
-    relay: options.roles.relay,
-    ...(options.observer ? { observer: options.observer } : {}),
+    worker: roles.worker,
+    relay: roles.relay,
+    ...(observer ? { observer } : {}),
     onConnectionError,
     ...(options.onMalformedJob ? { onMalformedJob: options.onMalformedJob } : {}),
     logger: logger.child({ component: 'webhook-outbox' }),
