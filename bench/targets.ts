@@ -7,11 +7,11 @@
  */
 import express, { type ErrorRequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { specPath } from '../spec/contract.js';
+import { specPath } from '@session-resume-api/runtime/contract';
 import Fastify from 'fastify';
 import { createMemoryEventStore, createWebhookReceiver } from '../client/webhooks/index.js';
 import { createRedisEventStore } from '../client/webhooks/redis/index.js';
-import { RESUME_ROUTE } from '../spec/resume-path.js';
+import { RESUME_ROUTE } from '@session-resume-api/runtime/resume-path';
 import { createApp, type AppDeps } from '../server/app.js';
 import { createMemorySessionStore } from '../server/sessions/memory-session-store.js';
 import { createRedisClient } from '../server/sessions/redis-client.js';

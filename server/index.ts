@@ -9,7 +9,7 @@
  */
 export { AppOptionsError, createApp } from './app.js';
 /** The base class of every option error of this package (AppOptionsError, DeliveryConfigError, …): catch it to handle them all. */
-export { OptionsError } from '../spec/options-error.js';
+export { OptionsError } from '@session-resume-api/runtime/options-error';
 export type { AppDeps } from './app.js';
 export { createMemorySessionStore, DEFAULT_IDEMPOTENCY_MAX_KEYS } from './sessions/memory-session-store.js';
 export type { MemorySessionStoreOptions } from './sessions/memory-session-store.js';
@@ -36,7 +36,7 @@ export type {
   DeliveryState,
   DeliveryStats,
 } from './webhooks/delivery-types.js';
-export { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../spec/delivery/retry-rules.js';
+export { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 export type { WebhookSender } from './webhooks/webhook-sender.js';
 export { createDocsRouter } from './docs/create-docs-router.js';
 export type { DocsRouterOptions } from './docs/create-docs-router.js';

@@ -75,7 +75,7 @@ async function main(): Promise<void> {
   // The outbox gauge reads the engine's counts at each scrape.
   if (metrics && webhookSender) metrics.watchOutbox(webhookSender);
 
-  // Imported here so that a broken spec (thrown while loading spec/contract.ts) is reported
+  // Imported here so that a broken spec (thrown while loading runtime/contract.ts) is reported
   // like every other startup problem, not as an uncaught import error.
   const { createApp } = await import('./app.js');
   // Sandbox worlds start from the same seed set, each on its own (parsed once here).

@@ -4,7 +4,7 @@
  * letters, close waits). Records live in memory: use `createRedisEventStore`
  * (`session-resume-api/webhooks/redis`) for several instances or to survive a restart.
  */
-import { checkInteger, checkOption } from '../../spec/options-error.js';
+import { checkInteger, checkOption } from '@session-resume-api/runtime/options-error';
 import { StoreUnavailableError, type DeadLetter, type ReceiverStore, type RecordOutcome } from './store.js';
 import { backgroundInterval } from './memory/later.js';
 import { createMemoryQueue } from './memory/memory-queue.js';

@@ -3,7 +3,7 @@
  * answer (slow work after the 200). It builds the handler's
  * context, keeps per-session order when asked, counts runs and reports failures.
  */
-import { eventNameOf, sessionIdOf } from '../../spec/event-identity.js';
+import { eventNameOf, sessionIdOf } from '@session-resume-api/runtime/event-identity';
 import type { ReceiverMetrics } from './receiver-metrics.js';
 import type { EventContext, ReceiverLogger, ResolvedReceiverOptions } from './receiver-options.js';
 import type { RecordedEvent, SessionPosition } from './store.js';

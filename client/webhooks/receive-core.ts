@@ -3,8 +3,8 @@
  * event is recorded durably. Web-platform APIs only (`TextDecoder`, no `Buffer`, no Node
  * import): it runs unchanged in Node, Bun, Deno, Workers and browsers.
  */
-import { dedupeKey, type JsonObject } from '../../spec/event-identity.js';
-import { isProbeEvent } from '../../spec/webhook-probe.js';
+import { dedupeKey, type JsonObject } from '@session-resume-api/runtime/event-identity';
+import { isProbeEvent } from '@session-resume-api/runtime/webhook-probe';
 import { errorResult, type ReceiveResult } from './answers.js';
 import type { ReceiverLogger } from './receiver-options.js';
 import { StoreUnavailableError, type ReceiverStore } from './store.js';

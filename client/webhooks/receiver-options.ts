@@ -2,7 +2,7 @@
  * The options and the public shape of a webhook receiver, their defaults and their checks:
  * written once, read by `createWebhookReceiver` and its parts.
  */
-import { OptionsError } from '../../spec/options-error.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 import type { ReceiveResult } from './answers.js';
 import type { NodeHandler } from './node-handler.js';
 import type { MetricsRegistry } from './metrics-registry.js';

@@ -5,8 +5,8 @@
  * handler. `SessionEvent`, what our server sends, is one of the accepted forms.
  */
 import { validate } from '../../generated/received-session-event.js';
-import { eventNameOf, sessionIdOf, type JsonObject } from '../../spec/event-identity.js';
-import type { SessionEvent } from '../../spec/types.js';
+import { eventNameOf, sessionIdOf, type JsonObject } from '@session-resume-api/runtime/event-identity';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
 
 /**
  * A session event as the handler gets it: every field as sent, with `event` filled in from

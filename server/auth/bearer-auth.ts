@@ -2,8 +2,8 @@
  * The bearer check (x-decisions: unauthorized): parses `Authorization`,
  * compares the key in constant time, and builds the RFC 6750 §3 challenge.
  */
-import { secretDigest, secretMatches } from '../../spec/secret-digest.js';
-import { toHex } from '../../spec/sha256.js';
+import { secretDigest, secretMatches } from '@session-resume-api/runtime/secret-digest';
+import { toHex } from '@session-resume-api/runtime/sha256';
 
 /** What the Authorization header carried. */
 export type BearerCredentials =

@@ -5,7 +5,7 @@
  */
 import { StoreUnavailableError } from '../sessions/session-store.js';
 import { HttpError, type ErrorCode } from './http-error.js';
-import type { ErrorBody } from '../../spec/types.js';
+import type { ErrorBody } from '@session-resume-api/runtime/types';
 
 /** A rendered error: status, headers and the Error body; `defect` marks a 500 worth logging loudly. */
 export interface ErrorAnswer {

@@ -3,10 +3,10 @@
  * seeded on first use, at most `maxWorlds` of them kept (least recently used dropped;
  * x-decisions in spec/sandbox.yaml: sandbox-world-limit).
  */
-import { OptionsError } from '../../spec/options-error.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/sandbox.js';
-import { dedupeKey } from '../../spec/event-identity.js';
+import { dedupeKey } from '@session-resume-api/runtime/event-identity';
 import { createMemorySessionStore } from '../sessions/memory-session-store.js';
 import type { OutboxEvent, Session, SessionSeed, SessionStore } from '../sessions/session-store.js';
 

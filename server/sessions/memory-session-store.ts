@@ -1,6 +1,6 @@
 /** In-memory `SessionStore`: the embedded default, for one process (state is lost on exit). */
 import { randomUUID } from 'node:crypto';
-import { checkInteger } from '../../spec/options-error.js';
+import { checkInteger } from '@session-resume-api/runtime/options-error';
 import {
   IDEMPOTENCY_TTL_SECONDS,
   PAUSED,

@@ -18,7 +18,7 @@ import {
   type SessionStore,
 } from './session-store.js';
 import { seedRedisSessions } from '../redis/seed-redis-sessions.js';
-import { checkInteger } from '../../spec/options-error.js';
+import { checkInteger } from '@session-resume-api/runtime/options-error';
 
 /** Options of the Redis store. */
 export interface RedisSessionStoreOptions {

@@ -5,7 +5,7 @@
  */
 import type { Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import type { ResumeResult } from '../../spec/types.js';
+import type { ResumeResult } from '@session-resume-api/runtime/types';
 import { errorBody } from '../errors/error-answer.js';
 import { HttpError } from '../errors/http-error.js';
 import { requestLogger } from '../http/request-log.js';

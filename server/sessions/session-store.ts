@@ -3,7 +3,7 @@
  * makes (paused → running). Outcomes the spec names are
  * returned as values; only infrastructure failures throw (`StoreUnavailableError`).
  */
-import type { SessionEvent } from '../../spec/types.js';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
 
 /** A session as the reference server keeps it; `status` stays open (x-decisions: session-status). */
 export interface Session {

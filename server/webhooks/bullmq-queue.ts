@@ -16,7 +16,7 @@
 import { Queue, UnrecoverableError, Worker, type Job, type JobType } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
-import type { SessionEvent } from '../../spec/types.js';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
 import type { OutboxEvent } from '../sessions/session-store.js';
 import type { AttemptHandler, DeadEvent, DeliveryQueue } from './delivery-queue.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_LIST_LIMIT, DELIVERY_STATES, KEEP_DEAD, KEEP_DELIVERED, withTimeout } from './delivery-queue.js';

@@ -7,8 +7,8 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
-import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '../../spec/delivery/retry-rules.js';
-import { validateWebhookUrl } from '../../spec/webhook-url.js';
+import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
+import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import { checkKeyPrefix, intentMember, redisKeys } from '../sessions/redis-keys.js';
 import type { OutboxEvent } from '../sessions/session-store.js';
 import { createBullmqQueue, type BullmqQueueOptions } from './bullmq-queue.js';

@@ -12,7 +12,7 @@ import { createRedisClient } from '../../../server/sessions/redis-client.js';
 import { waitUntilConnected } from '../../../server/redis/create-redis-connection.js';
 import { createRedisSessionStore } from '../../../server/sessions/redis-session-store.js';
 import type { SessionStore } from '../../../server/sessions/session-store.js';
-import { contract } from '../../../spec/contract.js';
+import { contract } from '@session-resume-api/runtime/contract';
 import { listen, type Listening } from '../../helpers/listen.js';
 import { deletePrefix } from '../../helpers/redis-keys.js';
 

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { contract } from '../../../spec/contract.js';
+import { contract } from '@session-resume-api/runtime/contract';
 import { createApp } from '../../../server/app.js';
 import { createRedisRateLimitStore } from '../../../server/http/redis-rate-limit-store.js';
 import { createRedisClient } from '../../../server/sessions/redis-client.js';

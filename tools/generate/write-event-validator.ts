@@ -4,7 +4,7 @@
  * so the receiver validates without reading the document or compiling at run time: no file
  * system, no `new Function` (which Cloudflare Workers refuse), no Node built-in.
  *
- * Usage: tsx spec/tools/generate/write-event-validator.ts [spec] [--check]
+ * Usage: tsx tools/generate/write-event-validator.ts [spec] [--check]
  *   --check  exit 1 when the committed file differs from what the spec gives
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { parse } from 'yaml';
 const args = process.argv.slice(2);
 const check = args.includes('--check');
 const specFile = args.find((a) => !a.startsWith('--')) ?? 'spec/openapi.yaml';
-const target = fileURLToPath(new URL('../../../generated/received-session-event.js', import.meta.url));
+const target = fileURLToPath(new URL('../../generated/received-session-event.js', import.meta.url));
 const SCHEMA = 'ReceivedSessionEvent';
 const DOCUMENT_ID = 'urn:session-resume-api:openapi';
 
@@ -34,7 +34,7 @@ const validate = ajv.getSchema(`${DOCUMENT_ID}#/components/schemas/${SCHEMA}`);
 if (!validate) throw new Error(`${specFile} has no components.schemas.${SCHEMA}`);
 const code = standaloneCode(ajv, validate);
 if (/\brequire\(/.test(code)) throw new Error(`the standalone ${SCHEMA} check needs an Ajv runtime module; it must be self-contained`);
-const text = `// Generated from ${specFile.replace(/^.*spec\//, 'spec/')} components.schemas.${SCHEMA} by spec/tools/generate/write-event-validator.ts: do not edit.\n${code}\n`;
+const text = `// Generated from ${specFile.replace(/^.*spec\//, 'spec/')} components.schemas.${SCHEMA} by tools/generate/write-event-validator.ts: do not edit.\n${code}\n`;
 
 if (check) {
   let current = '';
