@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import type { components } from '../../generated/sandbox.js';
 import { dedupeKey } from '@session-resume-api/runtime/event-identity';
 import { createMemorySessionStore } from '../sessions/memory-session-store.js';
-import type { OutboxEvent, Session, SessionSeed, SessionStore } from '../sessions/session-store.js';
+import type { OutboxEvent } from '../core/outbox-event.js';
+import type { Session, SessionSeed, SessionStore } from '../sessions/session-store.js';
 
 /** One entry of a world's event feed (spec/sandbox.yaml `SandboxEvent`). */
 export type SandboxEvent = components['schemas']['SandboxEvent'];

@@ -8,7 +8,8 @@ import { ContractError, contract, specPath } from '@session-resume-api/runtime/c
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import { AppOptionsError, createApp, type AppDeps } from '../../../server/app.js';
 import { createMemorySessionStore } from '../../../server/sessions/memory-session-store.js';
-import { StoreUnavailableError, type SessionStore } from '../../../server/sessions/session-store.js';
+import { StoreUnavailableError } from '../../../server/errors/store-errors.js';
+import type { SessionStore } from '../../../server/sessions/session-store.js';
 import type { WebhookSender } from '../../../server/webhooks/webhook-sender.js';
 import { listen, type Listening } from '../../helpers/listen.js';
 import { resumeScenarios, SCENARIO_SESSIONS } from '../../helpers/resume-scenarios.js';
