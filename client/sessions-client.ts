@@ -2,9 +2,9 @@
  * `createSessionsClient`: the typed client of the Session Resume API, built on openapi-fetch
  * with the generated `paths`. Browser-safe: nothing here (or below) imports a Node built-in.
  */
-import { OptionsError } from '../spec/options-error.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 import createClient, { type Client } from 'openapi-fetch';
-import { RESUME_PATH } from '../spec/resume-path.js';
+import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
 import type { paths } from '../generated/api.js';
 import { toResumeOutcome, type ResumeOutcome } from './outcome.js';
 import { createRetryingFetch, replayable, type BufferedAnswer, type FetchLike } from './retry.js';

@@ -3,10 +3,10 @@
  * the two files allowed to see `process.env` (it is handed in by `server/main.ts`).
  */
 import { randomBytes } from 'node:crypto';
-import { validateWebhookUrl } from '../spec/webhook-url.js';
-import { redactUrl } from '../spec/redact-url.js';
-import { createWebhookHeaders } from '../spec/delivery/webhook-headers.js';
-import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../spec/delivery/retry-rules.js';
+import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
+import { redactUrl } from '@session-resume-api/runtime/redact-url';
+import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
+import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 import { DEFAULT_CONCURRENCY } from './webhooks/delivery-queue.js';
 
 /** Everything `server/main.ts` needs, checked. */

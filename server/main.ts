@@ -17,8 +17,8 @@ import type { SessionStore } from './sessions/session-store.js';
 import type { DeliveryObserver } from './webhooks/delivery-types.js';
 import type { DeliveryEngine } from './webhooks/delivery-engine.js';
 import { webhookStartUpLine } from './start-up-summary.js';
-import type { OutboxRuntime } from './cli/outbox-runtime.js';
-import type { RedisRuntime } from './redis/redis-runtime.js';
+import type { OutboxRuntime } from './start-up/outbox-runtime.js';
+import type { RedisRuntime } from './start-up/redis-runtime.js';
 
 // Start to first answer: what only some modes use (ioredis and BullMQ, the webhook
 // sender, the sandbox, the app itself) is imported when the configuration asks for it.
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
 
   const redisTarget = redisTargetOf(config);
   const onRedis: RedisRuntime | undefined = redisTarget
-    ? await import('./redis/redis-runtime.js').then(({ openRedisRuntime }) => openRedisRuntime(config, redisTarget, logger))
+    ? await import('./start-up/redis-runtime.js').then(({ openRedisRuntime }) => openRedisRuntime(config, redisTarget, logger))
     : undefined;
   const redis = onRedis?.redis;
   const store: SessionStore =
@@ -75,7 +75,7 @@ async function main(): Promise<void> {
   // The outbox gauge reads the engine's counts at each scrape.
   if (metrics && webhookSender) metrics.watchOutbox(webhookSender);
 
-  // Imported here so that a broken spec (thrown while loading spec/contract.ts) is reported
+  // Imported here so that a broken spec (thrown while loading runtime/contract.ts) is reported
   // like every other startup problem, not as an uncaught import error.
   const { createApp } = await import('./app.js');
   // Sandbox worlds start from the same seed set, each on its own (parsed once here).

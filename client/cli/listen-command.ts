@@ -4,9 +4,9 @@
  * (exit 0); a refused key or a server without the sandbox is exit 2.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DELIVERY_TIMEOUT_MS } from '../../spec/delivery/deliver-event.js';
-import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../../spec/delivery/retry-rules.js';
-import { isLoopbackHost, validateWebhookUrl } from '../../spec/webhook-url.js';
+import { DELIVERY_TIMEOUT_MS } from '@session-resume-api/runtime/delivery/deliver-event';
+import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
+import { isLoopbackHost, validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import { newSandboxKey } from '../sandbox/sandbox-client.js';
 import { readCliEnv, type CliEnv } from './config.js';
 import { runListen } from './listen/run-listen.js';

@@ -3,11 +3,11 @@
  * response time, reachable from outside) automated, one line per check, stopping at the
  * first failure. The last check delivers one test event exactly as the service would.
  */
-import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '../../spec/delivery/deliver-event.js';
-import { resolveWebhookHost } from '../../spec/delivery/resolve-webhook-host.js';
-import { classifyAddress, validateWebhookUrl } from '../../spec/webhook-url.js';
-import type { SessionEvent } from '../../spec/types.js';
-import { createProbeEvent } from '../../spec/webhook-probe.js';
+import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
+import { resolveWebhookHost } from '@session-resume-api/runtime/delivery/resolve-webhook-host';
+import { classifyAddress, validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
+import { createProbeEvent } from '@session-resume-api/runtime/webhook-probe';
 import { createCliSigner, newWebhookId, withSigningAdvice } from './webhook-signing.js';
 
 /** Options of `runWebhookCheck`. */
@@ -25,7 +25,7 @@ export interface WebhookCheckOptions {
 }
 
 /**
- * The event sent by the last check: the probe (spec/webhook-probe.ts), which the receiver kit
+ * The event sent by the last check: the probe (runtime/webhook-probe.ts), which the receiver kit
  * acknowledges with `probe: true` without recording it or calling `onEvent`; any other
  * receiver sees an event kind it does not know.
  */
@@ -45,7 +45,7 @@ export type UrlSchemeCheck =
   | { ok: true; plain: boolean; refused?: string }
   | { ok: false; step: 'URL valid' | 'HTTPS'; reason: string };
 
-/** Judges `url` by the webhook URL rules (spec/webhook-url.ts), as `webhook check` and `webhook grade` do. */
+/** Judges `url` by the webhook URL rules (runtime/webhook-url.ts), as `webhook check` and `webhook grade` do. */
 export function checkUrlScheme(url: string, insecureLocalhost: boolean | undefined): UrlSchemeCheck {
   const plain = Boolean(insecureLocalhost) && isPlainHttp(url);
   const check = validateWebhookUrl(plain ? url.replace(/^http:/i, 'https:') : url, { allowLoopback: insecureLocalhost });

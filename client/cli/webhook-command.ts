@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { contract } from '../../spec/contract.js';
-import { DELIVERY_TIMEOUT_MS } from '../../spec/delivery/deliver-event.js';
-import { DELIVERY_RULES, type DeliveryRuleId } from '../../spec/delivery/delivery-rules.js';
+import { contract } from '@session-resume-api/runtime/contract';
+import { DELIVERY_TIMEOUT_MS } from '@session-resume-api/runtime/delivery/deliver-event';
+import { DELIVERY_RULES, type DeliveryRuleId } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { readCliEnv } from './config.js';
 import { EXIT } from './program.js';
 import { runWebhookCheck } from './webhook-check.js';

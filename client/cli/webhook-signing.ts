@@ -1,11 +1,11 @@
 /**
  * Signing of the CLI's deliveries (`webhook send`, `webhook check`, `listen`) with the code the
- * service signs with (spec/delivery/webhook-headers.ts, Standard Webhooks), and the advice a
+ * service signs with (runtime/delivery/webhook-headers.ts, Standard Webhooks), and the advice a
  * 401 from the receiver gets.
  */
 import { randomUUID } from 'node:crypto';
-import type { DeliveryResult } from '../../spec/delivery/deliver-event.js';
-import { createWebhookHeaders, WebhookSecretError } from '../../spec/delivery/webhook-headers.js';
+import type { DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
+import { createWebhookHeaders, WebhookSecretError } from '@session-resume-api/runtime/delivery/webhook-headers';
 import { UsageError } from './program.js';
 
 /** Builds the Standard Webhooks headers of one attempt from the exact body sent. */

@@ -5,7 +5,7 @@
  * Browser-safe: the examples come from the generated module, not from the spec file.
  */
 import { HttpResponse, type HttpHandler } from 'msw';
-import { RESUME_PATH } from '../../spec/resume-path.js';
+import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
 import { createOpenApiHttp } from 'openapi-msw';
 import type { paths } from '../../generated/api.js';
 import type { ResumeScenario } from './resume-scenario.js';

@@ -10,10 +10,10 @@ import { http as mswHttp, HttpResponse, type HttpHandler } from 'msw';
 import { createOpenApiHttp } from 'openapi-msw';
 import type { paths } from '../../generated/api.js';
 import type { components } from '../../generated/sandbox.js';
-import { DEMO_SESSIONS } from '../../spec/demo-sessions.js';
-import { choosePrefer } from '../../spec/prefer.js';
-import { RESUME_PATH } from '../../spec/resume-path.js';
-import type { ErrorBody, ResumeResult, SessionEvent } from '../../spec/types.js';
+import { DEMO_SESSIONS } from '@session-resume-api/runtime/demo-sessions';
+import { choosePrefer } from '@session-resume-api/runtime/prefer';
+import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
+import type { ErrorBody, ResumeResult, SessionEvent } from '@session-resume-api/runtime/types';
 import type { ResumeScenario } from './resume-scenario.js';
 import { resumeScenarios } from './scenarios.generated.js';
 

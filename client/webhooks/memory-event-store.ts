@@ -5,7 +5,7 @@
  * (`session-resume-api/webhooks/redis`) for several instances or to survive a restart.
  */
 import { randomUUID } from 'node:crypto';
-import { checkInteger, checkOption } from '../../spec/options-error.js';
+import { checkInteger, checkOption } from '@session-resume-api/runtime/options-error';
 import type { ReceivedEvent } from './tolerant-event.js';
 import {
   StoreUnavailableError,

@@ -4,12 +4,12 @@
  */
 import { readEventTolerantly, type ReceivedEvent } from './tolerant-event.js';
 import { errorResult, type ReceiveResult } from './answers.js';
-import { dedupeKey, eventNameOf, sessionIdOf, type JsonObject } from '../../spec/event-identity.js';
+import { dedupeKey, eventNameOf, sessionIdOf, type JsonObject } from '@session-resume-api/runtime/event-identity';
 import { createNodeHandler, type NodeHandler } from './node-handler.js';
 import { StoreUnavailableError, type DeadLetter, type ReceiverStore, type RecordedEvent } from './store.js';
 import { MIN_URL_TOKEN_LENGTH } from './url-token.js';
-import { OptionsError } from '../../spec/options-error.js';
-import { isProbeEvent } from '../../spec/webhook-probe.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { isProbeEvent } from '@session-resume-api/runtime/webhook-probe';
 import { createSignatureVerifier, SIGNATURE_TOLERANCE_SECONDS, type WebhookHeaders } from './verify-signature.js';
 import type { MetricsRegistry } from './metrics-registry.js';
 import { createReceiverMetrics, isRegistry } from './receiver-metrics.js';

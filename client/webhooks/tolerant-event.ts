@@ -4,9 +4,9 @@
  * or a session id, nested or flat form, any length), then the body is normalized for the
  * handler. `SessionEvent`, what our server sends, is one of the accepted forms.
  */
-import { contract } from '../../spec/contract.js';
-import { eventNameOf, sessionIdOf, type JsonObject } from '../../spec/event-identity.js';
-import type { SessionEvent } from '../../spec/types.js';
+import { contract } from '@session-resume-api/runtime/contract';
+import { eventNameOf, sessionIdOf, type JsonObject } from '@session-resume-api/runtime/event-identity';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
 
 /**
  * A session event as the handler gets it: every field as sent, with `event` filled in from

@@ -1,6 +1,6 @@
 /** The URL token that protects an unsigned webhook endpoint (x-decisions: webhook-signing). */
 import { randomBytes } from 'node:crypto';
-import { secretDigest, secretMatches } from '../../spec/secret-digest.js';
+import { secretDigest, secretMatches } from '@session-resume-api/runtime/secret-digest';
 
 /** Shortest `urlToken` accepted, in characters (a 32-byte random token is 43). */
 export const MIN_URL_TOKEN_LENGTH = 22;

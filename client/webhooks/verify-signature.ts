@@ -6,7 +6,7 @@
  * secrets) and turns its exceptions into results.
  */
 import { Webhook } from 'standardwebhooks';
-import { OptionsError } from '../../spec/options-error.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 
 /** Seconds a `webhook-timestamp` may be away from the receiver's clock (fixed by the standard's library: 5 minutes). */
 export const SIGNATURE_TOLERANCE_SECONDS = 5 * 60;

@@ -2,7 +2,7 @@
  * The bearer check (x-decisions: unauthorized): parses `Authorization`,
  * compares the key in constant time, and builds the RFC 6750 §3 challenge.
  */
-import { secretDigest, secretMatches } from '../../spec/secret-digest.js';
+import { secretDigest, secretMatches } from '@session-resume-api/runtime/secret-digest';
 
 /** What the Authorization header carried. */
 export type BearerCredentials =

@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { ConfigError, loadConfig, redisTargetOf, SANDBOX_FLAG_HELP, type Env, type ServerConfig } from '../config.js';
 import { SERVER_VERSION } from '../version.js';
 import { renderEnvironmentHelp } from './environment-help.js';
-import { startOutbox } from './outbox-runtime.js';
+import { startOutbox } from '../start-up/outbox-runtime.js';
 import { webhookStartUpLine } from '../start-up-summary.js';
 import {
   createQueueConnection,

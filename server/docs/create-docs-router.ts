@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { Router } from 'express';
-import { specPath as defaultSpecPath } from '../../spec/contract.js';
+import { specPath as defaultSpecPath } from '@session-resume-api/runtime/contract';
 import { fileURLToPath } from 'node:url';
 
 /**

@@ -3,9 +3,9 @@
  * (`REDIS_URL`) gives an ioredis `Redis`, seed nodes (`REDIS_CLUSTER_NODES`) an ioredis
  * `Cluster`. The code on top is the same for both: keys one script touches share a hash tag.
  */
-import { OptionsError } from '../../spec/options-error.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { Cluster, Redis } from 'ioredis';
-import { createRedisClient } from '../sessions/redis-client.js';
+import { createRedisClient } from './redis-client.js';
 
 /** What the Redis-backed parts accept: one node or a cluster. */
 export type RedisConnection = Redis | Cluster;

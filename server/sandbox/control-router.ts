@@ -6,16 +6,16 @@
  */
 import type { Logger } from 'pino';
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from 'express';
-import { loadContract, type Contract } from '../../spec/contract.js';
-import { readDeliveryProfile, type DeliveryProfile } from '../../spec/delivery/delivery-rules.js';
-import type { SchemaName } from '../../spec/types.js';
+import { loadContract, type Contract } from '@session-resume-api/runtime/contract';
+import type { SchemaName } from '@session-resume-api/runtime/types';
+import { readDeliveryProfile, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { parseBearer, wwwAuthenticate } from '../auth/bearer-auth.js';
 import { toErrorAnswer } from '../errors/error-answer.js';
 import { HttpError } from '../errors/http-error.js';
 import { BODY_LIMIT } from '../http/json-body.js';
 import { MAX_PAGE_SIZE, type SandboxEvent, type SandboxWorld, type SandboxWorlds } from './sandbox-worlds.js';
 
-import { sandboxSpecPath } from '../../spec/contract.js';
+import { sandboxSpecPath } from '@session-resume-api/runtime/contract';
 
 export { sandboxSpecPath };
 

@@ -3,13 +3,14 @@
  * seeded on first use, at most `maxWorlds` of them kept (least recently used dropped;
  * x-decisions in spec/sandbox.yaml: sandbox-world-limit).
  */
-import { OptionsError } from '../../spec/options-error.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/sandbox.js';
-import { DEFAULT_DELIVERY_PROFILE, type DeliveryProfile } from '../../spec/delivery/delivery-rules.js';
-import { dedupeKey } from '../../spec/event-identity.js';
+import { dedupeKey } from '@session-resume-api/runtime/event-identity';
+import { DEFAULT_DELIVERY_PROFILE, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { createMemorySessionStore } from '../sessions/memory-session-store.js';
-import type { OutboxEvent, Session, SessionSeed, SessionStore } from '../sessions/session-store.js';
+import type { OutboxEvent } from '../core/outbox-event.js';
+import type { Session, SessionSeed, SessionStore } from '../sessions/session-store.js';
 
 /** One entry of a world's event feed (spec/sandbox.yaml `SandboxEvent`). */
 export type SandboxEvent = components['schemas']['SandboxEvent'];

@@ -5,7 +5,7 @@
  * history and the dead letters live in this process only, bounded (10 000 undelivered events).
  */
 import { pino, type Logger } from 'pino';
-import { validateWebhookUrl } from '../../spec/webhook-url.js';
+import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import { createDeliveryEngine, DeliveryConfigError, type DeliveryEngine, type DeliveryTarget } from './delivery-engine.js';
 import type { DeliveryObserver } from './delivery-types.js';
 import { createMemoryQueue, type MemoryQueueOptions } from './memory-queue.js';

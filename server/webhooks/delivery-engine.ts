@@ -8,16 +8,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { pino, type Logger } from 'pino';
-import { contract } from '../../spec/contract.js';
-import { createDeliveryAgents, type DeliveryAgents } from '../../spec/delivery/delivery-agents.js';
-import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '../../spec/delivery/deliver-event.js';
-import type { WebhookLookup } from '../../spec/delivery/resolve-webhook-host.js';
-import { nextStep, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../../spec/delivery/retry-rules.js';
-import { createWebhookHeaders } from '../../spec/delivery/webhook-headers.js';
-import { OptionsError } from '../../spec/options-error.js';
-import type { SessionEvent } from '../../spec/types.js';
-import { validateWebhookUrl } from '../../spec/webhook-url.js';
-import type { OutboxEvent } from '../sessions/session-store.js';
+import { contract } from '@session-resume-api/runtime/contract';
+import { createDeliveryAgents, type DeliveryAgents } from '@session-resume-api/runtime/delivery/delivery-agents';
+import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
+import type { WebhookLookup } from '@session-resume-api/runtime/delivery/resolve-webhook-host';
+import { nextStep, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
+import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
+import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
+import type { OutboxEvent } from '../core/outbox-event.js';
 import type { AttemptHandler, AttemptOutcome, DeadEvent, DeliveryQueue, QueuedEvent } from './delivery-queue.js';
 import { RESPONSE_KEEP_BYTES, withTimeout } from './delivery-queue.js';
 import type { AttemptResult, DeliveryInspector, DeliveryObserver } from './delivery-types.js';
@@ -41,7 +41,7 @@ export interface DeliveryTarget {
   timeoutMs?: number;
   /**
    * Reuse connections between attempts (default true): kept per checked address
-   * (spec/delivery/delivery-agents.ts), closed with the engine.
+   * (runtime/delivery/delivery-agents.ts), closed with the engine.
    */
   keepAlive?: boolean;
 }

@@ -4,7 +4,7 @@
  * that metrics hang on. The engine implements `DeliveryInspector`; the operator CLI and the
  * metrics read it.
  */
-import type { SessionEvent } from '../../spec/types.js';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
 
 /** Where one event stands. */
 export type DeliveryState = 'pending' | 'delivering' | 'delivered' | 'dead';

@@ -10,11 +10,11 @@
  */
 import type { Logger } from 'pino';
 import { pino } from 'pino';
-import type { OutboxEvent } from '../sessions/session-store.js';
+import type { OutboxEvent } from '../core/outbox-event.js';
 import type { AttemptHandler, DeadEvent, DeliveryQueue } from './delivery-queue.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_LIST_LIMIT, KEEP_DEAD, KEEP_DELIVERED } from './delivery-queue.js';
 import type { DeliveryAttempt, DeliveryInspector, DeliveryRecord, DeliveryState, DeliveryStats } from './delivery-types.js';
-import { OptionsError } from '../../spec/options-error.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 
 /** Options of `createMemoryQueue`. */
 export interface MemoryQueueOptions {

@@ -7,10 +7,10 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
-import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '../../spec/delivery/retry-rules.js';
-import { validateWebhookUrl } from '../../spec/webhook-url.js';
-import { checkKeyPrefix, intentMember, redisKeys } from '../sessions/redis-keys.js';
-import type { OutboxEvent } from '../sessions/session-store.js';
+import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
+import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
+import { checkKeyPrefix, intentMember, redisKeys } from '../redis/redis-keys.js';
+import type { OutboxEvent } from '../core/outbox-event.js';
 import { createBullmqQueue, type BullmqQueueOptions } from './bullmq-queue.js';
 import { createDeliveryEngine, DeliveryConfigError, type DeliveryEngine, type DeliveryTarget } from './delivery-engine.js';
 import type { DeliveryObserver } from './delivery-types.js';

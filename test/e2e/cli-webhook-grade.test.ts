@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignatureVerifier } from '../../client/webhooks/verify-signature.js';
 import { generateWebhookSecret } from '../../client/cli/listen/run-listen.js';
-import { DELIVERY_RULES } from '../../spec/delivery/delivery-rules.js';
+import { DELIVERY_RULES } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { getFreePort } from '../helpers/free-port.js';
 import { listen, type Listening } from '../helpers/listen.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';

@@ -4,13 +4,15 @@
  * Node 24 (the `node@24` npm package, cached in .tmp/node24; downloaded once, after a notice;
  * SKIP_NODE24=1 skips the Node 24 runs).
  * - session-resume-api: at most 10 packages and 5 MB in node_modules; the browser bundle of
- *   ./client at most 10 kB gzipped; types under moduleResolution node16, nodenext and bundler;
+ *   ./client at most 10 kB gzipped; the browser entries load no Node built-in; one OptionsError
+ *   class whichever subpath exports it; types under moduleResolution node16, nodenext and bundler;
  *   ./webhooks works without any Redis library; the command runs.
  * - session-resume-api-server: createApp as a library, and the bin serving /docs.
  * The measured figures are printed.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -35,7 +37,8 @@ const VERSION = '0.2.0';
 
 const clientConsumer = `
 import { createSessionsClient, SessionsClientError, type ResumeOutcome } from 'session-resume-api/client';
-import { createWebhookReceiver, createMemoryEventStore } from 'session-resume-api/webhooks';
+import { createWebhookReceiver, createMemoryEventStore, OptionsError as WebhooksOptionsError } from 'session-resume-api/webhooks';
+import { OptionsError } from 'session-resume-api/client';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -56,7 +59,19 @@ const body = JSON.stringify({ event: 'session.resumed', session: { id: 's1' }, t
 const answers = [(await receiver.receive(body)).status, (await receiver.receive(body)).status];
 await new Promise((resolve) => setTimeout(resolve, 50));
 await receiver.close();
+// The class a caller imports from ./client is the one thrown under ./webhooks.
+const thrown = (() => {
+  try {
+    createMemoryEventStore({ concurrency: 0 });
+  } catch (error) {
+    return error;
+  }
+})();
 console.log(JSON.stringify({
+  optionsError: {
+    thrownIsClientClass: thrown instanceof OptionsError,
+    sameClass: OptionsError === WebhooksOptionsError,
+  },
   node: process.version,
   kinds,
   message,
@@ -211,7 +226,49 @@ describe('session-resume-api (consumer package)', () => {
       specIsYaml: true,
       answers: [200, 200],
       handled: ['session.resumed'],
+      optionsError: { thrownIsClientClass: true, sameClass: true },
     });
+  });
+
+  it('gives ./webhooks/redis the same OptionsError class as ./client and ./webhooks', async () => {
+    const dir = await installProject(work, 'redis-consumer', [tarballs.client.file, 'bullmq@6.7.0', 'ioredis@6.0.0'], {
+      'consumer.mjs': `
+import { OptionsError } from 'session-resume-api/client';
+import { OptionsError as WebhooksOptionsError } from 'session-resume-api/webhooks';
+import { createRedisEventStore, OptionsError as RedisOptionsError } from 'session-resume-api/webhooks/redis';
+let thrown;
+try {
+  createRedisEventStore({ url: 'redis://127.0.0.1:1', concurrency: 0 });
+} catch (error) {
+  thrown = error;
+}
+console.log(JSON.stringify([thrown instanceof OptionsError, thrown instanceof WebhooksOptionsError, RedisOptionsError === OptionsError]));
+`,
+    });
+    const { stdout } = await run(process.execPath, ['consumer.mjs'], { cwd: dir });
+    expect(JSON.parse(stdout)).toEqual([true, true, true]);
+  });
+
+  it('loads no Node built-in from the browser entries (./client, ./msw, ./sandbox) or any chunk they import', () => {
+    const dist = join(clientDir, 'node_modules/session-resume-api/dist');
+    const imports = (file: string) =>
+      [...readFileSync(join(dist, file), 'utf8').matchAll(/\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)|^import\s*["']([^"']+)["']/gm)].map(
+        (m) => (m[1] ?? m[2] ?? m[3]) as string,
+      );
+    const offenders: string[] = [];
+    const seen = new Set<string>();
+    const queue = ['index.js', 'msw.js', 'sandbox.js'];
+    while (queue.length) {
+      const file = queue.pop() as string;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const specifier of imports(file)) {
+        if (specifier.startsWith('./')) queue.push(specifier.slice(2));
+        else if (specifier.startsWith('node:') || builtinModules.includes(specifier.split('/')[0] ?? specifier)) offenders.push(`${file} → ${specifier}`);
+      }
+    }
+    expect(seen.size).toBeGreaterThan(3);
+    expect(offenders).toEqual([]);
   });
 
   it('installs the session-resume-api command', async () => {

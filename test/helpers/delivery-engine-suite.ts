@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../spec/types.js';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
 import type { DeliveryEngine } from '../../server/webhooks/delivery-engine.js';
 import type { DeliveryAttempt, DeliveryObserver } from '../../server/webhooks/delivery-types.js';
 import { startHttpsReceiver, type HttpsReceiver } from './tls.js';

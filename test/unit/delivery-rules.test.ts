@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { DEFAULT_DELIVERY_PROFILE, DELIVERY_RULES, PROFILE_FAULTS, readDeliveryProfile } from '../../spec/delivery/delivery-rules.js';
+import { DEFAULT_DELIVERY_PROFILE, DELIVERY_RULES, PROFILE_FAULTS, readDeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 
 const sandbox = parse(readFileSync(new URL('../../spec/sandbox.yaml', import.meta.url), 'utf8')) as {
   components: { schemas: { DeliveryProfile: { properties: Record<string, Record<string, unknown>>; additionalProperties: boolean } } };

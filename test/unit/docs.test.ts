@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { currentDecisionsPage } from '../../spec/tools/docs/write-decisions-page.js';
+import { currentDecisionsPage } from '../../tools/docs/write-decisions-page.js';
 import { authorsMachineOrSourceCitation } from '../helpers/user-facing-text.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { choosePrefer } from '../../server/sandbox/prefer-forcing.js';
 import { createSandboxWorlds, SandboxOptionsError } from '../../server/sandbox/sandbox-worlds.js';
 import { DEMO_SESSIONS } from '../../server/sessions/session-seeds.js';
-import { dedupeKey } from '../../spec/event-identity.js';
-import { listScenarios } from '../../spec/scenarios.js';
-import { validateWebhookUrl } from '../../spec/webhook-url.js';
+import { dedupeKey } from '@session-resume-api/runtime/event-identity';
+import { listScenarios } from '@session-resume-api/runtime/scenarios';
+import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 
 const event = (id: string) => ({ event: 'session.resumed', session: { id }, timestamp: '2026-11-21T16:00:00.000Z' });
 const outboxEvent = (id: string) => ({ id: `msg_${id}`, payload: event(id) });

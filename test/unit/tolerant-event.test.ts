@@ -7,8 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readEventTolerantly } from '../../client/webhooks/tolerant-event.js';
-import { canonicalJson, dedupeKey, eventNameOf, sessionIdOf } from '../../spec/event-identity.js';
-import { contract } from '../../spec/contract.js';
+import { canonicalJson, dedupeKey, eventNameOf, sessionIdOf } from '@session-resume-api/runtime/event-identity';
+import { contract } from '@session-resume-api/runtime/contract';
 
 const text = fc.string({ minLength: 1, maxLength: 300 });
 const json = fc.jsonValue({ maxDepth: 3 });

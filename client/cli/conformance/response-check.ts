@@ -4,9 +4,9 @@
  * and match their schemas, and the body is JSON matching the declared schema.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import type { Contract } from '../../../spec/contract.js';
-import type { SchemaName } from '../../../spec/types.js';
-import { resolveRef } from '../../../spec/resolve-ref.js';
+import type { Contract } from '@session-resume-api/runtime/contract';
+import type { SchemaName } from '@session-resume-api/runtime/types';
+import { resolveRef } from '@session-resume-api/runtime/resolve-ref';
 
 /** An answer as received: status, lower-cased headers and raw body text. */
 export interface ReceivedAnswer {

@@ -4,9 +4,9 @@
  * engine's rules (`nextStep`: the schedule, Retry-After on 429/503, 410 ends it). Prints one line
  * per attempt.
  */
-import { deliverEvent, type DeliveryResult } from '../../../spec/delivery/deliver-event.js';
-import { nextStep, type NextStep } from '../../../spec/delivery/retry-rules.js';
-import type { SessionEvent } from '../../../spec/types.js';
+import { deliverEvent, type DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
+import { nextStep, type NextStep } from '@session-resume-api/runtime/delivery/retry-rules';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
 import type { SandboxEvent } from '../../sandbox/sandbox-client.js';
 import { formatDelay } from '../format-delay.js';
 import type { AttemptHeaders } from '../webhook-signing.js';

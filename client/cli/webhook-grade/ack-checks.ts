@@ -1,5 +1,5 @@
 /** The checks of the URL and of the answer time: `https`, `ack`, `ack-burst`. */
-import { resolveWebhookHost } from '../../../spec/delivery/resolve-webhook-host.js';
+import { resolveWebhookHost } from '@session-resume-api/runtime/delivery/resolve-webhook-host';
 import { checkUrlScheme } from '../webhook-check.js';
 import { failedVerdict } from './delivery-failure.js';
 import type { GradeContext, Verdict } from './grade-context.js';

@@ -4,7 +4,7 @@
  * observable.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DeliveryResult } from '../../../spec/delivery/deliver-event.js';
+import type { DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
 import type { DuplicateGroup, GradeContext, Verdict } from './grade-context.js';
 import { observeKey, readObserved } from './observe.js';
 

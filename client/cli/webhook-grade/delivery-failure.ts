@@ -1,9 +1,9 @@
 /**
  * A failed delivery explained for `webhook grade`: what the receiver answered, and what the
- * service does next by its own retry rules (spec/delivery/retry-rules.ts), in one sentence.
+ * service does next by its own retry rules (runtime/delivery/retry-rules.ts), in one sentence.
  */
-import type { DeliveryResult } from '../../../spec/delivery/deliver-event.js';
-import { nextStep, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../../../spec/delivery/retry-rules.js';
+import type { DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
+import { nextStep, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 import { formatDelay } from '../format-delay.js';
 import type { Verdict } from './grade-context.js';
 

@@ -3,7 +3,7 @@
  * at another instance, each answered 200. The answers are kept for the dedupe checks.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DeliveryResult } from '../../../spec/delivery/deliver-event.js';
+import type { DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
 import { newWebhookId } from '../webhook-signing.js';
 import { urlName } from './ack-checks.js';
 import { describeFailure, failedVerdict, firstFailure } from './delivery-failure.js';

@@ -4,9 +4,9 @@
  * the answers the duplicate checks keep for the dedupe checks.
  */
 import { randomBytes } from 'node:crypto';
-import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '../../../spec/delivery/deliver-event.js';
-import type { DeliveryRuleId } from '../../../spec/delivery/delivery-rules.js';
-import type { SessionEvent } from '../../../spec/types.js';
+import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
+import type { DeliveryRuleId } from '@session-resume-api/runtime/delivery/delivery-rules';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
 import { createCliSigner, newWebhookId, withSigningAdvice, type AttemptHeaders } from '../webhook-signing.js';
 
 /** Options of `runWebhookGrade`. */

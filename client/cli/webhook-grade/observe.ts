@@ -5,7 +5,7 @@
  * session id and the timestamp as received, joined by single spaces (the dedupe identity).
  * Other members are ignored; an answer over 1 MB is refused.
  */
-import { eventNameOf, sessionIdOf, type JsonObject } from '../../../spec/event-identity.js';
+import { eventNameOf, sessionIdOf, type JsonObject } from '@session-resume-api/runtime/event-identity';
 
 /** Largest observe answer read, in bytes. */
 export const MAX_OBSERVE_BYTES = 1_048_576;

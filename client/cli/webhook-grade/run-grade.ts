@@ -1,9 +1,9 @@
 /**
- * `webhook grade`: every rule of the delivery rules list (spec/delivery/delivery-rules.ts),
+ * `webhook grade`: every rule of the delivery rules list (runtime/delivery/delivery-rules.ts),
  * in its order, checked against one receiver (one URL per instance) by delivering events
  * exactly as the service does; each graded pass, fail or not-observable with its evidence.
  */
-import { DELIVERY_RULES, type DeliveryRuleId } from '../../../spec/delivery/delivery-rules.js';
+import { DELIVERY_RULES, type DeliveryRuleId } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { checkAck, checkAckBurst, checkHttps } from './ack-checks.js';
 import { checkDedupe, checkDedupeShared } from './dedupe-checks.js';
 import { checkDuplicateAfterDelay, checkDuplicateAgain, checkDuplicateConcurrent, checkDuplicateOtherInstance } from './duplicate-checks.js';

@@ -1,6 +1,6 @@
 /** With --secret: a signed delivery is accepted; a tampered body, another secret and a stale timestamp are refused. */
-import type { DeliveryResult } from '../../../spec/delivery/deliver-event.js';
-import { createWebhookHeaders } from '../../../spec/delivery/webhook-headers.js';
+import type { DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
+import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
 import { generateWebhookSecret } from '../listen/run-listen.js';
 import { createCliSigner, newWebhookId } from '../webhook-signing.js';
 import { failedVerdict } from './delivery-failure.js';

@@ -5,7 +5,7 @@
  * scripts run on both.
  */
 import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
-import { checkOption } from '../../../spec/options-error.js';
+import { checkOption } from '@session-resume-api/runtime/options-error';
 import type { RedisLibraries } from './libraries.js';
 
 /** A single-node client or a cluster client; the store treats both alike. */

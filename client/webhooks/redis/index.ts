@@ -20,4 +20,4 @@ export type { RedisConnection } from './connection.js';
 export { storeKeys, SCRIPTS } from './store-scripts.js';
 export type { StoreKeys } from './store-scripts.js';
 export { loadRedisLibraries, REDIS_STORE_INSTALL, RedisLibrariesMissingError } from './libraries.js';
-export { OptionsError } from '../../../spec/options-error.js';
+export { OptionsError } from '@session-resume-api/runtime/options-error';

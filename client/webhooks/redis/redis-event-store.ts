@@ -20,7 +20,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Job, Queue as QueueType, Worker } from 'bullmq';
-import { checkInteger, checkOption } from '../../../spec/options-error.js';
+import { checkInteger, checkOption } from '@session-resume-api/runtime/options-error';
 import type { ReceivedEvent } from '../tolerant-event.js';
 import {
   StoreUnavailableError,

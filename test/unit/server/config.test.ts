@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../server/config.js';
-import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '../../../spec/delivery/retry-rules.js';
+import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 
 describe('loadConfig', () => {
   it('has the documented defaults: port 3000, loopback host, memory store, no webhook, no rate limit, no CORS', () => {

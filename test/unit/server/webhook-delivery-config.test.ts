@@ -10,8 +10,8 @@ import {
   scheduledDelayMs,
   nextStep,
   STANDARD_WEBHOOKS_SCHEDULE_MS,
-} from '../../../spec/delivery/retry-rules.js';
-import { createWebhookHeaders, WebhookSecretError } from '../../../spec/delivery/webhook-headers.js';
+} from '@session-resume-api/runtime/delivery/retry-rules';
+import { createWebhookHeaders, WebhookSecretError } from '@session-resume-api/runtime/delivery/webhook-headers';
 
 const URL_ENV = { WEBHOOK_URL: 'https://hooks.example.org/in' };
 const SECRET = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;

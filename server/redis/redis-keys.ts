@@ -4,7 +4,7 @@
  * (no brace can end the tag early), is the hash tag of all per-session keys; the outbox and its
  * BullMQ queue share the `{outbox}` tag.
  */
-import { OptionsError } from '../../spec/options-error.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createHash, randomUUID } from 'node:crypto';
 
 /** Thrown for a key prefix that would break hash tags; the message says what to fix. */

@@ -3,12 +3,12 @@
  * "Node.js 20 support is ending" banner it prints on every run under Node 20 (the toolkit
  * supports Node ≥ 20.19). Exit code: Redocly's.
  *
- * @example tsx spec/tools/lint/redocly-quiet.ts lint spec/openapi.yaml
+ * @example tsx tools/lint/redocly-quiet.ts lint spec/openapi.yaml
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const redocly = fileURLToPath(new URL('../../../node_modules/.bin/redocly', import.meta.url));
+const redocly = fileURLToPath(new URL('../../node_modules/.bin/redocly', import.meta.url));
 
 /** Removes the banner: the box drawn with ╔ … ╝ that contains "Node.js 20". */
 function withoutNodeBanner(text: string): string {

@@ -5,11 +5,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { specPath } from '../../contract.js';
+import { specPath } from '@session-resume-api/runtime/contract';
 import { renderDecisionsPage, type Decision } from './decisions-markdown.js';
 
 /** Where the generated decisions page lives. */
-export const decisionsPagePath: string = fileURLToPath(new URL('../../../docs/decisions.md', import.meta.url));
+export const decisionsPagePath: string = fileURLToPath(new URL('../../docs/decisions.md', import.meta.url));
 
 /** The page as the spec renders it now. */
 export function currentDecisionsPage(): string {

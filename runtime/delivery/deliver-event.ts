@@ -36,7 +36,7 @@ export interface DeliverEventOptions {
   /** Extra headers of this attempt, computed from the exact body sent (e.g. Standard Webhooks signing). */
   headers?: (body: string) => Record<string, string>;
   /**
-   * Keep-alive connections, one agent per checked address (spec/delivery/delivery-agents.ts);
+   * Keep-alive connections, one agent per checked address (delivery-agents.ts);
    * default none: a new connection per attempt.
    */
   agents?: DeliveryAgents;

@@ -12,11 +12,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parse, stringify } from 'yaml';
-import { specPath as defaultSpecPath } from '../../contract.js';
+import { specPath as defaultSpecPath } from '@session-resume-api/runtime/contract';
 import { renderDecisionRecordSection, type Decision } from './decisions-markdown.js';
 
 const run = promisify(execFile);
-const root = fileURLToPath(new URL('../../..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const redoclyBin = join(root, 'node_modules/.bin/redocly');
 
 /** Default output of `npm run docs`: server/dist/docs/index.html, where the server's docs router looks. */

@@ -1,9 +1,9 @@
 /**
- * Renders the mock scenario table (spec/scenarios.ts) as Markdown for the mock section of
+ * Renders the mock scenario table (runtime/scenarios.ts) as Markdown for the mock section of
  * docs/mock-sandbox-msw.md and
  * as plain text for the mock launcher's console output.
  */
-import type { Scenario } from '../../scenarios.js';
+import type { Scenario } from '@session-resume-api/runtime/scenarios';
 
 /** The sample bearer key printed and documented for the mock; Prism accepts any token. */
 export const MOCK_SAMPLE_KEY = 'mock-key';

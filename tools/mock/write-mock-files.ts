@@ -6,12 +6,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { renderScenarioModule } from './scenario-module.js';
 import { renderMockReadme, writeMockSection } from './scenario-table.js';
-import { listScenarios } from '../../scenarios.js';
+import { listScenarios } from '@session-resume-api/runtime/scenarios';
 
 /** Files this script writes, with their renderers. */
 export const mockFiles = {
-  readme: fileURLToPath(new URL('../../../docs/mock-sandbox-msw.md', import.meta.url)),
-  mswScenarios: fileURLToPath(new URL('../../../client/msw/scenarios.generated.ts', import.meta.url)),
+  readme: fileURLToPath(new URL('../../docs/mock-sandbox-msw.md', import.meta.url)),
+  mswScenarios: fileURLToPath(new URL('../../client/msw/scenarios.generated.ts', import.meta.url)),
 };
 
 const scenarios = listScenarios();

@@ -7,15 +7,15 @@
 import type { Logger } from 'pino';
 import type { Store } from 'express-rate-limit';
 import type { ServerConfig } from '../config.js';
-import { startOutbox, type OutboxRuntime } from '../cli/outbox-runtime.js';
+import { startOutbox, type OutboxRuntime } from './outbox-runtime.js';
 import type { DeliveryObserver } from '../webhooks/delivery-types.js';
 import { createRedisRateLimitStore } from '../http/redis-rate-limit-store.js';
 import { createRedisSessionStore } from '../sessions/redis-session-store.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import type { SeedMarker } from '../sessions/seed-on-start.js';
-import { createQueueConnection, createRedisConnection, waitUntilConnected, type RedisConnection, type RedisTarget } from './create-redis-connection.js';
-import { withReplicaAcks } from './replica-acks.js';
-import { createRedisSeedMarker, watchSeededSessions } from './session-seed-admin.js';
+import { createQueueConnection, createRedisConnection, waitUntilConnected, type RedisConnection, type RedisTarget } from '../redis/create-redis-connection.js';
+import { withReplicaAcks } from '../redis/replica-acks.js';
+import { createRedisSeedMarker, watchSeededSessions } from '../sessions/session-seed-admin.js';
 
 /** What the server runs on when Redis is configured. */
 export interface RedisRuntime {

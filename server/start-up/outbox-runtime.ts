@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { Redis, type Cluster } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config.js';
-import { createRedisClient } from '../sessions/redis-client.js';
+import { createRedisClient } from '../redis/redis-client.js';
 import { waitUntilConnected } from '../redis/create-redis-connection.js';
 import { createRedisOutbox, type RedisOutbox } from '../webhooks/redis-outbox.js';
 import type { DeliveryObserver } from '../webhooks/delivery-types.js';

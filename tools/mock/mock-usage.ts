@@ -1,6 +1,6 @@
 /** The text the mock launcher prints once Prism listens: base URL, sample key, scenario table. */
 import { MOCK_SAMPLE_KEY, renderScenarioText } from './scenario-table.js';
-import type { Scenario } from '../../scenarios.js';
+import type { Scenario } from '@session-resume-api/runtime/scenarios';
 
 /** Renders the usage banner for a mock listening at `baseUrl` (no trailing slash). */
 export function renderMockUsage(baseUrl: string, scenarios: readonly Scenario[]): string {

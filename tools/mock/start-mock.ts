@@ -4,12 +4,12 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { specPath } from '../../contract.js';
-import { listScenarios } from '../../scenarios.js';
+import { specPath } from '@session-resume-api/runtime/contract';
+import { listScenarios } from '@session-resume-api/runtime/scenarios';
 import { readMockConfig } from './mock-config.js';
 import { renderMockUsage } from './mock-usage.js';
 
-const prismBin = fileURLToPath(new URL('../../../node_modules/.bin/prism', import.meta.url));
+const prismBin = fileURLToPath(new URL('../../node_modules/.bin/prism', import.meta.url));
 
 let config;
 try {

@@ -1,7 +1,7 @@
 /**
  * The runtime form of spec/openapi.yaml: loads the document once and compiles the Ajv
  * (JSON Schema 2020-12, the dialect of OpenAPI 3.1) validators that server and client share.
- * Node-only (reads the file); browser code imports `spec/types.ts` instead.
+ * Node-only (reads the file); browser code imports `types.ts` instead.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -17,14 +17,21 @@ export type { ErrorBody, ResumeResult, SchemaName, SessionEvent, WebhookAck } fr
 // `default` member is the plugin.
 const addFormats = addFormatsModule.default;
 
-/** Absolute path of the OpenAPI document shipped with this package (spec/openapi.yaml). */
-export const specPath: string = fileURLToPath(new URL('./openapi.yaml', import.meta.url));
-
 /**
- * Absolute path of the sandbox control API's document (spec/sandbox.yaml). Beside the main one
- * here and in a built package alike (.ci/build.mjs copies both next to the bundles).
+ * Where a contract document is: beside the file holding this code in a built package (.ci/build.mjs
+ * copies both documents next to the bundles), else in the repository's `spec/` folder, whose
+ * documents this runtime is built from.
  */
-export const sandboxSpecPath: string = fileURLToPath(new URL('./sandbox.yaml', import.meta.url));
+function documentPath(name: string): string {
+  const beside = fileURLToPath(new URL(`./${name}`, import.meta.url));
+  return existsSync(beside) ? beside : fileURLToPath(new URL(`../spec/${name}`, import.meta.url));
+}
+
+/** Absolute path of the OpenAPI document shipped with this package (spec/openapi.yaml). */
+export const specPath: string = documentPath('openapi.yaml');
+
+/** Absolute path of the sandbox control API's document (spec/sandbox.yaml). */
+export const sandboxSpecPath: string = documentPath('sandbox.yaml');
 
 /** The parts of an OpenAPI 3.1 document this module reads; the rest passes through untouched. */
 export interface OpenApiDocument {
