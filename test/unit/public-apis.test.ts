@@ -18,6 +18,9 @@ const DOCUMENTED_ENTRY_POINTS = new Set([
   // Ajv's docs, "JSON Schema draft-2020-12": import Ajv2020 from "ajv/dist/2020".
   'ajv/dist/2020',
   'ajv/dist/2020.js',
+  // Ajv's docs, "Standalone validation code": const standaloneCode = require("ajv/dist/standalone").default.
+  'ajv/dist/standalone',
+  'ajv/dist/standalone/index.js',
 ]);
 
 /** Path segments that name a package's built or private files. */
