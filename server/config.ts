@@ -7,6 +7,8 @@ import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import { redactUrl } from '@session-resume-api/runtime/redact-url';
 import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
 import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
+import { parseHostPort } from '@session-resume-api/runtime/host-port';
+import { parseWholeNumber } from '@session-resume-api/runtime/options-error';
 import { DEFAULT_CONCURRENCY } from './webhooks/delivery-queue.js';
 
 /** Everything `server/main.ts` needs, checked. */
@@ -146,10 +148,8 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
   const integer = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
     const raw = text(name);
     if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!/^\d+$/.test(raw) || value < min || value > max) {
-      throw new ConfigError(`${name}=${raw} must be a whole number from ${min} to ${max}.`);
-    }
+    const value = parseWholeNumber(raw, { min, max });
+    if (value === undefined) throw new ConfigError(`${name}=${raw} must be a whole number from ${min} to ${max}.`);
     return value;
   };
   const list = (name: string): string[] =>
@@ -262,8 +262,7 @@ export function redisTargetOf(config: ServerConfig): { url: string } | { cluster
 function clusterNodes(entries: string[]): string[] | undefined {
   if (entries.length === 0) return undefined;
   for (const entry of entries) {
-    const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):(\d{1,5})$/.exec(entry);
-    if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535) {
+    if (!parseHostPort(entry)) {
       throw new ConfigError(
         `REDIS_CLUSTER_NODES entry "${entry}" must be host:port (for example 10.0.0.5:7000 or [::1]:7000), comma-separated, no scheme.`,
       );

@@ -4,12 +4,13 @@
  * delivery failed, 2 usage (see program.ts).
  */
 import { readFileSync } from 'node:fs';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { contract } from '@session-resume-api/runtime/contract';
 import { DELIVERY_TIMEOUT_MS } from '@session-resume-api/runtime/delivery/deliver-event';
 import { readCliEnv } from './config.js';
 import { EXIT } from './program.js';
 import { runWebhookCheck } from './webhook-check.js';
+import { wholeNumberArgument } from './whole-number-argument.js';
 import { formatSendSummary, runWebhookSend } from './webhook-send.js';
 
 interface ConnectionFlags {
@@ -19,16 +20,6 @@ interface ConnectionFlags {
   secret?: string;
 }
 
-/** A commander parser for an integer in [min, max]. */
-function integer(min: number, max: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value) || n < min || n > max) {
-      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}.`);
-    }
-    return n;
-  };
-}
 
 /** The options `check` and `send` share. */
 function addConnectionOptions(command: Command): Command {
@@ -45,7 +36,7 @@ function addConnectionOptions(command: Command): Command {
     )
     .addOption(
       new Option('--timeout-ms <ms>', 'deadline of a delivery in ms (the service gives a receiver 5000)')
-        .argParser(integer(1, 600_000))
+        .argParser(wholeNumberArgument({ min: 1, max: 600_000 }))
         .default(DELIVERY_TIMEOUT_MS),
     );
 }
@@ -106,8 +97,8 @@ function createSendCommand(): Command {
     .requiredOption('--event <name>', 'value of payload.event, e.g. session.resumed')
     .requiredOption('--session <id>', 'value of payload.session.id')
     .option('--timestamp <t>', 'value of payload.timestamp (default: now, RFC 3339, fixed once for all N)')
-    .addOption(new Option('--times <n>', 'how many deliveries').argParser(integer(1, 100_000)).default(1))
-    .addOption(new Option('--concurrency <c>', 'how many at a time').argParser(integer(1, 1000)).default(1))
+    .addOption(new Option('--times <n>', 'how many deliveries').argParser(wholeNumberArgument({ min: 1, max: 100_000 })).default(1))
+    .addOption(new Option('--concurrency <c>', 'how many at a time').argParser(wholeNumberArgument({ min: 1, max: 1000 })).default(1))
     .option('--json', 'print the summary as JSON');
   return addConnectionOptions(send).action(async (url: string, flags: SendFlags, command: Command) => {
     const event = { event: flags.event, session: { id: flags.session }, timestamp: flags.timestamp ?? new Date().toISOString() };

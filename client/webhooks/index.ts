@@ -11,7 +11,7 @@ export {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_RETRY_DELAY_MS,
 } from './receiver.js';
-export { DedupeWindowError } from './receiver.js';
+export { DedupeWindowError } from './deprecated.js';
 export type { EventContext, ReceiverLogger, WebhookReceiver, WebhookReceiverOptions } from './receiver.js';
 export { readEventTolerantly } from './tolerant-event.js';
 export type { ReceivedEvent, TolerantReading } from './tolerant-event.js';

@@ -8,7 +8,7 @@ import { dedupeKey, eventNameOf, sessionIdOf, type JsonObject } from '@session-r
 import { createNodeHandler, type NodeHandler } from './node-handler.js';
 import { StoreUnavailableError, type DeadLetter, type ReceiverStore, type RecordedEvent } from './store.js';
 import { MIN_URL_TOKEN_LENGTH } from './url-token.js';
-import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { checkInteger, OptionsError } from '@session-resume-api/runtime/options-error';
 import { isProbeEvent } from '@session-resume-api/runtime/webhook-probe';
 import { createSignatureVerifier, SIGNATURE_TOLERANCE_SECONDS, type WebhookHeaders } from './verify-signature.js';
 import type { MetricsRegistry } from './metrics-registry.js';
@@ -121,14 +121,6 @@ function check(condition: boolean, message: string): void {
 }
 
 /**
- * A dedupe window shorter than the signature tolerance: a captured signed delivery sent again
- * after the window but within the tolerance would pass verification and run the handler twice.
- */
-export class DedupeWindowError extends OptionsError {
-  override name = 'DedupeWindowError';
-}
-
-/**
  * Creates a webhook receiver over `store`. Throws `OptionsError` (a TypeError) for a bad option.
  *
  * @param options - `store` and `onEvent` are required
@@ -160,9 +152,9 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   check(typeof store?.record === 'function' && typeof store.start === 'function', 'store must be a ReceiverStore (createMemoryEventStore() or createRedisEventStore())');
   check(typeof onEvent === 'function', 'onEvent must be a function');
   check(Number.isFinite(dedupeWindowSeconds) && dedupeWindowSeconds > 0, 'dedupeWindowSeconds must be a positive number of seconds');
-  check(Number.isInteger(maxAttempts) && maxAttempts >= 1, 'maxAttempts must be an integer ≥ 1');
+  checkInteger('createWebhookReceiver: maxAttempts', maxAttempts, { min: 1 });
   check(Number.isFinite(retryDelayMs) && retryDelayMs >= 0, 'retryDelayMs must be a number of milliseconds ≥ 0');
-  check(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0, 'maxBodyBytes must be a positive integer');
+  checkInteger('createWebhookReceiver: maxBodyBytes', maxBodyBytes, { min: 1 });
   check(
     urlToken === undefined || (typeof urlToken === 'string' && urlToken.length >= MIN_URL_TOKEN_LENGTH && !/[/?#]/.test(urlToken)),
     `urlToken must be a string of at least ${MIN_URL_TOKEN_LENGTH} characters without / ? # (use generateUrlToken())`,
@@ -171,8 +163,11 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   check(options.metrics === undefined || isRegistry(options.metrics), 'metrics must be a prom-client Registry (new Registry() or its default register)');
   const verify = secret === undefined ? undefined : createSignatureVerifier(secret);
   if (verify && dedupeWindowSeconds < SIGNATURE_TOLERANCE_SECONDS) {
-    throw new DedupeWindowError(
+    // A captured signed delivery sent again after the window but within the tolerance would
+    // pass verification and run the handler twice.
+    throw new OptionsError(
       `createWebhookReceiver: dedupeWindowSeconds is ${dedupeWindowSeconds}, shorter than the ${SIGNATURE_TOLERANCE_SECONDS} s a signature stays valid, so a replayed signed delivery would be handled twice: set dedupeWindowSeconds to at least ${SIGNATURE_TOLERANCE_SECONDS} (default ${DEFAULT_DEDUPE_WINDOW_SECONDS}).`,
+      { option: 'dedupeWindowSeconds' },
     );
   }
   const metrics = options.metrics && createReceiverMetrics(options.metrics, (err) => logger?.warn?.({ err }, 'prom-client could not be loaded: receiver metrics are off'));

@@ -108,6 +108,4 @@ export interface ReceiverStore {
 }
 
 /** The store could not record or read; the receiver answers 503 so the sender retries. `cause` holds why. */
-export class StoreUnavailableError extends Error {
-  override name = 'StoreUnavailableError';
-}
+export { StoreUnavailableError } from '@session-resume-api/runtime/store-unavailable-error';

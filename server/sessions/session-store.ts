@@ -3,6 +3,7 @@
  * makes (paused → running). Outcomes the spec names are
  * returned as values; only infrastructure failures throw (`StoreUnavailableError`).
  */
+import { StoreUnavailableError } from '@session-resume-api/runtime/store-unavailable-error';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 
 /** A session as the reference server keeps it; `status` stays open (x-decisions: session-status). */
@@ -77,13 +78,9 @@ export interface SessionStore {
 
 /**
  * The backend did not answer (or answered with a failure); rendered as 503 service_unavailable.
- * `outcomeUnknown` is true when the command may still have run (a timeout: x-decisions:
- * resume-unavailable-outcome), false when it surely did not (refused before sending).
+ * The one class of both packages (the shared runtime's).
  */
-export class StoreUnavailableError extends Error {
-  override name = 'StoreUnavailableError';
-  outcomeUnknown = true;
-}
+export { StoreUnavailableError };
 
 /**
  * The store answers but has lost its sessions (Redis lost its data: the seed marker is gone);
