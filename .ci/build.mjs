@@ -117,7 +117,7 @@ async function bundle(name, pkgDir, distDir) {
   writeOutputs(outputFiles);
   // The server's bin carries its dependencies in its own chunks: loading one file instead of
   // ~450 modules (resolution, stat, package.json reads, CJS parsing): about a quarter of its start-up CPU.
-  // ioredis and BullMQ stay external: loaded only with Redis (server/redis/redis-runtime.ts),
+  // ioredis and BullMQ stay external: loaded only with Redis (server/start-up/redis-runtime.ts),
   // and BullMQ reads its Lua scripts and msgpackr's optional native part from disk.
   if (all.main && name === 'server') {
     const bin = await build({ ...common, entryPoints: { main: all.main }, chunkNames: 'main-[hash]', external: BIN_EXTERNAL, platform: 'node', plugins: [jsonAsString], write: false });

@@ -19,9 +19,10 @@ import { parseJsonBody } from './http/json-body.js';
 import { createRequestLog, requestLogger } from './http/request-log.js';
 import { checkRateLimitOptions, createRateLimit, type RateLimitOptions } from './http/rate-limit.js';
 import { createBodyCheck, createRequestGuard, methodNotAllowed, notFound } from './http/request-guard.js';
-import { createResumeHandler, type ResumeWorld } from './sessions/resume-handler.js';
+import { createResumeHandler, type ResumeWorld } from './http/resume-handler.js';
 import type { Sandbox } from './sandbox/create-sandbox.js';
-import { SessionsLostError, type SessionStore } from './sessions/session-store.js';
+import { SessionsLostError } from './errors/store-errors.js';
+import type { SessionStore } from './sessions/session-store.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
 
 /** What the app is built from. */
@@ -133,7 +134,7 @@ function mountOperationalPaths(app: Express, deps: AppDeps): void {
       await deps.store.ping();
       res.status(200).json({ status: 'ok' });
     } catch (err) {
-      // A store that answers but lost its sessions says so (server/redis/session-seed-admin.ts).
+      // A store that answers but lost its sessions says so (server/sessions/session-seed-admin.ts).
       res.status(503).json(errorBody('service_unavailable', err instanceof SessionsLostError ? err.message : 'The session store does not answer.'));
     }
   });

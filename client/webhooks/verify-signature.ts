@@ -13,8 +13,9 @@ import { checkWebhookSecret, WEBHOOK_SECRET_RULE } from '@session-resume-api/run
 /** Seconds a `webhook-timestamp` may be away from the receiver's clock (fixed by the standard's library: 5 minutes). */
 export const SIGNATURE_TOLERANCE_SECONDS = 5 * 60;
 
-/** Request headers as node:http gives them (lower-case names). */
-export type WebhookHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
+import { signatureHeaders, type WebhookHeaders } from './webhook-headers.js';
+
+export type { WebhookHeaders } from './webhook-headers.js';
 
 /** The verdict: `webhookId` is the sender's `webhook-id` when the signature holds. */
 export type SignatureVerdict = { ok: true; webhookId: string } | { ok: false; message: string };
@@ -34,10 +35,11 @@ function timestampInTolerance(timestamp: string, nowMs: number): boolean {
 
 const STALE_TIMESTAMP = `The webhook-timestamp is not within ${SIGNATURE_TOLERANCE_SECONDS / 60} minutes of this receiver's clock (a replay, or a clock out of sync).`;
 
-const header = (headers: WebhookHeaders, name: string): string | undefined => {
-  const value = headers[name];
-  return typeof value === 'string' ? value : undefined;
-};
+/** Which of the three headers are missing, e.g. "webhook-signature is" or "webhook-id and webhook-signature are". */
+function missingHeaders(found: Record<'id' | 'timestamp' | 'signature', string | undefined>): string {
+  const missing = (['id', 'timestamp', 'signature'] as const).filter((k) => !found[k]).map((k) => `webhook-${k}`);
+  return missing.length === 1 ? `${missing[0]} is` : `${missing.slice(0, -1).join(', ')} and ${missing.at(-1)} are`;
+}
 
 /**
  * Builds a verifier for one secret or several (rotation: a delivery signed with any of them
@@ -60,11 +62,9 @@ export function createSignatureVerifier(secret: string | readonly string[]): Sig
   });
 
   return (rawBody, headers) => {
-    const id = header(headers, 'webhook-id');
-    const timestamp = header(headers, 'webhook-timestamp');
-    const signature = header(headers, 'webhook-signature');
+    const { id, timestamp, signature } = signatureHeaders(headers);
     if (!id || !timestamp || !signature) {
-      return { ok: false, message: 'This receiver accepts signed deliveries only: webhook-id, webhook-timestamp and webhook-signature are required.' };
+      return { ok: false, message: `This receiver accepts signed deliveries only: ${missingHeaders({ id, timestamp, signature })} required (webhook-id, webhook-timestamp and webhook-signature, or their svix- names).` };
     }
     // The timestamp does not depend on the secret: out of tolerance, no secret helps.
     if (!timestampInTolerance(timestamp, Date.now())) return { ok: false, message: STALE_TIMESTAMP };

@@ -6,7 +6,7 @@
 import { Command } from 'commander';
 import { loadConfig, redisTargetOf, type Env } from '../config.js';
 import { createRedisConnection, waitUntilConnected } from '../redis/create-redis-connection.js';
-import { createRedisSeedMarker, resetRedisSessions } from '../redis/session-seed-admin.js';
+import { createRedisSeedMarker, resetRedisSessions } from '../sessions/session-seed-admin.js';
 import { createRedisSessionStore } from '../sessions/redis-session-store.js';
 import { seedStore } from '../sessions/seed-on-start.js';
 import { openSeedSource } from '../sessions/session-seeds.js';

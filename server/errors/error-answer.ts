@@ -3,7 +3,7 @@
  * (x-decisions: error-body, store-unavailable): our own HttpError, the validator's errors,
  * body-parser's errors and store failures. Unknown errors are defects: 500, no details.
  */
-import { StoreUnavailableError } from '../sessions/session-store.js';
+import { StoreUnavailableError } from './store-errors.js';
 import { HttpError, type ErrorCode } from './http-error.js';
 import type { ErrorBody } from '@session-resume-api/runtime/types';
 

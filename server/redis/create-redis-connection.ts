@@ -6,7 +6,7 @@
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { parseHostPort } from '@session-resume-api/runtime/host-port';
 import { Cluster, Redis } from 'ioredis';
-import { createRedisClient } from '../sessions/redis-client.js';
+import { createRedisClient } from './redis-client.js';
 
 /** What the Redis-backed parts accept: one node or a cluster. */
 export type RedisConnection = Redis | Cluster;

@@ -7,8 +7,10 @@ import { checkInteger, OptionsError } from '@session-resume-api/runtime/options-
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/sandbox.js';
 import { dedupeKey } from '@session-resume-api/runtime/event-identity';
+import { DEFAULT_DELIVERY_PROFILE, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { createMemorySessionStore } from '../sessions/memory-session-store.js';
-import type { OutboxEvent, Session, SessionSeed, SessionStore } from '../sessions/session-store.js';
+import type { OutboxEvent } from '../core/outbox-event.js';
+import type { Session, SessionSeed, SessionStore } from '../sessions/session-store.js';
 
 /** One entry of a world's event feed (spec/sandbox.yaml `SandboxEvent`). */
 export type SandboxEvent = components['schemas']['SandboxEvent'];
@@ -37,7 +39,13 @@ export interface SandboxWorld extends SessionStore {
   list(page?: { limit?: number; after?: string }): SessionPage;
   /** Creates the session or sets its status; `full` when the world already holds `maxSessions`. */
   set(id: string, status: string): SetOutcome;
-  /** Back to the seed set, feed cleared (live subscribers stay connected). */
+  /** How `listen --forward-to` delivers this world's events (x-decisions in spec/sandbox.yaml: sandbox-delivery-profile). */
+  deliveryProfile(): DeliveryProfile;
+  /** Replaces the delivery profile (already read by `readDeliveryProfile`) and tells the profile listeners. */
+  setDeliveryProfile(profile: DeliveryProfile): void;
+  /** Calls `listener` with each new delivery profile until the returned function is called. */
+  onDeliveryProfile(listener: (profile: DeliveryProfile) => void): () => void;
+  /** Back to the seed set, feed cleared, default delivery profile (live subscribers stay connected). */
   reset(): void;
   /** Appends an event to the feed and tells the subscribers; returns the entry. */
   record(event: OutboxEvent): SandboxEvent;
@@ -146,6 +154,12 @@ function createWorld(seeds: readonly SessionSeed[], limits: { maxEvents: number;
   let sequence = 0;
   const listeners = new Set<(event: SandboxEvent) => void>();
   const dropListeners = new Set<() => void>();
+  const profileListeners = new Set<(profile: DeliveryProfile) => void>();
+  let profile: DeliveryProfile = { ...DEFAULT_DELIVERY_PROFILE };
+  const setProfile = (next: DeliveryProfile) => {
+    profile = structuredClone(next);
+    for (const listener of profileListeners) listener(structuredClone(profile));
+  };
   const seed = () => {
     sessions.clear();
     const at = now().toISOString();
@@ -172,6 +186,13 @@ function createWorld(seeds: readonly SessionSeed[], limits: { maxEvents: number;
       store = createMemorySessionStore({ now, sessions });
       feed = [];
       sequence = 0;
+      setProfile(DEFAULT_DELIVERY_PROFILE);
+    },
+    deliveryProfile: () => structuredClone(profile),
+    setDeliveryProfile: setProfile,
+    onDeliveryProfile(listener) {
+      profileListeners.add(listener);
+      return () => profileListeners.delete(listener);
     },
     record(event) {
       sequence += 1;
@@ -194,6 +215,7 @@ function createWorld(seeds: readonly SessionSeed[], limits: { maxEvents: number;
       for (const listener of dropListeners) listener();
       dropListeners.clear();
       listeners.clear();
+      profileListeners.clear();
     },
   };
 }

@@ -17,7 +17,7 @@ import { Queue, UnrecoverableError, Worker, type Job, type JobType } from 'bullm
 import type { Cluster, Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
-import type { OutboxEvent } from '../sessions/session-store.js';
+import type { OutboxEvent } from '../core/outbox-event.js';
 import type { AttemptHandler, DeadEvent, DeliveryQueue } from './delivery-queue.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_LIST_LIMIT, DELIVERY_STATES, KEEP_DEAD, KEEP_DELIVERED, withTimeout } from './delivery-queue.js';
 import type { DeliveryAttempt, DeliveryInspector, DeliveryRecord, DeliveryState, DeliveryStats } from './delivery-types.js';
@@ -26,7 +26,7 @@ import type { DeliveryAttempt, DeliveryInspector, DeliveryRecord, DeliveryState,
 export interface BullmqQueueOptions {
   /** A client for BullMQ (ioredis with `maxRetriesPerRequest: null`); owned by the caller. */
   connection: Redis | Cluster;
-  /** BullMQ's key prefix (server/sessions/redis-keys.ts `queuePrefix`). */
+  /** BullMQ's key prefix (server/redis/redis-keys.ts `queuePrefix`). */
   prefix: string;
   /** The target's origin, recorded with each event (empty for a queue that only reads). */
   target: string;

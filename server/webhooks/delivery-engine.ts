@@ -17,7 +17,7 @@ import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webho
 import { checkInteger, checkOption, OptionsError } from '@session-resume-api/runtime/options-error';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
-import type { OutboxEvent } from '../sessions/session-store.js';
+import type { OutboxEvent } from '../core/outbox-event.js';
 import type { AttemptHandler, AttemptOutcome, DeadEvent, DeliveryQueue, QueuedEvent } from './delivery-queue.js';
 import { RESPONSE_KEEP_BYTES, withTimeout } from './delivery-queue.js';
 import type { AttemptResult, DeliveryInspector, DeliveryObserver } from './delivery-types.js';

@@ -7,7 +7,7 @@
  */
 import type { NextStep } from '@session-resume-api/runtime/delivery/retry-rules';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
-import type { OutboxEvent } from '../sessions/session-store.js';
+import type { OutboxEvent } from '../core/outbox-event.js';
 import type { DeliveryAttempt, DeliveryInspector, DeliveryState } from './delivery-types.js';
 
 /** One event as the queue hands it to an attempt. */

@@ -10,7 +10,7 @@
  */
 import type { Logger } from 'pino';
 import { pino } from 'pino';
-import type { OutboxEvent } from '../sessions/session-store.js';
+import type { OutboxEvent } from '../core/outbox-event.js';
 import type { AttemptHandler, DeadEvent, DeliveryQueue } from './delivery-queue.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_LIST_LIMIT, KEEP_DEAD, KEEP_DELIVERED } from './delivery-queue.js';
 import type { DeliveryAttempt, DeliveryInspector, DeliveryRecord, DeliveryState, DeliveryStats } from './delivery-types.js';

@@ -9,8 +9,8 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { intentCreatedAt, type RedisKeys } from '../sessions/redis-keys.js';
-import type { OutboxEvent } from '../sessions/session-store.js';
+import { intentCreatedAt, type RedisKeys } from '../redis/redis-keys.js';
+import type { OutboxEvent } from '../core/outbox-event.js';
 
 /** What the relay needs. */
 export interface RelayDeps {

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createApp, type AppDeps } from '../../server/app.js';
 import { createMemorySessionStore } from '../../server/sessions/memory-session-store.js';
-import { createRedisClient } from '../../server/sessions/redis-client.js';
+import { createRedisClient } from '../../server/redis/redis-client.js';
 import { createRedisSessionStore } from '../../server/sessions/redis-session-store.js';
 import { createRedisConnection, waitUntilConnected } from '../../server/redis/create-redis-connection.js';
 import { startRedisCluster } from '../helpers/redis-cluster.js';

@@ -1,8 +1,8 @@
 /**
- * The two published packages as their users get them: build (.ci/build.mjs), `npm pack`, install
- * each tarball alone into a fresh project, and use it there under Node 20 (this process) and
- * Node 24 (the `node@24` npm package, cached in .tmp/node24; downloaded once, after a notice;
- * SKIP_NODE24=1 skips the Node 24 runs).
+ * The two published packages as their users get them: built and packed once per run
+ * (`sharedPackages()`), each tarball installed alone into a fresh project, and used there under
+ * Node 20 (this process), and under Node 24 too when TEST_NODE24=1 (CI sets it: the `node@24`
+ * npm package, cached in .tmp/node24, downloaded once after a notice).
  * - session-resume-api: at most 10 packages and 5 MB in node_modules; the browser bundle of
  *   ./client at most 10 kB gzipped; the browser entries load no Node built-in; one OptionsError
  *   class whichever subpath exports it; types under moduleResolution node16, nodenext and bundler;
@@ -19,7 +19,7 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getFreePort } from '../helpers/free-port.js';
-import { buildPackages, installProject, npmOptions, packPackage, root, run, type Tarball } from '../helpers/package-tarball.js';
+import { installProject, npmOptions, root, run, sharedPackages, type Tarball } from '../helpers/package-tarball.js';
 import { startPrism, type PrismServer } from '../helpers/prism.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -27,11 +27,11 @@ const tsc = join(root, 'node_modules/typescript/bin/tsc');
 // Kept between runs (gitignored): the Node 24 binary from the `node@24` npm package (about 190 MB).
 const node24Dir = join(root, '.tmp/node24');
 const node24 = join(node24Dir, 'node_modules/node/bin/node');
-const skipNode24 = process.env.SKIP_NODE24 === '1';
-/** The Node versions each package runs under: this process's, and Node 24 unless SKIP_NODE24=1. */
+const withNode24 = process.env.TEST_NODE24 === '1';
+/** The Node versions each package runs under: this process's, and Node 24 when TEST_NODE24=1. */
 const RUNTIMES: [string, () => string, RegExp][] = [
   ['Node 20', () => process.execPath, /^v20\./],
-  ...(skipNode24 ? [] : [['Node 24', () => node24, /^v24\./] as [string, () => string, RegExp]]),
+  ...(withNode24 ? [['Node 24', () => node24, /^v24\./] as [string, () => string, RegExp]] : []),
 ];
 const VERSION = '0.2.0';
 
@@ -144,24 +144,21 @@ async function compile(dir: string): Promise<void> {
   });
 }
 
-async function pack(name: 'client' | 'server'): Promise<void> {
-  tarballs[name] = await packPackage(work, name);
-}
-
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sra-package-'));
-  const installNode24 = skipNode24 || existsSync(node24)
+  const installNode24 = !withNode24 || existsSync(node24)
     ? Promise.resolve()
     : (async () => {
         process.stderr.write(
-          'package test: downloading Node 24 once (the node@24 npm package, about 190 MB, into .tmp/node24) to run both packages under it; set SKIP_NODE24=1 to skip.\n',
+          'package test: TEST_NODE24=1: downloading Node 24 once (the node@24 npm package, about 190 MB, into .tmp/node24) to run both packages under it.\n',
         );
         mkdirSync(node24Dir, { recursive: true });
         writeFileSync(join(node24Dir, 'package.json'), '{"private":true}\n');
         await run('npm', ['install', 'node@24', ...npmOptions], { cwd: node24Dir });
       })();
-  await buildPackages(work);
-  await Promise.all([pack('client'), pack('server')]);
+  const packages = await sharedPackages();
+  tarballs.client = packages.client;
+  tarballs.server = packages.server;
   [prism, clientDir, serverDir] = await Promise.all([
     startPrism(),
     consumerProject('consumer', tarballs.client.file, clientConsumer),

@@ -77,6 +77,63 @@ function reachable(entry: string): Set<string> {
   return seen;
 }
 
+/**
+ * server/'s layers, bottom first (docs/architecture.md): a file imports its own layer and the
+ * ones below it, never one above. Each place is a folder (ending in `/`) or a file of server/.
+ */
+const SERVER_LAYERS: readonly { layer: string; places: readonly string[] }[] = [
+  { layer: 'shared types and errors', places: ['core/', 'errors/', 'version.ts'] },
+  { layer: 'connections', places: ['redis/'] },
+  { layer: 'stores and the delivery engine', places: ['sessions/', 'webhooks/'] },
+  { layer: 'HTTP', places: ['http/', 'auth/', 'docs/', 'sandbox/', 'metrics/', 'app.ts'] },
+  { layer: 'start-up wiring', places: ['start-up/', 'config.ts', 'start-up-summary.ts', 'dev-key-banner.ts'] },
+  { layer: 'entry points', places: ['cli/', 'bin/', 'main.ts', 'index.ts'] },
+];
+
+/** Index in SERVER_LAYERS of a repo-relative server/ file, or -1 when no layer names it. */
+function layerOf(file: string): number {
+  const inServer = file.slice('server/'.length);
+  return SERVER_LAYERS.findIndex(({ places }) => places.some((p) => (p.endsWith('/') ? inServer.startsWith(p) : inServer === p)));
+}
+
+/** Imports in server/ from a lower layer to a higher one, as "file (layer) → specifier (layer)". */
+function upwardImports(files: readonly string[]): string[] {
+  return files.flatMap((file) =>
+    specifiers(file)
+      .filter((s) => s.startsWith('.') && target(file, s).startsWith('server/'))
+      .filter((s) => layerOf(target(file, s)) > layerOf(file))
+      .map((s) => `${file} (${SERVER_LAYERS[layerOf(file)]?.layer}) → ${s} (${SERVER_LAYERS[layerOf(target(file, s))]?.layer})`),
+  );
+}
+
+describe('server/ in layers that only point down', () => {
+  const files = sources('server');
+
+  it('places every server/ source in exactly one layer', () => {
+    const unplaced = files.filter((f) => layerOf(f) < 0);
+    expect(unplaced).toEqual([]);
+    const placesTwice = SERVER_LAYERS.flatMap((l) => l.places).filter((p, i, all) => all.indexOf(p) !== i);
+    expect(placesTwice).toEqual([]);
+  });
+
+  it('no import runs back up a layer', () => {
+    expect(upwardImports(files)).toEqual([]);
+  });
+
+  it('docs/architecture.md names the same layers, in the same order', () => {
+    const page = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
+    const rows = page.split('\n').filter((line) => /^\| \d+\. /.test(line));
+    const documented = rows.map((row) => [...(row.split('|')[2] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]).sort());
+    expect(documented).toEqual(SERVER_LAYERS.map((l) => [...l.places].sort()));
+  });
+
+  it('the check sees an upward import', () => {
+    expect(layerOf('server/core/outbox-event.ts')).toBeLessThan(layerOf('server/sessions/session-store.ts'));
+    expect(layerOf('server/main.ts')).toBe(SERVER_LAYERS.length - 1);
+    expect(layerOf('server/elsewhere/new-file.ts')).toBe(-1);
+  });
+});
+
 describe('boundaries between runtime/, server/ and client/', () => {
   it('finds the sources of all three', () => {
     expect(sources('client')).toContain('client/sessions-client.ts');

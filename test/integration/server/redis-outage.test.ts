@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import { contract } from '@session-resume-api/runtime/contract';
 import { createApp } from '../../../server/app.js';
 import { createRedisRateLimitStore } from '../../../server/http/redis-rate-limit-store.js';
-import { createRedisClient } from '../../../server/sessions/redis-client.js';
+import { createRedisClient } from '../../../server/redis/redis-client.js';
 import { waitUntilConnected } from '../../../server/redis/create-redis-connection.js';
 import { createRedisSessionStore } from '../../../server/sessions/redis-session-store.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';

@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import calculateSlot from 'cluster-key-slot';
-import type { SessionSeed } from '../sessions/session-store.js';
-import type { RedisConnection } from './create-redis-connection.js';
+import type { SessionSeed } from './session-store.js';
+import type { RedisConnection } from '../redis/create-redis-connection.js';
 
 /** Options of `seedRedisSessions`. */
 export interface SeedRedisSessionsOptions {

@@ -3,9 +3,10 @@
  * `session-resume-api-server seed --reset`, on one node or on every primary of a cluster.
  */
 import type { Logger } from 'pino';
-import { SessionsLostError, StoreUnavailableError, type SessionStore } from '../sessions/session-store.js';
-import { parseMarker, type SeedMarker } from '../sessions/seed-on-start.js';
-import { isCluster, type RedisConnection } from './create-redis-connection.js';
+import { SessionsLostError, StoreUnavailableError } from '../errors/store-errors.js';
+import type { SessionStore } from './session-store.js';
+import { parseMarker, type SeedMarker } from './seed-on-start.js';
+import { isCluster, type RedisConnection } from '../redis/create-redis-connection.js';
 
 /** The marker key: `<prefix>seed-version` (one string; any slot). */
 export function seedMarkerKey(keyPrefix: string): string {

@@ -8,9 +8,11 @@ import type { Logger } from 'pino';
 import type { ResumeResult } from '@session-resume-api/runtime/types';
 import { errorBody } from '../errors/error-answer.js';
 import { HttpError } from '../errors/http-error.js';
-import { requestLogger } from '../http/request-log.js';
+import { requestLogger } from './request-log.js';
 import type { WebhookSender } from '../webhooks/webhook-sender.js';
-import { StoreUnavailableError, type IdempotentAnswers, type OutboxEvent, type SessionStore } from './session-store.js';
+import { StoreUnavailableError } from '../errors/store-errors.js';
+import type { IdempotentAnswers, SessionStore } from '../sessions/session-store.js';
+import type { OutboxEvent } from '../core/outbox-event.js';
 
 /** Longest accepted Idempotency-Key, in characters (x-decisions: idempotency-key). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
