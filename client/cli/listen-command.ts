@@ -14,7 +14,7 @@ import { UsageError } from './program.js';
 import { wholeNumberArgument } from './whole-number-argument.js';
 
 /** Where `npm run sandbox` listens by default. */
-const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:3000';
+const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:3100';
 
 interface ListenFlags {
   forwardTo: string;
