@@ -16,7 +16,7 @@ import { DEFAULT_CONCURRENCY, KEEP_DEAD, KEEP_DELIVERED } from './delivery-queue
 import type { DeliveryRecord } from './delivery-types.js';
 import { createRecords, type Entry } from './memory-queue-records.js';
 import { createRunner } from './memory-queue-runner.js';
-import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { checkInteger } from '@session-resume-api/runtime/options-error';
 
 /** Options of `createMemoryQueue`. */
 export interface MemoryQueueOptions {
@@ -82,12 +82,7 @@ export function createMemoryQueue(options: MemoryQueueOptions): DeliveryQueue {
   };
 }
 
-/** Thrown by `createMemoryQueue` for a bound that is not a whole number ≥ 1. */
-export class MemoryQueueConfigError extends OptionsError {
-  override name = 'MemoryQueueConfigError';
-}
-
 function positive(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new MemoryQueueConfigError(`${name} must be an integer ≥ 1; got ${String(value)}.`);
+  checkInteger(`createMemoryQueue: ${name}`, value, { min: 1 });
   return value;
 }
