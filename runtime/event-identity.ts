@@ -3,7 +3,7 @@
  * event-timestamp, event-payload-forms): its event name, its session id, and the dedupe key
  * both sides compute the same way.
  */
-import { hash } from 'node:crypto';
+import { sha256Hex } from './sha256.js';
 
 /** A JSON object as received. */
 export type JsonObject = Readonly<Record<string, unknown>>;
@@ -54,6 +54,5 @@ export function dedupeKey(body: JsonObject): string {
   const name = eventNameOf(body);
   const id = sessionIdOf(body);
   const text = name !== undefined && id !== undefined && body.timestamp !== undefined ? JSON.stringify([name, id, body.timestamp]) : `body:${canonicalJson(body)}`;
-  // One-shot hash: half the cost of createHash().update().digest() on the ack path.
-  return hash('sha256', text, 'hex');
+  return sha256Hex(text);
 }

@@ -1,18 +1,17 @@
 /**
  * How secrets (API keys, webhook URL tokens) are compared on both sides: as SHA-256 digests,
- * with `timingSafeEqual`, so the time taken reveals neither the secret's length nor how much of
- * it matched. Node-only.
+ * in constant time, so the time taken reveals neither the secret's length nor how much of it
+ * matched. No Node import: the receiver's URL-token check runs in any runtime.
  */
-import { hash, timingSafeEqual } from 'node:crypto';
+import { bytesEqual, sha256Bytes } from './sha256.js';
 
 /**
  * The SHA-256 digest of a secret: compute it once for a stored secret.
  *
  * @example const stored = secretDigest(apiKey);
  */
-export function secretDigest(secret: string): Buffer {
-  // One-shot hash (Node >= 20.12): half the cost of createHash().update().digest() per request.
-  return hash('sha256', secret, 'buffer');
+export function secretDigest(secret: string): Uint8Array {
+  return sha256Bytes(secret);
 }
 
 /**
@@ -22,6 +21,6 @@ export function secretDigest(secret: string): Buffer {
  * @param given - what the request carried
  * @example secretMatches(secretDigest('k1'), 'k1') // true
  */
-export function secretMatches(expected: Buffer, given: string): boolean {
-  return timingSafeEqual(expected, secretDigest(given));
+export function secretMatches(expected: Uint8Array, given: string): boolean {
+  return bytesEqual(expected, sha256Bytes(given));
 }

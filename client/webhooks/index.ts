@@ -12,7 +12,9 @@ export {
   DEFAULT_RETRY_DELAY_MS,
 } from './receiver.js';
 export { DedupeWindowError } from './receiver.js';
-export type { EventContext, ReceiverLogger, WebhookReceiver, WebhookReceiverOptions } from './receiver.js';
+export type { EventContext, EventOrder, ReceiverLogger, WebhookReceiver, WebhookReceiverOptions } from './receiver.js';
+export type { FetchHandler } from './web-handler.js';
+export { headerValue } from './webhook-headers.js';
 export { readEventTolerantly } from './tolerant-event.js';
 export type { ReceivedEvent, TolerantReading } from './tolerant-event.js';
 export type { ErrorStatus, ReceiveResult } from './answers.js';
@@ -21,7 +23,8 @@ export { createMemoryEventStore, DEFAULT_MEMORY_CONCURRENCY, DEFAULT_MEMORY_MAX_
 export type { MemoryEventStoreOptions } from './memory-event-store.js';
 export { OptionsError } from '@session-resume-api/runtime/options-error';
 export { StoreUnavailableError } from './store.js';
-export type { DeadLetter, HandlerRun, ProcessingOptions, ReceiverStore, RecordOutcome, RecordedEvent } from './store.js';
+export type { DeadLetter, HandlerRun, OrderPoint, ProcessingOptions, ReceiverStore, RecordOutcome, RecordedEvent, SessionPosition } from './store.js';
+export { isOlderPosition } from './store.js';
 export { canonicalJson, dedupeKey, eventNameOf, sessionIdOf } from '@session-resume-api/runtime/event-identity';
 export type { MetricsRegistry } from './metrics-registry.js';
 export { generateUrlToken } from './url-token.js';

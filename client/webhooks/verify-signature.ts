@@ -11,8 +11,9 @@ import { OptionsError } from '@session-resume-api/runtime/options-error';
 /** Seconds a `webhook-timestamp` may be away from the receiver's clock (fixed by the standard's library: 5 minutes). */
 export const SIGNATURE_TOLERANCE_SECONDS = 5 * 60;
 
-/** Request headers as node:http gives them (lower-case names). */
-export type WebhookHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
+import { signatureHeaders, type WebhookHeaders } from './webhook-headers.js';
+
+export type { WebhookHeaders } from './webhook-headers.js';
 
 /** The verdict: `webhookId` is the sender's `webhook-id` when the signature holds. */
 export type SignatureVerdict = { ok: true; webhookId: string } | { ok: false; message: string };
@@ -20,12 +21,13 @@ export type SignatureVerdict = { ok: true; webhookId: string } | { ok: false; me
 /** Checks one delivery: `(rawBody, headers) => verdict`. */
 export type SignatureVerifier = (rawBody: string, headers: WebhookHeaders) => SignatureVerdict;
 
-const header = (headers: WebhookHeaders, name: string): string | undefined => {
-  const value = headers[name];
-  return typeof value === 'string' ? value : undefined;
-};
-
 const SECRET_RULE = 'a secret is "whsec_" followed by base64 (at least 24 bytes of key is advised)';
+
+/** Which of the three headers are missing, e.g. "webhook-signature is" or "webhook-id and webhook-signature are". */
+function missingHeaders(found: Record<'id' | 'timestamp' | 'signature', string | undefined>): string {
+  const missing = (['id', 'timestamp', 'signature'] as const).filter((k) => !found[k]).map((k) => `webhook-${k}`);
+  return missing.length === 1 ? `${missing[0]} is` : `${missing.slice(0, -1).join(', ')} and ${missing.at(-1)} are`;
+}
 
 /**
  * Builds a verifier for one secret or several (rotation: a delivery signed with any of them
@@ -53,11 +55,9 @@ export function createSignatureVerifier(secret: string | readonly string[]): Sig
   });
 
   return (rawBody, headers) => {
-    const id = header(headers, 'webhook-id');
-    const timestamp = header(headers, 'webhook-timestamp');
-    const signature = header(headers, 'webhook-signature');
+    const { id, timestamp, signature } = signatureHeaders(headers);
     if (!id || !timestamp || !signature) {
-      return { ok: false, message: 'This receiver accepts signed deliveries only: webhook-id, webhook-timestamp and webhook-signature are required.' };
+      return { ok: false, message: `This receiver accepts signed deliveries only: ${missingHeaders({ id, timestamp, signature })} required (webhook-id, webhook-timestamp and webhook-signature, or their svix- names).` };
     }
     const given = { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature };
     for (const hook of hooks) {

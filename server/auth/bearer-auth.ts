@@ -3,6 +3,7 @@
  * compares the key in constant time, and builds the RFC 6750 §3 challenge.
  */
 import { secretDigest, secretMatches } from '@session-resume-api/runtime/secret-digest';
+import { toHex } from '@session-resume-api/runtime/sha256';
 
 /** What the Authorization header carried. */
 export type BearerCredentials =
@@ -48,7 +49,7 @@ export function createApiKeyCheck(apiKeys: readonly string[]): ApiKeyCheck {
   if (apiKeys.length === 0 || apiKeys.some((k) => typeof k !== 'string' || k === '')) {
     throw new TypeError('apiKeys must be a non-empty list of non-empty strings.');
   }
-  const keys = apiKeys.map((key) => ({ digest: secretDigest(key), id: secretDigest(key).toString('hex').slice(0, 16) }));
+  const keys = apiKeys.map((key) => ({ digest: secretDigest(key), id: toHex(secretDigest(key)).slice(0, 16) }));
   return (token) => {
     let found: string | undefined;
     for (const key of keys) {

@@ -120,6 +120,13 @@ describe('server/ in layers that only point down', () => {
     expect(upwardImports(files)).toEqual([]);
   });
 
+  it('docs/architecture.md names the same layers, in the same order', () => {
+    const page = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
+    const rows = page.split('\n').filter((line) => /^\| \d+\. /.test(line));
+    const documented = rows.map((row) => [...(row.split('|')[2] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]).sort());
+    expect(documented).toEqual(SERVER_LAYERS.map((l) => [...l.places].sort()));
+  });
+
   it('the check sees an upward import', () => {
     expect(layerOf('server/core/outbox-event.ts')).toBeLessThan(layerOf('server/sessions/session-store.ts'));
     expect(layerOf('server/main.ts')).toBe(SERVER_LAYERS.length - 1);

@@ -48,8 +48,12 @@ describe('readEventTolerantly', () => {
     [[], 'not a JSON object'],
     ['session.resumed', 'not a JSON object'],
     [null, 'not a JSON object'],
-    [{}, 'neither'],
-    [{ event: '', status: 3, session: { id: '' }, session_id: 9, timestamp: 't' }, 'neither'],
+    [{}, 'event is absent; status is absent; session is absent; session_id is absent'],
+    [{ event: '', status: 3, session: { id: '' }, session_id: 9, timestamp: 't' }, 'event is an empty string, not a non-empty string; status is a number, not a non-empty string; session.id is an empty string'],
+    // The field is there; it is the wrong type: the message says so, never "has neither".
+    [{ session: { id: 5 } }, 'session.id is a number, not a non-empty string'],
+    [{ session: 'sess_1' }, 'session is a string, not an object'],
+    [{ session: {} }, 'session.id is absent'],
   ])('refuses %j', (payload, message) => {
     const result = readEventTolerantly(payload);
     expect(result.ok).toBe(false);

@@ -73,14 +73,23 @@ Mock limits (Prism 5.14.2):
 [MSW](https://mswjs.io) 2 handlers (via openapi-msw) that answer the same examples, selected by
 the same \`Prefer\` header, or by \`scenario\` (an example name) for every request of a test.
 Without a bearer token they answer 401 \`missingToken\`. Browser-safe: the examples are
-embedded in \`client/msw/scenarios.generated.ts\`; your project needs \`msw\` 2.x.
+embedded in \`client/msw/scenarios.generated.ts\`.
+
+Your project needs \`session-resume-api\` ([install](client.md#install)) and two packages from
+the registry that npm does not add by itself (optional peer dependencies of
+\`session-resume-api\`): MSW 2 and openapi-msw 2.
+
+\`\`\`sh install
+npm install --save-dev msw@2 openapi-msw@2
+\`\`\`
 
 \`\`\`ts
 import { setupServer } from 'msw/node'; // or setupWorker from 'msw/browser'
 import { createResumeHandlers } from 'session-resume-api/msw';
 
 const server = setupServer(...createResumeHandlers({ baseUrl: 'https://api.test' }));
-server.use(...createResumeHandlers({ baseUrl: 'https://api.test', scenario: 'notPaused' }));
+server.listen();
+server.use(...createResumeHandlers({ baseUrl: 'https://api.test', scenario: 'notPaused' })); // every resume now answers 409
 \`\`\`
 
 For state without a server, \`createStatefulResumeHandlers({ baseUrl, sessions? })\` (same
@@ -90,15 +99,18 @@ state, \`events()\` lists the emitted webhook payloads, and \`/_sandbox/*\` is s
 \`createSandboxClient\` set-up code runs unchanged. Call \`reset()\` in \`afterEach\`.
 
 \`\`\`ts
+import { setupServer } from 'msw/node';
 import { createStatefulResumeHandlers } from 'session-resume-api/msw';
 
 const api = createStatefulResumeHandlers({ baseUrl: 'https://api.test' });
 const server = setupServer(...api.handlers);
-afterEach(() => api.reset());
+server.listen();
+afterEach(() => api.reset()); // your test runner's afterEach
 \`\`\`
 
 These two sections are generated from the spec: \`npm run mock:generate\` rewrites them in
 \`docs/mock-sandbox-msw.md\` (and the MSW handlers' examples), and a test fails when they are out of date.
+Another test installs what this section names into a fresh project and runs both snippets there.
 `;
 }
 

@@ -24,6 +24,7 @@ import type { Queue as QueueType } from 'bullmq';
 import { StoreUnavailableError, type DeadLetter, type ProcessingOptions, type ReceiverStore, type RecordOutcome } from '../store.js';
 import type { BatchData } from './batch-worker.js';
 import type { RedisConnection } from './connection.js';
+import { createSessionOrder } from './session-order.js';
 import { loadRedisLibraries } from './libraries.js';
 import { createRecorder, type Recording } from './recorder.js';
 import { newId } from './recording-id.js';
@@ -114,6 +115,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
   void ready.then(() => (isReady = true));
   const connectWorker = () => connect({ maxRetriesPerRequest: null });
   const processing = createStoreProcessing({ ...o, libs, queue, store, keys, queueName, connectWorker, ready });
+  const advanceSession = createSessionOrder(store, keys);
   let started: { windowMs: number; bucketMs: number } | undefined;
   let closed = false;
   const recorder = createRecorder({
@@ -152,6 +154,8 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
     },
 
     deadLetters: () => readDeadLetters(store, keys),
+
+    advanceSession,
 
     retryDeadLetter: (id) => processing.retryIfDead(id),
 

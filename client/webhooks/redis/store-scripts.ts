@@ -42,6 +42,8 @@ export interface StoreKeys {
   deadEvents: string;
   /** Hash: dead-lettered recording id → `{"attempts":n,"error":"…"}`. */
   deadWhy: string;
+  /** Base of the per-session order marks (`<base>:<session id>`, session-order.ts). */
+  order: string;
 }
 
 /** The keys of a store with `prefix` and `queueName` (neither contains ':', '{' or '}'). */
@@ -55,6 +57,7 @@ export function storeKeys(prefix: string, queueName: string): StoreKeys {
     dead: `${queue}:dead`,
     deadEvents: `${queue}:dead-events`,
     deadWhy: `${queue}:dead-why`,
+    order: `${queue}:order`,
   };
 }
 
