@@ -5,10 +5,12 @@
  * it asked (the server's retry rules), and concurrent copies arrive once the profile changes
  * while listening. Also the control API's answers: default, bounds, reset.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxClient, newSandboxKey } from '../../client/sandbox/index.js';
+import { matches, testedSteps } from '../helpers/doc-blocks.js';
 import { listen, type Listening } from '../helpers/listen.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -64,6 +66,18 @@ describe('delivery profile', () => {
     expect((await client.deliveryProfile()).duplicateRate).toBe(0);
   });
 
+  it('the curl examples of docs/mock-sandbox-msw.md print what the page shows', { timeout: 60_000 }, async () => {
+    const blocks = testedSteps(readFileSync(`${root}docs/mock-sandbox-msw.md`, 'utf8'), 'sandbox-test');
+    expect(blocks.length).toBeGreaterThan(0);
+    const env = { PATH: process.env.PATH ?? '', KEY: newSandboxKey() };
+    for (const step of blocks.flat()) {
+      const output = await new Promise<string>((resolve) =>
+        execFile('bash', ['-c', step.command.replaceAll('http://127.0.0.1:3000', sandbox.url)], { env, timeout: 20_000 }, (_e, out, err) => resolve(`${out}${err}`)),
+      );
+      for (const line of step.expected) expect(matches(output, line), `${step.command}\n--- expected: ${line}\n--- got:\n${output}`).toBe(true);
+    }
+  });
+
   it('listen --forward-to delivers duplicates, out of order, and retries a 429 after its Retry-After', { timeout: 90_000 }, async () => {
     const apiKey = newSandboxKey();
     const world = createSandboxClient({ baseUrl: sandbox.url, apiKey });
@@ -101,7 +115,10 @@ describe('delivery profile', () => {
       expect(new Set(delivered.map((a) => a.webhookId)).size).toBe(1);
       expect(new Set(delivered.map((a) => a.body)).size).toBe(1);
     }
-    expect(output).toContain('(duplicate)');
+    // The lines docs/mock-sandbox-msw.md shows.
+    expect(output).toMatch(/event 1 \(msg_\S+\): held back, it follows the next event \(delivery profile: outOfOrderRate\)/);
+    expect(output).toMatch(/Z {2}session\.resumed {2}sess_paused_2 {2}200 {2}\d+ ms {2}\(duplicate\)$/m);
+    expect(output).toMatch(/Z {2}session\.resumed {2}sess_paused_1 {2}200 {2}\d+ ms {2}\(out of order: after event 2\)$/m);
 
     // The profile changes while listening: two copies of each attempt at the same moment.
     await world.setDeliveryProfile({ concurrentCopies: 2 });
