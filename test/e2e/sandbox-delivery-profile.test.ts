@@ -99,19 +99,21 @@ describe('delivery profile', () => {
     // sess_paused_2: delivered + duplicate; sess_paused_1: 429, retried 200, duplicate.
     await waitFor(() => arrivals.length >= 5, { timeoutMs: 30_000, what: `five deliveries\n${output}` });
 
+    const seen = `${JSON.stringify(arrivals.map(({ body: _b, ...a }) => a), null, 1)}\n${output}`;
     const [first, ...rest] = arrivals;
     // Reordering: the later event arrives first.
-    expect(first?.sessionId).toBe('sess_paused_2');
+    expect(first?.sessionId, seen).toBe('sess_paused_2');
     const one = arrivals.filter((a) => a.sessionId === 'sess_paused_1');
-    expect(one[0]!.timestamp < first!.timestamp).toBe(true);
-    // Retry: 429 first, then 200 no sooner than Retry-After (1 s) although the schedule says 100 ms.
-    expect(one.map((a) => a.status)).toEqual([429, 200, 200]);
-    expect(one[1]!.at - one[0]!.at).toBeGreaterThanOrEqual(1000);
+    expect(one[0]!.timestamp < first!.timestamp, seen).toBe(true);
+    // Retry: 429 first, then 200 after Retry-After (1 s) although the schedule says 100 ms: the
+    // printed decision says so; the gap is checked with room for timers and clocks that differ by a few ms.
+    expect(one.map((a) => a.status), seen).toEqual([429, 200, 200]);
+    expect(one[1]!.at - one[0]!.at, seen).toBeGreaterThanOrEqual(900);
     expect(output).toMatch(/session\.resumed {2}sess_paused_1 {2}429 {2}\d+ ms {2}retry 2 in 1s {2}\(out of order: after event 2\)/);
     // Duplicates: each event delivered twice with 200, same webhook-id and same bytes.
     for (const id of ['sess_paused_1', 'sess_paused_2']) {
       const delivered = [first!, ...rest].filter((a) => a.sessionId === id && a.status === 200);
-      expect(delivered).toHaveLength(2);
+      expect(delivered, seen).toHaveLength(2);
       expect(new Set(delivered.map((a) => a.webhookId)).size).toBe(1);
       expect(new Set(delivered.map((a) => a.body)).size).toBe(1);
     }
