@@ -4,13 +4,8 @@
  * a secret, `webhook-signature` made by the `standardwebhooks` package (v1 = HMAC-SHA256 of
  * `id.timestamp.body`, base64).
  */
-import { OptionsError } from '../options-error.js';
+import { checkWebhookSecret } from '../webhook-secret.js';
 import { Webhook } from 'standardwebhooks';
-
-/** Thrown for a secret that is not `whsec_` + base64; the message says what to fix. */
-export class WebhookSecretError extends OptionsError {
-  override name = 'WebhookSecretError';
-}
 
 /** Builds the headers of one attempt for the exact body bytes sent. */
 export type WebhookHeaders = (webhookId: string, body: string) => Record<string, string>;
@@ -33,10 +28,7 @@ export function createWebhookHeaders(options: WebhookHeadersOptions = {}): Webho
   const now = options.now ?? (() => new Date());
   let signer: Webhook | undefined;
   if (options.secret !== undefined) {
-    const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(options.secret);
-    if (!match || Buffer.from(match[1] as string, 'base64').length < 24) {
-      throw new WebhookSecretError('The webhook secret must be whsec_ followed by the base64 of at least 24 random bytes.');
-    }
+    checkWebhookSecret('The webhook secret', options.secret);
     signer = new Webhook(options.secret);
   }
   return (webhookId, body) => {
