@@ -39,9 +39,9 @@ export interface RedisOutboxOptions extends Omit<DeliveryTarget, 'url'> {
   relayIntervalMs?: number;
   /** Age of an intent before the relay acts on it, in ms (default 2000). */
   relayMinAgeMs?: number;
-  /** How long an instance holds a job before another may take it back, in ms (default 4000). */
+  /** How long a job's lock lasts without renewal, in ms (default 8000, bullmq-queue.ts `DELIVERY_LOCK`). */
   lockDurationMs?: number;
-  /** How often held jobs are checked, in ms (default 2000). */
+  /** How often jobs whose lock lapsed are looked for, in ms (default 1000). */
   stalledIntervalMs?: number;
   /** Delivered events kept with their attempts (default 1000 events, at most 3600 s). */
   keepDelivered?: BullmqQueueOptions['keepDelivered'];
