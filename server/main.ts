@@ -15,7 +15,8 @@ import { startDelivery, type DeliveryRuntime } from './start-up/delivery-runtime
 import { startMetrics, type MetricsRuntime } from './start-up/metrics-runtime.js';
 import type { RedisRuntime } from './start-up/redis-runtime.js';
 import { openSessions, type SessionRuntime } from './start-up/session-runtime.js';
-import { DELIVERY_CLOSE_MS, untilStopped } from './start-up/stop-on-signal.js';
+import { DELIVERY_CLOSE_MS, REDIS_DOWN_CLOSE_MS, untilStopped } from './start-up/stop-on-signal.js';
+import { storeStartUpLine } from './start-up-summary.js';
 
 // Start to first answer: what only some modes use (ioredis and BullMQ, the webhook
 // sender, the sandbox, the app itself) is imported when the configuration asks for it.
@@ -29,6 +30,8 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.logLevel, base: { service: 'session-resume-api', pid: process.pid } });
   warnAboutConfig(config, logger);
   const metrics = await startMetrics(config, logger);
+  const storeLine = storeStartUpLine(config);
+  logger.info(storeLine.fields, storeLine.message);
   const redisTarget = redisTargetOf(config);
   const redis = redisTarget ? await (await import('./start-up/redis-runtime.js')).connectRedisRuntime(config, redisTarget, logger) : undefined;
   const sessions = await openSessions(config, logger, redis);
@@ -38,6 +41,7 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
+  // Both banners go to stderr, beside the log's warnings.
   if (config.apiKeyGenerated && !config.sandbox) process.stderr.write(devKeyBanner(url, config.apiKeys[0] ?? ''));
   logger.info({ url, port }, 'listening');
   logger.info({ docs: `${url}/docs` }, `API reference at ${url}/docs`);
@@ -45,7 +49,7 @@ async function main(): Promise<void> {
   if (sandbox) {
     const { newSandboxKey, renderSandboxBanner } = await import('./sandbox/index.js');
     const sample = seeds.find((s) => s.status === 'paused') ?? seeds[0];
-    process.stdout.write(renderSandboxBanner(url, newSandboxKey(), sample?.id ?? 'sess_paused_1'));
+    process.stderr.write(renderSandboxBanner(url, newSandboxKey(), sample?.id ?? 'sess_paused_1'));
   }
   await untilStopped(logger, () => stop({ server, sandbox, delivery, metrics, redis }));
   logger.info('stopped');
@@ -87,15 +91,26 @@ async function buildApp(config: ServerConfig, logger: pino.Logger, sessions: Ses
   return { app, sandbox, seeds };
 }
 
-/** Listens on HOST:PORT; requests are counted when metrics are on. */
+/** Listens on HOST:PORT (SANDBOX_PORT in the sandbox); requests are counted when metrics are on. */
 async function listen(config: ServerConfig, app: Parameters<typeof createHttpServer>[0], metrics: MetricsRuntime | undefined): Promise<Server> {
   // Default timeouts: 10 s for headers, 30 s for the whole request (Node: 60 s and 300 s).
   const server = createHttpServer(metrics ? (req, res) => metrics.metrics.countRequests(req, res, () => app(req, res)) : app);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err) => reject(listenError(config, err)));
     server.listen(config.port, config.host, resolve);
   });
   return server;
+}
+
+/** A listen failure as the user can fix it: an address in use names the variable that moves it. */
+function listenError(config: ServerConfig, err: NodeJS.ErrnoException): Error {
+  const address = `${config.host}:${config.port}`;
+  if (err.code === 'EADDRINUSE') {
+    const other = config.sandbox ? 'a server or another sandbox' : 'another server, or a sandbox given this port';
+    return new Error(`${address} is already in use (${other}?): set ${config.portVariable} to a free port, or to 0 to pick one.`, { cause: err });
+  }
+  if (err.code === 'EACCES') return new Error(`${address} may not be bound by this user: set ${config.portVariable} above 1023.`, { cause: err });
+  return err;
 }
 
 /**
@@ -104,10 +119,12 @@ async function listen(config: ServerConfig, app: Parameters<typeof createHttpSer
  * pending events from their final attempt and their "dropped" log lines.
  */
 async function stop(running: { server: Server; sandbox: Sandbox | undefined; delivery: DeliveryRuntime; metrics?: MetricsRuntime; redis?: RedisRuntime }): Promise<void> {
+  const redisDown = running.redis?.stopping() === true;
   const closed = closeHttpServer(running.server);
   // Live /_sandbox/events streams would otherwise hold close() open.
   await running.sandbox?.close();
-  await Promise.all([Promise.race([closed, new Promise((resolve) => setTimeout(resolve, DELIVERY_CLOSE_MS).unref())]), running.delivery.close(DELIVERY_CLOSE_MS)]);
+  const deliveryBound = redisDown ? REDIS_DOWN_CLOSE_MS : DELIVERY_CLOSE_MS;
+  await Promise.all([Promise.race([closed, new Promise((resolve) => setTimeout(resolve, DELIVERY_CLOSE_MS).unref())]), running.delivery.close(deliveryBound)]);
   running.server.closeAllConnections();
   await running.metrics?.close();
   await running.redis?.close();

@@ -13,7 +13,7 @@ import { runListen } from './listen/run-listen.js';
 import { UsageError } from './program.js';
 
 /** Where `npm run sandbox` listens by default. */
-const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:3000';
+const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:3100';
 
 interface ListenFlags {
   forwardTo: string;

@@ -15,10 +15,16 @@ import type { RedisTarget } from '../redis/create-redis-connection.js';
 import { startDelivery } from '../start-up/delivery-runtime.js';
 import { startMetrics } from '../start-up/metrics-runtime.js';
 import { connectRedisRuntime } from '../start-up/redis-runtime.js';
-import { DELIVERY_CLOSE_MS, untilStopped } from '../start-up/stop-on-signal.js';
+import { DELIVERY_CLOSE_MS, REDIS_DOWN_CLOSE_MS, untilStopped } from '../start-up/stop-on-signal.js';
 import { createSeedCommand } from './seed-command.js';
 import { createWebhooksCommand } from './webhooks-command.js';
+import { ServerUsageError } from './usage-error.js';
+import { addVersionFlags } from '@session-resume-api/runtime/cli-version';
+import { storeStartUpLine } from '../start-up-summary.js';
 import type { RedisOutbox } from '../webhooks/redis-outbox.js';
+
+/** The exit code of a usage problem (unknown option or command, missing argument). */
+const USAGE_EXIT = 2;
 
 /** Where the commands write; injectable for tests. */
 export interface CliIo {
@@ -27,18 +33,18 @@ export interface CliIo {
 }
 
 /**
- * Runs one command; resolves with the exit code (0 done, 1 failed, commander's code for usage errors).
+ * Runs one command; resolves with the exit code (0 done, 1 failed, 2 a usage error).
  * @example await runServerCli(['webhooks', 'replay', '--all'], process.env, { out: console.log, err: console.error });
  */
 export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise<number> {
   let code = 0;
   const program = new Command('session-resume-api-server')
     .description('Reference server of the Session Resume API; without a command it serves HTTP.')
-    .version(SERVER_VERSION)
+    .configureOutput({ writeOut: io.out, writeErr: io.err });
+  addVersionFlags(program, SERVER_VERSION)
     // Served by server/main.ts, which never hands a bare `--sandbox` to this program; listed for --help.
     .option('--sandbox', SANDBOX_FLAG_HELP)
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err })
     .addHelpText('after', renderEnvironmentHelp());
   program
     .command('worker')
@@ -47,15 +53,17 @@ export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise
       code = await runWorker(redisConfig(env));
     });
   program.addCommand(createSeedCommand(env));
-  program.addCommand(createWebhooksCommand((work) => withOutbox(redisConfig(env), work), io, (exit) => (code = exit)));
+  program.addCommand(createWebhooksCommand((work) => withOutbox(redisConfig(env), io, work), io, (exit) => (code = exit)));
   listEveryCommand(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return code;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
+    // Help and version end in 0; any other parse failure (an unknown option or command, a
+    // missing argument) is a usage error, 2, as in the client's command line.
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : USAGE_EXIT;
     io.err(`session-resume-api-server: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
+    return err instanceof ServerUsageError ? USAGE_EXIT : 1;
   }
 }
 
@@ -78,9 +86,11 @@ function redisConfig(env: Env): ServerConfig & { target: RedisTarget } {
   return { ...config, target };
 }
 
-async function withOutbox(config: ReturnType<typeof redisConfig>, run: (outbox: RedisOutbox, keyPrefix: string) => Promise<number>) {
+async function withOutbox(config: ReturnType<typeof redisConfig>, io: CliIo, run: (outbox: RedisOutbox, keyPrefix: string) => Promise<number>) {
   const logger = pino({ level: 'warn' }, pino.destination(2));
-  const redis = await connectRedisRuntime(config, config.target, logger);
+  // A job without an event (written under this prefix by something else) is named and skipped: the rest is still shown.
+  const onMalformedJob = (id: string, problem: string) => io.err(`skipped job ${id}: ${problem} (not an event this server wrote)\n`);
+  const redis = await connectRedisRuntime(config, config.target, logger, { onMalformedJob });
   const runtime = await redis.startOutbox({ worker: false, relay: false });
   try {
     return await run(runtime.outbox, config.redisKeyPrefix);
@@ -94,6 +104,8 @@ async function withOutbox(config: ReturnType<typeof redisConfig>, run: (outbox: 
 async function runWorker(config: ReturnType<typeof redisConfig>): Promise<number> {
   if (!config.webhook) throw new ConfigError('A worker delivers webhooks: set WEBHOOK_URL.');
   const logger = pino({ level: config.logLevel, base: { service: 'session-resume-api-worker', pid: process.pid } });
+  const storeLine = storeStartUpLine(config);
+  logger.info(storeLine.fields, storeLine.message);
   const redis = await connectRedisRuntime(config, config.target, logger);
   // A worker counts its own attempts and deliveries; METRICS_PORT works as on the server.
   const metrics = await startMetrics(config, logger);
@@ -101,9 +113,10 @@ async function runWorker(config: ReturnType<typeof redisConfig>): Promise<number
   await metrics?.listen();
   logger.info('webhook worker running');
   await untilStopped(logger, async () => {
-    await delivery.close(DELIVERY_CLOSE_MS);
+    await delivery.close(redis.stopping() ? REDIS_DOWN_CLOSE_MS : DELIVERY_CLOSE_MS);
     await metrics?.close();
     await redis.close();
   });
+  logger.info('stopped');
   return 0;
 }

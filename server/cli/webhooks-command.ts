@@ -154,7 +154,7 @@ function describe(record: DeliveryRecord): string {
     `attempts ${record.attempts.length}`,
     ...record.attempts.map(
       (a, i) =>
-        `  ${i + 1}. ${a.at}  ${a.result}${a.status ? ` ${a.status}` : ''}  ${a.durationMs} ms${a.response ? `  ${JSON.stringify(a.response.slice(0, 120))}` : ''}`,
+        `  ${i + 1}. ${a.at}  ${a.result}${a.status ? ` ${a.status}` : ''}  ${a.durationMs} ms${a.response ? `  ${JSON.stringify(a.response.slice(0, 120))}` : ''}${a.reason ? `  ${a.reason}` : ''}`,
     ),
   ];
   return `${lines.join('\n')}\n`;

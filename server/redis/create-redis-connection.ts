@@ -6,6 +6,7 @@
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { Cluster, Redis } from 'ioredis';
 import { createRedisClient } from './redis-client.js';
+import { authFailure, redisAuthCode } from './redis-auth-failure.js';
 
 /** What the Redis-backed parts accept: one node or a cluster. */
 export type RedisConnection = Redis | Cluster;
@@ -104,7 +105,8 @@ export function isCluster(connection: RedisConnection): connection is Cluster {
 /**
  * Resolves when the connection is ready (a cluster: slot map loaded and every primary
  * connected); rejects after `timeoutMs` (default 10 000 ms) with a message naming where it
- * looked and what to fix.
+ * looked and what to fix, or at once with a `RedisAuthError` when Redis refuses the
+ * credentials (WRONGPASS, NOAUTH, NOPERM).
  */
 export async function waitUntilConnected(connection: RedisConnection, timeoutMs = 10_000): Promise<void> {
   await waitForReady(connection, timeoutMs);
@@ -116,15 +118,30 @@ export async function waitUntilConnected(connection: RedisConnection, timeoutMs 
 async function waitForReady(connection: RedisConnection, timeoutMs: number): Promise<void> {
   if (connection.status === 'ready') return;
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
+    const done = () => {
+      clearTimeout(timer);
       connection.off('ready', onReady);
+      connection.off('error', onError);
+      connection.off('node error', onError);
+    };
+    const timer = setTimeout(() => {
+      done();
       reject(new Error(`Redis ${describe(connection)} did not answer within ${timeoutMs} ms: ${hint(connection)}`));
     }, timeoutMs);
     const onReady = () => {
-      clearTimeout(timer);
+      done();
       resolve();
     };
+    // A refused login does not heal by retrying: report it now, not after the timeout.
+    const onError = (error: Error) => {
+      const code = redisAuthCode(error);
+      if (code === undefined) return;
+      done();
+      reject(authFailure(error, code, describe(connection), isCluster(connection) ? 'REDIS_CLUSTER_NODES' : 'REDIS_URL'));
+    };
     connection.once('ready', onReady);
+    connection.on('error', onError);
+    connection.on('node error', onError);
   });
 }
 

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { ServerConfig } from '../config.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 import type { DeliveryObserver } from '../webhooks/delivery-types.js';
+import type { ConnectionErrorLog } from '../redis/connection-error-log.js';
 import { createRedisOutbox, type RedisOutbox } from '../webhooks/redis-outbox.js';
 
 /** Which parts of the outbox a process runs: the relay hands written events to the queue, the worker delivers them. */
@@ -30,6 +31,10 @@ export interface StartOutboxOptions {
   roles: OutboxRoles;
   /** Told about every attempt and delivery (the metrics); default none. */
   observer?: DeliveryObserver;
+  /** Where connection errors go (one line per outage); default: a log line each. */
+  errors?: ConnectionErrorLog;
+  /** Told about jobs the reads skip because they hold no event; default: a warning. */
+  onMalformedJob?: (id: string, problem: string) => void;
 }
 
 /**
@@ -37,9 +42,12 @@ export interface StartOutboxOptions {
  * @example const { outbox, close } = await startOutbox({ config, client, connection, logger, roles: { worker: true, relay: true } });
  */
 export async function startOutbox(options: StartOutboxOptions): Promise<OutboxRuntime> {
-  const { config, connection, logger, roles, observer } = options;
+  const { config, connection, logger, roles, observer, errors } = options;
   const webhook = config.webhook;
-  connection.on('error', (err: Error) => logger.warn({ err: err.message }, 'Redis (outbox) connection error'));
+  const onConnectionError = errors
+    ? (source: string, err: Error) => errors.report(source, err)
+    : (source: string, err: Error) => logger.warn({ err: err.message }, `${source} error`);
+  connection.on('error', (err: Error) => onConnectionError('Redis (outbox) connection', err));
   const ca = webhook?.caFile ? await readFile(webhook.caFile) : undefined;
   const outbox = createRedisOutbox({
     client: options.client,
@@ -53,13 +61,17 @@ export async function startOutbox(options: StartOutboxOptions): Promise<OutboxRu
     worker: roles.worker,
     relay: roles.relay,
     ...(observer ? { observer } : {}),
+    onConnectionError,
+    ...(options.onMalformedJob ? { onMalformedJob: options.onMalformedJob } : {}),
     logger: logger.child({ component: 'webhook-outbox' }),
   });
   return {
     outbox,
     async close(closeOptions) {
       await outbox.close(closeOptions);
-      await connection.quit().catch(() => undefined);
+      // BullMQ's connection queues commands while disconnected: QUIT would wait for Redis to come back.
+      if (connection.status === 'ready') await connection.quit().catch(() => undefined);
+      else connection.disconnect();
     },
   };
 }

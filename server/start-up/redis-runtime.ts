@@ -9,6 +9,7 @@ import type { Store } from 'express-rate-limit';
 import type { ServerConfig } from '../config.js';
 import { createRedisRateLimitStore } from '../http/redis-rate-limit-store.js';
 import { createQueueConnection, createRedisConnection, waitUntilConnected, type RedisConnection, type RedisTarget } from '../redis/create-redis-connection.js';
+import { createConnectionErrorLog, type ConnectionErrorLog } from '../redis/connection-error-log.js';
 import { withReplicaAcks } from '../redis/replica-acks.js';
 import { createRedisSessionStore } from '../sessions/redis-session-store.js';
 import type { SeedMarker } from '../sessions/seed-on-start.js';
@@ -20,30 +21,58 @@ import { startOutbox, type OutboxRoles, type OutboxRuntime } from './outbox-runt
 /** A process's connection to Redis (one node or a cluster), ready. */
 export interface RedisRuntime {
   redis: RedisConnection;
+  /** Every Redis connection's errors of this process, one line per outage. */
+  errors: ConnectionErrorLog;
   /** Starts the durable outbox on its own BullMQ connection; `observer` gets every attempt (metrics). */
   startOutbox(roles: OutboxRoles, observer?: DeliveryObserver): Promise<OutboxRuntime>;
-  /** Quits the shared connection (close the outbox first). */
+  /**
+   * The process starts stopping: says once when Redis is unreachable, then logs no more
+   * connection errors. True while Redis is unreachable: nothing an attempt still under way
+   * learns can be recorded, so the caller need not wait for it.
+   */
+  stopping(): boolean;
+  /** Quits the shared connection (close the outbox first); drops it at once while Redis is unreachable. */
   close(): Promise<void>;
 }
 
+/** Options of `connectRedisRuntime`. */
+export interface RedisRuntimeOptions {
+  /** Told about jobs the outbox's reads skip because they hold no event (the operator commands); default: a warning. */
+  onMalformedJob?: (id: string, problem: string) => void;
+}
+
 /**
- * Connects and waits until Redis answers.
+ * Connects and waits until Redis answers; a refused login fails at once (`RedisAuthError`).
  * @example const runtime = await connectRedisRuntime(config, redisTargetOf(config)!, logger);
  */
-export async function connectRedisRuntime(config: ServerConfig, target: RedisTarget, logger: Logger): Promise<RedisRuntime> {
-  const redis = createRedisConnection(target, {
-    onError: (err) => logger.warn({ err: err.message }, 'Redis connection error'),
-  });
-  await waitUntilConnected(redis);
+export async function connectRedisRuntime(config: ServerConfig, target: RedisTarget, logger: Logger, options: RedisRuntimeOptions = {}): Promise<RedisRuntime> {
+  const errors = createConnectionErrorLog(logger, { setting: 'url' in target ? 'REDIS_URL' : 'REDIS_CLUSTER_NODES' });
+  const redis = createRedisConnection(target, { onError: (err) => errors.report('store', err) });
+  redis.on('ready', () => errors.recovered());
+  try {
+    await waitUntilConnected(redis);
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
+  const down = () => errors.down || redis.status !== 'ready';
   return {
     redis,
+    errors,
     // BullMQ gets its own connection of the same kind (a Cluster on a cluster; its keys share the `{outbox}` tag).
     startOutbox: (roles, observer) =>
-      startOutbox({ config, client: redis, connection: createQueueConnection(target), logger, roles, ...(observer ? { observer } : {}) }),
-    close: () => redis.quit().then(
-      () => undefined,
-      () => undefined,
-    ),
+      startOutbox({ config, client: redis, connection: createQueueConnection(target), logger, roles, errors, ...(observer ? { observer } : {}), ...options }),
+    stopping() {
+      const unreachable = down();
+      if (unreachable) logger.warn('Redis is unreachable: stopping without it (events not yet delivered stay in Redis for the next instance)');
+      // Reconnection attempts go on while closing: the line above is enough.
+      errors.silence();
+      return unreachable;
+    },
+    async close() {
+      if (down()) redis.disconnect();
+      else await redis.quit().catch(() => undefined);
+    },
   };
 }
 

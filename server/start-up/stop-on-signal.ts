@@ -7,6 +7,9 @@ export const SHUTDOWN_GRACE_MS = 10_000;
 /** What the delivery engine gets to finish its attempts: the grace less room for the steps after it. */
 export const DELIVERY_CLOSE_MS = SHUTDOWN_GRACE_MS - 2000;
 
+/** What it gets while Redis is unreachable: an attempt's outcome could not be recorded anyway (its job stays in Redis). */
+export const REDIS_DOWN_CLOSE_MS = 1000;
+
 /**
  * Waits for the first SIGTERM or SIGINT, then runs `stop`; resolves when it is done. A repeated
  * signal does nothing (it must not kill the process mid-shutdown); past SHUTDOWN_GRACE_MS the
@@ -21,7 +24,8 @@ export function untilStopped(logger: Logger, stop: () => Promise<void>): Promise
       stopping = true;
       logger.info({ signal }, 'shutting down: no new connections, finishing in-flight work');
       const force = setTimeout(() => {
-        logger.error('shutdown took too long; exiting');
+        // Still the last line of every stop, so a log reader finds the end of each run.
+        logger.error({ graceMs: SHUTDOWN_GRACE_MS }, 'stopped: the shutdown took too long, exiting anyway');
         process.exit(1);
       }, SHUTDOWN_GRACE_MS);
       force.unref();

@@ -48,6 +48,14 @@ export interface BullmqQueueOptions {
   readOnly?: boolean;
   /** Where queue errors are logged (default: pino named webhook-delivery). */
   logger?: Logger;
+  /** Gets the queue's and the worker's connection errors instead of the logger (one line per outage: server/redis/connection-error-log.ts). */
+  onConnectionError?: (source: string, error: Error) => void;
+  /**
+   * Told about a job the operator's reads skip because it holds no event (no payload, or one
+   * without `event` and `session.id`: written by something else under this prefix); default:
+   * a warning on the logger. Reads never fail because of one.
+   */
+  onMalformedJob?: (id: string, problem: string) => void;
 }
 
 /** The BullMQ queue name under the `{outbox}` prefix. */
@@ -100,7 +108,8 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
     streams: { events: { maxLen: options.eventsMaxLen ?? 1000 } },
     ...(options.readOnly ? { skipMetasUpdate: true } : {}),
   });
-  queue.on('error', (err) => logger.warn({ err: err.message }, 'delivery queue error'));
+  const onError = options.onConnectionError ?? ((source: string, err: Error) => logger.warn({ err: err.message }, `${source} error`));
+  queue.on('error', (err) => onError('delivery queue', err));
   let worker: Worker | undefined;
   const job = (event: OutboxEvent, delayMs: number) => ({
     name: JOB_NAME,
@@ -127,9 +136,9 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
       if (events.length > 0) await queue.addBulk(events.map((event) => job(event, delayMs)));
     },
     start(handler: AttemptHandler) {
-      worker = startWorker(options, handler, logger);
+      worker = startWorker(options, handler, onError);
     },
-    ...bullmqInspector(queue),
+    ...bullmqInspector(queue, options.onMalformedJob ?? ((id, problem) => logger.warn({ jobId: id, problem }, 'malformed delivery job skipped'))),
     async replay(id) {
       const job = await queue.getJob(id);
       if (!job || !(await job.isFailed())) return false;
@@ -147,8 +156,23 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
   };
 }
 
-/** The read side over BullMQ's documented getters. */
-function bullmqInspector(queue: Queue): DeliveryInspector & Pick<DeliveryQueue, 'listDead'> {
+/** What is wrong with a job's data for the reads, or undefined when it holds an event. */
+function malformation(job: Job | undefined): string | undefined {
+  const data = job?.data as Partial<JobData> | undefined;
+  if (!data || typeof data !== 'object') return 'no data';
+  const payload = data.payload as Partial<SessionEvent> | undefined;
+  if (!payload || typeof payload !== 'object') return 'no event payload';
+  if (typeof payload.event !== 'string' || typeof payload.session?.id !== 'string') return 'a payload without event and session.id';
+  return undefined;
+}
+
+/** The read side over BullMQ's documented getters; jobs without an event are reported and skipped. */
+function bullmqInspector(queue: Queue, onMalformed: (id: string, problem: string) => void): DeliveryInspector & Pick<DeliveryQueue, 'listDead'> {
+  const wellFormed = (job: Job | undefined): job is Job => {
+    const problem = malformation(job);
+    if (problem !== undefined) onMalformed(String(job?.id ?? '?'), problem);
+    return problem === undefined;
+  };
   const record = async (job: Job, state?: DeliveryState): Promise<DeliveryRecord> => {
     const data = job.data as JobData;
     return {
@@ -163,13 +187,13 @@ function bullmqInspector(queue: Queue): DeliveryInspector & Pick<DeliveryQueue, 
   return {
     async show(id) {
       const job = await queue.getJob(id);
-      return job ? record(job) : undefined;
+      return job && wellFormed(job) ? record(job) : undefined;
     },
     async list({ state, limit = DEFAULT_LIST_LIMIT } = {}) {
       const states = state ? [state] : DELIVERY_STATES;
       const found: { job: Job; state: DeliveryState }[] = [];
       for (const one of states) {
-        for (const job of await queue.getJobs(TYPES[one], 0, limit - 1, false)) found.push({ job, state: one });
+        for (const job of await queue.getJobs(TYPES[one], 0, limit - 1, false)) if (wellFormed(job)) found.push({ job, state: one });
       }
       found.sort((a, b) => b.job.timestamp - a.job.timestamp);
       return Promise.all(found.slice(0, limit).map(({ job, state: one }) => record(job, one)));
@@ -182,12 +206,12 @@ function bullmqInspector(queue: Queue): DeliveryInspector & Pick<DeliveryQueue, 
     },
     async listDead() {
       const jobs = await queue.getFailed(0, -1);
-      return jobs.map(deadEvent).sort((a, b) => a.failedAt.localeCompare(b.failedAt));
+      return jobs.filter(wellFormed).map(deadEvent).sort((a, b) => a.failedAt.localeCompare(b.failedAt));
     },
   };
 }
 
-function startWorker(options: BullmqQueueOptions, handler: AttemptHandler, logger: Logger): Worker {
+function startWorker(options: BullmqQueueOptions, handler: AttemptHandler, onError: (source: string, err: Error) => void): Worker {
   const lockDuration = options.lockDurationMs ?? 4000;
   const worker = new Worker(
     OUTBOX_QUEUE,
@@ -213,7 +237,7 @@ function startWorker(options: BullmqQueueOptions, handler: AttemptHandler, logge
       settings: { backoffStrategy: (_attemptsMade, _type, err) => (err instanceof RetryLater ? err.delayMs : 0) },
     },
   );
-  worker.on('error', (err) => logger.warn({ err: err.message }, 'delivery worker error'));
+  worker.on('error', (err) => onError('delivery worker', err));
   return worker;
 }
 

@@ -199,12 +199,15 @@ const RESULT_OF: Record<string, AttemptResult> = {
 
 /** The recorded attempt and what follows it. */
 function judge(result: DeliveryResult, at: string, schedule: readonly number[], attempt: number): AttemptOutcome {
+  const kind = result.delivered ? ('delivered' as const) : (RESULT_OF[result.reason] ?? 'network');
   const recorded = {
     at,
-    result: result.delivered ? ('delivered' as const) : (RESULT_OF[result.reason] ?? 'network'),
+    result: kind,
     ...(result.status !== undefined ? { status: result.status } : {}),
     durationMs: result.durationMs,
     ...(result.response && result.response.bytes > 0 ? { response: result.response.body } : {}),
+    // An answer speaks for itself (status, body); an attempt without one keeps why.
+    ...(!result.delivered && kind !== 'http_status' ? { reason: result.message } : {}),
   };
   if (result.delivered) return { attempt: recorded, next: { kind: 'delivered' } };
   return { attempt: recorded, next: nextStep(schedule, attempt, result), detail: result.message };

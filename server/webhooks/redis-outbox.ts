@@ -48,6 +48,10 @@ export interface RedisOutboxOptions extends Omit<DeliveryTarget, 'url'> {
   observer?: DeliveryObserver;
   /** Where attempts are logged (default: pino named webhook-outbox). */
   logger?: Logger;
+  /** Gets BullMQ's connection errors instead of the logger (see `BullmqQueueOptions.onConnectionError`). */
+  onConnectionError?: BullmqQueueOptions['onConnectionError'];
+  /** Told about jobs the reads skip (see `BullmqQueueOptions.onMalformedJob`). */
+  onMalformedJob?: BullmqQueueOptions['onMalformedJob'];
 }
 
 /** The engine on Redis, plus one relay pass on demand. */
@@ -77,7 +81,7 @@ export function createRedisOutbox(options: RedisOutboxOptions): RedisOutbox {
     prefix: keys.queuePrefix,
     target: check?.ok ? check.url.origin : '',
     maxAttempts: schedule.length,
-    ...pick(options, ['concurrency', 'lockDurationMs', 'stalledIntervalMs', 'keepDelivered']),
+    ...pick(options, ['concurrency', 'lockDurationMs', 'stalledIntervalMs', 'keepDelivered', 'onConnectionError', 'onMalformedJob']),
     readOnly: !worker && options.relay === false,
     logger,
   });

@@ -289,7 +289,8 @@ describe('session-resume-api-server (service package)', () => {
   it('runs the session-resume-api-server command, which serves /docs', async () => {
     const port = await getFreePort();
     const child = spawn(join(serverDir, 'node_modules/.bin/session-resume-api-server'), [], {
-      env: { ...process.env, PORT: String(port), API_KEYS: 'k1', REDIS_URL: '' },
+      // An undefined value leaves the variable out (child_process); an empty REDIS_URL would be refused.
+      env: { ...process.env, PORT: String(port), API_KEYS: 'k1', REDIS_URL: undefined, REDIS_CLUSTER_NODES: undefined },
       stdio: 'ignore',
     });
     try {
