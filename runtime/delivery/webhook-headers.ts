@@ -17,8 +17,13 @@ export type WebhookHeaders = (webhookId: string, body: string) => Record<string,
 
 /** Options of `createWebhookHeaders`. */
 export interface WebhookHeadersOptions {
-  /** Signing secret, `whsec_` + base64 (at least 24 bytes); undefined: unsigned deliveries. */
-  secret?: string | undefined;
+  /**
+   * Signing secret, `whsec_` + base64 (at least 24 bytes), or several during a rotation: each
+   * signs, one `v1,` signature per secret in `webhook-signature`, space-separated (Standard
+   * Webhooks), so a receiver holding any one of them accepts.
+   * @defaultValue undefined: unsigned deliveries
+   */
+  secret?: string | readonly string[] | undefined;
   /** Clock of `webhook-timestamp` (default `() => new Date()`). */
   now?: () => Date;
 }
@@ -31,21 +36,23 @@ export interface WebhookHeadersOptions {
  */
 export function createWebhookHeaders(options: WebhookHeadersOptions = {}): WebhookHeaders {
   const now = options.now ?? (() => new Date());
-  let signer: Webhook | undefined;
-  if (options.secret !== undefined) {
-    const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(options.secret);
+  const secrets = options.secret === undefined ? [] : typeof options.secret === 'string' ? [options.secret] : [...options.secret];
+  if (options.secret !== undefined && secrets.length === 0) throw new WebhookSecretError('Give at least one webhook secret, or none for unsigned deliveries.');
+  const signers = secrets.map((secret, i) => {
+    const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret);
     if (!match || Buffer.from(match[1] as string, 'base64').length < 24) {
-      throw new WebhookSecretError('The webhook secret must be whsec_ followed by the base64 of at least 24 random bytes.');
+      const which = secrets.length > 1 ? `Webhook secret ${i + 1} of ${secrets.length}` : 'The webhook secret';
+      throw new WebhookSecretError(`${which} must be whsec_ followed by the base64 of at least 24 random bytes.`);
     }
-    signer = new Webhook(options.secret);
-  }
+    return new Webhook(secret);
+  });
   return (webhookId, body) => {
     const at = now();
     const headers: Record<string, string> = {
       'webhook-id': webhookId,
       'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
     };
-    if (signer) headers['webhook-signature'] = signer.sign(webhookId, at, body);
+    if (signers.length > 0) headers['webhook-signature'] = signers.map((signer) => signer.sign(webhookId, at, body)).join(' ');
     return headers;
   };
 }
