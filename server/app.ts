@@ -53,11 +53,6 @@ export interface AppDeps {
   sandbox?: Sandbox;
 }
 
-/** Thrown by `createApp` for options that cannot work; the message names the option. */
-export class AppOptionsError extends OptionsError {
-  override name = 'AppOptionsError';
-}
-
 /**
  * Builds the app. Async because it loads and checks the spec, then has the validator load it
  * (which it otherwise does on the first request), so a broken spec fails here with a
@@ -185,21 +180,21 @@ function sandboxWorld(sandbox: Sandbox, worldId: string | undefined): ResumeWorl
 }
 
 function checkDeps(deps: AppDeps): void {
-  if (!deps || typeof deps.store?.resume !== 'function') throw new AppOptionsError('createApp: deps.store must be a SessionStore.');
+  if (!deps || typeof deps.store?.resume !== 'function') throw new OptionsError('createApp: deps.store must be a SessionStore.', { option: 'store' });
   if (!Array.isArray(deps.apiKeys) || deps.apiKeys.length === 0 || deps.apiKeys.some((k) => typeof k !== 'string' || !k)) {
-    throw new AppOptionsError('createApp: deps.apiKeys must be a non-empty list of non-empty strings.');
+    throw new OptionsError('createApp: deps.apiKeys must be a non-empty list of non-empty strings.', { option: 'apiKeys' });
   }
   if (deps.corsOrigins && (!Array.isArray(deps.corsOrigins) || deps.corsOrigins.some((o) => typeof o !== 'string' || !o))) {
-    throw new AppOptionsError('createApp: deps.corsOrigins must be a list of origins such as https://app.example.org.');
+    throw new OptionsError('createApp: deps.corsOrigins must be a list of origins such as https://app.example.org.', { option: 'corsOrigins' });
   }
   if (deps.webhookSender && typeof deps.webhookSender.enqueue !== 'function') {
-    throw new AppOptionsError('createApp: deps.webhookSender must implement WebhookSender (enqueue, close).');
+    throw new OptionsError('createApp: deps.webhookSender must implement WebhookSender (enqueue, close).', { option: 'webhookSender' });
   }
   if (deps.rateLimit) {
     try {
       checkRateLimitOptions(deps.rateLimit);
     } catch (err) {
-      throw new AppOptionsError(`createApp: ${(err as Error).message}`);
+      throw new OptionsError(`createApp: ${(err as Error).message}`, { option: 'rateLimit', cause: err });
     }
   }
 }

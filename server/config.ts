@@ -7,6 +7,8 @@ import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import { redactUrl } from '@session-resume-api/runtime/redact-url';
 import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
 import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
+import { parseHostPort } from '@session-resume-api/runtime/host-port';
+import { parseWholeNumber } from '@session-resume-api/runtime/options-error';
 import { DEFAULT_CONCURRENCY } from './webhooks/delivery-queue.js';
 
 /** Everything `server/main.ts` needs, checked. */
@@ -207,10 +209,8 @@ function createEnvReader(env: Env): EnvReader {
     integer(name, fallback, min, max = Number.MAX_SAFE_INTEGER) {
       const raw = text(name);
       if (raw === undefined) return fallback;
-      const value = Number(raw);
-      if (!/^\d+$/.test(raw) || value < min || value > max) {
-        throw new ConfigError(`${name}=${raw} must be a whole number from ${min} to ${max}.`);
-      }
+      const value = parseWholeNumber(raw, { min, max });
+      if (value === undefined) throw new ConfigError(`${name}=${raw} must be a whole number from ${min} to ${max}.`);
       return value;
     },
     list: (name) =>
@@ -301,8 +301,9 @@ export function parseRedisUrl(raw: string, name = 'REDIS_URL'): RedisUrlParts {
   if (url.port === '0') throw new ConfigError(`${name}=${shown}: port 0 is not a Redis port (1 to 65535).`);
   const path = url.pathname === '/' ? '' : url.pathname.slice(1);
   const dbText = path || url.searchParams.get('db') || '0';
-  if (!/^\d{1,5}$/.test(dbText)) throw new ConfigError(`${name}=${shown}: the database after the host must be a number, e.g. redis://127.0.0.1:6379/0.`);
-  return { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : 6379, db: Number(dbText), tls: url.protocol === 'rediss:' };
+  const db = parseWholeNumber(dbText, { min: 0, max: 99_999 });
+  if (db === undefined) throw new ConfigError(`${name}=${shown}: the database after the host must be a number, e.g. redis://127.0.0.1:6379/0.`);
+  return { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : 6379, db, tls: url.protocol === 'rediss:' };
 }
 
 /** The WEBHOOK_* variables that shape deliveries; without WEBHOOK_URL they would do nothing. */
@@ -373,8 +374,7 @@ export function redisTargetOf(config: ServerConfig): { url: string } | { cluster
 function clusterNodes(entries: string[]): string[] | undefined {
   if (entries.length === 0) return undefined;
   for (const entry of entries) {
-    const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):(\d{1,5})$/.exec(entry);
-    if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535) {
+    if (!parseHostPort(entry)) {
       throw new ConfigError(
         `REDIS_CLUSTER_NODES entry "${entry}" must be host:port (for example 10.0.0.5:7000 or [::1]:7000), comma-separated, no scheme.`,
       );

@@ -7,9 +7,10 @@
  * Folders: auth/, errors/, http/ (the request path); sessions/ (stores); webhooks/ (delivery);
  * docs/ (the /docs router). The entry point is main.ts with config.ts (the only env readers).
  */
-export { AppOptionsError, createApp } from './app.js';
-/** The base class of every option error of this package (AppOptionsError, DeliveryConfigError, …): catch it to handle them all. */
+export { createApp } from './app.js';
+/** The one error of this package for an option it cannot work with; `option` names the option. */
 export { OptionsError } from '@session-resume-api/runtime/options-error';
+export { AppOptionsError, DeliveryConfigError, RedisTargetError } from './errors/deprecated-names.js';
 export type { AppDeps } from './app.js';
 export { createMemorySessionStore, DEFAULT_IDEMPOTENCY_MAX_KEYS } from './sessions/memory-session-store.js';
 export type { MemorySessionStoreOptions } from './sessions/memory-session-store.js';
@@ -24,7 +25,7 @@ export { createWebhookSender } from './webhooks/create-webhook-sender.js';
 export type { CreateWebhookSenderOptions } from './webhooks/create-webhook-sender.js';
 export { createRedisOutbox } from './webhooks/redis-outbox.js';
 export type { RedisOutbox, RedisOutboxOptions } from './webhooks/redis-outbox.js';
-export { createDeliveryEngine, DeliveryConfigError } from './webhooks/delivery-engine.js';
+export { createDeliveryEngine } from './webhooks/delivery-engine.js';
 export type { DeliveryEngine, DeliveryEngineOptions, DeliveryTarget } from './webhooks/delivery-engine.js';
 export { createMemoryQueue } from './webhooks/memory-queue.js';
 export type { MemoryQueueOptions } from './webhooks/memory-queue.js';
@@ -44,7 +45,7 @@ export { createDocsRouter } from './docs/create-docs-router.js';
 export type { DocsRouterOptions } from './docs/create-docs-router.js';
 export { createSandbox, sandboxSpecPath } from './sandbox/index.js';
 export type { Sandbox, SandboxOptions, SandboxEvent } from './sandbox/index.js';
-export { createRedisConnection, isCluster, RedisTargetError, waitUntilConnected } from './redis/create-redis-connection.js';
+export { createRedisConnection, isCluster, waitUntilConnected } from './redis/create-redis-connection.js';
 export type { RedisConnection, RedisConnectionOptions, RedisTarget } from './redis/create-redis-connection.js';
 export { createRedisSeedMarker, resetRedisSessions, watchSeededSessions } from './sessions/session-seed-admin.js';
 export { seedStore } from './sessions/seed-on-start.js';

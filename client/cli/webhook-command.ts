@@ -11,6 +11,7 @@ import { DELIVERY_RULES, type DeliveryRuleId } from '@session-resume-api/runtime
 import { readCliEnv } from './config.js';
 import { EXIT } from './program.js';
 import { runWebhookCheck } from './webhook-check.js';
+import { wholeNumberArgument } from './whole-number-argument.js';
 import { GRADE_DEFAULTS } from './webhook-grade/grade-context.js';
 import { formatGradeLine, formatGradeSummary, isRuleId, MAX_GRADE_URLS, runWebhookGrade } from './webhook-grade/run-grade.js';
 import { formatSendSummary, runWebhookSend } from './webhook-send.js';
@@ -22,16 +23,6 @@ interface ConnectionFlags {
   secret?: string;
 }
 
-/** A commander parser for an integer in [min, max]. */
-function integer(min: number, max: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value) || n < min || n > max) {
-      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}.`);
-    }
-    return n;
-  };
-}
 
 /** The options `check`, `send` and `grade` share. */
 function addConnectionOptions(command: Command): Command {
@@ -48,7 +39,7 @@ function addConnectionOptions(command: Command): Command {
     )
     .addOption(
       new Option('--timeout-ms <ms>', 'deadline of a delivery in ms (the service gives a receiver 5000)')
-        .argParser(integer(1, 600_000))
+        .argParser(wholeNumberArgument({ min: 1, max: 600_000 }))
         .default(DELIVERY_TIMEOUT_MS),
     );
 }
@@ -109,8 +100,8 @@ function createSendCommand(): Command {
     .requiredOption('--event <name>', 'value of payload.event, e.g. session.resumed')
     .requiredOption('--session <id>', 'value of payload.session.id')
     .option('--timestamp <t>', 'value of payload.timestamp (default: now, RFC 3339, fixed once for all N)')
-    .addOption(new Option('--times <n>', 'how many deliveries').argParser(integer(1, 100_000)).default(1))
-    .addOption(new Option('--concurrency <c>', 'how many at a time').argParser(integer(1, 1000)).default(1))
+    .addOption(new Option('--times <n>', 'how many deliveries').argParser(wholeNumberArgument({ min: 1, max: 100_000 })).default(1))
+    .addOption(new Option('--concurrency <c>', 'how many at a time').argParser(wholeNumberArgument({ min: 1, max: 1000 })).default(1))
     .option('--json', 'print the summary as JSON');
   return addConnectionOptions(send).action(async (url: string, flags: SendFlags, command: Command) => {
     const event = { event: flags.event, session: { id: flags.session }, timestamp: flags.timestamp ?? new Date().toISOString() };
@@ -159,11 +150,11 @@ function createGradeCommand(): Command {
     .option('--json', 'print one JSON object per rule: {"rule","title","grade","evidence"}')
     .addOption(new Option('--only <rules>', 'grade only these rules, comma-separated (https is always checked)').argParser(ruleIds))
     .option('--observe <url>', 'a URL of the receiver answering {"<event> <session id> <timestamp>": times processed} (docs/cli.md)')
-    .addOption(new Option('--burst <n>', 'concurrent distinct deliveries of the burst').argParser(integer(1, 1000)).default(GRADE_DEFAULTS.burst))
-    .addOption(new Option('--copies <n>', 'copies of one event sent at once').argParser(integer(2, 100)).default(GRADE_DEFAULTS.copies))
-    .addOption(new Option('--delay-ms <ms>', 'wait before the late duplicate').argParser(integer(0, 600_000)).default(GRADE_DEFAULTS.delayMs))
+    .addOption(new Option('--burst <n>', 'concurrent distinct deliveries of the burst').argParser(wholeNumberArgument({ min: 1, max: 1000 })).default(GRADE_DEFAULTS.burst))
+    .addOption(new Option('--copies <n>', 'copies of one event sent at once').argParser(wholeNumberArgument({ min: 2, max: 100 })).default(GRADE_DEFAULTS.copies))
+    .addOption(new Option('--delay-ms <ms>', 'wait before the late duplicate').argParser(wholeNumberArgument({ min: 0, max: 600_000 })).default(GRADE_DEFAULTS.delayMs))
     .addOption(
-      new Option('--settle-ms <ms>', 'how long --observe may take to count processed events').argParser(integer(0, 60_000)).default(GRADE_DEFAULTS.settleMs),
+      new Option('--settle-ms <ms>', 'how long --observe may take to count processed events').argParser(wholeNumberArgument({ min: 0, max: 60_000 })).default(GRADE_DEFAULTS.settleMs),
     );
   return addConnectionOptions(grade).action(async (urls: string[], flags: GradeFlags, command: Command) => {
     if (urls.length > MAX_GRADE_URLS) command.error(`error: at most ${MAX_GRADE_URLS} URLs (one per instance).`, { exitCode: EXIT.usage });

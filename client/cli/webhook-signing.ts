@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
-import { createWebhookHeaders, WebhookSecretError } from '@session-resume-api/runtime/delivery/webhook-headers';
+import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { UsageError } from './program.js';
 
 /** Builds the Standard Webhooks headers of one attempt from the exact body sent. */
@@ -27,7 +28,7 @@ export function createCliSigner(secret: string | undefined): (webhookId: string)
   try {
     build = createWebhookHeaders({ secret });
   } catch (error) {
-    if (error instanceof WebhookSecretError) throw new UsageError(`--secret is refused: ${error.message}`);
+    if (error instanceof OptionsError) throw new UsageError(`--secret is refused: ${error.message}`);
     throw error;
   }
   return (webhookId) => (body) => build(webhookId, body);

@@ -6,6 +6,7 @@
  * so `createSandboxClient` works against it too. One world per handler set; call `reset()`
  * in `afterEach`. Browser-safe.
  */
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { http as mswHttp, HttpResponse, type HttpHandler } from 'msw';
 import { createOpenApiHttp } from 'openapi-msw';
 import type { paths } from '../../generated/api.js';
@@ -62,7 +63,7 @@ async function identity(event: SessionEvent): Promise<string> {
  * afterEach(() => api.reset());
  */
 export function createStatefulResumeHandlers(options: StatefulResumeHandlersOptions): StatefulResumeHandlers {
-  if (!options?.baseUrl) throw new TypeError('baseUrl is required (e.g. https://api.test)');
+  if (!options?.baseUrl) throw new OptionsError('baseUrl is required (e.g. https://api.test)', { option: 'baseUrl' });
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const seeds = (options.sessions ?? DEMO_SESSIONS).map(({ id, status }) => ({ id, status }));
   const now = options.now ?? (() => new Date());

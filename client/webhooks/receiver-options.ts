@@ -2,7 +2,7 @@
  * The options and the public shape of a webhook receiver, their defaults and their checks:
  * written once, read by `createWebhookReceiver` and its parts.
  */
-import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { checkInteger, OptionsError } from '@session-resume-api/runtime/options-error';
 import type { ReceiveResult } from './answers.js';
 import type { HttpAnswer, ReadRequest } from './request-checks.js';
 import type { NodeHandler } from './node-handler.js';
@@ -153,14 +153,6 @@ export const DEFAULT_RETRY_DELAY_MS = 1000;
 /** Default largest accepted body, bytes (1 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
-/**
- * A dedupe window shorter than the signature tolerance: a captured signed delivery sent again
- * after the window but within the tolerance would pass verification and run the handler twice.
- */
-export class DedupeWindowError extends OptionsError {
-  override name = 'DedupeWindowError';
-}
-
 /** The options with their defaults filled in. */
 export type ResolvedReceiverOptions = WebhookReceiverOptions &
   Required<Pick<WebhookReceiverOptions, 'dedupeWindowSeconds' | 'maxAttempts' | 'retryDelayMs' | 'maxBodyBytes' | 'order'>>;
@@ -184,9 +176,9 @@ export function resolveReceiverOptions(options: WebhookReceiverOptions): Resolve
   check(typeof store?.record === 'function' && typeof store.start === 'function', 'store must be a ReceiverStore (createMemoryEventStore() or createRedisEventStore())');
   check(typeof o.onEvent === 'function', 'onEvent must be a function');
   check(Number.isFinite(o.dedupeWindowSeconds) && o.dedupeWindowSeconds > 0, 'dedupeWindowSeconds must be a positive number of seconds');
-  check(Number.isInteger(o.maxAttempts) && o.maxAttempts >= 1, 'maxAttempts must be an integer ≥ 1');
+  checkInteger('createWebhookReceiver: maxAttempts', o.maxAttempts, { min: 1 });
   check(Number.isFinite(o.retryDelayMs) && o.retryDelayMs >= 0, 'retryDelayMs must be a number of milliseconds ≥ 0');
-  check(Number.isInteger(o.maxBodyBytes) && o.maxBodyBytes > 0, 'maxBodyBytes must be a positive integer');
+  checkInteger('createWebhookReceiver: maxBodyBytes', o.maxBodyBytes, { min: 1 });
   check(
     urlToken === undefined || (typeof urlToken === 'string' && urlToken.length >= MIN_URL_TOKEN_LENGTH && !/[/?#]/.test(urlToken)),
     `urlToken must be a string of at least ${MIN_URL_TOKEN_LENGTH} characters without / ? # (use generateUrlToken())`,
@@ -198,8 +190,11 @@ export function resolveReceiverOptions(options: WebhookReceiverOptions): Resolve
   check(o.order !== 'per-session' || typeof store.advanceSession === 'function', "order 'per-session' needs a store that keeps session order (createMemoryEventStore() or createRedisEventStore())");
   check(o.metrics === undefined || isRegistry(o.metrics), 'metrics must be a prom-client Registry (new Registry() or its default register)');
   if (o.secret !== undefined && o.dedupeWindowSeconds < SIGNATURE_TOLERANCE_SECONDS) {
-    throw new DedupeWindowError(
+    // A captured signed delivery sent again after the window but within the tolerance would
+    // pass verification and run the handler twice.
+    throw new OptionsError(
       `createWebhookReceiver: dedupeWindowSeconds is ${o.dedupeWindowSeconds}, shorter than the ${SIGNATURE_TOLERANCE_SECONDS} s a signature stays valid, so a replayed signed delivery would be handled twice: set dedupeWindowSeconds to at least ${SIGNATURE_TOLERANCE_SECONDS} (default ${DEFAULT_DEDUPE_WINDOW_SECONDS}).`,
+      { option: 'dedupeWindowSeconds' },
     );
   }
   return o;

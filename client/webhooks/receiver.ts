@@ -21,8 +21,8 @@ export {
   DEFAULT_MAX_ATTEMPTS,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_RETRY_DELAY_MS,
-  DedupeWindowError,
 } from './receiver-options.js';
+export { DedupeWindowError } from './deprecated-names.js';
 export type { EventContext, EventOrder, ReceiverLogger, WebhookReceiver, WebhookReceiverOptions } from './receiver-options.js';
 
 /**

@@ -140,6 +140,4 @@ export function isOlderPosition(position: OrderPoint, newest: OrderPoint): boole
 }
 
 /** The store could not record or read; the receiver answers 503 so the sender retries. `cause` holds why. */
-export class StoreUnavailableError extends Error {
-  override name = 'StoreUnavailableError';
-}
+export { StoreUnavailableError } from '@session-resume-api/runtime/store-unavailable-error';

@@ -125,12 +125,9 @@ export async function deliverEvent(
   const target = plain ? new URL(String(url)) : check.url;
 
   // The deadline covers DNS as well: the receiver is judged on the whole 5 s (§6 rule 2).
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), timeoutMs);
-  });
+  const deadline = createDeadline(timeoutMs);
   try {
-    const resolution = await Promise.race([resolveWebhookHost(target.hostname, { ...rules, lookup: options.lookup }), deadline]);
+    const resolution = await Promise.race([resolveWebhookHost(target.hostname, { ...rules, lookup: options.lookup }), deadline.reached]);
     if (resolution === 'timeout') {
       return { delivered: false, reason: 'timeout', message: timeoutMessage(target, timeoutMs, 'DNS'), durationMs: elapsed() };
     }
@@ -143,15 +140,91 @@ export async function deliverEvent(
     // Every address passed; connect to the first, pinned (no second lookup, no rebinding).
     const pinned = resolution.addresses[0] as CheckedAddress;
     const body = JSON.stringify(event);
-    const attempt = { url: target, pinned, body, deadline, timeoutMs, options, elapsed };
+    const attempt = { url: target, pinned, body, deadline: deadline.reached, timeoutMs, options, elapsed };
     const result = await post(attempt, Boolean(options.agents));
     // A kept connection the receiver closed just as it was reused: once more on a new one
     // (node:http, request.reusedSocket), within the same deadline.
     // A new connection is never "reused", so the second POST always ends in a result.
     return (result === STALE_CONNECTION ? await post(attempt, false) : result) as DeliveryResult;
   } finally {
-    clearTimeout(timer);
+    deadline.cancel();
   }
+}
+
+/** How often the stall watch ticks, ms, and how late a tick may be before it counts as a stall. */
+const TICK_MS = 100;
+const STALL_MS = 200;
+/** Milliseconds this process spent stalled while a deadline was pending (see `watchStalls`). */
+let stalledMs = 0;
+let watchers = 0;
+let ticker: NodeJS.Timeout | undefined;
+
+/**
+ * Counts the time this process stands still (a CPU stall, SIGSTOP, a blocked event loop) while
+ * some deadline is pending: a tick that comes more than STALL_MS late adds its lateness.
+ * Returns how much was lost since the call, and the release.
+ */
+function watchStalls(): { lost(): number; release(): void } {
+  if (watchers++ === 0) {
+    let last = performance.now();
+    ticker = setInterval(() => {
+      const now = performance.now();
+      if (now - last - TICK_MS > STALL_MS) stalledMs += now - last - TICK_MS;
+      last = now;
+    }, TICK_MS);
+    ticker.unref();
+  }
+  const from = stalledMs;
+  let released = false;
+  return {
+    lost: () => stalledMs - from,
+    release() {
+      if (released) return;
+      released = true;
+      if (--watchers === 0) clearInterval(ticker);
+    },
+  };
+}
+
+/**
+ * An attempt's deadline: `ms` of this process's own running time. Time this process stood
+ * still meanwhile is given back (up to `ms` in all), so a receiver is never judged on our stall;
+ * and the check runs after the event loop's poll phase (setImmediate), so an answer that arrived
+ * by then is read first. Without this, an instance that wakes from a stall would count answers
+ * that came, or requests it sent, as timeouts and send the event again.
+ */
+function createDeadline(ms: number): { reached: Promise<'timeout'>; cancel(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let added = 0;
+  let cancelled = false;
+  const stalls = watchStalls();
+  const reached = new Promise<'timeout'>((resolve) => {
+    const arm = (delay: number) => {
+      // After the timers phase, so a stall-watch tick that was due as well has counted.
+      timer = setTimeout(() =>
+        setImmediate(() => {
+          if (cancelled) return;
+          const more = Math.min(stalls.lost() - added, ms - added);
+          if (more <= 0) {
+            stalls.release();
+            resolve('timeout');
+            return;
+          }
+          added += more;
+          arm(more);
+        }),
+      delay);
+    };
+    arm(ms);
+  });
+  return {
+    reached,
+    cancel() {
+      cancelled = true;
+      clearTimeout(timer);
+      stalls.release();
+    },
+  };
 }
 
 const PLAIN_HTTP_LOOPBACK_ONLY =

@@ -13,11 +13,6 @@ export const STANDARD_WEBHOOKS_SCHEDULE_MS: readonly number[] = Object.freeze(
   [0, 5, 300, 1800, 7200, 18_000, 36_000, 50_400, 72_000, 86_400].map((s) => s * 1000),
 );
 
-/** Thrown for an unreadable schedule; the message says what to write instead. */
-export class RetryScheduleError extends OptionsError {
-  override name = 'RetryScheduleError';
-}
-
 const UNIT_MS: Record<string, number> = { '': 1000, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /**
@@ -28,15 +23,15 @@ const UNIT_MS: Record<string, number> = { '': 1000, ms: 1, s: 1000, m: 60_000, h
 export function parseRetrySchedule(text: string): number[] {
   const parts = text.split(',').map((part) => part.trim());
   if (parts.length === 0 || parts.length > 100) {
-    throw new RetryScheduleError('A retry schedule lists 1 to 100 delays, e.g. 0,5s,5m,30m,2h.');
+    throw new OptionsError('A retry schedule lists 1 to 100 delays, e.g. 0,5s,5m,30m,2h.', { option: 'schedule' });
   }
   return parts.map((part) => {
     const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(part);
     if (!match) {
-      throw new RetryScheduleError(`"${part}" is not a delay: write a number with an optional unit ms, s, m, h or d, e.g. 0,5s,5m,30m,2h.`);
+      throw new OptionsError(`"${part}" is not a delay: write a number with an optional unit ms, s, m, h or d, e.g. 0,5s,5m,30m,2h.`, { option: 'schedule' });
     }
     const ms = Math.round(Number(match[1]) * (UNIT_MS[match[2] ?? ''] as number));
-    if (ms > 7 * 86_400_000) throw new RetryScheduleError(`"${part}" is longer than 7 days.`);
+    if (ms > 7 * 86_400_000) throw new OptionsError(`"${part}" is longer than 7 days.`, { option: 'schedule' });
     return ms;
   });
 }

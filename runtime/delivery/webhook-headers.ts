@@ -5,12 +5,8 @@
  * `id.timestamp.body`, base64).
  */
 import { OptionsError } from '../options-error.js';
+import { checkWebhookSecret } from '../webhook-secret.js';
 import { Webhook } from 'standardwebhooks';
-
-/** Thrown for a secret that is not `whsec_` + base64; the message says what to fix. */
-export class WebhookSecretError extends OptionsError {
-  override name = 'WebhookSecretError';
-}
 
 /** Builds the headers of one attempt for the exact body bytes sent. */
 export type WebhookHeaders = (webhookId: string, body: string) => Record<string, string>;
@@ -37,13 +33,9 @@ export interface WebhookHeadersOptions {
 export function createWebhookHeaders(options: WebhookHeadersOptions = {}): WebhookHeaders {
   const now = options.now ?? (() => new Date());
   const secrets = options.secret === undefined ? [] : typeof options.secret === 'string' ? [options.secret] : [...options.secret];
-  if (options.secret !== undefined && secrets.length === 0) throw new WebhookSecretError('Give at least one webhook secret, or none for unsigned deliveries.');
+  if (options.secret !== undefined && secrets.length === 0) throw new OptionsError('Give at least one webhook secret, or none for unsigned deliveries.', { option: 'secret' });
   const signers = secrets.map((secret, i) => {
-    const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret);
-    if (!match || Buffer.from(match[1] as string, 'base64').length < 24) {
-      const which = secrets.length > 1 ? `Webhook secret ${i + 1} of ${secrets.length}` : 'The webhook secret';
-      throw new WebhookSecretError(`${which} must be whsec_ followed by the base64 of at least 24 random bytes.`);
-    }
+    checkWebhookSecret(secrets.length > 1 ? `Webhook secret ${i + 1} of ${secrets.length}` : 'The webhook secret', secret);
     return new Webhook(secret);
   });
   return (webhookId, body) => {

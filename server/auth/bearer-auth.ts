@@ -2,6 +2,7 @@
  * The bearer check (x-decisions: unauthorized): parses `Authorization`,
  * compares the key in constant time, and builds the RFC 6750 §3 challenge.
  */
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { secretDigest, secretMatches } from '@session-resume-api/runtime/secret-digest';
 import { toHex } from '@session-resume-api/runtime/sha256';
 
@@ -47,7 +48,7 @@ export interface ApiKeyCheck {
  */
 export function createApiKeyCheck(apiKeys: readonly string[]): ApiKeyCheck {
   if (apiKeys.length === 0 || apiKeys.some((k) => typeof k !== 'string' || k === '')) {
-    throw new TypeError('apiKeys must be a non-empty list of non-empty strings.');
+    throw new OptionsError('apiKeys must be a non-empty list of non-empty strings.', { option: 'apiKeys' });
   }
   const keys = apiKeys.map((key) => ({ digest: secretDigest(key), id: toHex(secretDigest(key)).slice(0, 16) }));
   return (token) => {

@@ -5,6 +5,7 @@
  * command to run (building on a request would stall it for seconds and needs dev tools).
  * The page gets a Content-Security-Policy that keeps the browser from calling third parties.
  */
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { existsSync, readFileSync } from 'node:fs';
 import { Router } from 'express';
 import { specPath as defaultSpecPath } from '@session-resume-api/runtime/contract';
@@ -41,7 +42,7 @@ export interface DocsRouterOptions {
  */
 export function createDocsRouter(options: DocsRouterOptions = {}): Router {
   const htmlPath = options.docsHtmlPath ?? DEFAULT_DOCS_HTML_PATH;
-  if (typeof htmlPath !== 'string' || htmlPath === '') throw new TypeError('docsHtmlPath must be a file path');
+  if (typeof htmlPath !== 'string' || htmlPath === '') throw new OptionsError('docsHtmlPath must be a file path', { option: 'docsHtmlPath' });
   const specText = readFileSync(options.specPath ?? defaultSpecPath, 'utf8');
   const router = Router();
   router.get('/', (_req, res) => {

@@ -4,6 +4,7 @@
  * `Cluster`. The code on top is the same for both: keys one script touches share a hash tag.
  */
 import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { parseHostPort } from '@session-resume-api/runtime/host-port';
 import { Cluster, Redis } from 'ioredis';
 import { createRedisClient } from './redis-client.js';
 import { authFailure, redisAuthCode } from './redis-auth-failure.js';
@@ -24,11 +25,6 @@ export interface RedisConnectionOptions {
   slotsRefreshIntervalMs?: number;
   /** Called on connection errors (ioredis needs a listener; default: ignore). */
   onError?: (error: Error) => void;
-}
-
-/** Thrown for an unusable target; the message says what to fix. */
-export class RedisTargetError extends OptionsError {
-  override name = 'RedisTargetError';
 }
 
 /**
@@ -52,7 +48,7 @@ export function createRedisConnection(target: RedisTarget, options: RedisConnect
       ...(options.onError ? { onError: options.onError } : {}),
     });
   }
-  if (target.clusterNodes.length === 0) throw new RedisTargetError('A Redis Cluster needs at least one seed node (host:port).');
+  if (target.clusterNodes.length === 0) throw new OptionsError('A Redis Cluster needs at least one seed node (host:port).', { option: 'clusterNodes' });
   const cluster = new Cluster(target.clusterNodes.map(parseNode), {
     enableOfflineQueue: false,
     clusterRetryStrategy: (times) => Math.min(times * 100, maxDelay),
@@ -92,9 +88,9 @@ export function createQueueConnection(target: RedisTarget): RedisConnection {
 
 /** `host:port` (IPv6 in brackets) as an ioredis node. */
 function parseNode(address: string): { host: string; port: number } {
-  const match = /^\[?([^\]]+?)\]?:(\d+)$/.exec(address.trim());
-  if (!match) throw new RedisTargetError(`Redis Cluster seed "${address}" must be host:port.`);
-  return { host: match[1]!, port: Number(match[2]) };
+  const node = parseHostPort(address.trim());
+  if (!node) throw new OptionsError(`Redis Cluster seed "${address}" must be host:port.`, { option: 'clusterNodes' });
+  return node;
 }
 
 /** True for an ioredis `Cluster`. */

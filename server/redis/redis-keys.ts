@@ -7,14 +7,9 @@
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createHash, randomUUID } from 'node:crypto';
 
-/** Thrown for a key prefix that would break hash tags; the message says what to fix. */
-export class RedisKeyPrefixError extends OptionsError {
-  override name = 'RedisKeyPrefixError';
-}
-
 /** Checks a key prefix: any text without `{` or `}` (they would change the hash tag). */
 export function checkKeyPrefix(prefix: string): string {
-  if (/[{}]/.test(prefix)) throw new RedisKeyPrefixError(`Redis key prefix "${prefix}" must not contain { or }.`);
+  if (/[{}]/.test(prefix)) throw new OptionsError(`Redis key prefix "${prefix}" must not contain { or }.`, { option: 'keyPrefix' });
   return prefix;
 }
 

@@ -3,7 +3,7 @@
  * seeded on first use, at most `maxWorlds` of them kept (least recently used dropped;
  * x-decisions in spec/sandbox.yaml: sandbox-world-limit).
  */
-import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { checkInteger, OptionsError } from '@session-resume-api/runtime/options-error';
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/sandbox.js';
 import { dedupeKey } from '@session-resume-api/runtime/event-identity';
@@ -81,11 +81,6 @@ export interface SandboxWorlds {
   size(): number;
 }
 
-/** Thrown by `createSandboxWorlds` for options that cannot work. */
-export class SandboxOptionsError extends OptionsError {
-  override name = 'SandboxOptionsError';
-}
-
 /**
  * Creates the worlds. @example
  * const worlds = createSandboxWorlds({ seeds: DEMO_SESSIONS });
@@ -96,9 +91,9 @@ export function createSandboxWorlds(options: SandboxWorldsOptions): SandboxWorld
   const maxWorlds = positive('maxWorlds', options.maxWorlds ?? DEFAULT_MAX_WORLDS);
   const maxEvents = positive('maxEvents', options.maxEvents ?? DEFAULT_MAX_EVENTS);
   const maxSessions = positive('maxSessions', options.maxSessions ?? DEFAULT_MAX_SESSIONS);
-  if (!Array.isArray(options.seeds)) throw new SandboxOptionsError('seeds must be a list of { id, status }.');
+  if (!Array.isArray(options.seeds)) throw new OptionsError('createSandboxWorlds: seeds must be a list of { id, status }.', { option: 'seeds' });
   if (options.seeds.length > maxSessions) {
-    throw new SandboxOptionsError(`the seed set has ${options.seeds.length} sessions, more than a world holds (maxSessions ${maxSessions}): raise the limit or seed fewer.`);
+    throw new OptionsError(`createSandboxWorlds: the seed set has ${options.seeds.length} sessions, more than a world holds (maxSessions ${maxSessions}): raise the limit or seed fewer.`, { option: 'seeds' });
   }
   const seeds = options.seeds.map(({ id, status }) => ({ id, status }));
   const now = options.now ?? (() => new Date());
@@ -148,7 +143,7 @@ function createKeyCheck(maxKeys: number): (token: string) => string | undefined 
 }
 
 function positive(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new SandboxOptionsError(`${name} must be a whole number ≥ 1; got ${String(value)}.`);
+  checkInteger(`createSandboxWorlds: ${name}`, value, { min: 1 });
   return value;
 }
 

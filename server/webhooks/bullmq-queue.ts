@@ -6,8 +6,8 @@
  * worker's `backoffStrategy` with the delay the engine decided, the dead-letter list in
  * BullMQ's failed set. Bounded: a delivered job keeps its history for `keepDelivered` (count
  * and age), dead letters up to `keepDead`, the events stream up to `eventsMaxLen` entries.
- * A job held by a killed instance is taken back by BullMQ's stalled-job check within about
- * `lockDurationMs` + 2 × `stalledIntervalMs`.
+ * A job held by a killed instance is taken back by BullMQ's stalled-job check once its lock
+ * lapsed; a stalled instance keeps its jobs for longer than an attempt's deadline (DELIVERY_LOCK).
  *
  * Fresh events are never starved behind a backlog: a first attempt is added with BullMQ's
  * `lifo`, so the worker takes it next, while retries come due at the back of the waiting list.
@@ -34,9 +34,14 @@ export interface BullmqQueueOptions {
   maxAttempts: number;
   /** Attempts in flight at once in this instance (default 50). */
   concurrency?: number;
-  /** How long an instance holds a job before another may take it back, in ms (default 4000). */
+  /**
+   * How long a job's lock lasts without renewal, in ms (default `DELIVERY_LOCK.durationMs`,
+   * 8000): another instance takes a job back only once its lock has lapsed.
+   */
   lockDurationMs?: number;
-  /** How often held jobs are checked, in ms (default 2000). */
+  /** How often the locks of the jobs under way are renewed, in ms (default `DELIVERY_LOCK.renewMs`, 1000). */
+  lockRenewMs?: number;
+  /** How often jobs whose lock lapsed are looked for, in ms (default `DELIVERY_LOCK.stalledIntervalMs`, 1000). */
   stalledIntervalMs?: number;
   /** Delivered jobs kept with their history (default 1000 jobs, at most 3600 s). */
   keepDelivered?: { count: number; ageSeconds: number };
@@ -57,6 +62,19 @@ export interface BullmqQueueOptions {
    */
   onMalformedJob?: (id: string, problem: string) => void;
 }
+
+/**
+ * The delivery worker's lock (BullMQ's `lockDuration`, `lockRenewTime`, `stalledInterval`).
+ * BullMQ renews the locks of the jobs under way about every `renewMs` (its timer ticks every
+ * half of it and renews those not renewed for half of it), and its stalled check, every
+ * `stalledIntervalMs` on some instance, gives back to the queue a job that was already under
+ * way at the previous check and whose lock has lapsed since. So an instance that stalls
+ * (a CPU stall, a pause, a partition from Redis) keeps its jobs for at least
+ * `durationMs - renewMs` = 7 s, longer than an attempt's 5 s deadline: a stall shorter than a
+ * delivery timeout never hands a job to another instance. A job of an instance that died is
+ * taken back within `durationMs + stalledIntervalMs` = 9 s of the last renewal.
+ */
+export const DELIVERY_LOCK = { durationMs: 8000, renewMs: 1000, stalledIntervalMs: 1000 } as const;
 
 /** The BullMQ queue name under the `{outbox}` prefix. */
 export const OUTBOX_QUEUE = 'webhooks';
@@ -212,7 +230,6 @@ function bullmqInspector(queue: Queue, onMalformed: (id: string, problem: string
 }
 
 function startWorker(options: BullmqQueueOptions, handler: AttemptHandler, onError: (source: string, err: Error) => void): Worker {
-  const lockDuration = options.lockDurationMs ?? 4000;
   const worker = new Worker(
     OUTBOX_QUEUE,
     async (job: Job) => {
@@ -230,8 +247,9 @@ function startWorker(options: BullmqQueueOptions, handler: AttemptHandler, onErr
       connection: options.connection,
       prefix: options.prefix,
       concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
-      lockDuration,
-      stalledInterval: options.stalledIntervalMs ?? 2000,
+      lockDuration: options.lockDurationMs ?? DELIVERY_LOCK.durationMs,
+      lockRenewTime: options.lockRenewMs ?? DELIVERY_LOCK.renewMs,
+      stalledInterval: options.stalledIntervalMs ?? DELIVERY_LOCK.stalledIntervalMs,
       // A job held by a killed instance comes back this many times before it counts as failed.
       maxStalledCount: 100,
       settings: { backoffStrategy: (_attemptsMade, _type, err) => (err instanceof RetryLater ? err.delayMs : 0) },

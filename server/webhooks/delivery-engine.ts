@@ -14,7 +14,7 @@ import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '@session
 import type { WebhookLookup } from '@session-resume-api/runtime/delivery/resolve-webhook-host';
 import { nextStep, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
-import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { checkInteger, checkOption, OptionsError } from '@session-resume-api/runtime/options-error';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import type { OutboxEvent } from '../core/outbox-event.js';
@@ -72,11 +72,6 @@ export interface DeliveryEngine extends WebhookSender, DeliveryInspector {
   replay(id: string): Promise<boolean>;
   /** Replays every dead event; returns how many. */
   replayAll(): Promise<number>;
-}
-
-/** Thrown for options that can never work; the message says what to fix. */
-export class DeliveryConfigError extends OptionsError {
-  override name = 'DeliveryConfigError';
 }
 
 /** Default time `close` waits, in ms (WebhookSender contract). */
@@ -151,15 +146,10 @@ function createAttemptHandler(
   agents: DeliveryAgents | undefined,
 ): AttemptHandler {
   const check = validateWebhookUrl(target.url, { allowPrivate: target.allowPrivate, allowLoopbackHttp: target.insecureLocalhost });
-  if (!check.ok) throw new DeliveryConfigError(`Invalid webhook URL: ${check.reason}`);
-  let headers: ReturnType<typeof createWebhookHeaders>;
-  try {
-    headers = createWebhookHeaders({ secret: target.secret });
-  } catch (err) {
-    throw new DeliveryConfigError((err as Error).message);
-  }
+  if (!check.ok) throw new OptionsError(`Invalid webhook URL: ${check.reason}`, { option: 'url' });
+  const headers = createWebhookHeaders({ secret: target.secret });
   const timeoutMs = target.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new DeliveryConfigError(`timeoutMs must be an integer ≥ 1; got ${String(timeoutMs)}.`);
+  checkInteger('createDeliveryEngine: timeoutMs', timeoutMs, { min: 1 });
   // Logs name the origin only: the path may carry the receiver's secret token (x-decisions: webhook-signing).
   const log = logger.child({ webhook: check.url.origin });
   if (target.allowPrivate) {
@@ -266,8 +256,7 @@ function snapshot(event: OutboxEvent | undefined, logger: Logger): OutboxEvent |
 }
 
 function checkSchedule(schedule: readonly number[]): readonly number[] {
-  if (!Array.isArray(schedule) || schedule.length === 0 || schedule.some((ms) => !Number.isInteger(ms) || ms < 0)) {
-    throw new DeliveryConfigError('The retry schedule must list at least one delay in whole ms ≥ 0.');
-  }
+  checkOption(Array.isArray(schedule) && schedule.length > 0, 'The retry schedule must list at least one delay in whole ms ≥ 0.', 'schedule');
+  for (const ms of schedule) checkInteger('createDeliveryEngine: schedule', ms, { min: 0 });
   return schedule;
 }

@@ -14,7 +14,7 @@ import type { OutboxEvent } from '../core/outbox-event.js';
 import type { AttemptHandler, DeadEvent, DeliveryQueue } from './delivery-queue.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_LIST_LIMIT, KEEP_DEAD, KEEP_DELIVERED } from './delivery-queue.js';
 import type { DeliveryAttempt, DeliveryInspector, DeliveryRecord, DeliveryState, DeliveryStats } from './delivery-types.js';
-import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { checkInteger } from '@session-resume-api/runtime/options-error';
 
 /** Options of `createMemoryQueue`. */
 export interface MemoryQueueOptions {
@@ -267,12 +267,7 @@ function createSemaphore(size: number) {
   };
 }
 
-/** Thrown by `createMemoryQueue` for a bound that is not a whole number ≥ 1. */
-export class MemoryQueueConfigError extends OptionsError {
-  override name = 'MemoryQueueConfigError';
-}
-
 function positive(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new MemoryQueueConfigError(`${name} must be an integer ≥ 1; got ${String(value)}.`);
+  checkInteger(`createMemoryQueue: ${name}`, value, { min: 1 });
   return value;
 }

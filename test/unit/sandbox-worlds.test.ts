@@ -2,7 +2,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { choosePrefer } from '../../server/sandbox/prefer-forcing.js';
-import { createSandboxWorlds, SandboxOptionsError } from '../../server/sandbox/sandbox-worlds.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { createSandboxWorlds } from '../../server/sandbox/sandbox-worlds.js';
 import { DEMO_SESSIONS } from '../../server/sessions/session-seeds.js';
 import { dedupeKey } from '@session-resume-api/runtime/event-identity';
 import { listScenarios } from '@session-resume-api/runtime/scenarios';
@@ -81,7 +82,7 @@ describe('createSandboxWorlds', () => {
   });
 
   it('refuses a bound that cannot work', () => {
-    expect(() => createSandboxWorlds({ seeds: [], maxWorlds: 0 })).toThrow(SandboxOptionsError);
+    expect(() => createSandboxWorlds({ seeds: [], maxWorlds: 0 })).toThrow(OptionsError);
     expect(() => createSandboxWorlds({ seeds: [], maxEvents: 1.5 })).toThrow(/maxEvents/);
   });
 });
@@ -146,7 +147,7 @@ describe('sandbox world limits (x-decisions: sandbox-session-limit)', () => {
   });
 
   it('refuses a seed set larger than a world holds', () => {
-    expect(() => createSandboxWorlds({ seeds: [...seeds, { id: 'x', status: 'paused' }], maxSessions: 1 })).toThrow(SandboxOptionsError);
+    expect(() => createSandboxWorlds({ seeds: [...seeds, { id: 'x', status: 'paused' }], maxSessions: 1 })).toThrow(OptionsError);
   });
 
   it('property: the pages, followed by next, list every session once, sorted, at most limit each', () => {

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContractError, contract, specPath } from '@session-resume-api/runtime/contract';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
-import { AppOptionsError, createApp, type AppDeps } from '../../../server/app.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { createApp, type AppDeps } from '../../../server/app.js';
+import { AppOptionsError } from '../../../server/index.js';
 import { createMemorySessionStore } from '../../../server/sessions/memory-session-store.js';
 import { StoreUnavailableError } from '../../../server/errors/store-errors.js';
 import type { SessionStore } from '../../../server/sessions/session-store.js';
@@ -212,6 +214,9 @@ describe('createApp options', () => {
   const store: SessionStore = createMemorySessionStore();
 
   it('refuses missing or empty API keys, bad origins and bad rate limits', async () => {
+    await expect(createApp({ store, apiKeys: [] })).rejects.toThrow(expect.objectContaining({ name: 'OptionsError', option: 'apiKeys' }));
+    await expect(createApp({ store, apiKeys: [] })).rejects.toThrow(OptionsError);
+    // The deprecated name is the same class.
     await expect(createApp({ store, apiKeys: [] })).rejects.toThrow(AppOptionsError);
     await expect(createApp({ store, apiKeys: [''] })).rejects.toThrow(/apiKeys/);
     await expect(createApp({ store, apiKeys: ['k'], corsOrigins: [''] })).rejects.toThrow(/corsOrigins/);
