@@ -60,8 +60,8 @@ export function createDocsRouter(options: DocsRouterOptions = {}): Router {
         .send(`The API reference is not built: run \`npm run docs\` (writes ${htmlPath}).\n`);
       return;
     }
-    // The page is self-contained: scripts and styles are inline. Redoc 3 also fetches its
-    // attribution logo from cdn.redoc.ly and posts telemetry; the policy stops both.
+    // The page is self-contained: scripts, styles and images are inline, telemetry is off
+    // (tools/docs/build-docs.ts). The policy keeps it so should a later build reach outside.
     res.set('content-security-policy', "connect-src 'self'; img-src 'self' data: blob:");
     res.type('html').send(readFileSync(htmlPath, 'utf8'));
   });

@@ -46,15 +46,37 @@ export async function buildDocs(options: BuildDocsOptions = {}): Promise<string>
     await writeFile(copy, stringify(document));
     await mkdir(dirname(output), { recursive: true });
     // --inlineBundle: Redoc's scripts go into the page instead of loading from the Redocly
-    // CDN. Redoc still reaches for its attribution logo and telemetry; the docs router's
-    // Content-Security-Policy keeps the browser from contacting anyone but the server.
-    const args = ['build-docs', copy, '-o', output, '--inlineBundle', '--title', document.info.title ?? 'API'];
+    // CDN; --template: Redocly's default page plus a style for the prerendered search box.
+    // REDOCLY_TELEMETRY=off: neither the CLI nor the page (its disableTelemetry) reports usage.
+    const args = ['build-docs', copy, '-o', output, '--inlineBundle', '--template', PAGE_TEMPLATE, '--title', document.info.title ?? 'API'];
     args.push('--openapi.routingBasePath=/docs');
-    await run(redoclyBin, args, { cwd: root });
+    await run(redoclyBin, args, { cwd: root, env: { ...process.env, REDOCLY_TELEMETRY: 'off' } });
+    await writeFile(output, withLocalAttributionLogo(await readFile(output, 'utf8')));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
   return output;
+}
+
+/** The page around Redoc's output (Handlebars, build-docs' --template). */
+const PAGE_TEMPLATE = fileURLToPath(new URL('page-template.hbs', import.meta.url));
+
+/** Redoc's attribution logo, which its footer loads from cdn.redoc.ly whatever the options. */
+const OUTSIDE_LOGOS = ['https://cdn.redoc.ly/redoc/logo-mini-full.svg', 'https://cdn.redoc.ly/redoc/logo-mini.svg'];
+/** The same attribution as a text image inside the page: the reference loads nothing from outside. */
+const LOCAL_LOGO = `data:image/svg+xml,${encodeURIComponent(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="48" height="14"><text x="0" y="11" font-family="sans-serif" font-size="11" fill="#0044D4">Redocly</text></svg>',
+)}`;
+
+/**
+ * The page with Redoc's attribution logo replaced by `LOCAL_LOGO`. Redoc 3 has no option for
+ * it; a Redoc version that names the logo otherwise fails the build here, so the page never
+ * silently reaches outside again.
+ */
+export function withLocalAttributionLogo(html: string): string {
+  const missing = OUTSIDE_LOGOS.filter((url) => !html.includes(url));
+  if (missing.length) throw new Error(`the built reference no longer names Redoc's logo at ${missing.join(', ')}: check what its footer loads`);
+  return OUTSIDE_LOGOS.reduce((page, url) => page.replaceAll(url, LOCAL_LOGO), html);
 }
 
 /** The decisions as the reference's last section: a tag with no operations, only a description. */

@@ -13,28 +13,26 @@ export interface Decision {
 export interface DecisionsMarkdownOptions {
   /** Heading of each decision (default `###`). */
   heading?: string;
-  /**
-   * Include each decision's `source` field, the mapping to sections of the service's own
-   * description (default false). For reviewers, who have that description; the HTML
-   * reference at /docs is read by consumers, who do not.
-   */
-  withSource?: boolean;
 }
+
+/** The label of each decision's first part, its `source` field; docs.test.ts lets that line cite sections. */
+export const SOURCE_LABEL = "The service's description says:";
 
 const text = (value: string): string => value.replace(/\s*\n\s*/g, ' ').trim();
 
 /**
- * One short section per decision, in document order. Sections, not a table: Redoc's middle
- * column is too narrow for five columns of prose (the id wrapped a letter a line and two
- * columns were cut off).
+ * One short section per decision, in document order, with its three parts: what the service's
+ * description says (its sections), what this document chose, how the client tolerates the
+ * service choosing otherwise. Sections, not a table: Redoc's middle column is too narrow for
+ * five columns of prose (the id wrapped a letter a line and two columns were cut off).
  */
 export function renderDecisionsMarkdown(decisions: readonly Decision[], options: DecisionsMarkdownOptions = {}): string {
-  const { heading = '###', withSource = false } = options;
+  const { heading = '###' } = options;
   return decisions
     .flatMap((d) => [
       `${heading} ${d.id}: ${text(d.topic)}`,
       '',
-      ...(withSource ? [`- **The source description says:** ${text(d.source)}`] : []),
+      `- **${SOURCE_LABEL}** ${text(d.source)}`,
       `- **This document chose:** ${text(d.chosen)}`,
       `- **The client tolerates:** ${text(d['client-tolerance'])}`,
       '',
@@ -61,8 +59,8 @@ export function renderDecisionsPage(decisions: readonly Decision[]): string {
     "Every point the service's own description leaves open, and what this toolkit decided. Each entry",
     'gives what that description says (its sections, for reviewers who have it), what',
     'spec/openapi.yaml chose, and how the client and the receiver tolerate the real service',
-    'choosing otherwise. The same records, without the source column, close the HTML reference at `/docs`.',
+    'choosing otherwise. The same records close the HTML reference at `/docs`.',
     '',
-    renderDecisionsMarkdown(decisions, { heading: '##', withSource: true }),
+    renderDecisionsMarkdown(decisions, { heading: '##' }),
   ].join('\n');
 }
