@@ -9,6 +9,9 @@ import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webho
 import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 import { parseHostPort } from '@session-resume-api/runtime/host-port';
 import { parseWholeNumber } from '@session-resume-api/runtime/options-error';
+import { DEFAULT_REDIS_KEY_PREFIX } from './redis/redis-keys.js';
+import { DEFAULT_MAX_SESSIONS } from './sandbox/sandbox-worlds.js';
+import { DEFAULT_IDEMPOTENCY_MAX_KEYS, IDEMPOTENCY_TTL_SECONDS } from './sessions/session-store.js';
 import { DEFAULT_CONCURRENCY } from './webhooks/delivery-queue.js';
 
 /** Everything `server/main.ts` needs, checked. */
@@ -116,7 +119,7 @@ export const ENVIRONMENT = {
   SESSIONS_FILE: { default: 'the demo set', meaning: 'JSON array of { "id", "status" } to seed the store from' },
   REDIS_URL: { default: 'unset: the in-memory store', meaning: 'Redis store shared by several instances (redis:// or rediss://)' },
   REDIS_CLUSTER_NODES: { default: 'unset', meaning: 'Redis Cluster seed nodes, host:port comma-separated (not with REDIS_URL)' },
-  REDIS_KEY_PREFIX: { default: 'session-resume:', meaning: 'prefix of every Redis key (no { or })' },
+  REDIS_KEY_PREFIX: { default: DEFAULT_REDIS_KEY_PREFIX, meaning: 'prefix of every Redis key (no { or })' },
   REDIS_WAIT_REPLICAS: { default: 0, meaning: 'replicas that must acknowledge each resume before it is answered (0: off)' },
   WEBHOOK_URL: { default: 'unset: no events', meaning: 'HTTPS URL that receives session.resumed after each resume' },
   WEBHOOK_ALLOW_PRIVATE: { default: 0, meaning: '1 allows loopback and private receivers (local testing only)' },
@@ -130,9 +133,9 @@ export const ENVIRONMENT = {
   WEBHOOK_CONCURRENCY: { default: DEFAULT_CONCURRENCY, meaning: 'delivery attempts in flight at once per instance (1 to 1000)' },
   WEBHOOK_INSECURE_LOCALHOST: { default: 0, meaning: '1 accepts a plain http:// WEBHOOK_URL on a loopback host (local testing only)' },
   METRICS_PORT: { default: 'unset: no metrics listener', meaning: 'port of the Prometheus /metrics listener, bound to HOST' },
-  IDEMPOTENCY_TTL: { default: 86_400, meaning: 'seconds an Idempotency-Key and its answer are kept' },
-  IDEMPOTENCY_MAX_KEYS: { default: 100_000, meaning: 'Idempotency-Keys the memory store keeps at most (least recently used dropped)' },
-  SANDBOX_MAX_SESSIONS: { default: 1000, meaning: 'sessions one sandbox world holds at most' },
+  IDEMPOTENCY_TTL: { default: IDEMPOTENCY_TTL_SECONDS, meaning: 'seconds an Idempotency-Key and its answer are kept' },
+  IDEMPOTENCY_MAX_KEYS: { default: DEFAULT_IDEMPOTENCY_MAX_KEYS, meaning: 'Idempotency-Keys the memory store keeps at most (least recently used dropped)' },
+  SANDBOX_MAX_SESSIONS: { default: DEFAULT_MAX_SESSIONS, meaning: 'sessions one sandbox world holds at most' },
   RATE_LIMIT: { default: 'unset: off', meaning: 'requests per API key per window' },
   RATE_LIMIT_WINDOW_MS: { default: 60_000, meaning: 'rate-limit window in ms (at most one day)' },
   CORS_ORIGINS: { default: 'unset: CORS off; * in the sandbox', meaning: 'allowed browser origins, comma-separated, or *' },
