@@ -4,7 +4,7 @@
  * and records the Idempotency-Key's answer (server/sessions/redis-resume.ts).
  */
 import type { Cluster, Redis } from 'ioredis';
-import { checkKeyPrefix, redisKeys } from '../redis/redis-keys.js';
+import { checkKeyPrefix, DEFAULT_REDIS_KEY_PREFIX, redisKeys } from '../redis/redis-keys.js';
 import { IDEMPOTENCY_TTL_SECONDS, type Session, type SessionStore } from './session-store.js';
 import { seedRedisSessions } from './seed-redis-sessions.js';
 import { resumeOnRedis, storeCall, type RedisResumeContext } from './redis-resume.js';
@@ -40,7 +40,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
   const { client } = options;
   const context: RedisResumeContext = {
     client,
-    keys: redisKeys(checkKeyPrefix(options.keyPrefix ?? 'session-resume:')),
+    keys: redisKeys(checkKeyPrefix(options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX)),
     now: options.now ?? (() => new Date()),
     events: options.events ?? true,
     idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? IDEMPOTENCY_TTL_SECONDS,
