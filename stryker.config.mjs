@@ -7,12 +7,12 @@ export const ruleModules = [
   'client/retry.ts',
   'client/outcome.ts',
   'client/rate-limit.ts',
-  'spec/backoff.ts',
-  'spec/event-identity.ts',
+  'runtime/backoff.ts',
+  'runtime/event-identity.ts',
   'client/webhooks/verify-signature.ts',
   'client/webhooks/tolerant-event.ts',
-  'spec/webhook-url.ts',
-  'spec/delivery/retry-rules.ts',
+  'runtime/webhook-url.ts',
+  'runtime/delivery/retry-rules.ts',
   'server/config.ts',
 ];
 

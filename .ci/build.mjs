@@ -5,6 +5,9 @@
 // - server/ → session-resume-api-server: esbuild bundles of the library and the bin, so starting
 //   the server needs no TypeScript transpiler; the HTML reference built into dist/docs/.
 // Both get .d.ts from tsc (dist/types/, the repo's folder structure kept) and spec/openapi.yaml.
+// The shared runtime (runtime/, the private workspace package @session-resume-api/runtime) is
+// bundled into both: it is never a dependency of a published package, and the declarations the
+// packages ship point at its declarations copied beside theirs (relinkRuntime).
 // Entries come from each package.json's exports ("source" → "default") and bin.
 //
 // Usage: node .ci/build.mjs [--out DIR] [--if-stale] [--quiet]
@@ -22,11 +25,11 @@ const outRoot = args.includes('--out') ? resolve(args[args.indexOf('--out') + 1]
 const quiet = args.includes('--quiet');
 const log = (line) => quiet || console.log(line);
 const PACKAGES = ['client', 'server'];
-const SOURCE_DIRS = ['client', 'server', 'spec', 'generated'];
+const SOURCE_DIRS = ['client', 'server', 'runtime', 'spec', 'generated'];
 // Entries beside the exports: the commands (bin/*.js launchers import them), and the webhook URL
 // rules in a file of their own, so that a bundler drops it (and ipaddr.js) from an app that
 // imports only createSessionsClient (client/package.json has "sideEffects": false).
-const EXTRA_ENTRIES = { client: { cli: 'cli/main.ts', 'webhook-url': '../spec/webhook-url.ts' }, server: { main: 'main.ts' } };
+const EXTRA_ENTRIES = { client: { cli: 'cli/main.ts', 'webhook-url': '../runtime/webhook-url.ts' }, server: { main: 'main.ts' } };
 
 /** Newest modification time (ms) under `dir`, skipping dist and node_modules. */
 function newest(dir) {
@@ -58,9 +61,6 @@ function entries(pkgDir, pkg) {
   return map;
 }
 
-// Entries of the client package a browser may load: no Node built-in, no require shim
-// (test/unit/boundaries.test.ts).
-const BROWSER_ENTRIES = new Set(['index', 'msw', 'sandbox', 'webhook-url']);
 // Dependencies the server's bin still imports from node_modules (the rest is bundled into it).
 const BIN_EXTERNAL = ['ioredis', 'bullmq'];
 // Bundled JSON (mime-db, iconv-lite's code pages, the OpenAPI meta-schemas: about 1.5 MB) as
@@ -71,8 +71,22 @@ const jsonAsString = {
     b.onLoad({ filter: /\.json$/ }, (args) => ({ contents: `module.exports = JSON.parse(${JSON.stringify(JSON.stringify(JSON.parse(readFileSync(args.path, 'utf8'))))});`, loader: 'js' }));
   },
 };
-// CommonJS dependencies bundled into ESM (Ajv, yaml) call require(): give Node entries one.
-const NODE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+// CommonJS dependencies bundled into ESM (Ajv, yaml) call require() through esbuild's __require
+// helper, which uses a `require` in scope when there is one: the output file that defines the
+// helper gets one. esbuild puts its helpers in one chunk that browser entries import too, so the
+// require is taken from Node's process.getBuiltinModule (Node 20.16 and later) instead of an
+// import of node:module: a browser has no process, gets no require and never calls it (only code
+// Node entries reach does), and its bundler meets no Node built-in.
+const NODE_REQUIRE = "const require = globalThis.process?.getBuiltinModule?.('node:module')?.createRequire(import.meta.url);\n";
+
+/** Writes esbuild's output files, giving the one that defines `__require` a require of its own. */
+function writeOutputs(outputFiles) {
+  for (const file of outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    const needsRequire = file.path.endsWith('.js') && /\bvar __require\b/.test(file.text);
+    writeFileSync(file.path, needsRequire ? NODE_REQUIRE + file.text : file.contents);
+  }
+}
 
 async function bundle(name, pkgDir, distDir) {
   // Imported here, not at the top: `npm start` runs this script with --if-stale first, and when
@@ -81,11 +95,9 @@ async function bundle(name, pkgDir, distDir) {
   const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
   const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
   const all = entries(pkgDir, pkg);
-  const isBrowser = (out) => name === 'client' && BROWSER_ENTRIES.has(out);
-  const pick = (browser) => Object.fromEntries(Object.entries(all).filter(([out]) => isBrowser(out) === browser));
   const common = {
     outdir: distDir,
-    // Flat output: spec/contract.ts finds openapi.yaml beside whichever file holds it.
+    // Flat output: runtime/contract.ts finds openapi.yaml beside whichever file holds it.
     chunkNames: 'chunk-[hash]',
     bundle: true,
     splitting: true,
@@ -98,20 +110,20 @@ async function bundle(name, pkgDir, distDir) {
     legalComments: 'linked',
     logLevel: 'warning',
   };
-  const browser = pick(true);
-  if (Object.keys(browser).length) await build({ ...common, entryPoints: browser, platform: 'neutral', mainFields: ['module', 'main'] });
-  const node = pick(false);
-  const bin = name === 'server' ? { main: node.main } : {};
-  if (bin.main) delete node.main;
-  await build({ ...common, entryPoints: node, platform: 'node', banner: { js: NODE_BANNER } });
+  // One run for every entry, browser and Node alike, so code they share is one chunk: one
+  // OptionsError class whichever subpath it is imported from (instanceof holds across them).
+  const library = Object.fromEntries(Object.entries(all).filter(([out]) => !(name === 'server' && out === 'main')));
+  const { outputFiles } = await build({ ...common, entryPoints: library, platform: 'node', write: false });
+  writeOutputs(outputFiles);
   // The server's bin carries its dependencies in its own chunks: loading one file instead of
-  // ~450 modules (resolution, stat, package.json reads, CJS parsing): about a quarter of its start-up CPU
-  // (issue #14). ioredis and BullMQ stay external: loaded only with Redis (server/redis/redis-runtime.ts),
+  // ~450 modules (resolution, stat, package.json reads, CJS parsing): about a quarter of its start-up CPU.
+  // ioredis and BullMQ stay external: loaded only with Redis (server/start-up/redis-runtime.ts),
   // and BullMQ reads its Lua scripts and msgpackr's optional native part from disk.
-  if (bin.main) {
-    await build({ ...common, entryPoints: bin, chunkNames: 'main-[hash]', external: BIN_EXTERNAL, platform: 'node', banner: { js: NODE_BANNER }, plugins: [jsonAsString] });
+  if (all.main && name === 'server') {
+    const bin = await build({ ...common, entryPoints: { main: all.main }, chunkNames: 'main-[hash]', external: BIN_EXTERNAL, platform: 'node', plugins: [jsonAsString], write: false });
+    writeOutputs(bin.outputFiles);
   }
-  // The YAML for readers, and a JSON twin that spec/contract.ts loads instead (no YAML parse at start).
+  // The YAML for readers, and a JSON twin that runtime/contract.ts loads instead (no YAML parse at start).
   for (const doc of ['openapi', 'sandbox']) {
     cpSync(join(root, 'spec', `${doc}.yaml`), join(distDir, `${doc}.yaml`));
     writeFileSync(join(distDir, `${doc}.json`), JSON.stringify(parse(readFileSync(join(root, 'spec', `${doc}.yaml`), 'utf8'))));
@@ -119,7 +131,7 @@ async function bundle(name, pkgDir, distDir) {
   log(`bundled ${name}: ${Object.keys(all).join(', ')}`);
 }
 
-/** .d.ts of client/, server/ and the spec/ runtime into <dist>/types, plus generated/*.d.ts. */
+/** .d.ts of client/, server/ and the shared runtime into <dist>/types, plus generated/*.d.ts. */
 function declarations(distDirs) {
   const tmp = join(root, '.tmp/types');
   rmSync(tmp, { recursive: true, force: true });
@@ -129,15 +141,40 @@ function declarations(distDirs) {
     mkdirSync(join(tmp, 'generated'), { recursive: true });
     cpSync(join(root, 'generated', file), join(tmp, 'generated', file));
   }
+  relinkRuntime(tmp);
   // Each package ships the declarations of its own folder and of the layers under it.
   for (const [name, dist] of Object.entries(distDirs)) {
-    for (const dir of [name, 'spec', 'generated']) cpSync(join(tmp, dir), join(dist, 'types', dir), { recursive: true });
+    for (const dir of [name, 'runtime', 'generated']) cpSync(join(tmp, dir), join(dist, 'types', dir), { recursive: true });
   }
   rmSync(tmp, { recursive: true, force: true });
 }
 
+const RUNTIME_NAME = '@session-resume-api/runtime';
+
+/**
+ * Rewrites the shared runtime's package name in emitted declarations (`from '…'`, `import('…')`)
+ * into a relative path to its own declarations under the same types folder: a consumer installs
+ * only the published package, which has no such dependency. Each subpath goes through the
+ * runtime's `exports`, so a name tsc could not have resolved fails the build here.
+ */
+function relinkRuntime(typesDir) {
+  const { exports } = JSON.parse(readFileSync(join(root, 'runtime/package.json'), 'utf8'));
+  const pattern = new RegExp(`(['"])${RUNTIME_NAME}/([^'"]+)\\1`, 'g');
+  for (const file of readdirSync(typesDir, { recursive: true }).filter((f) => f.endsWith('.d.ts'))) {
+    const path = join(typesDir, file);
+    const text = readFileSync(path, 'utf8');
+    const relinked = text.replace(pattern, (_, quote, subpath) => {
+      const source = exports[`./${subpath}`];
+      if (typeof source !== 'string') throw new Error(`${file}: ${RUNTIME_NAME}/${subpath} is not an export of runtime/package.json`);
+      const to = relative(dirname(path), join(typesDir, 'runtime', source.replace(/\.ts$/, '.js'))).split('\\').join('/');
+      return `${quote}${to.startsWith('.') ? to : `./${to}`}${quote}`;
+    });
+    if (relinked !== text) writeFileSync(path, relinked);
+  }
+}
+
 async function buildDocsInto(distDir) {
-  const { buildDocs } = await import('tsx/esm/api').then(({ tsImport }) => tsImport('../spec/tools/docs/build-docs.ts', import.meta.url));
+  const { buildDocs } = await import('tsx/esm/api').then(({ tsImport }) => tsImport('../tools/docs/build-docs.ts', import.meta.url));
   await buildDocs({ outputPath: join(distDir, 'docs/index.html') });
 }
 

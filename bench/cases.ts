@@ -2,7 +2,7 @@
  * The bench's load cases: each one a load against a target, grouped with the baseline it is
  * compared to in the same run (speed claims are ratios, never absolute numbers).
  */
-import type { SessionEvent } from '../spec/types.js';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
 import { runLoad, type LoadResult } from './run-case.js';
 import { fillRedisSessions } from './redis-fill.js';
 import { listSandboxCases } from './sandbox-cases.js';

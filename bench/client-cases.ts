@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import createClient from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
 import { createSessionsClient } from '../client/index.js';
-import { RESUME_PATH } from '../spec/resume-path.js';
+import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
 import { BENCH_KEY } from './targets.js';
 
 /** One measured client row: calls per second of a variant at a concurrency. */

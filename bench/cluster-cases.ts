@@ -11,7 +11,7 @@ import { startRedisCluster } from '../test/helpers/redis-cluster.js';
 import { startRedisServer } from '../test/helpers/redis-server.js';
 import { startServerProcess, type ServerProcess } from '../test/helpers/server-process.js';
 import { createRedisConnection, waitUntilConnected, type RedisTarget } from '../server/redis/create-redis-connection.js';
-import { createRedisSeedMarker } from '../server/redis/session-seed-admin.js';
+import { createRedisSeedMarker } from '../server/sessions/session-seed-admin.js';
 import { createRedisSessionStore } from '../server/sessions/redis-session-store.js';
 import { seedStore } from '../server/sessions/seed-on-start.js';
 import type { SeedSource } from '../server/sessions/session-seeds.js';

@@ -67,7 +67,7 @@ export function buildServerForBench(): void {
 export function spawnServer(launcher: Launcher, port: number, env: Record<string, string> = {}): ChildProcess {
   return spawn(launcher.command, launcher.args(port), {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', ...launcher.env, ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), SANDBOX_PORT: String(port), HOST: '127.0.0.1', ...launcher.env, ...env },
     // Output is drained, not kept: logging costs what it costs by default, but never blocks on a full pipe.
     stdio: 'ignore',
     // npm and tsx start children of their own: the whole group is stopped.

@@ -17,7 +17,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { getTestCertificate } from '../test/helpers/tls.js';
-import { redisKeys } from '../server/sessions/redis-keys.js';
+import { redisKeys } from '../server/redis/redis-keys.js';
 import { OUTBOX_QUEUE } from '../server/webhooks/bullmq-queue.js';
 import { createRedisOutbox, type RedisOutbox } from '../server/webhooks/redis-outbox.js';
 import { enqueueEvents } from './delivery-enqueue.js';

@@ -15,7 +15,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { createRedisSessionStore } from '../server/sessions/redis-session-store.js';
 import { createRedisOutbox } from '../server/webhooks/redis-outbox.js';
-import type { OutboxEvent } from '../server/sessions/session-store.js';
+import type { OutboxEvent } from '../server/core/outbox-event.js';
 
 const { values } = parseArgs({ options: { events: { type: 'string', default: '2000' }, 'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379' } } });
 const N = Number(values.events);

@@ -17,7 +17,7 @@ import type { IdempotentAnswers, ResumeOptions, SessionStore } from '../server/s
 const N = Number(process.env.FOOTPRINT_N ?? 10_000);
 const MEMORY_N = Number(process.env.FOOTPRINT_MEMORY_N ?? 100_000);
 const PREFIX = 'session-resume:';
-/** The answers the resume handler records (server/sessions/resume-handler.ts). */
+/** The answers the resume handler records (server/http/resume-handler.ts). */
 const ANSWERS: IdempotentAnswers = {
   resumed: { status: 200, body: { success: true, message: 'Session resumed.' } },
   not_found: { status: 404, body: errorBody('not_found', 'Session not found.') },

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import createClient from 'openapi-fetch';
 import type { paths } from '../generated/api.js';
 import { createSessionsClient } from '../client/index.js';
-import { RESUME_PATH } from '../spec/resume-path.js';
+import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
 import { BENCH_KEY } from './targets.js';
 
 const inFlight = Number(process.argv[2] ?? 20);

@@ -7,14 +7,14 @@
  */
 import express, { type ErrorRequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { specPath } from '../spec/contract.js';
+import { specPath } from '@session-resume-api/runtime/contract';
 import Fastify from 'fastify';
 import { createMemoryEventStore, createWebhookReceiver } from '../client/webhooks/index.js';
 import { createRedisEventStore } from '../client/webhooks/redis/index.js';
-import { RESUME_ROUTE } from '../spec/resume-path.js';
+import { RESUME_ROUTE } from '@session-resume-api/runtime/resume-path';
 import { createApp, type AppDeps } from '../server/app.js';
 import { createMemorySessionStore } from '../server/sessions/memory-session-store.js';
-import { createRedisClient } from '../server/sessions/redis-client.js';
+import { createRedisClient } from '../server/redis/redis-client.js';
 import { waitUntilConnected } from '../server/redis/create-redis-connection.js';
 import { createRedisSessionStore } from '../server/sessions/redis-session-store.js';
 import type { SessionStore } from '../server/sessions/session-store.js';

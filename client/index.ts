@@ -14,9 +14,9 @@ export { parseRateLimit } from './rate-limit.js';
 export type { RateLimitInfo } from './rate-limit.js';
 export { SessionsClientError } from './errors.js';
 /** Thrown by every factory of this package for an option it cannot work with (a TypeError). */
-export { OptionsError } from '../spec/options-error.js';
+export { OptionsError } from '@session-resume-api/runtime/options-error';
 export type { SessionsClientErrorCode } from './errors.js';
 export type { FetchLike } from './retry.js';
-export { classifyAddress, isAllowedAddressClass, validateWebhookUrl } from '../spec/webhook-url.js';
-export type { AddressClass, WebhookUrlCheck, WebhookUrlOptions, WebhookUrlProblem } from '../spec/webhook-url.js';
-export type { ErrorBody, ResumeResult } from '../spec/types.js';
+export { classifyAddress, isAllowedAddressClass, validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
+export type { AddressClass, WebhookUrlCheck, WebhookUrlOptions, WebhookUrlProblem } from '@session-resume-api/runtime/webhook-url';
+export type { ErrorBody, ResumeResult } from '@session-resume-api/runtime/types';

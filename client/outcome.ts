@@ -2,7 +2,7 @@
  * Answer → outcome: the one place that reads the `not_paused` marker, whatever
  * the status (x-decisions: not-paused-status). Never throws, whatever the body is.
  */
-import type { ResumeResult } from '../spec/types.js';
+import type { ResumeResult } from '@session-resume-api/runtime/types';
 import { parseRateLimit, type RateLimitInfo } from './rate-limit.js';
 import { parseRetryAfter } from './retry.js';
 

@@ -3,7 +3,7 @@
  * 504 and network failures with backoff, honouring Retry-After up to a cap
  * (x-decisions: rate-limit, store-unavailable). Browser-safe: no Node built-ins.
  */
-import { fullJitterDelayMs } from '../spec/backoff.js';
+import { fullJitterDelayMs } from '@session-resume-api/runtime/backoff';
 import { describeFetchError, failureCode, SessionsClientError, type SessionsClientErrorCode } from './errors.js';
 
 /**

@@ -2,9 +2,9 @@
  * `createSessionsClient`: the typed client of the Session Resume API, built on openapi-fetch
  * with the generated `paths`. Browser-safe: nothing here (or below) imports a Node built-in.
  */
-import { OptionsError } from '../spec/options-error.js';
+import { checkInteger, OptionsError } from '@session-resume-api/runtime/options-error';
 import createClient, { type Client } from 'openapi-fetch';
-import { RESUME_PATH } from '../spec/resume-path.js';
+import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
 import type { paths } from '../generated/api.js';
 import { toResumeOutcome, type ResumeOutcome } from './outcome.js';
 import { createRetryingFetch, replayable, type BufferedAnswer, type FetchLike } from './retry.js';
@@ -59,8 +59,10 @@ const DEFAULTS = { timeoutMs: 10_000, maxRetries: 2, maxRetryDelayMs: 10_000 } a
 
 function checkNumber(name: string, value: number | undefined, fallback: number, min: number, max: number, integer = false): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
-    throw new OptionsError(`createSessionsClient: ${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${String(value)}.`);
+  if (integer) {
+    checkInteger(`createSessionsClient: ${name}`, value, { min, max });
+  } else if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    throw new OptionsError(`createSessionsClient: ${name} must be a number from ${min} to ${max}, got ${String(value)}.`, { option: name });
   }
   return value;
 }

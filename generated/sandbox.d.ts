@@ -66,6 +66,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_sandbox/delivery-profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's delivery profile
+         * @description How `session-resume-api listen --forward-to` delivers this world's events (`x-decisions: sandbox-delivery-profile`); the default delivers every event once, in order, on time.
+         */
+        get: operations["getDeliveryProfile"];
+        /**
+         * Set the caller's delivery profile
+         * @description Replaces the world's profile; absent fields take their defaults, so `{}` restores the default. A live event stream of the world gets the new profile as a `delivery-profile` message.
+         */
+        put: operations["setDeliveryProfile"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_sandbox/events": {
         parameters: {
             query?: never;
@@ -81,7 +105,9 @@ export interface paths {
          *     Events) of the events emitted from then on; each SSE message has the event
          *     name `session-event`, the sequence number as its `id`, and one `SandboxEvent` as
          *     JSON in `data`. A `Last-Event-ID` header replays the kept events after that
-         *     sequence number first.
+         *     sequence number first. The stream also carries the world's delivery profile: a
+         *     `delivery-profile` message (no `id`, one `DeliveryProfile` as JSON in `data`) first
+         *     and again whenever it is set (`x-decisions: sandbox-delivery-profile`).
          *
          *     Browsers' `EventSource` cannot send an `Authorization` header: for this operation
          *     only, the key may instead be given as the `access_token` query parameter
@@ -145,6 +171,41 @@ export interface components {
         };
         EventList: {
             events: components["schemas"]["SandboxEvent"][];
+        };
+        /** @description How a world's events are delivered by `listen --forward-to` (`x-decisions: sandbox-delivery-profile`). Absent fields take their defaults. */
+        DeliveryProfile: {
+            /**
+             * @description Share of events delivered a second time after they were delivered.
+             * @default 0
+             */
+            duplicateRate: number;
+            /**
+             * @description Wait between a delivered event and its second delivery, in ms.
+             * @default 0
+             */
+            duplicateDelayMs: number;
+            /**
+             * @description Copies of each delivery sent at the same moment (1 sends one).
+             * @default 1
+             */
+            concurrentCopies: number;
+            /**
+             * @description Wait before the first attempt of each delivery, in ms.
+             * @default 0
+             */
+            delayMs: number;
+            /**
+             * @description A random extra wait from 0 to this, in ms, added to delayMs.
+             * @default 0
+             */
+            jitterMs: number;
+            /**
+             * @description Share of events held back and delivered just after the next event of the world (at most 5 s later when no next one comes).
+             * @default 0
+             */
+            outOfOrderRate: number;
+            /** @description The delays before each attempt of a failed delivery, the first included, in ms; 429 or 503 with Retry-After waits at least what it asks, 410 ends the event. Absent: the delivery engine's schedule (listen --retry-schedule). */
+            retryScheduleMs?: number[];
         };
         /** @description The same Error body as the main document. */
         Error: {
@@ -269,6 +330,53 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    getDeliveryProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profile, every field present but retryScheduleMs (absent means the engine's schedule). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryProfile"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    setDeliveryProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeliveryProfile"];
+            };
+        };
+        responses: {
+            /** @description The profile as it now is. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryProfile"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
         };
     };
     listEvents: {

@@ -2,15 +2,16 @@
  * `createApp(deps)`: the express app of the reference server — validator, bearer
  * check, routes and error rendering. It neither listens nor reads the environment.
  */
-import { OptionsError } from '../spec/options-error.js';
-import { RESUME_ROUTE } from '../spec/resume-path.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { RESUME_ROUTE } from '@session-resume-api/runtime/resume-path';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import { pino, type Logger } from 'pino';
-import { ContractError, contract as shippedContract, loadContract, specPath as defaultSpecPath } from '../spec/contract.js';
+import { ContractError, contract as shippedContract, loadContract, specPath as defaultSpecPath, type Contract } from '@session-resume-api/runtime/contract';
 import { createAuthentication, type Authenticate } from './auth/authenticate.js';
 import { createApiKeyCheck, parseBearer, wwwAuthenticate } from './auth/bearer-auth.js';
 import { createDocsRouter } from './docs/create-docs-router.js';
 import { errorBody, toErrorAnswer } from './errors/error-answer.js';
+import { createApiPathMatcher } from './http/api-paths.js';
 import { createContractValidator } from './http/contract-validator.js';
 import { createCors } from './http/cors.js';
 import { isContinuePending } from './http/expect-continue.js';
@@ -18,9 +19,10 @@ import { parseJsonBody } from './http/json-body.js';
 import { createRequestLog, requestLogger } from './http/request-log.js';
 import { checkRateLimitOptions, createRateLimit, type RateLimitOptions } from './http/rate-limit.js';
 import { createBodyCheck, createRequestGuard, methodNotAllowed, notFound } from './http/request-guard.js';
-import { createResumeHandler, type ResumeWorld } from './sessions/resume-handler.js';
+import { createResumeHandler, type ResumeWorld } from './http/resume-handler.js';
 import type { Sandbox } from './sandbox/create-sandbox.js';
-import { SessionsLostError, type SessionStore } from './sessions/session-store.js';
+import { SessionsLostError } from './errors/store-errors.js';
+import type { SessionStore } from './sessions/session-store.js';
 import type { WebhookSender } from './webhooks/webhook-sender.js';
 
 /** What the app is built from. */
@@ -51,18 +53,13 @@ export interface AppDeps {
   sandbox?: Sandbox;
 }
 
-/** Thrown by `createApp` for options that cannot work; the message names the option. */
-export class AppOptionsError extends OptionsError {
-  override name = 'AppOptionsError';
-}
-
 /**
  * Builds the app. Async because it loads and checks the spec, then has the validator load it
  * (which it otherwise does on the first request), so a broken spec fails here with a
  * `ContractError` naming the file rather than as a 500 later.
  *
  * The stack, in order (x-decisions: request-checks): the request log and CORS; the sandbox's
- * control API, /healthz and /docs; the request guard (framing, API key); the rate limit
+ * control API, /healthz and /docs; the request guard (framing, the document's paths, API key); the rate limit
  * (express-rate-limit, every answer after the key counts); then express's exact-path routing of
  * the one operation: POST runs the declared-body check, `express.json`, express-openapi-validator's
  * middleware and the handler, any other method 405; any other path 404.
@@ -75,7 +72,10 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   checkDeps(deps);
   const logger = deps.logger ?? pino({ enabled: false });
   const authenticate = createAuthentication(deps.sandbox?.checkKey ?? createApiKeyCheck(deps.apiKeys));
-  const resume = await createResumeRoute(deps, logger, authenticate);
+  // The shipped spec is already loaded and compiled (runtime/contract.ts, at import): reuse it.
+  const contract = deps.specPath === undefined ? shippedContract : loadContract(deps.specPath);
+  const resume = await createResumeRoute(deps, contract, logger, authenticate);
+  const isApiPath = createApiPathMatcher(Object.keys(contract.document.paths));
 
   const app = express();
   app.disable('x-powered-by');
@@ -88,7 +88,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.use(createRequestLog(logger));
   if (deps.corsOrigins?.length) app.use(createCors(deps.corsOrigins, deps.sandbox?.cors));
   mountOperationalPaths(app, deps);
-  app.use(createRequestGuard({ authenticate }));
+  app.use(createRequestGuard({ authenticate, isApiPath }));
   if (deps.rateLimit) app.use(createRateLimit(deps.rateLimit, keyIdOf(authenticate), logger));
   // Middleware that must see every authenticated request (metrics) goes here, before the route.
   app.post(RESUME_ROUTE, resume);
@@ -99,10 +99,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
 }
 
 /** The handlers of POST on the resume route: declared body, parser, contract, (sandbox forcing), the handler. */
-async function createResumeRoute(deps: AppDeps, logger: Logger, authenticate: Authenticate): Promise<RequestHandler[]> {
+async function createResumeRoute(deps: AppDeps, contract: Contract, logger: Logger, authenticate: Authenticate): Promise<RequestHandler[]> {
   const specFile = deps.specPath ?? defaultSpecPath;
-  // The shipped spec is already loaded and compiled (spec/contract.ts, at import): reuse it.
-  const contract = deps.specPath === undefined ? shippedContract : loadContract(specFile);
   const validator = await createContractValidator({
     document: contract.document,
     // Checking a document against the OpenAPI 3.1 schema compiles that schema; the shipped
@@ -136,7 +134,7 @@ function mountOperationalPaths(app: Express, deps: AppDeps): void {
       await deps.store.ping();
       res.status(200).json({ status: 'ok' });
     } catch (err) {
-      // A store that answers but lost its sessions says so (server/redis/session-seed-admin.ts).
+      // A store that answers but lost its sessions says so (server/sessions/session-seed-admin.ts).
       res.status(503).json(errorBody('service_unavailable', err instanceof SessionsLostError ? err.message : 'The session store does not answer.'));
     }
   });
@@ -182,21 +180,21 @@ function sandboxWorld(sandbox: Sandbox, worldId: string | undefined): ResumeWorl
 }
 
 function checkDeps(deps: AppDeps): void {
-  if (!deps || typeof deps.store?.resume !== 'function') throw new AppOptionsError('createApp: deps.store must be a SessionStore.');
+  if (!deps || typeof deps.store?.resume !== 'function') throw new OptionsError('createApp: deps.store must be a SessionStore.', { option: 'store' });
   if (!Array.isArray(deps.apiKeys) || deps.apiKeys.length === 0 || deps.apiKeys.some((k) => typeof k !== 'string' || !k)) {
-    throw new AppOptionsError('createApp: deps.apiKeys must be a non-empty list of non-empty strings.');
+    throw new OptionsError('createApp: deps.apiKeys must be a non-empty list of non-empty strings.', { option: 'apiKeys' });
   }
   if (deps.corsOrigins && (!Array.isArray(deps.corsOrigins) || deps.corsOrigins.some((o) => typeof o !== 'string' || !o))) {
-    throw new AppOptionsError('createApp: deps.corsOrigins must be a list of origins such as https://app.example.org.');
+    throw new OptionsError('createApp: deps.corsOrigins must be a list of origins such as https://app.example.org.', { option: 'corsOrigins' });
   }
   if (deps.webhookSender && typeof deps.webhookSender.enqueue !== 'function') {
-    throw new AppOptionsError('createApp: deps.webhookSender must implement WebhookSender (enqueue, close).');
+    throw new OptionsError('createApp: deps.webhookSender must implement WebhookSender (enqueue, close).', { option: 'webhookSender' });
   }
   if (deps.rateLimit) {
     try {
       checkRateLimitOptions(deps.rateLimit);
     } catch (err) {
-      throw new AppOptionsError(`createApp: ${(err as Error).message}`);
+      throw new OptionsError(`createApp: ${(err as Error).message}`, { option: 'rateLimit', cause: err });
     }
   }
 }

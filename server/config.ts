@@ -3,16 +3,20 @@
  * the two files allowed to see `process.env` (it is handed in by `server/main.ts`).
  */
 import { randomBytes } from 'node:crypto';
-import { validateWebhookUrl } from '../spec/webhook-url.js';
-import { redactUrl } from '../spec/redact-url.js';
-import { createWebhookHeaders } from '../spec/delivery/webhook-headers.js';
-import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../spec/delivery/retry-rules.js';
+import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
+import { redactUrl } from '@session-resume-api/runtime/redact-url';
+import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
+import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
+import { parseHostPort } from '@session-resume-api/runtime/host-port';
+import { parseWholeNumber } from '@session-resume-api/runtime/options-error';
 import { DEFAULT_CONCURRENCY } from './webhooks/delivery-queue.js';
 
 /** Everything `server/main.ts` needs, checked. */
 export interface ServerConfig {
-  /** TCP port (`PORT`, default 3000; 0 picks a free one). */
+  /** TCP port (`PORT`, default 3000; in the sandbox `SANDBOX_PORT`, default 3100; 0 picks a free one). */
   port: number;
+  /** The variable `port` came from, for messages such as "address in use: set PORT". */
+  portVariable: 'PORT' | 'SANDBOX_PORT';
   /** Interface to bind (`HOST`, default 127.0.0.1: local use; set 0.0.0.0 to expose). */
   host: string;
   /** Accepted API keys (`API_KEYS`, comma-separated). */
@@ -105,7 +109,8 @@ export interface EnvVariable {
  * this table lacks); numeric and text defaults are read from here by the loader.
  */
 export const ENVIRONMENT = {
-  PORT: { default: 3000, meaning: 'TCP port to listen on (0 picks a free one)' },
+  PORT: { default: 3000, meaning: 'TCP port to listen on (0 picks a free one); the sandbox uses SANDBOX_PORT' },
+  SANDBOX_PORT: { default: 3100, meaning: 'TCP port of the sandbox (--sandbox), so it can run beside the server' },
   HOST: { default: '127.0.0.1', meaning: 'interface to bind (0.0.0.0 to expose)' },
   API_KEYS: { default: 'a development key, generated and printed', meaning: 'accepted bearer keys, comma-separated' },
   SESSIONS_FILE: { default: 'the demo set', meaning: 'JSON array of { "id", "status" } to seed the store from' },
@@ -139,29 +144,100 @@ export const ENVIRONMENT = {
 /** Reads and checks the configuration; throws `ConfigError` for the first problem found. */
 export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
   const sandbox = flags.sandbox === true;
+  refuseBlank(env);
+  const read = createEnvReader(env);
+  const keys = apiKeySettings(read);
+  const redis = redisSettings(read, sandbox);
+  const webhooks = webhookSettings(read, sandbox);
+  const sessionsFile = read.text('SESSIONS_FILE');
+  return {
+    ...listenSettings(read, sandbox),
+    ...keys,
+    ...(sessionsFile ? { sessionsFile } : {}),
+    ...redis,
+    ...webhooks,
+    ...httpSettings(read, sandbox),
+    ...logSettings(read),
+    sandbox,
+    idempotency: {
+      ttlSeconds: read.integer('IDEMPOTENCY_TTL', ENVIRONMENT.IDEMPOTENCY_TTL.default, 1, 30 * 86_400),
+      maxKeys: read.integer('IDEMPOTENCY_MAX_KEYS', ENVIRONMENT.IDEMPOTENCY_MAX_KEYS.default, 1, 100_000_000),
+    },
+    sandboxMaxSessions: read.integer('SANDBOX_MAX_SESSIONS', ENVIRONMENT.SANDBOX_MAX_SESSIONS.default, 1, 1_000_000),
+  };
+}
+
+/**
+ * Variables where an empty value is refused rather than read as unset: each names a target or
+ * a credential, and an empty one is usually a template or a secret store that was not filled
+ * in. Unset, the server would fall back to something else (a generated key, the memory
+ * store, no webhooks, unsigned deliveries) and keep running in the wrong place.
+ */
+const REFUSED_WHEN_BLANK = {
+  API_KEYS: 'a generated development key',
+  REDIS_URL: 'the in-memory store',
+  REDIS_CLUSTER_NODES: 'the in-memory store',
+  WEBHOOK_URL: 'no webhooks',
+  WEBHOOK_SECRET: 'unsigned deliveries',
+} as const;
+
+function refuseBlank(env: Env): void {
+  for (const [name, unset] of Object.entries(REFUSED_WHEN_BLANK)) {
+    if (env[name] !== undefined && env[name].trim() === '') {
+      throw new ConfigError(`${name} is set but blank: give it a value, or unset it for ${unset}.`);
+    }
+  }
+}
+
+/** The readers every setting goes through: trimmed text (blank is unset), whole numbers, lists, flags. */
+interface EnvReader {
+  env: Env;
+  text(name: string): string | undefined;
+  integer(name: string, fallback: number, min: number, max?: number): number;
+  list(name: string): string[];
+  flag(name: string): boolean;
+}
+
+function createEnvReader(env: Env): EnvReader {
   const text = (name: string): string | undefined => {
     const value = env[name]?.trim();
     return value ? value : undefined;
   };
-  const integer = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
-    const raw = text(name);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!/^\d+$/.test(raw) || value < min || value > max) {
-      throw new ConfigError(`${name}=${raw} must be a whole number from ${min} to ${max}.`);
-    }
-    return value;
+  return {
+    env,
+    text,
+    integer(name, fallback, min, max = Number.MAX_SAFE_INTEGER) {
+      const raw = text(name);
+      if (raw === undefined) return fallback;
+      const value = parseWholeNumber(raw, { min, max });
+      if (value === undefined) throw new ConfigError(`${name}=${raw} must be a whole number from ${min} to ${max}.`);
+      return value;
+    },
+    list: (name) =>
+      (text(name) ?? '')
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    flag: (name) => flag(env, name),
   };
-  const list = (name: string): string[] =>
-    (text(name) ?? '')
-      .split(',')
-      .map((item) => item.trim())
-      .filter(Boolean);
+}
 
-  const port = integer('PORT', ENVIRONMENT.PORT.default, 0, 65535);
-  const configuredKeys = list('API_KEYS');
-  // Set but holding no key (" ", " , "): a typo, never a request for a random key.
-  if (env.API_KEYS !== undefined && env.API_KEYS !== '' && configuredKeys.length === 0) {
+/** PORT (or SANDBOX_PORT in the sandbox, so both can run side by side) and HOST. */
+function listenSettings(read: EnvReader, sandbox: boolean): Pick<ServerConfig, 'port' | 'portVariable' | 'host'> {
+  const portVariable = sandbox ? 'SANDBOX_PORT' : 'PORT';
+  const port = sandbox ? read.integer('SANDBOX_PORT', ENVIRONMENT.SANDBOX_PORT.default, 0, 65535) : read.integer('PORT', ENVIRONMENT.PORT.default, 0, 65535);
+  const host = read.text('HOST') ?? ENVIRONMENT.HOST.default;
+  if (/[[\]\s/]/.test(host)) {
+    // Node's listen() takes a bare address: "[::1]" would fail later as an unknown host.
+    throw new ConfigError(`HOST=${host} must be a bare address or host name (for IPv6 without brackets, e.g. ::1).`);
+  }
+  return { port, portVariable, host };
+}
+
+function apiKeySettings(read: EnvReader): Pick<ServerConfig, 'apiKeys' | 'apiKeyGenerated'> {
+  const configuredKeys = read.list('API_KEYS');
+  // Set but holding no key (" , "): a typo, never a request for a random key.
+  if (read.env.API_KEYS !== undefined && configuredKeys.length === 0) {
     throw new ConfigError('API_KEYS is set but holds no key: give comma-separated keys, or leave it unset for a generated development key.');
   }
   const apiKeyGenerated = configuredKeys.length === 0;
@@ -171,85 +247,121 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
     // RFC 6750 §2.1 b64token: anything else could never be sent in a Bearer header.
     throw new ConfigError('API_KEYS holds a key with characters a Bearer token cannot carry (allowed: A-Z a-z 0-9 - . _ ~ + / and trailing =).');
   }
+  return { apiKeys, apiKeyGenerated };
+}
 
-  const redisUrl = text('REDIS_URL');
+type RedisSettings = Pick<ServerConfig, 'redisUrl' | 'redisClusterNodes' | 'redisKeyPrefix' | 'redisWaitReplicas'>;
+
+function redisSettings(read: EnvReader, sandbox: boolean): RedisSettings {
+  const redisUrl = read.text('REDIS_URL');
   if (redisUrl && sandbox) {
     throw new ConfigError('REDIS_URL is set, but the sandbox keeps its worlds in memory: unset REDIS_URL to run --sandbox.');
   }
-  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
-    // Printed without userinfo and query: the value may hold a password.
-    throw new ConfigError(`REDIS_URL=${redactUrl(redisUrl)} must start with redis:// or rediss://.`);
-  }
-  const redisClusterNodes = clusterNodes(list('REDIS_CLUSTER_NODES'));
+  if (redisUrl) parseRedisUrl(redisUrl);
+  const redisClusterNodes = clusterNodes(read.list('REDIS_CLUSTER_NODES'));
   if (redisUrl && redisClusterNodes) {
     throw new ConfigError('Set REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both.');
   }
+  return {
+    ...(redisUrl ? { redisUrl } : {}),
+    ...(redisClusterNodes ? { redisClusterNodes } : {}),
+    redisKeyPrefix: read.text('REDIS_KEY_PREFIX') ?? ENVIRONMENT.REDIS_KEY_PREFIX.default,
+    redisWaitReplicas: read.integer('REDIS_WAIT_REPLICAS', ENVIRONMENT.REDIS_WAIT_REPLICAS.default, 0, 16),
+  };
+}
 
-  let webhook: ServerConfig['webhook'];
-  const webhookUrl = text('WEBHOOK_URL');
-  const allowPrivate = flag(env, 'WEBHOOK_ALLOW_PRIVATE');
-  const webhookInsecureLocalhost = flag(env, 'WEBHOOK_INSECURE_LOCALHOST');
-  if (webhookUrl) {
-    // Source spec §6 rule 1: HTTPS only; plain HTTP stays refused even with WEBHOOK_ALLOW_PRIVATE.
-    // Only a loopback receiver may use http://, with WEBHOOK_INSECURE_LOCALHOST=1 or in the
-    // sandbox (x-decisions: sandbox-webhooks in spec/sandbox.yaml).
-    const check = validateWebhookUrl(webhookUrl, {
-      allowPrivate,
-      allowLoopbackHttp: sandbox || webhookInsecureLocalhost,
-      loopbackHttpHint: 'For a receiver on a loopback host, set WEBHOOK_INSECURE_LOCALHOST=1 (local testing only).',
-    });
-    if (!check.ok) throw new ConfigError(`WEBHOOK_URL is refused: ${check.reason}`);
-    const caFile = text('WEBHOOK_CA_FILE');
-    const concurrency = integer('WEBHOOK_CONCURRENCY', ENVIRONMENT.WEBHOOK_CONCURRENCY.default, 1, 1000);
-    const insecureLocalhost = check.url.protocol === 'http:';
-    webhook = {
-      url: check.url.href,
-      allowPrivate,
-      ...(caFile ? { caFile } : {}),
-      ...webhookDelivery(env, text),
-      concurrency,
-      ...(insecureLocalhost ? { insecureLocalhost } : {}),
-    };
+/** Where a `REDIS_URL` points, as the start-up line names it (never its password). */
+export interface RedisUrlParts {
+  host: string;
+  port: number;
+  db: number;
+  tls: boolean;
+}
+
+/**
+ * Checks a `REDIS_URL` the way ioredis reads it (host, port, database from the path or `?db=`)
+ * and refuses what ioredis would quietly replace with a default: no host (`redis://` would
+ * connect to 127.0.0.1:6379), a malformed port or IPv6 bracket, a path that is not a number.
+ * Messages name the variable and never show the password.
+ *
+ * @example parseRedisUrl('redis://:pw@cache:6380/2') // { host: 'cache', port: 6380, db: 2, tls: false }
+ */
+export function parseRedisUrl(raw: string, name = 'REDIS_URL'): RedisUrlParts {
+  const shown = redactUrl(raw);
+  if (!/^rediss?:\/\//i.test(raw)) throw new ConfigError(`${name}=${shown} must start with redis:// or rediss://.`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(
+      `${name}=${shown} is not a valid URL: check the port (1 to 65535), that an IPv6 address is in brackets (redis://[::1]:6379) and that a password's @ : / are percent-encoded.`,
+    );
   }
-  const metricsPort = text('METRICS_PORT') === undefined ? undefined : integer('METRICS_PORT', 0, 0, 65535);
+  if (!url.hostname) throw new ConfigError(`${name}=${shown} has no host: give one, e.g. redis://127.0.0.1:6379 (or unset ${name} for the in-memory store).`);
+  if (url.port === '0') throw new ConfigError(`${name}=${shown}: port 0 is not a Redis port (1 to 65535).`);
+  const path = url.pathname === '/' ? '' : url.pathname.slice(1);
+  const dbText = path || url.searchParams.get('db') || '0';
+  const db = parseWholeNumber(dbText, { min: 0, max: 99_999 });
+  if (db === undefined) throw new ConfigError(`${name}=${shown}: the database after the host must be a number, e.g. redis://127.0.0.1:6379/0.`);
+  return { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : 6379, db, tls: url.protocol === 'rediss:' };
+}
 
-  const limit = integer('RATE_LIMIT', 0, 0);
-  const rateLimit = limit > 0 ? { limit, windowMs: integer('RATE_LIMIT_WINDOW_MS', ENVIRONMENT.RATE_LIMIT_WINDOW_MS.default, 1, 86_400_000) } : undefined;
+/** The WEBHOOK_* variables that shape deliveries; without WEBHOOK_URL they would do nothing. */
+const WEBHOOK_DELIVERY_VARIABLES = ['WEBHOOK_SECRET', 'WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_WORKER', 'WEBHOOK_CONCURRENCY', 'WEBHOOK_CA_FILE', 'WEBHOOK_ALLOW_PRIVATE'] as const;
 
+function webhookSettings(read: EnvReader, sandbox: boolean): Pick<ServerConfig, 'webhook' | 'webhookInsecureLocalhost'> {
+  const webhookUrl = read.text('WEBHOOK_URL');
+  const webhookInsecureLocalhost = read.flag('WEBHOOK_INSECURE_LOCALHOST');
+  const settings = webhookInsecureLocalhost ? { webhookInsecureLocalhost } : {};
+  if (!webhookUrl) {
+    const orphan = WEBHOOK_DELIVERY_VARIABLES.find((name) => read.text(name) !== undefined);
+    if (orphan) throw new ConfigError(`${orphan} is set but WEBHOOK_URL is not, so no event would be delivered: set WEBHOOK_URL, or unset ${orphan}.`);
+    return settings;
+  }
+  const allowPrivate = read.flag('WEBHOOK_ALLOW_PRIVATE');
+  // Source spec §6 rule 1: HTTPS only; plain HTTP stays refused even with WEBHOOK_ALLOW_PRIVATE.
+  // Only a loopback receiver may use http://, with WEBHOOK_INSECURE_LOCALHOST=1 or in the
+  // sandbox (x-decisions: sandbox-webhooks in spec/sandbox.yaml).
+  const check = validateWebhookUrl(webhookUrl, {
+    allowPrivate,
+    allowLoopbackHttp: sandbox || webhookInsecureLocalhost,
+    loopbackHttpHint: 'For a receiver on a loopback host, set WEBHOOK_INSECURE_LOCALHOST=1 (local testing only).',
+  });
+  if (!check.ok) throw new ConfigError(`WEBHOOK_URL is refused: ${check.reason}`);
+  const caFile = read.text('WEBHOOK_CA_FILE');
+  const concurrency = read.integer('WEBHOOK_CONCURRENCY', ENVIRONMENT.WEBHOOK_CONCURRENCY.default, 1, 1000);
+  const insecureLocalhost = check.url.protocol === 'http:';
+  const webhook = {
+    url: check.url.href,
+    allowPrivate,
+    ...(caFile ? { caFile } : {}),
+    ...webhookDelivery(read),
+    concurrency,
+    ...(insecureLocalhost ? { insecureLocalhost } : {}),
+  };
+  return { webhook, ...settings };
+}
+
+/** The metrics listener, the rate limit and CORS. */
+function httpSettings(read: EnvReader, sandbox: boolean): Pick<ServerConfig, 'metricsPort' | 'rateLimit' | 'corsOrigins'> {
+  const metricsPort = read.text('METRICS_PORT') === undefined ? undefined : read.integer('METRICS_PORT', 0, 0, 65535);
+  const limit = read.integer('RATE_LIMIT', 0, 0);
+  const rateLimit = limit > 0 ? { limit, windowMs: read.integer('RATE_LIMIT_WINDOW_MS', ENVIRONMENT.RATE_LIMIT_WINDOW_MS.default, 1, 86_400_000) } : undefined;
   // The sandbox serves pages on any origin unless told otherwise.
-  const corsOrigins = list('CORS_ORIGINS').length || !sandbox ? list('CORS_ORIGINS') : ['*'];
+  const corsOrigins = read.list('CORS_ORIGINS').length || !sandbox ? read.list('CORS_ORIGINS') : ['*'];
   for (const origin of corsOrigins) {
     if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
       throw new ConfigError(`CORS_ORIGINS entry "${origin}" must be an origin like https://app.example.org (no path) or *.`);
     }
   }
+  return { ...(metricsPort === undefined ? {} : { metricsPort }), ...(rateLimit ? { rateLimit } : {}), corsOrigins };
+}
 
-  const logLevel = text('LOG_LEVEL') ?? ENVIRONMENT.LOG_LEVEL.default;
+function logSettings(read: EnvReader): Pick<ServerConfig, 'logLevel' | 'validateResponses'> {
+  const logLevel = read.text('LOG_LEVEL') ?? ENVIRONMENT.LOG_LEVEL.default;
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL=${logLevel} must be one of ${LOG_LEVELS.join(', ')}.`);
-
-  const sessionsFile = text('SESSIONS_FILE');
-  const validateResponses = text('VALIDATE_RESPONSES') === undefined ? text('NODE_ENV') !== 'production' : flag(env, 'VALIDATE_RESPONSES');
-  return {
-    port,
-    host: text('HOST') ?? ENVIRONMENT.HOST.default,
-    apiKeys,
-    apiKeyGenerated,
-    ...(sessionsFile ? { sessionsFile } : {}),
-    ...(redisUrl ? { redisUrl } : {}),
-    ...(redisClusterNodes ? { redisClusterNodes } : {}),
-    redisKeyPrefix: text('REDIS_KEY_PREFIX') ?? ENVIRONMENT.REDIS_KEY_PREFIX.default,
-    redisWaitReplicas: integer('REDIS_WAIT_REPLICAS', ENVIRONMENT.REDIS_WAIT_REPLICAS.default, 0, 16),
-    ...(webhook ? { webhook } : {}),
-    ...(webhookInsecureLocalhost ? { webhookInsecureLocalhost } : {}),
-    ...(metricsPort === undefined ? {} : { metricsPort }),
-    ...(rateLimit ? { rateLimit } : {}),
-    corsOrigins,
-    logLevel,
-    validateResponses,
-    sandbox,
-    idempotency: { ttlSeconds: integer('IDEMPOTENCY_TTL', ENVIRONMENT.IDEMPOTENCY_TTL.default, 1, 30 * 86_400), maxKeys: integer('IDEMPOTENCY_MAX_KEYS', ENVIRONMENT.IDEMPOTENCY_MAX_KEYS.default, 1, 100_000_000) },
-    sandboxMaxSessions: integer('SANDBOX_MAX_SESSIONS', ENVIRONMENT.SANDBOX_MAX_SESSIONS.default, 1, 1_000_000),
-  };
+  const validateResponses = read.text('VALIDATE_RESPONSES') === undefined ? read.text('NODE_ENV') !== 'production' : read.flag('VALIDATE_RESPONSES');
+  return { logLevel, validateResponses };
 }
 
 /** Where Redis is (`REDIS_CLUSTER_NODES` or `REDIS_URL`); undefined: the in-memory store. */
@@ -262,8 +374,7 @@ export function redisTargetOf(config: ServerConfig): { url: string } | { cluster
 function clusterNodes(entries: string[]): string[] | undefined {
   if (entries.length === 0) return undefined;
   for (const entry of entries) {
-    const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):(\d{1,5})$/.exec(entry);
-    if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535) {
+    if (!parseHostPort(entry)) {
       throw new ConfigError(
         `REDIS_CLUSTER_NODES entry "${entry}" must be host:port (for example 10.0.0.5:7000 or [::1]:7000), comma-separated, no scheme.`,
       );
@@ -273,8 +384,8 @@ function clusterNodes(entries: string[]): string[] | undefined {
 }
 
 /** WEBHOOK_SECRET, WEBHOOK_RETRY_SCHEDULE and WEBHOOK_WORKER, checked. */
-function webhookDelivery(env: Env, text: (name: string) => string | undefined) {
-  const secret = text('WEBHOOK_SECRET');
+function webhookDelivery(read: EnvReader) {
+  const secret = read.text('WEBHOOK_SECRET');
   if (secret !== undefined) {
     try {
       createWebhookHeaders({ secret });
@@ -282,7 +393,7 @@ function webhookDelivery(env: Env, text: (name: string) => string | undefined) {
       throw new ConfigError(`WEBHOOK_SECRET is refused: ${(err as Error).message}`);
     }
   }
-  const scheduleText = text('WEBHOOK_RETRY_SCHEDULE');
+  const scheduleText = read.text('WEBHOOK_RETRY_SCHEDULE');
   let schedule = [...STANDARD_WEBHOOKS_SCHEDULE_MS];
   if (scheduleText !== undefined) {
     try {
@@ -291,7 +402,7 @@ function webhookDelivery(env: Env, text: (name: string) => string | undefined) {
       throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE=${scheduleText}: ${(err as Error).message}`);
     }
   }
-  const worker = env.WEBHOOK_WORKER === undefined ? true : flag(env, 'WEBHOOK_WORKER');
+  const worker = read.env.WEBHOOK_WORKER === undefined ? true : read.flag('WEBHOOK_WORKER');
   return { ...(secret ? { secret } : {}), schedule, worker };
 }
 

@@ -7,22 +7,25 @@
  * Folders: auth/, errors/, http/ (the request path); sessions/ (stores); webhooks/ (delivery);
  * docs/ (the /docs router). The entry point is main.ts with config.ts (the only env readers).
  */
-export { AppOptionsError, createApp } from './app.js';
-/** The base class of every option error of this package (AppOptionsError, DeliveryConfigError, …): catch it to handle them all. */
-export { OptionsError } from '../spec/options-error.js';
+export { createApp } from './app.js';
+/** The one error of this package for an option it cannot work with; `option` names the option. */
+export { OptionsError } from '@session-resume-api/runtime/options-error';
+export { AppOptionsError, DeliveryConfigError, RedisTargetError } from './errors/deprecated-names.js';
 export type { AppDeps } from './app.js';
 export { createMemorySessionStore, DEFAULT_IDEMPOTENCY_MAX_KEYS } from './sessions/memory-session-store.js';
 export type { MemorySessionStoreOptions } from './sessions/memory-session-store.js';
 export { createRedisSessionStore } from './sessions/redis-session-store.js';
 export type { RedisSessionStoreOptions } from './sessions/redis-session-store.js';
 export { DEMO_SESSIONS, loadSessionSeeds, parseSessionSeeds, SeedFileError } from './sessions/session-seeds.js';
-export { IDEMPOTENCY_TTL_SECONDS, SessionsLostError, StoreUnavailableError } from './sessions/session-store.js';
-export type { OutboxEvent, ResumeTransition, Session, SessionSeed, SessionStore } from './sessions/session-store.js';
+export { IDEMPOTENCY_TTL_SECONDS } from './sessions/session-store.js';
+export { SessionsLostError, StoreUnavailableError } from './errors/store-errors.js';
+export type { OutboxEvent } from './core/outbox-event.js';
+export type { ResumeTransition, Session, SessionSeed, SessionStore } from './sessions/session-store.js';
 export { createWebhookSender } from './webhooks/create-webhook-sender.js';
 export type { CreateWebhookSenderOptions } from './webhooks/create-webhook-sender.js';
 export { createRedisOutbox } from './webhooks/redis-outbox.js';
 export type { RedisOutbox, RedisOutboxOptions } from './webhooks/redis-outbox.js';
-export { createDeliveryEngine, DeliveryConfigError } from './webhooks/delivery-engine.js';
+export { createDeliveryEngine } from './webhooks/delivery-engine.js';
 export type { DeliveryEngine, DeliveryEngineOptions, DeliveryTarget } from './webhooks/delivery-engine.js';
 export { createMemoryQueue } from './webhooks/memory-queue.js';
 export type { MemoryQueueOptions } from './webhooks/memory-queue.js';
@@ -36,15 +39,15 @@ export type {
   DeliveryState,
   DeliveryStats,
 } from './webhooks/delivery-types.js';
-export { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../spec/delivery/retry-rules.js';
+export { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 export type { WebhookSender } from './webhooks/webhook-sender.js';
 export { createDocsRouter } from './docs/create-docs-router.js';
 export type { DocsRouterOptions } from './docs/create-docs-router.js';
 export { createSandbox, sandboxSpecPath } from './sandbox/index.js';
 export type { Sandbox, SandboxOptions, SandboxEvent } from './sandbox/index.js';
-export { createRedisConnection, isCluster, RedisTargetError, waitUntilConnected } from './redis/create-redis-connection.js';
+export { createRedisConnection, isCluster, waitUntilConnected } from './redis/create-redis-connection.js';
 export type { RedisConnection, RedisConnectionOptions, RedisTarget } from './redis/create-redis-connection.js';
-export { createRedisSeedMarker, resetRedisSessions, watchSeededSessions } from './redis/session-seed-admin.js';
+export { createRedisSeedMarker, resetRedisSessions, watchSeededSessions } from './sessions/session-seed-admin.js';
 export { seedStore } from './sessions/seed-on-start.js';
 export type { SeedMarker, SeedResult, SeedStoreOptions } from './sessions/seed-on-start.js';
 export { openSeedSource } from './sessions/session-seeds.js';

@@ -1,9 +1,10 @@
 /**
- * What the server says once at start about webhook delivery: where events go (the target's
- * origin only, since its path or query may hold the receiver's secret token), on what
- * schedule, whether they are signed, and which process delivers them.
+ * What the server says once at start: which store (for Redis: where, never the password),
+ * and about webhook delivery: where events go (the target's origin only, since its path or
+ * query may hold the receiver's secret token), on what schedule, whether they are signed, and
+ * which process delivers them.
  */
-import type { ServerConfig } from './config.js';
+import { parseRedisUrl, type ServerConfig } from './config.js';
 
 /** One start-up log line: pino fields and the message. */
 export interface StartUpLine {
@@ -59,4 +60,35 @@ export function webhookStartUpLine(config: ServerConfig): StartUpLine {
     fields: { target, schedule, attempts: webhook.schedule.length, signing, delivery },
     message: `webhooks to ${target}, schedule ${schedule}, ${signing === 'on' ? 'signed' : 'unsigned (WEBHOOK_SECRET unset)'}, delivered by ${delivery}`,
   };
+}
+
+/**
+ * Where the configured Redis is, as every start-up line and command names it: host, port,
+ * database and TLS of `REDIS_URL` (never its password), or the cluster's seeds; undefined for
+ * the memory store.
+ * @example redisLocation(config) // 'Redis at cache:6379 db 0'
+ */
+export function redisLocation(config: ServerConfig): string | undefined {
+  if (config.redisClusterNodes) return `Redis Cluster (seeds ${config.redisClusterNodes.join(', ')})`;
+  if (!config.redisUrl) return undefined;
+  const { host, port, db, tls } = parseRedisUrl(config.redisUrl);
+  const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  return `Redis at ${address} db ${db}${tls ? ' (TLS)' : ''}`;
+}
+
+/**
+ * The store line of the start-up log: which Redis under which key prefix, or the memory store.
+ * @example storeStartUpLine(config).message // 'store: Redis at cache:6379 db 0, key prefix session-resume:'
+ */
+export function storeStartUpLine(config: ServerConfig): StartUpLine {
+  const prefix = config.redisKeyPrefix;
+  const location = redisLocation(config);
+  if (location === undefined) {
+    return {
+      fields: { store: 'memory' },
+      message: config.sandbox ? 'store: in memory, a world per sandbox key' : 'store: in memory (REDIS_URL unset): state lives and ends with this process',
+    };
+  }
+  const where = config.redisClusterNodes ? { seeds: config.redisClusterNodes } : parseRedisUrl(config.redisUrl ?? '');
+  return { fields: { store: config.redisClusterNodes ? 'redis-cluster' : 'redis', ...where, prefix }, message: `store: ${location}, key prefix ${prefix}` };
 }

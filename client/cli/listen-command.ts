@@ -4,16 +4,17 @@
  * (exit 0); a refused key or a server without the sandbox is exit 2.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DELIVERY_TIMEOUT_MS } from '../../spec/delivery/deliver-event.js';
-import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../../spec/delivery/retry-rules.js';
-import { isLoopbackHost, validateWebhookUrl } from '../../spec/webhook-url.js';
+import { DELIVERY_TIMEOUT_MS } from '@session-resume-api/runtime/delivery/deliver-event';
+import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
+import { isLoopbackHost, validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import { newSandboxKey } from '../sandbox/sandbox-client.js';
 import { readCliEnv, type CliEnv } from './config.js';
 import { runListen } from './listen/run-listen.js';
 import { UsageError } from './program.js';
+import { wholeNumberArgument } from './whole-number-argument.js';
 
 /** Where `npm run sandbox` listens by default. */
-const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:3000';
+const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:3100';
 
 interface ListenFlags {
   forwardTo: string;
@@ -32,10 +33,7 @@ const schedule = (value: string): number[] => {
   }
 };
 
-const milliseconds = (value: string): number => {
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 600_000) throw new InvalidArgumentError('expected a whole number from 1 to 600000.');
-  return Number(value);
-};
+const milliseconds = wholeNumberArgument({ min: 1, max: 600_000 });
 
 /** The target, checked: https:// by the webhook URL rules, or any loopback URL (http:// too) with no flag. */
 function checkTarget(url: string): { url: string; insecureLocalhost: boolean } {

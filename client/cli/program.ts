@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { PACKAGE_VERSION } from '../version.js';
+import { addVersionFlags } from '@session-resume-api/runtime/cli-version';
 
 /** Exit codes of the CLI, one per outcome (documented in docs/cli.md). */
 export const EXIT = {
@@ -30,9 +31,10 @@ function applyToAll(command: Command, visit: (c: Command) => void): void {
 
 /** Builds the program from its commands (one entry per command). */
 export function createProgram(commands: readonly Command[]): Command {
-  const program = new Command('session-resume-api')
-    .description('Command line for the Session Resume API: resume paused sessions, check and exercise webhook receivers.')
-    .version(PACKAGE_VERSION);
+  const program = addVersionFlags(
+    new Command('session-resume-api').description('Command line for the Session Resume API: resume paused sessions, check and exercise webhook receivers.'),
+    PACKAGE_VERSION,
+  );
   for (const command of commands) program.addCommand(command);
   // Commander exits itself with code 1 on usage errors; we take over to exit 2.
   applyToAll(program, (c) => c.exitOverride().showHelpAfterError('(run with --help for usage)'));

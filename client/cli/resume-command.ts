@@ -5,6 +5,7 @@ import type { ResumeOutcome } from '../outcome.js';
 import { createSessionsClient } from '../sessions-client.js';
 import { readCliEnv, type CliEnv } from './config.js';
 import { EXIT, UsageError } from './program.js';
+import { wholeNumberArgument } from './whole-number-argument.js';
 
 interface ResumeCliOptions {
   baseUrl?: string;
@@ -16,10 +17,6 @@ interface ResumeCliOptions {
   idempotencyKey?: string;
 }
 
-const integer = (name: string) => (value: string) => {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be a whole number.`);
-  return Number(value);
-};
 
 const collectHeader = (value: string, previous: string[] | undefined) => {
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+:/.test(value)) throw new InvalidArgumentError('use "Name: value".');
@@ -60,8 +57,8 @@ export function createResumeCommand(env: CliEnv = readCliEnv()): Command {
     .option('--base-url <url>', 'base URL of the service, without /v1 (env: SESSION_RESUME_BASE_URL)')
     .option('--api-key <key>', 'API key (env: SESSION_RESUME_API_KEY, preferred: arguments show in ps)')
     .option('--json', 'print the outcome as JSON')
-    .option('--timeout-ms <ms>', 'deadline of each attempt in ms (default 10000)', integer('--timeout-ms'))
-    .option('--retries <n>', 'retries of 429/502/503/504 and network failures (default 2)', integer('--retries'))
+    .option('--timeout-ms <ms>', 'deadline of each attempt in ms (default 10000)', wholeNumberArgument())
+    .option('--retries <n>', 'retries of 429/502/503/504 and network failures (default 2)', wholeNumberArgument())
     .option('-H, --header <header>', 'extra request header "Name: value" (repeatable)', collectHeader)
     .option('--idempotency-key <key>', 'Idempotency-Key of this resume, 1 to 255 characters (default: a random UUID); reuse it to retry safely')
     .addHelpText(

@@ -3,11 +3,11 @@
  * response time, reachable from outside) automated, one line per check, stopping at the
  * first failure. The last check delivers one test event exactly as the service would.
  */
-import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '../../spec/delivery/deliver-event.js';
-import { resolveWebhookHost } from '../../spec/delivery/resolve-webhook-host.js';
-import { classifyAddress, validateWebhookUrl } from '../../spec/webhook-url.js';
-import type { SessionEvent } from '../../spec/types.js';
-import { createProbeEvent } from '../../spec/webhook-probe.js';
+import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
+import { resolveWebhookHost } from '@session-resume-api/runtime/delivery/resolve-webhook-host';
+import { classifyAddress, validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
+import { createProbeEvent } from '@session-resume-api/runtime/webhook-probe';
 import { createCliSigner, newWebhookId, withSigningAdvice } from './webhook-signing.js';
 
 /** Options of `runWebhookCheck`. */
@@ -25,7 +25,7 @@ export interface WebhookCheckOptions {
 }
 
 /**
- * The event sent by the last check: the probe (spec/webhook-probe.ts), which the receiver kit
+ * The event sent by the last check: the probe (runtime/webhook-probe.ts), which the receiver kit
  * acknowledges with `probe: true` without recording it or calling `onEvent`; any other
  * receiver sees an event kind it does not know.
  */
@@ -36,6 +36,26 @@ export function checkEvent(): SessionEvent {
 /** Plain http:// is allowed for loopback receivers with --insecure-localhost, never otherwise. */
 const isPlainHttp = (url: string) => /^http:\/\//i.test(url);
 
+/**
+ * The URL rules judged before any DNS lookup: a valid URL, then https:// (or http:// with
+ * `insecureLocalhost`, allowed only if the host turns out to be loopback). `refused` is set
+ * when the host is an address the rules refuse (judged as the "address allowed" step).
+ */
+export type UrlSchemeCheck =
+  | { ok: true; plain: boolean; refused?: string }
+  | { ok: false; step: 'URL valid' | 'HTTPS'; reason: string };
+
+/** Judges `url` by the webhook URL rules (runtime/webhook-url.ts), as `webhook check` and `webhook grade` do. */
+export function checkUrlScheme(url: string, insecureLocalhost: boolean | undefined): UrlSchemeCheck {
+  const plain = Boolean(insecureLocalhost) && isPlainHttp(url);
+  const check = validateWebhookUrl(plain ? url.replace(/^http:/i, 'https:') : url, { allowLoopback: insecureLocalhost });
+  if (check.ok) return { ok: true, plain };
+  if (check.code === 'blocked_address') return { ok: true, plain, refused: check.reason };
+  if (check.code !== 'not_https') return { ok: false, step: 'URL valid', reason: check.reason };
+  const hint = isPlainHttp(url) ? ' (a loopback receiver may use http:// with --insecure-localhost)' : '';
+  return { ok: false, step: 'HTTPS', reason: `${check.reason}${hint}` };
+}
+
 /** Runs the checks on `url`; resolves true when every check passed. Never throws for a failed check. */
 export async function runWebhookCheck(url: string, options: WebhookCheckOptions = {}): Promise<boolean> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -44,16 +64,11 @@ export async function runWebhookCheck(url: string, options: WebhookCheckOptions 
   const rules = { allowLoopback: options.insecureLocalhost };
   const headers = createCliSigner(options.secret)(newWebhookId());
 
-  const plain = Boolean(options.insecureLocalhost) && isPlainHttp(url);
-  const check = validateWebhookUrl(plain ? url.replace(/^http:/i, 'https:') : url, rules);
-  if (!check.ok && check.code !== 'not_https' && check.code !== 'blocked_address') {
-    return fail('URL valid', check.reason);
-  }
+  const scheme = checkUrlScheme(url, options.insecureLocalhost);
+  if (!scheme.ok && scheme.step === 'URL valid') return fail('URL valid', scheme.reason);
   pass('URL valid', url);
-  if (!check.ok && check.code === 'not_https') {
-    const hint = isPlainHttp(url) ? ' (a loopback receiver may use http:// with --insecure-localhost)' : '';
-    return fail('HTTPS', `${check.reason}${hint}`);
-  }
+  if (!scheme.ok) return fail('HTTPS', scheme.reason);
+  const { plain } = scheme;
   pass('HTTPS', plain ? 'http:// (allowed for a loopback receiver by --insecure-localhost)' : 'https://');
 
   const hostname = new URL(url).hostname;
@@ -61,7 +76,7 @@ export async function runWebhookCheck(url: string, options: WebhookCheckOptions 
   if (resolution.addresses.length === 0) return fail('host resolves', resolution.ok ? hostname : resolution.message);
   pass('host resolves', resolution.addresses.map((a) => `${a.address} (${a.addressClass})`).join(', '));
   if (!resolution.ok) return fail('address allowed', resolution.message);
-  if (!check.ok) return fail('address allowed', check.reason);
+  if (scheme.refused) return fail('address allowed', scheme.refused);
   if (plain && resolution.addresses.some((a) => a.addressClass !== 'loopback')) {
     return fail('address allowed', 'plain http:// is allowed only for a loopback receiver; use https://.');
   }

@@ -3,8 +3,8 @@
  * (deliverEvent: same payload shape, 5 s deadline, only 200 counts), with the same identity
  * every time, so that a receiver's dedupe (by event, session.id and timestamp) can be tested.
  */
-import { deliverEvent, type DeliveryFailureReason, type DeliveryResult } from '../../spec/delivery/deliver-event.js';
-import type { SessionEvent } from '../../spec/types.js';
+import { deliverEvent, type DeliveryFailureReason, type DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
 import { createCliSigner, newWebhookId, withSigningAdvice } from './webhook-signing.js';
 
 /** Options of `runWebhookSend`. */

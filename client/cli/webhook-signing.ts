@@ -1,11 +1,12 @@
 /**
  * Signing of the CLI's deliveries (`webhook send`, `webhook check`, `listen`) with the code the
- * service signs with (spec/delivery/webhook-headers.ts, Standard Webhooks), and the advice a
+ * service signs with (runtime/delivery/webhook-headers.ts, Standard Webhooks), and the advice a
  * 401 from the receiver gets.
  */
 import { randomUUID } from 'node:crypto';
-import type { DeliveryResult } from '../../spec/delivery/deliver-event.js';
-import { createWebhookHeaders, WebhookSecretError } from '../../spec/delivery/webhook-headers.js';
+import type { DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
+import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { UsageError } from './program.js';
 
 /** Builds the Standard Webhooks headers of one attempt from the exact body sent. */
@@ -27,7 +28,7 @@ export function createCliSigner(secret: string | undefined): (webhookId: string)
   try {
     build = createWebhookHeaders({ secret });
   } catch (error) {
-    if (error instanceof WebhookSecretError) throw new UsageError(`--secret is refused: ${error.message}`);
+    if (error instanceof OptionsError) throw new UsageError(`--secret is refused: ${error.message}`);
     throw error;
   }
   return (webhookId) => (body) => build(webhookId, body);

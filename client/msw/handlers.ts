@@ -4,8 +4,9 @@
  * with the same `Prefer` header (docs/mock-sandbox-msw.md), 401 without a bearer token, else 200.
  * Browser-safe: the examples come from the generated module, not from the spec file.
  */
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { HttpResponse, type HttpHandler } from 'msw';
-import { RESUME_PATH } from '../../spec/resume-path.js';
+import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
 import { createOpenApiHttp } from 'openapi-msw';
 import type { paths } from '../../generated/api.js';
 import type { ResumeScenario } from './resume-scenario.js';
@@ -26,7 +27,7 @@ const byName = new Map<string, ResumeScenario>(resumeScenarios.map((s) => [s.exa
 
 function pick(name: string): ResumeScenario {
   const found = byName.get(name);
-  if (!found) throw new TypeError(`unknown scenario "${name}"; known: ${[...byName.keys()].join(', ')}`);
+  if (!found) throw new OptionsError(`unknown scenario "${name}"; known: ${[...byName.keys()].join(', ')}`, { option: 'scenario' });
   return found;
 }
 
@@ -46,7 +47,7 @@ function fromPrefer(prefer: string): ResumeScenario | undefined {
  * const server = setupServer(...createResumeHandlers({ baseUrl: 'https://api.example.com' }));
  */
 export function createResumeHandlers(options: ResumeHandlersOptions): HttpHandler[] {
-  if (!options.baseUrl) throw new TypeError('baseUrl is required (e.g. https://api.test)');
+  if (!options.baseUrl) throw new OptionsError('baseUrl is required (e.g. https://api.test)', { option: 'baseUrl' });
   const fallback = pick(options.scenario ?? 'resumed');
   const missingToken = pick('missingToken');
   const http = createOpenApiHttp<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, '') });

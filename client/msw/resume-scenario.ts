@@ -1,5 +1,5 @@
 /** Type of one mock scenario of the resume operation, as embedded in scenarios.generated.ts. Browser-safe. */
-import type { ErrorBody, ResumeResult } from '../../spec/types.js';
+import type { ErrorBody, ResumeResult } from '@session-resume-api/runtime/types';
 
 /** A named response example: the Prefer value that selects it, its status, required headers and body. */
 export interface ResumeScenario {

@@ -6,14 +6,15 @@
  * so `createSandboxClient` works against it too. One world per handler set; call `reset()`
  * in `afterEach`. Browser-safe.
  */
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { http as mswHttp, HttpResponse, type HttpHandler } from 'msw';
 import { createOpenApiHttp } from 'openapi-msw';
 import type { paths } from '../../generated/api.js';
 import type { components } from '../../generated/sandbox.js';
-import { DEMO_SESSIONS } from '../../spec/demo-sessions.js';
-import { choosePrefer } from '../../spec/prefer.js';
-import { RESUME_PATH } from '../../spec/resume-path.js';
-import type { ErrorBody, ResumeResult, SessionEvent } from '../../spec/types.js';
+import { DEMO_SESSIONS } from '@session-resume-api/runtime/demo-sessions';
+import { choosePrefer } from '@session-resume-api/runtime/prefer';
+import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
+import type { ErrorBody, ResumeResult, SessionEvent } from '@session-resume-api/runtime/types';
 import type { ResumeScenario } from './resume-scenario.js';
 import { resumeScenarios } from './scenarios.generated.js';
 
@@ -62,7 +63,7 @@ async function identity(event: SessionEvent): Promise<string> {
  * afterEach(() => api.reset());
  */
 export function createStatefulResumeHandlers(options: StatefulResumeHandlersOptions): StatefulResumeHandlers {
-  if (!options?.baseUrl) throw new TypeError('baseUrl is required (e.g. https://api.test)');
+  if (!options?.baseUrl) throw new OptionsError('baseUrl is required (e.g. https://api.test)', { option: 'baseUrl' });
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const seeds = (options.sessions ?? DEMO_SESSIONS).map(({ id, status }) => ({ id, status }));
   const now = options.now ?? (() => new Date());

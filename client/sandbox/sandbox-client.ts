@@ -3,6 +3,7 @@
  * (`npm run sandbox`), built with openapi-fetch over the control API's generated types
  * (spec/sandbox.yaml). Browser-safe: no Node built-ins.
  */
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from '../../generated/sandbox.js';
 import type { FetchLike } from '../retry.js';
@@ -62,10 +63,10 @@ export function newSandboxKey(): string {
  */
 export function createSandboxClient(options: SandboxClientOptions): SandboxClient {
   if (typeof options?.baseUrl !== 'string' || !/^https?:\/\/[^/]/i.test(options.baseUrl)) {
-    throw new TypeError('createSandboxClient: baseUrl must be an http(s) URL such as http://127.0.0.1:3000.');
+    throw new OptionsError('createSandboxClient: baseUrl must be an http(s) URL such as http://127.0.0.1:3000.', { option: 'baseUrl' });
   }
   if (typeof options.apiKey !== 'string' || !/^sandbox_[A-Za-z0-9\-._~+/]+=*$/.test(options.apiKey)) {
-    throw new TypeError('createSandboxClient: apiKey must start with sandbox_ (e.g. from newSandboxKey()); other keys get 401 from the sandbox.');
+    throw new OptionsError('createSandboxClient: apiKey must start with sandbox_ (e.g. from newSandboxKey()); other keys get 401 from the sandbox.', { option: 'apiKey' });
   }
   const fetchFn = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   const raw = createClient<paths>({

@@ -1,12 +1,12 @@
 /** The answers of the receiver core, in the spec's shapes (webhooks.sessionEvent responses). */
-import type { ErrorBody, WebhookAck } from '../../spec/types.js';
+import type { ErrorBody, WebhookAck } from '@session-resume-api/runtime/types';
 
 /** Statuses of the error answers: bad body, bad signature, wrong URL token, method, size, store down. */
 export type ErrorStatus = 400 | 401 | 404 | 405 | 413 | 503;
 
 /**
  * An answer: 200 with a `WebhookAck` (plus the store id), 200 for a probe (nothing recorded,
- * spec/webhook-probe.ts), or an error status with `ErrorBody`.
+ * runtime/webhook-probe.ts), or an error status with `ErrorBody`.
  */
 export type ReceiveResult =
   | { status: 200; body: WebhookAck & { received: true; duplicate: boolean; id: string } }

@@ -4,18 +4,12 @@
  * letters, close waits). Records live in memory: use `createRedisEventStore`
  * (`session-resume-api/webhooks/redis`) for several instances or to survive a restart.
  */
-import { randomUUID } from 'node:crypto';
-import { checkInteger, checkOption } from '../../spec/options-error.js';
-import type { ReceivedEvent } from './tolerant-event.js';
-import {
-  StoreUnavailableError,
-  type DeadLetter,
-  type ProcessingOptions,
-  type ReceiverStore,
-  type RecordOutcome,
-  type RecordedEvent,
-  runHandler,
-} from './store.js';
+import { checkInteger, checkOption } from '@session-resume-api/runtime/options-error';
+import { StoreUnavailableError, type DeadLetter, type ReceiverStore, type RecordOutcome } from './store.js';
+import { backgroundInterval } from './memory/later.js';
+import { createMemoryQueue } from './memory/memory-queue.js';
+import { createMemoryRecords, type Entry } from './memory/memory-records.js';
+import { createSessionMarks } from './memory/session-marks.js';
 
 /** Events processed at the same time by default. */
 export const DEFAULT_MEMORY_CONCURRENCY = 1;
@@ -36,17 +30,6 @@ export interface MemoryEventStoreOptions {
   maxEvents?: number;
 }
 
-interface Entry {
-  id: string;
-  key: string;
-  event: ReceivedEvent;
-  receivedAt: number;
-  expiresAt: number;
-  attemptsMade: number;
-  state: 'queued' | 'active' | 'delayed' | 'done' | 'dead';
-  error?: string;
-}
-
 /**
  * Creates an in-memory `ReceiverStore` for one process: not shared, not durable (a restart
  * forgets records and queued events). Throws `OptionsError` for a bad option.
@@ -64,156 +47,68 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): R
   checkInteger('createMemoryEventStore: concurrency', concurrency, { min: 1 });
   checkInteger('createMemoryEventStore: maxEvents', maxEvents, { min: 1 });
   checkOption(typeof now === 'function', 'createMemoryEventStore: now must be a function returning epoch milliseconds');
-  const byKey = new Map<string, Entry>();
-  // webhook-id (Standard Webhooks) → the entry first recorded under it.
-  const byWebhookId = new Map<string, Entry>();
-  const byId = new Map<string, Entry>();
-  const queue: Entry[] = [];
-  const timers = new Set<NodeJS.Timeout>();
-  const active = new Set<Promise<void>>();
-  let processing: ProcessingOptions | undefined;
+  const records = createMemoryRecords(now);
+  const marks = createSessionMarks(now);
+  const queue = createMemoryQueue(concurrency);
+  const sweeper = backgroundInterval(() => {
+    records.sweep();
+    marks.sweep();
+  }, 60_000);
   let closed = false;
-  let idle: (() => void) | undefined;
-
-  const sweep = () => {
-    const t = now();
-    for (const [key, entry] of byKey) {
-      if (entry.expiresAt <= t && (entry.state === 'done' || entry.state === 'dead')) {
-        byKey.delete(key);
-        if (entry.state === 'done') byId.delete(entry.id);
-      }
-    }
-    for (const [webhookId, entry] of byWebhookId) if (entry.expiresAt <= t) byWebhookId.delete(webhookId);
-  };
-  const sweeper = setInterval(sweep, 60_000);
-  sweeper.unref();
-
-  const pump = () => {
-    if (!processing) return;
-    while (active.size < concurrency && queue.length > 0) {
-      const entry = queue.shift()!;
-      const run = attempt(entry, processing).finally(() => {
-        active.delete(run);
-        pump();
-      });
-      active.add(run);
-    }
-    if (active.size === 0 && queue.length === 0) idle?.();
-  };
-
-  async function attempt(entry: Entry, p: ProcessingOptions): Promise<void> {
-    entry.state = 'active';
-    entry.attemptsMade += 1;
-    const recorded: RecordedEvent = {
-      id: entry.id,
-      key: entry.key,
-      event: entry.event,
-      receivedAt: entry.receivedAt,
-      attempt: entry.attemptsMade,
-    };
-    try {
-      await runHandler(p, recorded);
-      entry.state = 'done';
-    } catch (error) {
-      entry.error = error instanceof Error ? error.message : String(error);
-      const final = entry.attemptsMade >= p.maxAttempts || closed;
-      if (final) {
-        entry.state = 'dead';
-      } else {
-        // Retry with exponential backoff: retryDelayMs, 2×, 4×, ...
-        entry.state = 'delayed';
-        const timer = setTimeout(() => {
-          timers.delete(timer);
-          entry.state = 'queued';
-          queue.push(entry);
-          pump();
-        }, p.retryDelayMs * 2 ** (entry.attemptsMade - 1));
-        timers.add(timer);
-      }
-      p.onFailure(error, recorded, final);
-    }
-  }
 
   return {
-    start(options) {
-      if (processing) throw new Error('createMemoryEventStore: start() was called twice; one store serves one receiver');
-      processing = options;
-      pump();
+    start(processing) {
+      if (queue.processing) throw new Error('createMemoryEventStore: start() was called twice; one store serves one receiver');
+      queue.start(processing);
     },
 
     async record(key, event, webhookId): Promise<RecordOutcome> {
+      const processing = queue.processing;
       if (closed) throw new StoreUnavailableError('the memory store is closed');
       if (!processing) throw new StoreUnavailableError('the memory store was not started by a receiver');
+      sweeper.ensure();
       const t = now();
-      const live = (entry: Entry | undefined) => (entry && entry.expiresAt > t ? entry : undefined);
       // A duplicate by either identity: the payload's triple, or the sender's webhook-id.
-      const existing = live(byKey.get(key)) ?? (webhookId === undefined ? undefined : live(byWebhookId.get(webhookId)));
+      const existing = records.existing(key, webhookId, t);
       if (existing) {
         // A dedupe record never suppresses a retry of a failed processing.
-        if (existing.state === 'dead') revive(existing);
+        if (existing.state === 'dead') queue.push(existing, true);
         return { id: existing.id, duplicate: true };
       }
-      const stale = byKey.get(key);
-      if (stale?.state === 'done') byId.delete(stale.id);
-      if (byId.size >= maxEvents) sweep();
-      if (byId.size >= maxEvents) {
+      if (records.byId.size >= maxEvents) records.sweep();
+      if (records.byId.size >= maxEvents) {
         // Refused, not dropped: the 503 makes the sender retry once records have left the window.
         throw new StoreUnavailableError(`the memory store holds its limit of ${maxEvents} events (maxEvents); retry later`);
       }
-      const entry: Entry = {
-        id: randomUUID(),
-        key,
-        event,
-        receivedAt: t,
-        expiresAt: t + processing.windowSeconds * 1000,
-        attemptsMade: 0,
-        state: 'queued',
-      };
-      byKey.set(key, entry);
-      if (webhookId !== undefined) byWebhookId.set(webhookId, entry);
-      byId.set(entry.id, entry);
+      const entry: Entry = { id: crypto.randomUUID(), key, event, receivedAt: t, expiresAt: t + processing.windowSeconds * 1000, attemptsMade: 0, state: 'queued' };
+      records.add(entry, webhookId);
       queue.push(entry);
-      // Processing starts on a later tick: the 200 never waits for onEvent.
-      setImmediate(pump);
       return { id: entry.id, duplicate: false };
     },
 
     async deadLetters(): Promise<DeadLetter[]> {
-      return [...byId.values()]
+      return [...records.byId.values()]
         .filter((e) => e.state === 'dead')
         .sort((a, b) => a.receivedAt - b.receivedAt)
         .map((e) => ({ id: e.id, key: e.key, event: e.event, receivedAt: e.receivedAt, attempts: e.attemptsMade, error: e.error ?? '' }));
     },
 
     async retryDeadLetter(id) {
-      const entry = byId.get(id);
+      const entry = records.byId.get(id);
       if (!entry || entry.state !== 'dead' || closed) return false;
-      revive(entry);
+      queue.push(entry, true);
       return true;
+    },
+
+    async advanceSession(position, windowSeconds) {
+      return marks.advance(position, windowSeconds);
     },
 
     async close() {
       if (closed) return;
       closed = true;
-      clearInterval(sweeper);
-      // Scheduled retries of this process are abandoned: memory does not outlive it.
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
-      // Queued events still run once and attempts under way finish before close resolves.
-      if (active.size > 0 || queue.length > 0) {
-        await new Promise<void>((resolve) => {
-          idle = resolve;
-          pump();
-        });
-      }
+      sweeper.stop();
+      await queue.close();
     },
   };
-
-  function revive(entry: Entry) {
-    entry.state = 'queued';
-    entry.attemptsMade = 0;
-    entry.error = undefined;
-    queue.push(entry);
-    setImmediate(pump);
-  }
 }

@@ -4,16 +4,14 @@
  * hands it to the framework-free `receive` core.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorResult as fail, type ReceiveResult } from './answers.js';
-import { tokenFromUrl, urlTokensEqual } from './url-token.js';
+import type { ReceiveResult } from './answers.js';
+import { ANSWER_HEADERS, checkRequestLine, tooLarge, UNEXPECTED_FAILURE, type RequestLimits } from './request-checks.js';
 
 /** A request handler for node:http and express (a `next` argument is accepted and never called). */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
 
-interface AdapterOptions {
+interface AdapterOptions extends RequestLimits {
   receive(rawBody: string | Uint8Array, headers: IncomingMessage['headers']): Promise<ReceiveResult>;
-  urlToken: string | undefined;
-  maxBodyBytes: number;
 }
 
 /** Reads the request body up to `limit` bytes; resolves 'too_large' as soon as it is exceeded. */
@@ -58,18 +56,9 @@ async function bodyOf(req: IncomingMessage & { body?: unknown }, limit: number) 
   return readBody(req, limit);
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
-/** The headers of each answer status, built once: one `writeHead` instead of a `setHeader` each. */
-const HEADERS: Readonly<Partial<Record<ReceiveResult['status'], Readonly<Record<string, string>>>>> = {
-  200: JSON_HEADERS,
-  405: { ...JSON_HEADERS, allow: 'POST' },
-  413: { ...JSON_HEADERS, connection: 'close' },
-  503: { ...JSON_HEADERS, 'retry-after': '5' },
-};
-
 function send(res: ServerResponse, result: ReceiveResult): void {
   if (res.headersSent) return;
-  res.writeHead(result.status, HEADERS[result.status] ?? JSON_HEADERS).end(JSON.stringify(result.body));
+  res.writeHead(result.status, ANSWER_HEADERS[result.status]).end(JSON.stringify(result.body));
 }
 
 /** Builds the adapter over `receive`. */
@@ -78,24 +67,14 @@ export function createNodeHandler({ receive, urlToken, maxBodyBytes }: AdapterOp
     void (async () => {
       // express keeps the full path in originalUrl when the route is mounted under a prefix.
       const url = (req as { originalUrl?: string }).originalUrl ?? req.url;
-      // x-decisions: webhook-signing — checked before the body is read; nothing is recorded.
-      if (urlToken !== undefined && !urlTokensEqual(urlToken, tokenFromUrl(url))) {
+      // Checked before the body is read (x-decisions: webhook-signing): nothing is recorded.
+      const refused = checkRequestLine({ method: req.method, url, contentLength: req.headers['content-length'] }, { urlToken, maxBodyBytes });
+      if (refused) {
         req.resume();
-        return fail(404, 'not_found', 'Not found.');
-      }
-      if (req.method !== 'POST') {
-        req.resume();
-        return fail(405, 'method_not_allowed', `Method ${req.method} is not allowed: session events are POSTed.`);
-      }
-      const declared = Number(req.headers['content-length']);
-      if (Number.isFinite(declared) && declared > maxBodyBytes) {
-        req.resume();
-        return fail(413, 'payload_too_large', `The body has ${declared} bytes; this receiver accepts at most ${maxBodyBytes}.`);
+        return refused;
       }
       const body = await bodyOf(req, maxBodyBytes);
-      if (body === 'too_large') {
-        return fail(413, 'payload_too_large', `The body is larger than ${maxBodyBytes} bytes, the most this receiver accepts.`);
-      }
+      if (body === 'too_large') return tooLarge(maxBodyBytes);
       if (body === 'aborted') return undefined;
       return receive(body, req.headers);
     })().then(
@@ -103,7 +82,7 @@ export function createNodeHandler({ receive, urlToken, maxBodyBytes }: AdapterOp
         if (result) send(res, result);
       },
       // Not reachable by input (receive never throws); answer so that the sender retries.
-      () => send(res, fail(503, 'service_unavailable', 'Unexpected receiver failure; retry later.')),
+      () => send(res, UNEXPECTED_FAILURE),
     );
   };
 }

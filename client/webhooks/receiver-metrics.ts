@@ -10,13 +10,13 @@ import type { MetricsRegistry } from './metrics-registry.js';
 /** Label values of `session_resume_receiver_events_total{result}`. */
 export type ReceiverEventResult = 'new' | 'duplicate' | 'invalid' | 'unauthorized' | 'unavailable';
 /** Label values of `session_resume_receiver_handler_runs_total{result}`. */
-export type HandlerRunResult = 'ok' | 'failed';
+export type HandlerRunResult = 'ok' | 'failed' | 'stale';
 
 /** What the receiver counts. */
 export interface ReceiverMetrics {
   /** One answer of `receive` (a probe is not counted). */
   answered(result: ReceiveResult): void;
-  /** One run of `onEvent`. */
+  /** One run of `onEvent`, or a stale event kept from it (`order: 'per-session'`). */
   handlerRan(result: HandlerRunResult): void;
 }
 

@@ -105,9 +105,39 @@ export interface ReceiverStore {
   retryDeadLetter(id: string): Promise<boolean>;
   /** Stops taking events and waits for the processing attempts under way to finish. */
   close(): Promise<void>;
+  /**
+   * For `order: 'per-session'`: in one atomic step shared by every instance of the store,
+   * compares `position` with the newest position already processed for its session and
+   * moves that mark forward when `position` is not older (`isOlderPosition`). Resolves false
+   * when the event is older (stale), true otherwise. A mark is kept for the dedupe window after
+   * its last move. Throws `StoreUnavailableError` when the store cannot answer (the attempt
+   * fails and is retried).
+   */
+  advanceSession?(position: SessionPosition, windowSeconds: number): Promise<boolean>;
+}
+
+/** Where an event stands in the order of its session (`order: 'per-session'`). */
+export interface SessionPosition {
+  sessionId: string;
+  /** The event's own `timestamp`, epoch milliseconds. */
+  time: number;
+  /** When the event was recorded (its arrival), epoch milliseconds: breaks ties of `time`. */
+  arrival: number;
+  /** The recording id: an event is never older than itself (a retry of the newest runs). */
+  id: string;
+}
+
+/** A session position without its session. */
+export type OrderPoint = Pick<SessionPosition, 'time' | 'arrival' | 'id'>;
+
+/**
+ * Whether `position` is older than `newest`: an earlier timestamp, or the same timestamp and an
+ * earlier arrival. The same event (same id) is never older than itself.
+ */
+export function isOlderPosition(position: OrderPoint, newest: OrderPoint): boolean {
+  if (position.id === newest.id) return false;
+  return position.time < newest.time || (position.time === newest.time && position.arrival < newest.arrival);
 }
 
 /** The store could not record or read; the receiver answers 503 so the sender retries. `cause` holds why. */
-export class StoreUnavailableError extends Error {
-  override name = 'StoreUnavailableError';
-}
+export { StoreUnavailableError } from '@session-resume-api/runtime/store-unavailable-error';

@@ -4,9 +4,9 @@
  * or a session id, nested or flat form, any length), then the body is normalized for the
  * handler. `SessionEvent`, what our server sends, is one of the accepted forms.
  */
-import { contract } from '../../spec/contract.js';
-import { eventNameOf, sessionIdOf, type JsonObject } from '../../spec/event-identity.js';
-import type { SessionEvent } from '../../spec/types.js';
+import { validate } from '../../generated/received-session-event.js';
+import { eventNameOf, sessionIdOf, type JsonObject } from '@session-resume-api/runtime/event-identity';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
 
 /**
  * A session event as the handler gets it: every field as sent, with `event` filled in from
@@ -26,7 +26,46 @@ export type ReceivedEvent = Omit<SessionEvent, 'event' | 'session' | 'timestamp'
 /** The outcome of `readEventTolerantly`: the normalized event, or why the body is refused. */
 export type TolerantReading = { ok: true; event: ReceivedEvent } | { ok: false; message: string };
 
-const REFUSED = 'a session event is a JSON object with an event name (event or status) or a session id (session.id or session_id)';
+const RULE = 'a session event is a JSON object with an event name (event or status) or a session id (session.id or session_id)';
+
+/** JSON type of a value as a reader names it: "a number", "an empty string", "null", ... */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (value === '') return 'an empty string';
+  const type = typeof value;
+  return type === 'object' ? 'an object' : `a ${type}`;
+}
+
+/** The value at a JSON pointer of the body (Ajv's instancePath), and its dotted name. */
+function at(body: JsonObject, pointer: string): { name: string; value: unknown } {
+  const path = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  let value: unknown = body;
+  for (const part of path) value = typeof value === 'object' && value !== null ? (value as JsonObject)[part] : undefined;
+  return { name: path.join('.'), value };
+}
+
+/**
+ * Why the body is not a ReceivedSessionEvent, field by field, from the schema's own errors:
+ * each candidate field is absent, or present with the wrong type (e.g. `session.id is a number,
+ * not a non-empty string`).
+ */
+function whyRefused(body: JsonObject): string {
+  const reasons: string[] = [];
+  for (const error of validate.errors ?? []) {
+    if (error.keyword === 'required') {
+      const parent = at(body, error.instancePath).name;
+      const missing = String((error.params as { missingProperty?: unknown }).missingProperty);
+      reasons.push(`${parent ? `${parent}.` : ''}${missing} is absent`);
+    } else if (error.keyword === 'type' || error.keyword === 'minLength') {
+      const { name, value } = at(body, error.instancePath);
+      const wanted = (error.params as { type?: unknown }).type === 'object' ? 'an object' : 'a non-empty string';
+      reasons.push(`${name} is ${kindOf(value)}, not ${wanted}`);
+    }
+  }
+  const unique = reasons.filter((r, i) => reasons.indexOf(r) === i);
+  return `${RULE}; this one has none: ${unique.join('; ')}`;
+}
 
 /**
  * Checks a parsed body against `ReceivedSessionEvent` and normalizes it; the body itself is
@@ -37,8 +76,8 @@ const REFUSED = 'a session event is a JSON object with an event name (event or s
  * // { ok: true, event: { status: 'done', session_id: 'sess_1', data: {}, event: 'done', session: { id: 'sess_1' } } }
  */
 export function readEventTolerantly(value: unknown): TolerantReading {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, message: `the body is not a JSON object; ${REFUSED}` };
-  if (!contract.validate('ReceivedSessionEvent', value).ok) return { ok: false, message: `the object has neither; ${REFUSED}` };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, message: `the body is ${kindOf(value)}, not a JSON object; ${RULE}` };
+  if (!validate(value)) return { ok: false, message: whyRefused(value as JsonObject) };
   return { ok: true, event: normalize(value as JsonObject) };
 }
 

@@ -1,13 +1,14 @@
 /** The URL token that protects an unsigned webhook endpoint (x-decisions: webhook-signing). */
-import { randomBytes } from 'node:crypto';
-import { secretDigest, secretMatches } from '../../spec/secret-digest.js';
+import { secretDigest, secretMatches } from '@session-resume-api/runtime/secret-digest';
 
 /** Shortest `urlToken` accepted, in characters (a 32-byte random token is 43). */
 export const MIN_URL_TOKEN_LENGTH = 22;
 
 /** A new unguessable token (32 random bytes, base64url, 43 characters) for the webhook URL. */
 export function generateUrlToken(): string {
-  return randomBytes(32).toString('base64url');
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  // base64url (RFC 4648 §5) without padding, from the Web Crypto random bytes.
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
 /** Compares two tokens in constant time (digests first, so the length does not leak either). */

@@ -1,7 +1,7 @@
 /**
  * The page's code: resume the session typed in the form and say what came of it. Bundled for
  * the browser (esbuild) as app.js. Where the API is and which key to send come from the page
- * URL (`?api=http://127.0.0.1:3000&key=sandbox_…`) so the same page runs against the sandbox,
+ * URL (`?api=http://127.0.0.1:3100&key=sandbox_…`) so the same page runs against the sandbox,
  * the Prism mock or a staging server; `&prefer=code=429` forces an answer on the sandbox or the
  * mock (for tests only).
  */
@@ -29,7 +29,7 @@ export function outcomeText(outcome: ResumeOutcome): string {
 
 const params = new URLSearchParams(window.location.search);
 const client = createSessionsClient({
-  baseUrl: params.get('api') ?? 'http://127.0.0.1:3000',
+  baseUrl: params.get('api') ?? 'http://127.0.0.1:3100',
   apiKey: params.get('key') ?? 'sandbox_demo',
   // A person is waiting: answer at once rather than retrying in the background.
   maxRetries: 0,

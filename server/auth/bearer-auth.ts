@@ -2,7 +2,9 @@
  * The bearer check (x-decisions: unauthorized): parses `Authorization`,
  * compares the key in constant time, and builds the RFC 6750 §3 challenge.
  */
-import { secretDigest, secretMatches } from '../../spec/secret-digest.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { secretDigest, secretMatches } from '@session-resume-api/runtime/secret-digest';
+import { toHex } from '@session-resume-api/runtime/sha256';
 
 /** What the Authorization header carried. */
 export type BearerCredentials =
@@ -46,9 +48,9 @@ export interface ApiKeyCheck {
  */
 export function createApiKeyCheck(apiKeys: readonly string[]): ApiKeyCheck {
   if (apiKeys.length === 0 || apiKeys.some((k) => typeof k !== 'string' || k === '')) {
-    throw new TypeError('apiKeys must be a non-empty list of non-empty strings.');
+    throw new OptionsError('apiKeys must be a non-empty list of non-empty strings.', { option: 'apiKeys' });
   }
-  const keys = apiKeys.map((key) => ({ digest: secretDigest(key), id: secretDigest(key).toString('hex').slice(0, 16) }));
+  const keys = apiKeys.map((key) => ({ digest: secretDigest(key), id: toHex(secretDigest(key)).slice(0, 16) }));
   return (token) => {
     let found: string | undefined;
     for (const key of keys) {

@@ -11,18 +11,20 @@ import { pino } from 'pino';
 import { ConfigError, loadConfig, redisTargetOf, SANDBOX_FLAG_HELP, type Env, type ServerConfig } from '../config.js';
 import { SERVER_VERSION } from '../version.js';
 import { renderEnvironmentHelp } from './environment-help.js';
-import { startOutbox } from './outbox-runtime.js';
-import { webhookStartUpLine } from '../start-up-summary.js';
-import {
-  createQueueConnection,
-  createRedisConnection,
-  waitUntilConnected,
-  type RedisConnection,
-  type RedisTarget,
-} from '../redis/create-redis-connection.js';
+import type { RedisTarget } from '../redis/create-redis-connection.js';
+import { startDelivery } from '../start-up/delivery-runtime.js';
+import { startMetrics } from '../start-up/metrics-runtime.js';
+import { connectRedisRuntime } from '../start-up/redis-runtime.js';
+import { DELIVERY_CLOSE_MS, REDIS_DOWN_CLOSE_MS, untilStopped } from '../start-up/stop-on-signal.js';
 import { createSeedCommand } from './seed-command.js';
 import { createWebhooksCommand } from './webhooks-command.js';
+import { ServerUsageError } from './usage-error.js';
+import { addVersionFlags } from '@session-resume-api/runtime/cli-version';
+import { storeStartUpLine } from '../start-up-summary.js';
 import type { RedisOutbox } from '../webhooks/redis-outbox.js';
+
+/** The exit code of a usage problem (unknown option or command, missing argument). */
+const USAGE_EXIT = 2;
 
 /** Where the commands write; injectable for tests. */
 export interface CliIo {
@@ -31,18 +33,18 @@ export interface CliIo {
 }
 
 /**
- * Runs one command; resolves with the exit code (0 done, 1 failed, commander's code for usage errors).
+ * Runs one command; resolves with the exit code (0 done, 1 failed, 2 a usage error).
  * @example await runServerCli(['webhooks', 'replay', '--all'], process.env, { out: console.log, err: console.error });
  */
 export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise<number> {
   let code = 0;
   const program = new Command('session-resume-api-server')
     .description('Reference server of the Session Resume API; without a command it serves HTTP.')
-    .version(SERVER_VERSION)
+    .configureOutput({ writeOut: io.out, writeErr: io.err });
+  addVersionFlags(program, SERVER_VERSION)
     // Served by server/main.ts, which never hands a bare `--sandbox` to this program; listed for --help.
     .option('--sandbox', SANDBOX_FLAG_HELP)
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err })
     .addHelpText('after', renderEnvironmentHelp());
   program
     .command('worker')
@@ -51,15 +53,17 @@ export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise
       code = await runWorker(redisConfig(env));
     });
   program.addCommand(createSeedCommand(env));
-  program.addCommand(createWebhooksCommand((work) => withOutbox(redisConfig(env), work), io, (exit) => (code = exit)));
+  program.addCommand(createWebhooksCommand((work) => withOutbox(redisConfig(env), io, work), io, (exit) => (code = exit)));
   listEveryCommand(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return code;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
+    // Help and version end in 0; any other parse failure (an unknown option or command, a
+    // missing argument) is a usage error, 2, as in the client's command line.
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : USAGE_EXIT;
     io.err(`session-resume-api-server: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
+    return err instanceof ServerUsageError ? USAGE_EXIT : 1;
   }
 }
 
@@ -75,56 +79,44 @@ function listEveryCommand(program: Command): void {
   });
 }
 
-function redisConfig(env: Env): ServerConfig & { redisUrl: string; target: RedisTarget } {
+function redisConfig(env: Env): ServerConfig & { target: RedisTarget } {
   const config = loadConfig(env);
   const target = redisTargetOf(config);
   if (!target) throw new ConfigError('The webhook outbox lives in Redis: set REDIS_URL or REDIS_CLUSTER_NODES.');
-  // startOutbox reads redisUrl only when it is not handed a queue connection (it always is here).
-  return { ...config, redisUrl: config.redisUrl ?? '', target };
+  return { ...config, target };
 }
 
-/** The shared client and BullMQ's connection, on one node or a cluster. */
-async function connectBoth(target: RedisTarget, logger: pino.Logger): Promise<[RedisConnection, RedisConnection]> {
-  const client = createRedisConnection(target, { onError: (err) => logger.warn({ err: err.message }, 'Redis connection error') });
-  await waitUntilConnected(client);
-  return [client, createQueueConnection(target)];
-}
-
-async function withOutbox(config: ReturnType<typeof redisConfig>, run: (outbox: RedisOutbox, keyPrefix: string) => Promise<number>) {
+async function withOutbox(config: ReturnType<typeof redisConfig>, io: CliIo, run: (outbox: RedisOutbox, keyPrefix: string) => Promise<number>) {
   const logger = pino({ level: 'warn' }, pino.destination(2));
-  const [client, queue] = await connectBoth(config.target, logger);
-  const runtime = await startOutbox(config, client, logger, { worker: false, relay: false }, queue);
+  // A job without an event (written under this prefix by something else) is named and skipped: the rest is still shown.
+  const onMalformedJob = (id: string, problem: string) => io.err(`skipped job ${id}: ${problem} (not an event this server wrote)\n`);
+  const redis = await connectRedisRuntime(config, config.target, logger, { onMalformedJob });
+  const runtime = await redis.startOutbox({ worker: false, relay: false });
   try {
     return await run(runtime.outbox, config.redisKeyPrefix);
   } finally {
     await runtime.close();
-    await client.quit().catch(() => undefined);
+    await redis.close();
   }
 }
 
+/** Delivers (and relays) webhooks from the outbox without serving HTTP, until SIGTERM or SIGINT. */
 async function runWorker(config: ReturnType<typeof redisConfig>): Promise<number> {
   if (!config.webhook) throw new ConfigError('A worker delivers webhooks: set WEBHOOK_URL.');
   const logger = pino({ level: config.logLevel, base: { service: 'session-resume-api-worker', pid: process.pid } });
-  const [client, queue] = await connectBoth(config.target, logger);
+  const storeLine = storeStartUpLine(config);
+  logger.info(storeLine.fields, storeLine.message);
+  const redis = await connectRedisRuntime(config, config.target, logger);
   // A worker counts its own attempts and deliveries; METRICS_PORT works as on the server.
-  const metrics = config.metricsPort === undefined ? undefined : await import('../metrics/index.js');
-  const counters = metrics?.createServerMetrics();
-  const runtime = await startOutbox(config, client, logger, { worker: true, relay: true }, queue, counters?.observer);
-  counters?.watchOutbox(runtime.outbox);
-  const listener =
-    metrics && counters && config.metricsPort !== undefined
-      ? await metrics.startMetricsListener({ registry: counters.registry, port: config.metricsPort, host: config.host })
-      : undefined;
-  const startUp = webhookStartUpLine({ ...config, webhook: { ...config.webhook, worker: true } });
-  logger.info(startUp.fields, startUp.message);
-  if (listener) logger.info({ metrics: listener.url, port: listener.port }, `metrics at ${listener.url}`);
+  const metrics = await startMetrics(config, logger);
+  const delivery = await startDelivery({ config, logger, redis, worker: true, ...(metrics ? { metrics: metrics.metrics } : {}) });
+  await metrics?.listen();
   logger.info('webhook worker running');
-  await new Promise<void>((resolve) => {
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
+  await untilStopped(logger, async () => {
+    await delivery.close(redis.stopping() ? REDIS_DOWN_CLOSE_MS : DELIVERY_CLOSE_MS);
+    await metrics?.close();
+    await redis.close();
   });
-  await runtime.close({ timeoutMs: 8000 });
-  await listener?.close();
-  await client.quit().catch(() => undefined);
+  logger.info('stopped');
   return 0;
 }

@@ -6,11 +6,12 @@
 import { Command } from 'commander';
 import { loadConfig, redisTargetOf, type Env } from '../config.js';
 import { createRedisConnection, waitUntilConnected } from '../redis/create-redis-connection.js';
-import { createRedisSeedMarker, resetRedisSessions } from '../redis/session-seed-admin.js';
+import { createRedisSeedMarker, resetRedisSessions } from '../sessions/session-seed-admin.js';
 import { createRedisSessionStore } from '../sessions/redis-session-store.js';
 import { seedStore } from '../sessions/seed-on-start.js';
 import { openSeedSource } from '../sessions/session-seeds.js';
 import { ServerUsageError } from './usage-error.js';
+import { redisLocation } from '../start-up-summary.js';
 
 /** Options of the `seed` command. */
 interface SeedOptions {
@@ -51,7 +52,8 @@ export function createSeedCommand(env: Env): Command {
         const marker = createRedisSeedMarker(redis, config.redisKeyPrefix);
         const result = await seedStore({ store, source, marker, force: true });
         const reset = options.reset ? `deleted ${deleted} sessions, then ` : '';
-        process.stdout.write(`Seeded from ${source.label} under ${config.redisKeyPrefix}: ${reset}created ${result.created}, kept ${result.kept}.\n`);
+        // Where it wrote, named as the server's start-up line names it (never the password).
+        process.stdout.write(`Seeded ${redisLocation(config) ?? ''} from ${source.label} under ${config.redisKeyPrefix}: ${reset}created ${result.created}, kept ${result.kept}.\n`);
       } finally {
         redis.disconnect();
       }

@@ -5,6 +5,7 @@
  * shown as an empty list.
  */
 import { Command, Option } from 'commander';
+import { parseWholeNumber } from '@session-resume-api/runtime/options-error';
 import type { DeadEvent } from '../webhooks/delivery-queue.js';
 import type { DeliveryRecord, DeliveryState } from '../webhooks/delivery-types.js';
 import type { RedisOutbox } from '../webhooks/redis-outbox.js';
@@ -135,8 +136,9 @@ function addReplay(group: Command, run: Run, io: WebhooksIo): void {
 }
 
 function positiveInteger(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new ServerUsageError(`--limit ${value} must be a whole number ≥ 1.`);
-  return Number(value);
+  const limit = parseWholeNumber(value, { min: 1 });
+  if (limit === undefined) throw new ServerUsageError(`--limit ${value} must be a whole number ≥ 1.`);
+  return limit;
 }
 
 function summary(record: DeliveryRecord): string {
@@ -154,7 +156,7 @@ function describe(record: DeliveryRecord): string {
     `attempts ${record.attempts.length}`,
     ...record.attempts.map(
       (a, i) =>
-        `  ${i + 1}. ${a.at}  ${a.result}${a.status ? ` ${a.status}` : ''}  ${a.durationMs} ms${a.response ? `  ${JSON.stringify(a.response.slice(0, 120))}` : ''}`,
+        `  ${i + 1}. ${a.at}  ${a.result}${a.status ? ` ${a.status}` : ''}  ${a.durationMs} ms${a.response ? `  ${JSON.stringify(a.response.slice(0, 120))}` : ''}${a.reason ? `  ${a.reason}` : ''}`,
     ),
   ];
   return `${lines.join('\n')}\n`;

@@ -5,9 +5,10 @@
  * command to run (building on a request would stall it for seconds and needs dev tools).
  * The page gets a Content-Security-Policy that keeps the browser from calling third parties.
  */
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { existsSync, readFileSync } from 'node:fs';
 import { Router } from 'express';
-import { specPath as defaultSpecPath } from '../../spec/contract.js';
+import { specPath as defaultSpecPath } from '@session-resume-api/runtime/contract';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -41,7 +42,7 @@ export interface DocsRouterOptions {
  */
 export function createDocsRouter(options: DocsRouterOptions = {}): Router {
   const htmlPath = options.docsHtmlPath ?? DEFAULT_DOCS_HTML_PATH;
-  if (typeof htmlPath !== 'string' || htmlPath === '') throw new TypeError('docsHtmlPath must be a file path');
+  if (typeof htmlPath !== 'string' || htmlPath === '') throw new OptionsError('docsHtmlPath must be a file path', { option: 'docsHtmlPath' });
   const specText = readFileSync(options.specPath ?? defaultSpecPath, 'utf8');
   const router = Router();
   router.get('/', (_req, res) => {
@@ -59,8 +60,8 @@ export function createDocsRouter(options: DocsRouterOptions = {}): Router {
         .send(`The API reference is not built: run \`npm run docs\` (writes ${htmlPath}).\n`);
       return;
     }
-    // The page is self-contained: scripts and styles are inline. Redoc 3 also fetches its
-    // attribution logo from cdn.redoc.ly and posts telemetry; the policy stops both.
+    // The page is self-contained: scripts, styles and images are inline, telemetry is off
+    // (tools/docs/build-docs.ts). The policy keeps it so should a later build reach outside.
     res.set('content-security-policy', "connect-src 'self'; img-src 'self' data: blob:");
     res.type('html').send(readFileSync(htmlPath, 'utf8'));
   });

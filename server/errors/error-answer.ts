@@ -3,9 +3,9 @@
  * (x-decisions: error-body, store-unavailable): our own HttpError, the validator's errors,
  * body-parser's errors and store failures. Unknown errors are defects: 500, no details.
  */
-import { StoreUnavailableError } from '../sessions/session-store.js';
+import { StoreUnavailableError } from './store-errors.js';
 import { HttpError, type ErrorCode } from './http-error.js';
-import type { ErrorBody } from '../../spec/types.js';
+import type { ErrorBody } from '@session-resume-api/runtime/types';
 
 /** A rendered error: status, headers and the Error body; `defect` marks a 500 worth logging loudly. */
 export interface ErrorAnswer {

@@ -3,6 +3,7 @@
  * its `standardHeaders: 'draft-8'` sets RateLimit and RateLimit-Policy on every counted answer
  * and Retry-After on a 429; the 429 itself is our Error body.
  */
+import { checkInteger, checkOption, isIntegerIn } from '@session-resume-api/runtime/options-error';
 import type { Request, RequestHandler } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
@@ -19,12 +20,14 @@ export interface RateLimitOptions {
   store?: Store;
 }
 
-/** Checks rate limit options; throws a TypeError that names the bad field. */
+/** Checks rate limit options; throws `OptionsError` (a TypeError) that names the bad field. */
 export function checkRateLimitOptions(options: RateLimitOptions): void {
-  if (!Number.isInteger(options.limit) || options.limit < 1) throw new TypeError('rateLimit.limit must be an integer >= 1.');
-  if (!Number.isInteger(options.windowMs) || options.windowMs < 1 || options.windowMs > MAX_WINDOW_MS) {
-    throw new TypeError(`rateLimit.windowMs must be an integer from 1 to ${MAX_WINDOW_MS} (milliseconds, at most one day).`);
-  }
+  checkInteger('rateLimit.limit', options.limit, { min: 1 });
+  checkOption(
+    isIntegerIn(options.windowMs, { min: 1, max: MAX_WINDOW_MS }),
+    `rateLimit.windowMs must be an integer from 1 to ${MAX_WINDOW_MS} (milliseconds, at most one day).`,
+    'rateLimit.windowMs',
+  );
 }
 
 /**

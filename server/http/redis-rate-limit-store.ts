@@ -5,7 +5,7 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import type { IncrementResponse, Options, Store } from 'express-rate-limit';
-import { StoreUnavailableError } from '../sessions/session-store.js';
+import { StoreUnavailableError } from '../errors/store-errors.js';
 
 // INCR and the window's expiry in one atomic step; returns the count and the ms left.
 const INCREMENT_SCRIPT = `

@@ -1,18 +1,22 @@
 /**
  * The checks of an API request that neither express's routing nor the validator make, in one
  * fixed order with them (x-decisions: request-checks): the HTTP framing (a Host header, one
- * Authorization header), then the API key; the rate limit; then express routes the exact path
- * and the method; on the resume route the body's declared type and length come before a byte
+ * Authorization header), then whether the path is one of the document's (404 otherwise,
+ * x-decisions: unknown-paths), then the API key; the rate limit; then express routes the exact
+ * path and the method; on the resume route the body's declared type and length come before a byte
  * of it is read (no `100 Continue` before the key and the length passed).
  */
 import type { Request, RequestHandler } from 'express';
 import { HttpError } from '../errors/http-error.js';
+import type { ApiPathMatcher } from './api-paths.js';
 import { sendContinue } from './expect-continue.js';
 
 /** Options of `createRequestGuard`. */
 export interface RequestGuardOptions {
   /** The request's API key id, or undefined when its bearer token is not a key (`createAuthentication`). */
   authenticate: (req: Request) => string | undefined;
+  /** Whether a path is one of the document's (`createApiPathMatcher`); only those need a key. */
+  isApiPath: ApiPathMatcher;
 }
 
 /** Options of `createBodyCheck`. */
@@ -30,16 +34,19 @@ const MESSAGES = {
 } as const;
 
 /**
- * The first layer of every API request, before any route: the HTTP framing, then the API key
- * (x-decisions: request-checks). So a caller without a valid key learns nothing but 401,
- * whatever path, method or body it sends. Failures go to the error renderer as `HttpError`s.
+ * The first layer of every API request, before any route: the HTTP framing, then the path, then
+ * the API key (x-decisions: request-checks, unknown-paths). A path the document does not
+ * describe gets 404 without a key, judged by its shape alone, so it reveals no session; on the
+ * document's paths a caller without a valid key learns nothing but 401, whatever method, id or
+ * body it sends. Failures go to the error renderer as `HttpError`s.
  *
- * @example app.use(createRequestGuard({ authenticate }));
+ * @example app.use(createRequestGuard({ authenticate, isApiPath: createApiPathMatcher(Object.keys(document.paths)) }));
  */
 export function createRequestGuard(options: RequestGuardOptions): RequestHandler {
   return (req, _res, next) => {
     if (req.httpVersion === '1.1' && !req.headers.host) return next(new HttpError(400, 'bad_request', MESSAGES.noHost));
     if (countHeader(req, 'authorization') > 1) return next(new HttpError(400, 'bad_request', MESSAGES.twoAuthorizations));
+    if (!options.isApiPath(req.path)) return next(new HttpError(404, 'not_found', MESSAGES.notFound));
     if (options.authenticate(req) === undefined) return next(new HttpError(401, 'unauthorized', 'Unauthorized.'));
     next();
   };

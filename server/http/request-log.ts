@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { redactUrl } from '../../spec/redact-url.js';
+import { redactUrl } from '@session-resume-api/runtime/redact-url';
 
 /** A caller's X-Request-Id is kept when it is 1–128 of `A-Z a-z 0-9 _ . -`; otherwise a UUID is made. */
 const GIVEN_ID = /^[\w.-]{1,128}$/;

@@ -3,9 +3,11 @@
  * (`REDIS_URL`) gives an ioredis `Redis`, seed nodes (`REDIS_CLUSTER_NODES`) an ioredis
  * `Cluster`. The code on top is the same for both: keys one script touches share a hash tag.
  */
-import { OptionsError } from '../../spec/options-error.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { parseHostPort } from '@session-resume-api/runtime/host-port';
 import { Cluster, Redis } from 'ioredis';
-import { createRedisClient } from '../sessions/redis-client.js';
+import { createRedisClient } from './redis-client.js';
+import { authFailure, redisAuthCode } from './redis-auth-failure.js';
 
 /** What the Redis-backed parts accept: one node or a cluster. */
 export type RedisConnection = Redis | Cluster;
@@ -23,11 +25,6 @@ export interface RedisConnectionOptions {
   slotsRefreshIntervalMs?: number;
   /** Called on connection errors (ioredis needs a listener; default: ignore). */
   onError?: (error: Error) => void;
-}
-
-/** Thrown for an unusable target; the message says what to fix. */
-export class RedisTargetError extends OptionsError {
-  override name = 'RedisTargetError';
 }
 
 /**
@@ -51,7 +48,7 @@ export function createRedisConnection(target: RedisTarget, options: RedisConnect
       ...(options.onError ? { onError: options.onError } : {}),
     });
   }
-  if (target.clusterNodes.length === 0) throw new RedisTargetError('A Redis Cluster needs at least one seed node (host:port).');
+  if (target.clusterNodes.length === 0) throw new OptionsError('A Redis Cluster needs at least one seed node (host:port).', { option: 'clusterNodes' });
   const cluster = new Cluster(target.clusterNodes.map(parseNode), {
     enableOfflineQueue: false,
     clusterRetryStrategy: (times) => Math.min(times * 100, maxDelay),
@@ -91,9 +88,9 @@ export function createQueueConnection(target: RedisTarget): RedisConnection {
 
 /** `host:port` (IPv6 in brackets) as an ioredis node. */
 function parseNode(address: string): { host: string; port: number } {
-  const match = /^\[?([^\]]+?)\]?:(\d+)$/.exec(address.trim());
-  if (!match) throw new RedisTargetError(`Redis Cluster seed "${address}" must be host:port.`);
-  return { host: match[1]!, port: Number(match[2]) };
+  const node = parseHostPort(address.trim());
+  if (!node) throw new OptionsError(`Redis Cluster seed "${address}" must be host:port.`, { option: 'clusterNodes' });
+  return node;
 }
 
 /** True for an ioredis `Cluster`. */
@@ -104,7 +101,8 @@ export function isCluster(connection: RedisConnection): connection is Cluster {
 /**
  * Resolves when the connection is ready (a cluster: slot map loaded and every primary
  * connected); rejects after `timeoutMs` (default 10 000 ms) with a message naming where it
- * looked and what to fix.
+ * looked and what to fix, or at once with a `RedisAuthError` when Redis refuses the
+ * credentials (WRONGPASS, NOAUTH, NOPERM).
  */
 export async function waitUntilConnected(connection: RedisConnection, timeoutMs = 10_000): Promise<void> {
   await waitForReady(connection, timeoutMs);
@@ -116,15 +114,30 @@ export async function waitUntilConnected(connection: RedisConnection, timeoutMs 
 async function waitForReady(connection: RedisConnection, timeoutMs: number): Promise<void> {
   if (connection.status === 'ready') return;
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
+    const done = () => {
+      clearTimeout(timer);
       connection.off('ready', onReady);
+      connection.off('error', onError);
+      connection.off('node error', onError);
+    };
+    const timer = setTimeout(() => {
+      done();
       reject(new Error(`Redis ${describe(connection)} did not answer within ${timeoutMs} ms: ${hint(connection)}`));
     }, timeoutMs);
     const onReady = () => {
-      clearTimeout(timer);
+      done();
       resolve();
     };
+    // A refused login does not heal by retrying: report it now, not after the timeout.
+    const onError = (error: Error) => {
+      const code = redisAuthCode(error);
+      if (code === undefined) return;
+      done();
+      reject(authFailure(error, code, describe(connection), isCluster(connection) ? 'REDIS_CLUSTER_NODES' : 'REDIS_URL'));
+    };
     connection.once('ready', onReady);
+    connection.on('error', onError);
+    connection.on('node error', onError);
   });
 }
 

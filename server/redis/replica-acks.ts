@@ -5,6 +5,7 @@
  * fails, the request answers 503 ("unknown": the write may or may not survive a failover),
  * and a write a failover could lose is never acknowledged as a 200.
  */
+import { checkInteger } from '@session-resume-api/runtime/options-error';
 import type { RedisConnection } from './create-redis-connection.js';
 
 /** Options of `withReplicaAcks`. */
@@ -31,7 +32,7 @@ type Exec = [Error | null, unknown][] | null;
  * const store = createRedisSessionStore({ client: withReplicaAcks(redis, { replicas: 1 }) });
  */
 export function withReplicaAcks<T extends RedisConnection>(client: T, options: ReplicaAckOptions): T {
-  if (!Number.isInteger(options.replicas) || options.replicas < 1) throw new TypeError('replicas must be an integer >= 1.');
+  checkInteger('withReplicaAcks: replicas', options.replicas, { min: 1 });
   const timeoutMs = options.timeoutMs ?? 500;
   const acked = (method: 'eval' | 'evalsha') =>
     async (...args: (string | number | Buffer)[]): Promise<unknown> => {

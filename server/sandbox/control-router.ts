@@ -1,19 +1,21 @@
 /**
  * The sandbox control API under `/_sandbox` (spec/sandbox.yaml): reset, set and list the
- * caller's sessions, read its event feed as JSON or as a live Server-Sent Events stream.
+ * caller's sessions, read and set its delivery profile, read its event feed as JSON or as a
+ * live Server-Sent Events stream.
  * Requests and answers are checked with Ajv against the same document.
  */
 import type { Logger } from 'pino';
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from 'express';
-import { loadContract, type Contract } from '../../spec/contract.js';
-import type { SchemaName } from '../../spec/types.js';
+import { loadContract, type Contract } from '@session-resume-api/runtime/contract';
+import type { SchemaName } from '@session-resume-api/runtime/types';
+import { readDeliveryProfile, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { parseBearer, wwwAuthenticate } from '../auth/bearer-auth.js';
 import { toErrorAnswer } from '../errors/error-answer.js';
 import { HttpError } from '../errors/http-error.js';
 import { BODY_LIMIT } from '../http/json-body.js';
 import { MAX_PAGE_SIZE, type SandboxEvent, type SandboxWorld, type SandboxWorlds } from './sandbox-worlds.js';
 
-import { sandboxSpecPath } from '../../spec/contract.js';
+import { sandboxSpecPath } from '@session-resume-api/runtime/contract';
 
 export { sandboxSpecPath };
 
@@ -85,6 +87,13 @@ export function createControlRouter(options: ControlRouterOptions): ControlRoute
     }
     send(res, 'SandboxSession', outcome.session);
   });
+  api.get('/delivery-profile', (req, res) => send(res, 'DeliveryProfile', world(req).deliveryProfile()));
+  api.put('/delivery-profile', express.json({ limit: BODY_LIMIT, strict: true }), (req, res) => {
+    const reading = readDeliveryProfile(req.body);
+    if (!reading.ok) throw new HttpError(400, 'bad_request', `Invalid body: ${reading.message}`);
+    world(req).setDeliveryProfile(reading.profile);
+    send(res, 'DeliveryProfile', world(req).deliveryProfile());
+  });
   api.get('/events', (req, res) => {
     // Without Accept (or with */*) the JSON list; text/event-stream asks for the live stream.
     if (req.accepts(['application/json', 'text/event-stream']) !== 'text/event-stream') {
@@ -101,7 +110,7 @@ export function createControlRouter(options: ControlRouterOptions): ControlRoute
     throw new HttpError(
       404,
       'not_found',
-      'No such sandbox operation; there are POST /_sandbox/reset, GET /_sandbox/sessions, PUT /_sandbox/sessions/{id} and GET /_sandbox/events.',
+      'No such sandbox operation; there are POST /_sandbox/reset, GET /_sandbox/sessions, PUT /_sandbox/sessions/{id}, GET and PUT /_sandbox/delivery-profile and GET /_sandbox/events.',
     );
   });
   api.use(renderSandboxError);
@@ -146,18 +155,23 @@ function streamEvents(req: Request, res: Response, world: SandboxWorld, streams:
     check(event);
     res.write(`event: session-event\nid: ${event.sequence}\ndata: ${JSON.stringify(event)}\n\n`);
   };
+  // No id: the profile is state, not an event of the feed, and must not move Last-Event-ID.
+  const writeProfile = (profile: DeliveryProfile) => res.write(`event: delivery-profile\ndata: ${JSON.stringify(profile)}\n\n`);
   res.write(': sandbox event stream\n\n');
+  writeProfile(world.deliveryProfile());
   const lastId = req.headers['last-event-id'];
   if (typeof lastId === 'string' && /^\d{1,15}$/.test(lastId)) world.events(Number(lastId)).forEach(write);
   const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), SSE_HEARTBEAT_MS);
   heartbeat.unref();
   const stream: Stream = { end: () => res.end() };
   const unsubscribe = world.subscribe(write);
+  const offProfile = world.onDeliveryProfile(writeProfile);
   const offDrop = world.onDrop(() => res.end());
   streams.add(stream);
   res.on('close', () => {
     clearInterval(heartbeat);
     unsubscribe();
+    offProfile();
     offDrop();
     streams.delete(stream);
   });

@@ -5,7 +5,7 @@
  */
 import type { RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
-import type { OutboxEvent } from '../sessions/session-store.js';
+import type { OutboxEvent } from '../core/outbox-event.js';
 import type { SessionSeed } from '../sessions/session-store.js';
 import type { WebhookSender } from '../webhooks/webhook-sender.js';
 import { createControlRouter } from './control-router.js';

@@ -3,6 +3,6 @@ export { createSandbox } from './create-sandbox.js';
 export type { Sandbox, SandboxOptions } from './create-sandbox.js';
 export { sandboxSpecPath } from './control-router.js';
 export { choosePrefer } from './prefer-forcing.js';
-export { createSandboxWorlds, SandboxOptionsError, SANDBOX_KEY_PREFIX } from './sandbox-worlds.js';
+export { createSandboxWorlds, SANDBOX_KEY_PREFIX } from './sandbox-worlds.js';
 export type { SandboxEvent, SandboxWorld, SandboxWorlds, SandboxWorldsOptions } from './sandbox-worlds.js';
 export { newSandboxKey, renderSandboxBanner } from './sandbox-banner.js';

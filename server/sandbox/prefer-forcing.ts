@@ -4,8 +4,8 @@
  * examples, it goes through the same response validator, and it changes no state.
  */
 import type { RequestHandler } from 'express';
-import { choosePrefer } from '../../spec/prefer.js';
-import { listScenarios, type Scenario } from '../../spec/scenarios.js';
+import { choosePrefer } from '@session-resume-api/runtime/prefer';
+import { listScenarios, type Scenario } from '@session-resume-api/runtime/scenarios';
 import { HttpError } from '../errors/http-error.js';
 
 export { choosePrefer };

@@ -3,12 +3,14 @@
  * seeded on first use, at most `maxWorlds` of them kept (least recently used dropped;
  * x-decisions in spec/sandbox.yaml: sandbox-world-limit).
  */
-import { OptionsError } from '../../spec/options-error.js';
+import { checkInteger, OptionsError } from '@session-resume-api/runtime/options-error';
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/sandbox.js';
-import { dedupeKey } from '../../spec/event-identity.js';
+import { dedupeKey } from '@session-resume-api/runtime/event-identity';
+import { DEFAULT_DELIVERY_PROFILE, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { createMemorySessionStore } from '../sessions/memory-session-store.js';
-import type { OutboxEvent, Session, SessionSeed, SessionStore } from '../sessions/session-store.js';
+import type { OutboxEvent } from '../core/outbox-event.js';
+import type { Session, SessionSeed, SessionStore } from '../sessions/session-store.js';
 
 /** One entry of a world's event feed (spec/sandbox.yaml `SandboxEvent`). */
 export type SandboxEvent = components['schemas']['SandboxEvent'];
@@ -37,7 +39,13 @@ export interface SandboxWorld extends SessionStore {
   list(page?: { limit?: number; after?: string }): SessionPage;
   /** Creates the session or sets its status; `full` when the world already holds `maxSessions`. */
   set(id: string, status: string): SetOutcome;
-  /** Back to the seed set, feed cleared (live subscribers stay connected). */
+  /** How `listen --forward-to` delivers this world's events (x-decisions in spec/sandbox.yaml: sandbox-delivery-profile). */
+  deliveryProfile(): DeliveryProfile;
+  /** Replaces the delivery profile (already read by `readDeliveryProfile`) and tells the profile listeners. */
+  setDeliveryProfile(profile: DeliveryProfile): void;
+  /** Calls `listener` with each new delivery profile until the returned function is called. */
+  onDeliveryProfile(listener: (profile: DeliveryProfile) => void): () => void;
+  /** Back to the seed set, feed cleared, default delivery profile (live subscribers stay connected). */
   reset(): void;
   /** Appends an event to the feed and tells the subscribers; returns the entry. */
   record(event: OutboxEvent): SandboxEvent;
@@ -73,11 +81,6 @@ export interface SandboxWorlds {
   size(): number;
 }
 
-/** Thrown by `createSandboxWorlds` for options that cannot work. */
-export class SandboxOptionsError extends OptionsError {
-  override name = 'SandboxOptionsError';
-}
-
 /**
  * Creates the worlds. @example
  * const worlds = createSandboxWorlds({ seeds: DEMO_SESSIONS });
@@ -88,9 +91,9 @@ export function createSandboxWorlds(options: SandboxWorldsOptions): SandboxWorld
   const maxWorlds = positive('maxWorlds', options.maxWorlds ?? DEFAULT_MAX_WORLDS);
   const maxEvents = positive('maxEvents', options.maxEvents ?? DEFAULT_MAX_EVENTS);
   const maxSessions = positive('maxSessions', options.maxSessions ?? DEFAULT_MAX_SESSIONS);
-  if (!Array.isArray(options.seeds)) throw new SandboxOptionsError('seeds must be a list of { id, status }.');
+  if (!Array.isArray(options.seeds)) throw new OptionsError('createSandboxWorlds: seeds must be a list of { id, status }.', { option: 'seeds' });
   if (options.seeds.length > maxSessions) {
-    throw new SandboxOptionsError(`the seed set has ${options.seeds.length} sessions, more than a world holds (maxSessions ${maxSessions}): raise the limit or seed fewer.`);
+    throw new OptionsError(`createSandboxWorlds: the seed set has ${options.seeds.length} sessions, more than a world holds (maxSessions ${maxSessions}): raise the limit or seed fewer.`, { option: 'seeds' });
   }
   const seeds = options.seeds.map(({ id, status }) => ({ id, status }));
   const now = options.now ?? (() => new Date());
@@ -140,7 +143,7 @@ function createKeyCheck(maxKeys: number): (token: string) => string | undefined 
 }
 
 function positive(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new SandboxOptionsError(`${name} must be a whole number ≥ 1; got ${String(value)}.`);
+  checkInteger(`createSandboxWorlds: ${name}`, value, { min: 1 });
   return value;
 }
 
@@ -151,6 +154,12 @@ function createWorld(seeds: readonly SessionSeed[], limits: { maxEvents: number;
   let sequence = 0;
   const listeners = new Set<(event: SandboxEvent) => void>();
   const dropListeners = new Set<() => void>();
+  const profileListeners = new Set<(profile: DeliveryProfile) => void>();
+  let profile: DeliveryProfile = { ...DEFAULT_DELIVERY_PROFILE };
+  const setProfile = (next: DeliveryProfile) => {
+    profile = structuredClone(next);
+    for (const listener of profileListeners) listener(structuredClone(profile));
+  };
   const seed = () => {
     sessions.clear();
     const at = now().toISOString();
@@ -177,6 +186,13 @@ function createWorld(seeds: readonly SessionSeed[], limits: { maxEvents: number;
       store = createMemorySessionStore({ now, sessions });
       feed = [];
       sequence = 0;
+      setProfile(DEFAULT_DELIVERY_PROFILE);
+    },
+    deliveryProfile: () => structuredClone(profile),
+    setDeliveryProfile: setProfile,
+    onDeliveryProfile(listener) {
+      profileListeners.add(listener);
+      return () => profileListeners.delete(listener);
     },
     record(event) {
       sequence += 1;
@@ -199,6 +215,7 @@ function createWorld(seeds: readonly SessionSeed[], limits: { maxEvents: number;
       for (const listener of dropListeners) listener();
       dropListeners.clear();
       listeners.clear();
+      profileListeners.clear();
     },
   };
 }

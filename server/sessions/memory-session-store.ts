@@ -1,16 +1,8 @@
 /** In-memory `SessionStore`: the embedded default, for one process (state is lost on exit). */
 import { randomUUID } from 'node:crypto';
-import { checkInteger } from '../../spec/options-error.js';
-import {
-  IDEMPOTENCY_TTL_SECONDS,
-  PAUSED,
-  resumedEvent,
-  RUNNING,
-  type RecordedAnswer,
-  type ResumeTransition,
-  type Session,
-  type SessionStore,
-} from './session-store.js';
+import { checkInteger } from '@session-resume-api/runtime/options-error';
+import { IDEMPOTENCY_TTL_SECONDS, PAUSED, RUNNING, type RecordedAnswer, type ResumeTransition, type Session, type SessionStore } from './session-store.js';
+import { resumedEvent } from '../core/outbox-event.js';
 
 /** Options of the memory store. */
 export interface MemorySessionStoreOptions {

@@ -2,23 +2,15 @@
  * Redis `SessionStore`: one hash per session (`status`, `updatedAt`), resumed by a Lua script
  * that, in one atomic step, flips the session, writes its `session.resumed` event for the
  * outbox and records the Idempotency-Key's answer. Every key the script touches carries the
- * session's hash tag (server/sessions/redis-keys.ts), so it also runs on Redis Cluster.
+ * session's hash tag (server/redis/redis-keys.ts), so it also runs on Redis Cluster.
  */
 import type { Cluster, Redis } from 'ioredis';
-import { checkKeyPrefix, intentMember, redisKeys, timeOrderedEventId } from './redis-keys.js';
-import {
-  IDEMPOTENCY_TTL_SECONDS,
-  PAUSED,
-  resumedEvent,
-  RUNNING,
-  StoreUnavailableError,
-  type RecordedAnswer,
-  type ResumeTransition,
-  type Session,
-  type SessionStore,
-} from './session-store.js';
-import { seedRedisSessions } from '../redis/seed-redis-sessions.js';
-import { checkInteger } from '../../spec/options-error.js';
+import { checkKeyPrefix, intentMember, redisKeys, timeOrderedEventId } from '../redis/redis-keys.js';
+import { IDEMPOTENCY_TTL_SECONDS, PAUSED, RUNNING, type RecordedAnswer, type ResumeTransition, type Session, type SessionStore } from './session-store.js';
+import { resumedEvent } from '../core/outbox-event.js';
+import { StoreUnavailableError } from '../errors/store-errors.js';
+import { seedRedisSessions } from './seed-redis-sessions.js';
+import { checkInteger } from '@session-resume-api/runtime/options-error';
 
 /** Options of the Redis store. */
 export interface RedisSessionStoreOptions {
@@ -169,7 +161,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
       return { id, status: fields.status, updatedAt: fields.updatedAt ?? '' };
     },
     async seed(seeds) {
-      // Pipelined, grouped by hash slot: 1M sessions in seconds (server/redis/seed-redis-sessions.ts).
+      // Pipelined, grouped by hash slot: 1M sessions in seconds (server/sessions/seed-redis-sessions.ts).
       return call('seed', () => seedRedisSessions({ client, seeds, key: keys.session, updatedAt: now().toISOString() }));
     },
     async ping() {

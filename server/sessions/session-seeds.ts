@@ -1,7 +1,7 @@
 /** Where the sessions of a fresh store come from: a JSON seed file (`SESSIONS_FILE`) or the demo set. */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { DEMO_SESSIONS as SHARED_DEMO_SESSIONS } from '../../spec/demo-sessions.js';
+import { DEMO_SESSIONS as SHARED_DEMO_SESSIONS } from '@session-resume-api/runtime/demo-sessions';
 import type { SessionSeed } from './session-store.js';
 
 /** The demo set loaded when no seed file is given: several paused sessions and one running. */

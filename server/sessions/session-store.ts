@@ -3,7 +3,7 @@
  * makes (paused → running). Outcomes the spec names are
  * returned as values; only infrastructure failures throw (`StoreUnavailableError`).
  */
-import type { SessionEvent } from '../../spec/types.js';
+import type { OutboxEvent } from '../core/outbox-event.js';
 
 /** A session as the reference server keeps it; `status` stays open (x-decisions: session-status). */
 export interface Session {
@@ -18,14 +18,6 @@ export interface Session {
 export interface SessionSeed {
   id: string;
   status: string;
-}
-
-/** A webhook event written in the same step as the resume; `id` is its `webhook-id` on every attempt and replay. */
-export interface OutboxEvent {
-  /** Stable identity (Standard Webhooks `webhook-id`), e.g. `msg_6f1c…`; also the delivery job's id. */
-  id: string;
-  /** The JSON body sent to the receiver. */
-  payload: SessionEvent;
 }
 
 /** An answer as recorded for an Idempotency-Key: the HTTP status and the JSON body. */
@@ -75,25 +67,6 @@ export interface SessionStore {
   ping(): Promise<void>;
 }
 
-/**
- * The backend did not answer (or answered with a failure); rendered as 503 service_unavailable.
- * `outcomeUnknown` is true when the command may still have run (a timeout: x-decisions:
- * resume-unavailable-outcome), false when it surely did not (refused before sending).
- */
-export class StoreUnavailableError extends Error {
-  override name = 'StoreUnavailableError';
-  outcomeUnknown = true;
-}
-
-/**
- * The store answers but has lost its sessions (Redis lost its data: the seed marker is gone);
- * `/healthz` answers 503 with this message until the sessions are reseeded.
- */
-export class SessionsLostError extends StoreUnavailableError {
-  override name = 'SessionsLostError';
-  override outcomeUnknown = false;
-}
-
 /** Default time an Idempotency-Key and its answer are kept, in seconds (x-decisions: idempotency-key; `IDEMPOTENCY_TTL`). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
@@ -101,8 +74,3 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 export const PAUSED = 'paused';
 /** Status of a resumed session (x-decisions: session-status). */
 export const RUNNING = 'running';
-
-/** The `session.resumed` event of a resume at `timestamp`, with a fresh identity. */
-export function resumedEvent(id: string, sessionId: string, timestamp: string): OutboxEvent {
-  return { id, payload: { event: 'session.resumed', session: { id: sessionId }, timestamp } };
-}

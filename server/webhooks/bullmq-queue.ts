@@ -6,8 +6,8 @@
  * worker's `backoffStrategy` with the delay the engine decided, the dead-letter list in
  * BullMQ's failed set. Bounded: a delivered job keeps its history for `keepDelivered` (count
  * and age), dead letters up to `keepDead`, the events stream up to `eventsMaxLen` entries.
- * A job held by a killed instance is taken back by BullMQ's stalled-job check within about
- * `lockDurationMs` + 2 × `stalledIntervalMs`.
+ * A job held by a killed instance is taken back by BullMQ's stalled-job check once its lock
+ * lapsed; a stalled instance keeps its jobs for longer than an attempt's deadline (DELIVERY_LOCK).
  *
  * Fresh events are never starved behind a backlog: a first attempt is added with BullMQ's
  * `lifo`, so the worker takes it next, while retries come due at the back of the waiting list.
@@ -16,8 +16,8 @@
 import { Queue, UnrecoverableError, Worker, type Job, type JobType } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
-import type { SessionEvent } from '../../spec/types.js';
-import type { OutboxEvent } from '../sessions/session-store.js';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
+import type { OutboxEvent } from '../core/outbox-event.js';
 import type { AttemptHandler, DeadEvent, DeliveryQueue } from './delivery-queue.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_LIST_LIMIT, DELIVERY_STATES, KEEP_DEAD, KEEP_DELIVERED, withTimeout } from './delivery-queue.js';
 import type { DeliveryAttempt, DeliveryInspector, DeliveryRecord, DeliveryState, DeliveryStats } from './delivery-types.js';
@@ -26,7 +26,7 @@ import type { DeliveryAttempt, DeliveryInspector, DeliveryRecord, DeliveryState,
 export interface BullmqQueueOptions {
   /** A client for BullMQ (ioredis with `maxRetriesPerRequest: null`); owned by the caller. */
   connection: Redis | Cluster;
-  /** BullMQ's key prefix (server/sessions/redis-keys.ts `queuePrefix`). */
+  /** BullMQ's key prefix (server/redis/redis-keys.ts `queuePrefix`). */
   prefix: string;
   /** The target's origin, recorded with each event (empty for a queue that only reads). */
   target: string;
@@ -34,9 +34,14 @@ export interface BullmqQueueOptions {
   maxAttempts: number;
   /** Attempts in flight at once in this instance (default 50). */
   concurrency?: number;
-  /** How long an instance holds a job before another may take it back, in ms (default 4000). */
+  /**
+   * How long a job's lock lasts without renewal, in ms (default `DELIVERY_LOCK.durationMs`,
+   * 8000): another instance takes a job back only once its lock has lapsed.
+   */
   lockDurationMs?: number;
-  /** How often held jobs are checked, in ms (default 2000). */
+  /** How often the locks of the jobs under way are renewed, in ms (default `DELIVERY_LOCK.renewMs`, 1000). */
+  lockRenewMs?: number;
+  /** How often jobs whose lock lapsed are looked for, in ms (default `DELIVERY_LOCK.stalledIntervalMs`, 1000). */
   stalledIntervalMs?: number;
   /** Delivered jobs kept with their history (default 1000 jobs, at most 3600 s). */
   keepDelivered?: { count: number; ageSeconds: number };
@@ -48,7 +53,28 @@ export interface BullmqQueueOptions {
   readOnly?: boolean;
   /** Where queue errors are logged (default: pino named webhook-delivery). */
   logger?: Logger;
+  /** Gets the queue's and the worker's connection errors instead of the logger (one line per outage: server/redis/connection-error-log.ts). */
+  onConnectionError?: (source: string, error: Error) => void;
+  /**
+   * Told about a job the operator's reads skip because it holds no event (no payload, or one
+   * without `event` and `session.id`: written by something else under this prefix); default:
+   * a warning on the logger. Reads never fail because of one.
+   */
+  onMalformedJob?: (id: string, problem: string) => void;
 }
+
+/**
+ * The delivery worker's lock (BullMQ's `lockDuration`, `lockRenewTime`, `stalledInterval`).
+ * BullMQ renews the locks of the jobs under way about every `renewMs` (its timer ticks every
+ * half of it and renews those not renewed for half of it), and its stalled check, every
+ * `stalledIntervalMs` on some instance, gives back to the queue a job that was already under
+ * way at the previous check and whose lock has lapsed since. So an instance that stalls
+ * (a CPU stall, a pause, a partition from Redis) keeps its jobs for at least
+ * `durationMs - renewMs` = 7 s, longer than an attempt's 5 s deadline: a stall shorter than a
+ * delivery timeout never hands a job to another instance. A job of an instance that died is
+ * taken back within `durationMs + stalledIntervalMs` = 9 s of the last renewal.
+ */
+export const DELIVERY_LOCK = { durationMs: 8000, renewMs: 1000, stalledIntervalMs: 1000 } as const;
 
 /** The BullMQ queue name under the `{outbox}` prefix. */
 export const OUTBOX_QUEUE = 'webhooks';
@@ -100,7 +126,8 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
     streams: { events: { maxLen: options.eventsMaxLen ?? 1000 } },
     ...(options.readOnly ? { skipMetasUpdate: true } : {}),
   });
-  queue.on('error', (err) => logger.warn({ err: err.message }, 'delivery queue error'));
+  const onError = options.onConnectionError ?? ((source: string, err: Error) => logger.warn({ err: err.message }, `${source} error`));
+  queue.on('error', (err) => onError('delivery queue', err));
   let worker: Worker | undefined;
   const job = (event: OutboxEvent, delayMs: number) => ({
     name: JOB_NAME,
@@ -127,9 +154,9 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
       if (events.length > 0) await queue.addBulk(events.map((event) => job(event, delayMs)));
     },
     start(handler: AttemptHandler) {
-      worker = startWorker(options, handler, logger);
+      worker = startWorker(options, handler, onError);
     },
-    ...bullmqInspector(queue),
+    ...bullmqInspector(queue, options.onMalformedJob ?? ((id, problem) => logger.warn({ jobId: id, problem }, 'malformed delivery job skipped'))),
     async replay(id) {
       const job = await queue.getJob(id);
       if (!job || !(await job.isFailed())) return false;
@@ -147,8 +174,23 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
   };
 }
 
-/** The read side over BullMQ's documented getters. */
-function bullmqInspector(queue: Queue): DeliveryInspector & Pick<DeliveryQueue, 'listDead'> {
+/** What is wrong with a job's data for the reads, or undefined when it holds an event. */
+function malformation(job: Job | undefined): string | undefined {
+  const data = job?.data as Partial<JobData> | undefined;
+  if (!data || typeof data !== 'object') return 'no data';
+  const payload = data.payload as Partial<SessionEvent> | undefined;
+  if (!payload || typeof payload !== 'object') return 'no event payload';
+  if (typeof payload.event !== 'string' || typeof payload.session?.id !== 'string') return 'a payload without event and session.id';
+  return undefined;
+}
+
+/** The read side over BullMQ's documented getters; jobs without an event are reported and skipped. */
+function bullmqInspector(queue: Queue, onMalformed: (id: string, problem: string) => void): DeliveryInspector & Pick<DeliveryQueue, 'listDead'> {
+  const wellFormed = (job: Job | undefined): job is Job => {
+    const problem = malformation(job);
+    if (problem !== undefined) onMalformed(String(job?.id ?? '?'), problem);
+    return problem === undefined;
+  };
   const record = async (job: Job, state?: DeliveryState): Promise<DeliveryRecord> => {
     const data = job.data as JobData;
     return {
@@ -163,13 +205,13 @@ function bullmqInspector(queue: Queue): DeliveryInspector & Pick<DeliveryQueue, 
   return {
     async show(id) {
       const job = await queue.getJob(id);
-      return job ? record(job) : undefined;
+      return job && wellFormed(job) ? record(job) : undefined;
     },
     async list({ state, limit = DEFAULT_LIST_LIMIT } = {}) {
       const states = state ? [state] : DELIVERY_STATES;
       const found: { job: Job; state: DeliveryState }[] = [];
       for (const one of states) {
-        for (const job of await queue.getJobs(TYPES[one], 0, limit - 1, false)) found.push({ job, state: one });
+        for (const job of await queue.getJobs(TYPES[one], 0, limit - 1, false)) if (wellFormed(job)) found.push({ job, state: one });
       }
       found.sort((a, b) => b.job.timestamp - a.job.timestamp);
       return Promise.all(found.slice(0, limit).map(({ job, state: one }) => record(job, one)));
@@ -182,13 +224,12 @@ function bullmqInspector(queue: Queue): DeliveryInspector & Pick<DeliveryQueue, 
     },
     async listDead() {
       const jobs = await queue.getFailed(0, -1);
-      return jobs.map(deadEvent).sort((a, b) => a.failedAt.localeCompare(b.failedAt));
+      return jobs.filter(wellFormed).map(deadEvent).sort((a, b) => a.failedAt.localeCompare(b.failedAt));
     },
   };
 }
 
-function startWorker(options: BullmqQueueOptions, handler: AttemptHandler, logger: Logger): Worker {
-  const lockDuration = options.lockDurationMs ?? 4000;
+function startWorker(options: BullmqQueueOptions, handler: AttemptHandler, onError: (source: string, err: Error) => void): Worker {
   const worker = new Worker(
     OUTBOX_QUEUE,
     async (job: Job) => {
@@ -206,14 +247,15 @@ function startWorker(options: BullmqQueueOptions, handler: AttemptHandler, logge
       connection: options.connection,
       prefix: options.prefix,
       concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
-      lockDuration,
-      stalledInterval: options.stalledIntervalMs ?? 2000,
+      lockDuration: options.lockDurationMs ?? DELIVERY_LOCK.durationMs,
+      lockRenewTime: options.lockRenewMs ?? DELIVERY_LOCK.renewMs,
+      stalledInterval: options.stalledIntervalMs ?? DELIVERY_LOCK.stalledIntervalMs,
       // A job held by a killed instance comes back this many times before it counts as failed.
       maxStalledCount: 100,
       settings: { backoffStrategy: (_attemptsMade, _type, err) => (err instanceof RetryLater ? err.delayMs : 0) },
     },
   );
-  worker.on('error', (err) => logger.warn({ err: err.message }, 'delivery worker error'));
+  worker.on('error', (err) => onError('delivery worker', err));
   return worker;
 }
 

@@ -5,8 +5,9 @@
  * history and the dead letters live in this process only, bounded (10 000 undelivered events).
  */
 import { pino, type Logger } from 'pino';
-import { validateWebhookUrl } from '../../spec/webhook-url.js';
-import { createDeliveryEngine, DeliveryConfigError, type DeliveryEngine, type DeliveryTarget } from './delivery-engine.js';
+import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { createDeliveryEngine, type DeliveryEngine, type DeliveryTarget } from './delivery-engine.js';
 import type { DeliveryObserver } from './delivery-types.js';
 import { createMemoryQueue, type MemoryQueueOptions } from './memory-queue.js';
 
@@ -21,14 +22,14 @@ export interface CreateWebhookSenderOptions extends DeliveryTarget, Omit<MemoryQ
 }
 
 /**
- * Creates the in-process engine for one webhook URL; throws `DeliveryConfigError` for bad options.
+ * Creates the in-process engine for one webhook URL; throws `OptionsError` for bad options.
  *
  * @example
  * const sender = createWebhookSender({ url: 'https://hooks.example.com/session-events', secret: process.env.WEBHOOK_SECRET });
  */
 export function createWebhookSender(options: CreateWebhookSenderOptions): DeliveryEngine {
   const check = validateWebhookUrl(options.url, { allowPrivate: options.allowPrivate, allowLoopbackHttp: options.insecureLocalhost });
-  if (!check.ok) throw new DeliveryConfigError(`Invalid webhook URL: ${check.reason}`);
+  if (!check.ok) throw new OptionsError(`Invalid webhook URL: ${check.reason}`, { option: 'url' });
   const logger = options.logger ?? pino({ name: 'webhook-sender' });
   const { schedule, observer, concurrency, maxPending, keepDelivered, keepDead, ...target } = options;
   const queue = createMemoryQueue({

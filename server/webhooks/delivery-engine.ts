@@ -8,16 +8,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { pino, type Logger } from 'pino';
-import { contract } from '../../spec/contract.js';
-import { createDeliveryAgents, type DeliveryAgents } from '../../spec/delivery/delivery-agents.js';
-import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '../../spec/delivery/deliver-event.js';
-import type { WebhookLookup } from '../../spec/delivery/resolve-webhook-host.js';
-import { nextStep, STANDARD_WEBHOOKS_SCHEDULE_MS } from '../../spec/delivery/retry-rules.js';
-import { createWebhookHeaders } from '../../spec/delivery/webhook-headers.js';
-import { OptionsError } from '../../spec/options-error.js';
-import type { SessionEvent } from '../../spec/types.js';
-import { validateWebhookUrl } from '../../spec/webhook-url.js';
-import type { OutboxEvent } from '../sessions/session-store.js';
+import { contract } from '@session-resume-api/runtime/contract';
+import { createDeliveryAgents, type DeliveryAgents } from '@session-resume-api/runtime/delivery/delivery-agents';
+import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
+import type { WebhookLookup } from '@session-resume-api/runtime/delivery/resolve-webhook-host';
+import { nextStep, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
+import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
+import { checkInteger, checkOption, OptionsError } from '@session-resume-api/runtime/options-error';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
+import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
+import type { OutboxEvent } from '../core/outbox-event.js';
 import type { AttemptHandler, AttemptOutcome, DeadEvent, DeliveryQueue, QueuedEvent } from './delivery-queue.js';
 import { RESPONSE_KEEP_BYTES, withTimeout } from './delivery-queue.js';
 import type { AttemptResult, DeliveryInspector, DeliveryObserver } from './delivery-types.js';
@@ -41,7 +41,7 @@ export interface DeliveryTarget {
   timeoutMs?: number;
   /**
    * Reuse connections between attempts (default true): kept per checked address
-   * (spec/delivery/delivery-agents.ts), closed with the engine.
+   * (runtime/delivery/delivery-agents.ts), closed with the engine.
    */
   keepAlive?: boolean;
 }
@@ -72,11 +72,6 @@ export interface DeliveryEngine extends WebhookSender, DeliveryInspector {
   replay(id: string): Promise<boolean>;
   /** Replays every dead event; returns how many. */
   replayAll(): Promise<number>;
-}
-
-/** Thrown for options that can never work; the message says what to fix. */
-export class DeliveryConfigError extends OptionsError {
-  override name = 'DeliveryConfigError';
 }
 
 /** Default time `close` waits, in ms (WebhookSender contract). */
@@ -151,15 +146,10 @@ function createAttemptHandler(
   agents: DeliveryAgents | undefined,
 ): AttemptHandler {
   const check = validateWebhookUrl(target.url, { allowPrivate: target.allowPrivate, allowLoopbackHttp: target.insecureLocalhost });
-  if (!check.ok) throw new DeliveryConfigError(`Invalid webhook URL: ${check.reason}`);
-  let headers: ReturnType<typeof createWebhookHeaders>;
-  try {
-    headers = createWebhookHeaders({ secret: target.secret });
-  } catch (err) {
-    throw new DeliveryConfigError((err as Error).message);
-  }
+  if (!check.ok) throw new OptionsError(`Invalid webhook URL: ${check.reason}`, { option: 'url' });
+  const headers = createWebhookHeaders({ secret: target.secret });
   const timeoutMs = target.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new DeliveryConfigError(`timeoutMs must be an integer ≥ 1; got ${String(timeoutMs)}.`);
+  checkInteger('createDeliveryEngine: timeoutMs', timeoutMs, { min: 1 });
   // Logs name the origin only: the path may carry the receiver's secret token (x-decisions: webhook-signing).
   const log = logger.child({ webhook: check.url.origin });
   if (target.allowPrivate) {
@@ -199,12 +189,15 @@ const RESULT_OF: Record<string, AttemptResult> = {
 
 /** The recorded attempt and what follows it. */
 function judge(result: DeliveryResult, at: string, schedule: readonly number[], attempt: number): AttemptOutcome {
+  const kind = result.delivered ? ('delivered' as const) : (RESULT_OF[result.reason] ?? 'network');
   const recorded = {
     at,
-    result: result.delivered ? ('delivered' as const) : (RESULT_OF[result.reason] ?? 'network'),
+    result: kind,
     ...(result.status !== undefined ? { status: result.status } : {}),
     durationMs: result.durationMs,
     ...(result.response && result.response.bytes > 0 ? { response: result.response.body } : {}),
+    // An answer speaks for itself (status, body); an attempt without one keeps why.
+    ...(!result.delivered && kind !== 'http_status' ? { reason: result.message } : {}),
   };
   if (result.delivered) return { attempt: recorded, next: { kind: 'delivered' } };
   return { attempt: recorded, next: nextStep(schedule, attempt, result), detail: result.message };
@@ -263,8 +256,7 @@ function snapshot(event: OutboxEvent | undefined, logger: Logger): OutboxEvent |
 }
 
 function checkSchedule(schedule: readonly number[]): readonly number[] {
-  if (!Array.isArray(schedule) || schedule.length === 0 || schedule.some((ms) => !Number.isInteger(ms) || ms < 0)) {
-    throw new DeliveryConfigError('The retry schedule must list at least one delay in whole ms ≥ 0.');
-  }
+  checkOption(Array.isArray(schedule) && schedule.length > 0, 'The retry schedule must list at least one delay in whole ms ≥ 0.', 'schedule');
+  for (const ms of schedule) checkInteger('createDeliveryEngine: schedule', ms, { min: 0 });
   return schedule;
 }

@@ -5,9 +5,9 @@
  * (server/webhooks/bullmq-queue.ts). The engine (server/webhooks/delivery-engine.ts) decides;
  * a queue only stores, schedules and reports.
  */
-import type { NextStep } from '../../spec/delivery/retry-rules.js';
-import type { SessionEvent } from '../../spec/types.js';
-import type { OutboxEvent } from '../sessions/session-store.js';
+import type { NextStep } from '@session-resume-api/runtime/delivery/retry-rules';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
+import type { OutboxEvent } from '../core/outbox-event.js';
 import type { DeliveryAttempt, DeliveryInspector, DeliveryState } from './delivery-types.js';
 
 /** One event as the queue hands it to an attempt. */

@@ -4,7 +4,7 @@
  * that metrics hang on. The engine implements `DeliveryInspector`; the operator CLI and the
  * metrics read it.
  */
-import type { SessionEvent } from '../../spec/types.js';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
 
 /** Where one event stands. */
 export type DeliveryState = 'pending' | 'delivering' | 'delivered' | 'dead';
@@ -27,6 +27,12 @@ export interface DeliveryAttempt {
   durationMs: number;
   /** The first 1 kB of the response body (UTF-8), when there was one. */
   response?: string;
+  /**
+   * Why an attempt without an answer failed (`timeout`, `network`, `refused`): the sender's
+   * sentence, naming the host and the stage, never the URL's path or query. At most a few
+   * hundred characters.
+   */
+  reason?: string;
 }
 
 /** One event with its delivery history (`webhooks show --json` prints this shape). */

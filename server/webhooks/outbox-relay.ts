@@ -9,8 +9,8 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { intentCreatedAt, type RedisKeys } from '../sessions/redis-keys.js';
-import type { OutboxEvent } from '../sessions/session-store.js';
+import { intentCreatedAt, type RedisKeys } from '../redis/redis-keys.js';
+import type { OutboxEvent } from '../core/outbox-event.js';
 
 /** What the relay needs. */
 export interface RelayDeps {
@@ -78,15 +78,21 @@ async function relayBatch({ client, keys, publish, logger, minAgeMs }: RelayDeps
   return { read: intents.length, added: found.length };
 }
 
-/** Runs `pass` every `intervalMs` (unref'd, never overlapping); returns the stop function. */
+/**
+ * Runs `pass` every `intervalMs` (unref'd, never overlapping); returns the stop function. A run
+ * of failures (Redis down: one a second) is logged once, and its end once.
+ */
 export function startTimer(pass: () => Promise<unknown>, intervalMs: number, logger: Logger): () => void {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  let failures = 0;
   const tick = async () => {
     try {
       await pass();
+      if (failures > 0) logger.info({ failedPasses: failures }, 'outbox relay passes succeed again');
+      failures = 0;
     } catch (err) {
-      logger.warn({ err: (err as Error).message }, 'outbox relay pass failed; will retry');
+      if (failures++ === 0) logger.warn({ err: (err as Error).message }, 'outbox relay pass failed; retrying every pass, further failures not logged until one succeeds');
     }
     if (!stopped) timer = setTimeout(() => void tick(), intervalMs).unref();
   };

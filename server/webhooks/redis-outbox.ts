@@ -7,12 +7,13 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
-import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '../../spec/delivery/retry-rules.js';
-import { validateWebhookUrl } from '../../spec/webhook-url.js';
-import { checkKeyPrefix, intentMember, redisKeys } from '../sessions/redis-keys.js';
-import type { OutboxEvent } from '../sessions/session-store.js';
+import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
+import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
+import { checkKeyPrefix, intentMember, redisKeys } from '../redis/redis-keys.js';
+import type { OutboxEvent } from '../core/outbox-event.js';
 import { createBullmqQueue, type BullmqQueueOptions } from './bullmq-queue.js';
-import { createDeliveryEngine, DeliveryConfigError, type DeliveryEngine, type DeliveryTarget } from './delivery-engine.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { createDeliveryEngine, type DeliveryEngine, type DeliveryTarget } from './delivery-engine.js';
 import type { DeliveryObserver } from './delivery-types.js';
 import { relayPass, startTimer } from './outbox-relay.js';
 
@@ -38,9 +39,9 @@ export interface RedisOutboxOptions extends Omit<DeliveryTarget, 'url'> {
   relayIntervalMs?: number;
   /** Age of an intent before the relay acts on it, in ms (default 2000). */
   relayMinAgeMs?: number;
-  /** How long an instance holds a job before another may take it back, in ms (default 4000). */
+  /** How long a job's lock lasts without renewal, in ms (default 8000, bullmq-queue.ts `DELIVERY_LOCK`). */
   lockDurationMs?: number;
-  /** How often held jobs are checked, in ms (default 2000). */
+  /** How often jobs whose lock lapsed are looked for, in ms (default 1000). */
   stalledIntervalMs?: number;
   /** Delivered events kept with their attempts (default 1000 events, at most 3600 s). */
   keepDelivered?: BullmqQueueOptions['keepDelivered'];
@@ -48,6 +49,10 @@ export interface RedisOutboxOptions extends Omit<DeliveryTarget, 'url'> {
   observer?: DeliveryObserver;
   /** Where attempts are logged (default: pino named webhook-outbox). */
   logger?: Logger;
+  /** Gets BullMQ's connection errors instead of the logger (see `BullmqQueueOptions.onConnectionError`). */
+  onConnectionError?: BullmqQueueOptions['onConnectionError'];
+  /** Told about jobs the reads skip (see `BullmqQueueOptions.onMalformedJob`). */
+  onMalformedJob?: BullmqQueueOptions['onMalformedJob'];
 }
 
 /** The engine on Redis, plus one relay pass on demand. */
@@ -70,14 +75,14 @@ export function createRedisOutbox(options: RedisOutboxOptions): RedisOutbox {
   const schedule = options.schedule ?? STANDARD_WEBHOOKS_SCHEDULE_MS;
   const logger = options.logger ?? pino({ name: 'webhook-outbox' });
   const worker = options.worker ?? true;
-  if (worker && !options.url) throw new DeliveryConfigError('The outbox worker needs the webhook URL.');
+  if (worker && !options.url) throw new OptionsError('The outbox worker needs the webhook URL.', { option: 'url' });
   const check = options.url ? validateWebhookUrl(options.url, { allowPrivate: options.allowPrivate, allowLoopbackHttp: options.insecureLocalhost }) : undefined;
   const queue = createBullmqQueue({
     connection: options.connection,
     prefix: keys.queuePrefix,
     target: check?.ok ? check.url.origin : '',
     maxAttempts: schedule.length,
-    ...pick(options, ['concurrency', 'lockDurationMs', 'stalledIntervalMs', 'keepDelivered']),
+    ...pick(options, ['concurrency', 'lockDurationMs', 'stalledIntervalMs', 'keepDelivered', 'onConnectionError', 'onMalformedJob']),
     readOnly: !worker && options.relay === false,
     logger,
   });

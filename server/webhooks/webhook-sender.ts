@@ -1,5 +1,5 @@
 /** The role the resume route hands events to: the in-process sender (memory) or the Redis outbox. */
-import type { OutboxEvent } from '../sessions/session-store.js';
+import type { OutboxEvent } from '../core/outbox-event.js';
 
 /** Delivers session events to the configured webhook URL without holding up any answer. */
 export interface WebhookSender {

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { contract } from '../../spec/contract.js';
+import { contract } from '@session-resume-api/runtime/contract';
 import { createMemoryEventStore, createProbeEvent, createWebhookReceiver, type EventContext, type ReceiveResult, type ReceivedEvent } from '../../client/webhooks/index.js';
 import { listen } from '../helpers/listen.js';
 import { waitFor } from '../helpers/wait-for.js';

@@ -3,15 +3,16 @@
  * loopback: fetch and node:http would normalise most of them). Every answer must be: no 5xx,
  * a status and body the spec declares for the resume operation (the conformance response
  * check, the same Ajv validators), the Error body for every error, no echo of the session
- * id, and 401 before anything else for a request without exactly one valid key.
+ * id, and, for a request without exactly one valid key, 404 on a path the spec does not describe
+ * and 401 before anything else on the resume path.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contract } from '../../spec/contract.js';
-import { RESUME_PATH } from '../../spec/resume-path.js';
+import { contract } from '@session-resume-api/runtime/contract';
+import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
 import { createResponseCheck } from '../../client/cli/conformance/response-check.js';
 import { createApp } from '../../server/app.js';
 import { createHttpServer } from '../../server/http/create-http-server.js';
@@ -24,6 +25,8 @@ const KEY = 'fuzz-key-Zk3';
 const MARK = 'zQ9x';
 const PAUSED = Array.from({ length: 300 }, (_, i) => `sess_p_${i}`);
 const checkResume = createResponseCheck(contract, RESUME_PATH, 'post');
+/** The resume path's shape as sent: one non-empty segment for the id, exact case, no trailing slash, any query. */
+const RESUME_PATH_SHAPE = /^\/v1\/sessions\/[^/?]+\/resume(\?.*)?$/;
 /** The spec's path template with a generated segment in place of `{session_id}`. */
 const pathOf = (segment: string, template: string = RESUME_PATH) => template.replace('{session_id}', segment);
 
@@ -167,15 +170,17 @@ function problems(r: Generated, answer: RawAnswer | undefined): string[] {
   const validKey = authLines.length === 1 && /^bearer +fuzz-key-Zk3 *$/i.test(authLines[0]!.trim());
   if (fromApp && !validKey) {
     const framing = r.host === undefined || authLines.length > 1;
-    const allowed = framing ? [400, 401] : [401];
-    if (!allowed.includes(answer.status)) found.push(`no valid key but ${answer.status}, not 401`);
+    // Only the spec's path needs a key; any other path is 404 by its shape (x-decisions: unknown-paths).
+    const first = RESUME_PATH_SHAPE.test(r.path) ? 401 : 404;
+    const allowed = framing ? [400, first] : [first];
+    if (!allowed.includes(answer.status)) found.push(`no valid key but ${answer.status}, not ${first}`);
   }
   if (validKey && answer.status === 401) found.push('a valid key got 401');
   return found;
 }
 
 describe('5,000 hostile requests against the reference server', () => {
-  it('never get a 5xx, always get a declared status and body, never echo the id, and 401 first without a key', async () => {
+  it('never get a 5xx, always get a declared status and body, never echo the id, and 404 or 401 first without a key', async () => {
     const counts = { tried: 0, fiveXx: 0, brokeSpec: 0, byStatus: {} as Record<number, number>, noAnswer: 0, httpLayer: 0 };
     const examples: string[] = [];
     await fc.assert(

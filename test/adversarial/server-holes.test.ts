@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { brotliCompressSync } from 'node:zlib';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contract } from '../../spec/contract.js';
+import { contract } from '@session-resume-api/runtime/contract';
 import { createApp } from '../../server/app.js';
 import { createHttpServer } from '../../server/http/create-http-server.js';
 import { createMemorySessionStore } from '../../server/sessions/memory-session-store.js';
@@ -89,12 +89,33 @@ describe('hole 2: a body that does not decode with its Content-Encoding', () => 
   }
 });
 
+describe('unknown paths answer 404 before the key (x-decisions: unknown-paths)', () => {
+  it('/metrics, /v2/… and other paths the spec does not describe: 404 Error JSON without, with a wrong and with a valid key', async () => {
+    for (const head of ['GET /metrics', 'POST /v2/sessions/sess_a/resume', 'GET /v1/sessions/sess_a', 'POST /v1/sessions/sess_a/resume/', 'GET /favicon.ico']) {
+      for (const auth of ['', 'Authorization: Bearer wrong\r\n', AUTH]) {
+        const answer = await requestRaw(port, request(head, `Host: x\r\n${auth}`));
+        expect(answer.status, `${head} ${auth}`).toBe(404);
+        expect(answer.headers.has('www-authenticate')).toBe(false);
+        expect(errorOf(answer)).toMatchObject({ error: 'not_found', message: 'No operation at this path.' });
+      }
+    }
+  });
+
+  it('the resume path still answers 401 first without a key, for a known and an unknown session alike', async () => {
+    const known = await requestRaw(port, request('POST /v1/sessions/sess_a/resume', 'Host: x\r\n'));
+    const unknown = await requestRaw(port, request('POST /v1/sessions/no_such_session/resume', 'Host: x\r\n'));
+    expect([known.status, unknown.status]).toEqual([401, 401]);
+    expect(errorOf(known)).toEqual(errorOf(unknown));
+  });
+});
+
 describe('hole 3: every answer is the Error JSON', () => {
-  it('OPTIONS * gets 401 without a key, 404 Error JSON with one', async () => {
-    expect((await requestRaw(port, request('OPTIONS *', 'Host: x\r\n'))).status).toBe(401);
-    const answer = await requestRaw(port, request('OPTIONS *', `Host: x\r\n${AUTH}`));
-    expect(answer.status).toBe(404);
-    expect(errorOf(answer).error).toBe('not_found');
+  it('OPTIONS * gets 404 Error JSON, with or without a key (not a path of the spec)', async () => {
+    for (const auth of ['', AUTH]) {
+      const answer = await requestRaw(port, request('OPTIONS *', `Host: x\r\n${auth}`));
+      expect(answer.status).toBe(404);
+      expect(errorOf(answer).error).toBe('not_found');
+    }
   });
 
   it('a request without Host gets 400 Error JSON, not an empty 400', async () => {

@@ -1,15 +1,15 @@
 /**
  * Server-side request forgery through webhook URLs: every spelling of an internal address in
- * the fixture is refused by the URL rules (spec/webhook-url.ts) AND by the sender at send
+ * the fixture is refused by the URL rules (runtime/webhook-url.ts) AND by the sender at send
  * time (deliverEvent with its resolver); names that resolve to internal addresses are
  * refused at send time; public HTTPS URLs are accepted. No network: the resolver is faked
  * and refused deliveries never connect.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { deliverEvent } from '../../spec/delivery/deliver-event.js';
-import type { WebhookLookup } from '../../spec/delivery/resolve-webhook-host.js';
-import { validateWebhookUrl } from '../../spec/webhook-url.js';
+import { deliverEvent } from '@session-resume-api/runtime/delivery/deliver-event';
+import type { WebhookLookup } from '@session-resume-api/runtime/delivery/resolve-webhook-host';
+import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 
 /** Spellings of loopback, private, link-local, metadata and reserved targets, and non-HTTPS or malformed URLs. */
 const SSRF_SPELLINGS: readonly string[] = [

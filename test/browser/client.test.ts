@@ -4,14 +4,12 @@
  * built-in) and resumes sessions on another origin, through a CORS preflight that carries
  * the Authorization header. Each target is one entry of `targets`.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +18,7 @@ import { createApp } from '../../server/app.js';
 import { createMemorySessionStore } from '../../server/sessions/memory-session-store.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { listen } from '../helpers/listen.js';
+import { sharedPackages } from '../helpers/package-tarball.js';
 import { startPrism } from '../helpers/prism.js';
 import { startResumeStub } from '../helpers/resume-stub.js';
 
@@ -96,10 +95,10 @@ let page: Page;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sra-browser-'));
-  await promisify(execFile)(process.execPath, [join(root, '.ci/build.mjs'), '--out', join(work, 'build'), '--quiet'], { cwd: root });
+  const { buildDir } = await sharedPackages();
   // platform "browser": esbuild fails on any node: import reachable from the client entry.
   await build({
-    entryPoints: [join(work, 'build/client/dist/index.js')],
+    entryPoints: [join(buildDir, 'client/dist/index.js')],
     bundle: true,
     format: 'esm',
     platform: 'browser',

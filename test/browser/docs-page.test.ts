@@ -1,16 +1,18 @@
 /**
- * The HTML reference (issue #6): `npm run docs`'s builder renders the spec, the reference
- * server (createApp, through its docs router) serves it at /docs and the raw spec at
- * /openapi.yaml without a key, and headless Chromium shows the resume operation and its
- * responses, then the webhook payload, then the decisions (in that order in the sidebar), with
- * every request outside the server refused (the page works offline). Screenshot: test-output/docs.png.
+ * The HTML reference: `npm run docs`'s builder renders the spec, the reference server
+ * (createApp, through its docs router) serves it at /docs and the raw spec at /openapi.yaml
+ * without a key, and headless Chromium shows the resume operation and its responses, then the
+ * webhook payload, then the decisions (in that order in the sidebar), each decision with its
+ * three parts. The page asks nothing of any other host (no script, image or telemetry, not even
+ * one its Content-Security-Policy would block), and is complete at the load event: no
+ * "Loading" anywhere. Screenshots: test-output/docs-at-load.png, docs.png, docs-decisions.png.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { specPath } from '../../spec/contract.js';
-import { buildDocs } from '../../spec/tools/docs/build-docs.js';
+import { contract, specPath } from '@session-resume-api/runtime/contract';
+import { buildDocs } from '../../tools/docs/build-docs.js';
 import { createApp } from '../../server/app.js';
 import { createMemorySessionStore } from '../../server/sessions/memory-session-store.js';
 import { launchBrowser } from '../helpers/browser.js';
@@ -49,9 +51,18 @@ describe('API reference at /docs', () => {
       external.push(url);
       return route.abort();
     });
-    const res = await page.goto(`${baseUrl}/docs`);
+    // Every request the page makes, those a Content-Security-Policy blocks (never routed) included.
+    const requested: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    const res = await page.goto(`${baseUrl}/docs`, { waitUntil: 'load' });
     expect(res?.status()).toBe(200);
     expect(res?.headers()['content-security-policy']).toContain("connect-src 'self'");
+    // Complete at the load event, as a plain headless screenshot sees it.
+    await page.screenshot({ path: `${outDir}docs-at-load.png` });
+    const atLoad = await page.evaluate(() => ({ text: document.body.innerText, images: [...document.images].map((i) => i.src) }));
+    expect(atLoad.text).not.toMatch(/Loading/i);
+    expect(atLoad.text).toContain('Resume a paused agent session');
+    expect(atLoad.images.filter((src) => !src.startsWith('data:') && !src.startsWith(baseUrl))).toEqual([]);
     const textOf = async (hash: string, waitFor: string) => {
       await page.goto(`${baseUrl}/docs${hash}`);
       await page.waitForFunction((t) => document.body.innerText.includes(t), waitFor);
@@ -62,9 +73,28 @@ describe('API reference at /docs', () => {
     const overview = await textOf('', 'Session Resume API');
     const sidebar = overview.slice(0, overview.indexOf('Session Resume API ('));
     expect(sidebar.split('\n').filter((line) => /^(sessions|webhooks|Decision)/.test(line))).toEqual(['sessions', 'webhooks', 'Decision record']);
-    const decisions = await textOf('#/decision-record', 'not-paused-status');
-    expect(decisions).toContain('This document chose');
-    expect(decisions).not.toContain('The source description says');
+    await textOf('#/decision-record', 'not-paused-status');
+    // Every decision of x-decisions, in order, each section with its three parts. Redoc renders
+    // a long section as the reader scrolls: scroll to its end, then read the DOM.
+    const recorded = contract.document['x-decisions'] as { id: string; topic: string }[];
+    for (let moved = true; moved; ) {
+      moved = await page.evaluate(() => window.scrollY !== (window.scrollBy(0, 900), window.scrollY));
+      await page.waitForTimeout(50);
+    }
+    const last = recorded.at(-1)!;
+    await page.waitForFunction((heading) => {
+      const text = document.getElementById('redoc')?.textContent ?? '';
+      return text.slice(text.indexOf('Every point the service description leaves open')).includes(heading);
+    }, `${last.id}: ${last.topic}`);
+    const rendered = await page.evaluate(() => document.getElementById('redoc')?.textContent ?? '');
+    // The section's own text, after the sidebar (which lists the same headings).
+    const record = rendered.slice(rendered.indexOf('Every point the service description leaves open'));
+    const starts = recorded.map(({ id, topic }) => record.indexOf(`${id}: ${topic}`));
+    expect(starts.every((at, i) => at > (starts[i - 1] ?? -1)), 'every decision, in order').toBe(true);
+    for (const [i, { id }] of recorded.entries()) {
+      const section = record.slice(starts[i], starts[i + 1] ?? undefined);
+      expect(section, id).toMatch(/The service's description says: \S[\s\S]*This document chose: \S[\s\S]*The client tolerates: \S/);
+    }
     // One section per decision, readable in the middle column: no table wider than the page.
     const heading = page.getByRole('heading', { name: 'not-paused-status: HTTP status of the not_paused answer' }).first();
     await heading.scrollIntoViewIfNeeded();
@@ -83,6 +113,7 @@ describe('API reference at /docs', () => {
     expect(webhooks).toContain('The same event can be delivered more than once');
     for (const field of ['event', 'session', 'timestamp']) expect(webhooks).toMatch(new RegExp(`^${field}\\b`, 'm'));
     expect(external).toEqual([]);
+    expect(requested.filter((url) => !url.startsWith(baseUrl) && !url.startsWith('data:') && !url.startsWith('blob:'))).toEqual([]);
     await page.close();
   });
 
@@ -92,8 +123,8 @@ describe('API reference at /docs', () => {
     const body = (await res.json()) as { docs: string; openapi: string };
     expect(body).toMatchObject({ docs: '/docs', openapi: '/openapi.yaml' });
     expect((await fetch(`${baseUrl}${body.docs}`)).status).toBe(200);
-    // Any other method on / stays behind the key.
-    expect((await fetch(`${baseUrl}/`, { method: 'POST' })).status).toBe(401);
+    // Any other method on / is no operation of the spec: 404, key or not (x-decisions: unknown-paths).
+    expect((await fetch(`${baseUrl}/`, { method: 'POST' })).status).toBe(404);
   });
 
   it('serves the raw spec at /openapi.yaml', async () => {

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listScenarios } from '../../spec/scenarios.js';
+import { listScenarios } from '@session-resume-api/runtime/scenarios';
 import { launchBrowser } from '../helpers/browser.js';
 import { startPrism, type PrismServer } from '../helpers/prism.js';
 

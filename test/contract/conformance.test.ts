@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createApp, type AppDeps } from '../../server/app.js';
 import { createMemorySessionStore } from '../../server/sessions/memory-session-store.js';
-import { createRedisClient } from '../../server/sessions/redis-client.js';
+import { createRedisClient } from '../../server/redis/redis-client.js';
 import { createRedisSessionStore } from '../../server/sessions/redis-session-store.js';
 import { createRedisConnection, waitUntilConnected } from '../../server/redis/create-redis-connection.js';
 import { startRedisCluster } from '../helpers/redis-cluster.js';
@@ -144,7 +144,7 @@ describe('conformance detects a non-conforming target', () => {
 describe('answer validation against the declared responses', () => {
   it('requires Retry-After on 429, the Bearer challenge on 401, and the Error body shape', async () => {
     const { createResponseCheck } = await import('../../client/cli/conformance/response-check.js');
-    const { contract } = await import('../../spec/contract.js');
+    const { contract } = await import('@session-resume-api/runtime/contract');
     const check = createResponseCheck(contract, '/v1/sessions/{session_id}/resume', 'post');
     const json = { 'content-type': 'application/json' };
     const error = JSON.stringify({ success: false, error: 'rate_limited', message: 'slow down' });

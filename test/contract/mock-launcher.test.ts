@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listScenarios } from '../../spec/scenarios.js';
+import { listScenarios } from '@session-resume-api/runtime/scenarios';
 import { getFreePort } from '../helpers/free-port.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -60,7 +60,7 @@ describe('npm run mock', () => {
 describe('start-mock.ts (what `npm run mock` runs)', () => {
   it('forwards SIGTERM to Prism: signalling the launcher alone releases the port', async () => {
     const own = await getFreePort();
-    const launcher = spawn(join(root, 'node_modules/.bin/tsx'), ['spec/tools/mock/start-mock.ts'], {
+    const launcher = spawn(join(root, 'node_modules/.bin/tsx'), ['tools/mock/start-mock.ts'], {
       cwd: root,
       env: { ...process.env, PORT: String(own) },
       stdio: ['ignore', 'pipe', 'inherit'],

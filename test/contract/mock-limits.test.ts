@@ -3,8 +3,8 @@
  * spec's example value (not an invented 0), and the mock limits listed there are real.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contract } from '../../spec/contract.js';
-import { resolveRef } from '../../spec/resolve-ref.js';
+import { contract } from '@session-resume-api/runtime/contract';
+import { resolveRef } from '@session-resume-api/runtime/resolve-ref';
 import { startPrism, type PrismServer } from '../helpers/prism.js';
 
 let prism: PrismServer;

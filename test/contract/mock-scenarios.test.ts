@@ -4,9 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contract } from '../../spec/contract.js';
-import { MOCK_SAMPLE_KEY, readMockSection, renderMockReadme } from '../../spec/tools/mock/scenario-table.js';
-import { listScenarios } from '../../spec/scenarios.js';
+import { contract } from '@session-resume-api/runtime/contract';
+import { MOCK_SAMPLE_KEY, readMockSection, renderMockReadme } from '../../tools/mock/scenario-table.js';
+import { listScenarios } from '@session-resume-api/runtime/scenarios';
 import { startPrism, type PrismServer } from '../helpers/prism.js';
 
 const scenarios = listScenarios();

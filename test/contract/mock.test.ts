@@ -3,7 +3,7 @@
  * spec's own schemas (issue #2: first suite against the mock).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contract } from '../../spec/contract.js';
+import { contract } from '@session-resume-api/runtime/contract';
 import { startPrism, type PrismServer } from '../helpers/prism.js';
 
 let prism: PrismServer;

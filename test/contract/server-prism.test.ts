@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.js';
 import { createMemorySessionStore } from '../../server/sessions/memory-session-store.js';
-import { StoreUnavailableError } from '../../server/sessions/session-store.js';
+import { StoreUnavailableError } from '../../server/errors/store-errors.js';
 import { listen, type Listening } from '../helpers/listen.js';
 import { startPrism, type PrismServer } from '../helpers/prism.js';
 import { resumeScenarios, SCENARIO_SESSIONS } from '../helpers/resume-scenarios.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEBHOOK_PROBE_EVENT } from '../../spec/webhook-probe.js';
+import { WEBHOOK_PROBE_EVENT } from '@session-resume-api/runtime/webhook-probe';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/tls.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

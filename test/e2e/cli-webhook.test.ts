@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contract } from '../../spec/contract.js';
+import { contract } from '@session-resume-api/runtime/contract';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/tls.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

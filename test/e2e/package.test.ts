@@ -1,23 +1,25 @@
 /**
- * The two published packages as their users get them: build (.ci/build.mjs), `npm pack`, install
- * each tarball alone into a fresh project, and use it there under Node 20 (this process) and
- * Node 24 (the `node@24` npm package, cached in .tmp/node24; downloaded once, after a notice;
- * SKIP_NODE24=1 skips the Node 24 runs).
+ * The two published packages as their users get them: built and packed once per run
+ * (`sharedPackages()`), each tarball installed alone into a fresh project, and used there under
+ * Node 20 (this process), and under Node 24 too when TEST_NODE24=1 (CI sets it: the `node@24`
+ * npm package, cached in .tmp/node24, downloaded once after a notice).
  * - session-resume-api: at most 10 packages and 5 MB in node_modules; the browser bundle of
- *   ./client at most 10 kB gzipped; types under moduleResolution node16, nodenext and bundler;
+ *   ./client at most 10 kB gzipped; the browser entries load no Node built-in; one OptionsError
+ *   class whichever subpath exports it; types under moduleResolution node16, nodenext and bundler;
  *   ./webhooks works without any Redis library; the command runs.
  * - session-resume-api-server: createApp as a library, and the bin serving /docs.
  * The measured figures are printed.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getFreePort } from '../helpers/free-port.js';
-import { buildPackages, installProject, npmOptions, packPackage, root, run, type Tarball } from '../helpers/package-tarball.js';
+import { installProject, npmOptions, root, run, sharedPackages, type Tarball } from '../helpers/package-tarball.js';
 import { startPrism, type PrismServer } from '../helpers/prism.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -25,17 +27,18 @@ const tsc = join(root, 'node_modules/typescript/bin/tsc');
 // Kept between runs (gitignored): the Node 24 binary from the `node@24` npm package (about 190 MB).
 const node24Dir = join(root, '.tmp/node24');
 const node24 = join(node24Dir, 'node_modules/node/bin/node');
-const skipNode24 = process.env.SKIP_NODE24 === '1';
-/** The Node versions each package runs under: this process's, and Node 24 unless SKIP_NODE24=1. */
+const withNode24 = process.env.TEST_NODE24 === '1';
+/** The Node versions each package runs under: this process's, and Node 24 when TEST_NODE24=1. */
 const RUNTIMES: [string, () => string, RegExp][] = [
   ['Node 20', () => process.execPath, /^v20\./],
-  ...(skipNode24 ? [] : [['Node 24', () => node24, /^v24\./] as [string, () => string, RegExp]]),
+  ...(withNode24 ? [['Node 24', () => node24, /^v24\./] as [string, () => string, RegExp]] : []),
 ];
 const VERSION = '0.2.0';
 
 const clientConsumer = `
 import { createSessionsClient, SessionsClientError, type ResumeOutcome } from 'session-resume-api/client';
-import { createWebhookReceiver, createMemoryEventStore } from 'session-resume-api/webhooks';
+import { createWebhookReceiver, createMemoryEventStore, OptionsError as WebhooksOptionsError } from 'session-resume-api/webhooks';
+import { OptionsError } from 'session-resume-api/client';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -56,7 +59,19 @@ const body = JSON.stringify({ event: 'session.resumed', session: { id: 's1' }, t
 const answers = [(await receiver.receive(body)).status, (await receiver.receive(body)).status];
 await new Promise((resolve) => setTimeout(resolve, 50));
 await receiver.close();
+// The class a caller imports from ./client is the one thrown under ./webhooks.
+const thrown = (() => {
+  try {
+    createMemoryEventStore({ concurrency: 0 });
+  } catch (error) {
+    return error;
+  }
+})();
 console.log(JSON.stringify({
+  optionsError: {
+    thrownIsClientClass: thrown instanceof OptionsError,
+    sameClass: OptionsError === WebhooksOptionsError,
+  },
   node: process.version,
   kinds,
   message,
@@ -129,24 +144,21 @@ async function compile(dir: string): Promise<void> {
   });
 }
 
-async function pack(name: 'client' | 'server'): Promise<void> {
-  tarballs[name] = await packPackage(work, name);
-}
-
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sra-package-'));
-  const installNode24 = skipNode24 || existsSync(node24)
+  const installNode24 = !withNode24 || existsSync(node24)
     ? Promise.resolve()
     : (async () => {
         process.stderr.write(
-          'package test: downloading Node 24 once (the node@24 npm package, about 190 MB, into .tmp/node24) to run both packages under it; set SKIP_NODE24=1 to skip.\n',
+          'package test: TEST_NODE24=1: downloading Node 24 once (the node@24 npm package, about 190 MB, into .tmp/node24) to run both packages under it.\n',
         );
         mkdirSync(node24Dir, { recursive: true });
         writeFileSync(join(node24Dir, 'package.json'), '{"private":true}\n');
         await run('npm', ['install', 'node@24', ...npmOptions], { cwd: node24Dir });
       })();
-  await buildPackages(work);
-  await Promise.all([pack('client'), pack('server')]);
+  const packages = await sharedPackages();
+  tarballs.client = packages.client;
+  tarballs.server = packages.server;
   [prism, clientDir, serverDir] = await Promise.all([
     startPrism(),
     consumerProject('consumer', tarballs.client.file, clientConsumer),
@@ -211,7 +223,49 @@ describe('session-resume-api (consumer package)', () => {
       specIsYaml: true,
       answers: [200, 200],
       handled: ['session.resumed'],
+      optionsError: { thrownIsClientClass: true, sameClass: true },
     });
+  });
+
+  it('gives ./webhooks/redis the same OptionsError class as ./client and ./webhooks', async () => {
+    const dir = await installProject(work, 'redis-consumer', [tarballs.client.file, 'bullmq@6.7.0', 'ioredis@6.0.0'], {
+      'consumer.mjs': `
+import { OptionsError } from 'session-resume-api/client';
+import { OptionsError as WebhooksOptionsError } from 'session-resume-api/webhooks';
+import { createRedisEventStore, OptionsError as RedisOptionsError } from 'session-resume-api/webhooks/redis';
+let thrown;
+try {
+  createRedisEventStore({ url: 'redis://127.0.0.1:1', concurrency: 0 });
+} catch (error) {
+  thrown = error;
+}
+console.log(JSON.stringify([thrown instanceof OptionsError, thrown instanceof WebhooksOptionsError, RedisOptionsError === OptionsError]));
+`,
+    });
+    const { stdout } = await run(process.execPath, ['consumer.mjs'], { cwd: dir });
+    expect(JSON.parse(stdout)).toEqual([true, true, true]);
+  });
+
+  it('loads no Node built-in from the browser entries (./client, ./msw, ./sandbox) or any chunk they import', () => {
+    const dist = join(clientDir, 'node_modules/session-resume-api/dist');
+    const imports = (file: string) =>
+      [...readFileSync(join(dist, file), 'utf8').matchAll(/\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)|^import\s*["']([^"']+)["']/gm)].map(
+        (m) => (m[1] ?? m[2] ?? m[3]) as string,
+      );
+    const offenders: string[] = [];
+    const seen = new Set<string>();
+    const queue = ['index.js', 'msw.js', 'sandbox.js'];
+    while (queue.length) {
+      const file = queue.pop() as string;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const specifier of imports(file)) {
+        if (specifier.startsWith('./')) queue.push(specifier.slice(2));
+        else if (specifier.startsWith('node:') || builtinModules.includes(specifier.split('/')[0] ?? specifier)) offenders.push(`${file} → ${specifier}`);
+      }
+    }
+    expect(seen.size).toBeGreaterThan(3);
+    expect(offenders).toEqual([]);
   });
 
   it('installs the session-resume-api command', async () => {
@@ -235,7 +289,8 @@ describe('session-resume-api-server (service package)', () => {
   it('runs the session-resume-api-server command, which serves /docs', async () => {
     const port = await getFreePort();
     const child = spawn(join(serverDir, 'node_modules/.bin/session-resume-api-server'), [], {
-      env: { ...process.env, PORT: String(port), API_KEYS: 'k1', REDIS_URL: '' },
+      // An undefined value leaves the variable out (child_process); an empty REDIS_URL would be refused.
+      env: { ...process.env, PORT: String(port), API_KEYS: 'k1', REDIS_URL: undefined, REDIS_CLUSTER_NODES: undefined },
       stdio: 'ignore',
     });
     try {

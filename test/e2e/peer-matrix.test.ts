@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { buildPackages, installProject, packPackage, root, run, type Tarball } from '../helpers/package-tarball.js';
+import { installProject, root, run, sharedPackages, type Tarball } from '../helpers/package-tarball.js';
 import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
 import { countBy, doneIds, startReceiverProcess, type ReceiverProcess } from '../helpers/receiver-processes.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -60,8 +60,7 @@ const processes: ReceiverProcess[] = [];
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sra-peers-'));
-  await buildPackages(work);
-  tarball = await packPackage(work, 'client');
+  tarball = (await sharedPackages()).client;
 }, 300_000);
 
 afterAll(async () => {

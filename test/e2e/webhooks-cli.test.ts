@@ -1,10 +1,14 @@
 /**
  * The operator's webhooks commands against a real server process on the shared Redis (own key
  * prefix) delivering to a real HTTPS receiver: show, list, stats and dead with --json, the
- * text forms, and a key prefix under which nothing was ever written.
+ * text forms, a key prefix under which nothing was ever written, and a job holding no event.
  */
 import { randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { redisKeys } from '../../server/redis/redis-keys.js';
+import { OUTBOX_QUEUE } from '../../server/webhooks/bullmq-queue.js';
 import { deletePrefix } from '../helpers/redis-keys.js';
 import { runServerCommand } from '../helpers/server-process.js';
 import {
@@ -90,3 +94,28 @@ it('a key prefix under which nothing was ever written is reported as such, with 
   expect(unknown.code).toBe(1);
   expect(unknown.stderr).toContain('No event has the webhook-id msg_nope');
 }, 60_000);
+
+it('a job without an event under the prefix (written by something else) is named and skipped: the commands still answer', async () => {
+  const connection = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
+  const queue = new Queue(OUTBOX_QUEUE, { connection, prefix: redisKeys(keyPrefix).queuePrefix });
+  const id = `foreign_${randomUUID()}`;
+  try {
+    // Delayed, so no worker takes it: it stays a pending job holding no payload.
+    await queue.add('foreign', { note: 'not an event' }, { jobId: id, delay: 3_600_000 });
+    for (const args of [['webhooks', 'list'], ['webhooks', 'list', '--json'], ['webhooks', 'dead'], ['webhooks', 'stats']]) {
+      const run = await runServerCommand(args, env);
+      expect(run.code, `${args.join(' ')}\n${run.stderr}`).toBe(0);
+      expect(run.stderr).not.toContain('Cannot read properties');
+    }
+    const listed = await runServerCommand(['webhooks', 'list'], env);
+    expect(listed.stderr).toContain(`skipped job ${id}: no event payload`);
+    expect(listed.stdout).not.toContain(id);
+    const shown = await runServerCommand(['webhooks', 'show', id], env);
+    expect(shown.code).toBe(1);
+    expect(shown.stderr).toContain(`skipped job ${id}: no event payload`);
+  } finally {
+    await queue.remove(id).catch(() => undefined);
+    await queue.close();
+    await connection.quit();
+  }
+}, 90_000);

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createWebhookReceiver, generateUrlToken, type WebhookReceiver } from '../../client/webhooks/index.js';
 import { createRedisEventStore } from '../../client/webhooks/redis/index.js';
-import { contract } from '../../spec/contract.js';
+import { contract } from '@session-resume-api/runtime/contract';
 import type { ReceivedEvent } from '../../client/webhooks/index.js';
 import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';

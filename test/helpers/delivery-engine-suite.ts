@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../spec/types.js';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
 import type { DeliveryEngine } from '../../server/webhooks/delivery-engine.js';
 import type { DeliveryAttempt, DeliveryObserver } from '../../server/webhooks/delivery-types.js';
 import { startHttpsReceiver, type HttpsReceiver } from './tls.js';
@@ -118,6 +118,7 @@ export function deliveryEngineSuite(name: string, makeEngine: (setup: EngineSetu
       expect(JSON.stringify(record)).not.toContain('secret-token');
       const [failed, ok] = record!.attempts;
       expect(failed).toMatchObject({ result: 'http_status', status: 500, response: 'x'.repeat(1024) });
+      expect(failed).not.toHaveProperty('reason');
       expect(ok).toMatchObject({ result: 'delivered', status: 200, response: '{"received":true}' });
       for (const attempt of record!.attempts) {
         expect(new Date(attempt.at).toISOString()).toBe(attempt.at);
@@ -132,7 +133,7 @@ export function deliveryEngineSuite(name: string, makeEngine: (setup: EngineSetu
       await run.engine.close();
     });
 
-    it('a receiver that accepts no connection is recorded as a network failure', async () => {
+    it('a receiver that accepts no connection is recorded as a network failure, with why (host and stage, never the path)', async () => {
       const run = await start([0], { status: 200 });
       await waitFor(async () => (await run.state()) === 'delivered', { what: 'the delivery', timeoutMs: 15_000 });
       await run.engine.close();
@@ -142,7 +143,11 @@ export function deliveryEngineSuite(name: string, makeEngine: (setup: EngineSetu
       const id = `msg_${randomUUID()}`;
       engine.enqueue({ id, payload: { ...run.payload, session: { id: `net_${randomUUID()}` } } });
       await waitFor(async () => (await engine.show(id))?.state === 'dead', { what: 'the dead letter', timeoutMs: 15_000 });
-      expect((await engine.show(id))?.attempts.map((a) => a.result)).toEqual(['network']);
+      const attempts = (await engine.show(id))?.attempts ?? [];
+      expect(attempts.map((a) => a.result)).toEqual(['network']);
+      expect(attempts[0]?.reason).toMatch(/^Could not connect to 127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
+      // An attempt with an answer keeps its status and body instead (the test above).
+      expect(attempts[0]).not.toHaveProperty('status');
       await engine.close();
     });
   });

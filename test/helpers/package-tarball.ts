@@ -1,13 +1,16 @@
 /**
  * The published packages as their users get them: `.ci/build.mjs` into a work folder, `npm pack`
  * the built package, and install a tarball (with any other packages) into a fresh project.
- * Shared by the package test and the peer-matrix test.
+ * `sharedPackages()` builds and packs once per test run for every suite that installs them (the
+ * package, peer-matrix, browser client and install-docs tests).
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { inject } from 'vitest';
 
 /** `execFile` as a promise. */
 export const run = promisify(execFile);
@@ -45,4 +48,51 @@ export async function installProject(work: string, name: string, packages: strin
   for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
   await run('npm', ['install', ...packages, ...npmOptions], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
   return dir;
+}
+
+/** Both packages built (`buildDir`/client, `buildDir`/server) and packed, once per test run. */
+export interface SharedPackages {
+  buildDir: string;
+  client: Tarball;
+  server: Tarball;
+}
+
+let shared: Promise<SharedPackages> | undefined;
+
+/**
+ * The packages of this test run, built and packed in the folder of test/setup/packages.ts. The
+ * suite that asks first (in any worker) builds, under a lock (an exclusive mkdir); the others
+ * wait for its result, or for its failure, which they report too.
+ */
+export function sharedPackages(): Promise<SharedPackages> {
+  shared ??= buildOnce(inject('packagesDir'));
+  return shared;
+}
+
+async function buildOnce(dir: string): Promise<SharedPackages> {
+  const done = join(dir, 'packed.json');
+  const failed = join(dir, 'failed.txt');
+  try {
+    mkdirSync(join(dir, 'lock'));
+  } catch {
+    // Another suite builds: wait for it (a build takes 10-60 s on a loaded machine).
+    for (let waited = 0; waited < 600_000; waited += 250) {
+      if (existsSync(done)) return JSON.parse(readFileSync(done, 'utf8')) as SharedPackages;
+      if (existsSync(failed)) throw new Error(`building the packages failed in another suite: ${readFileSync(failed, 'utf8')}`);
+      await sleep(250);
+    }
+    throw new Error(`the packages were not built within 10 minutes (${dir})`);
+  }
+  try {
+    await buildPackages(dir);
+    const [client, server] = await Promise.all([packPackage(dir, 'client'), packPackage(dir, 'server')]);
+    const packages: SharedPackages = { buildDir: join(dir, 'build'), client, server };
+    writeFileSync(`${done}.tmp`, JSON.stringify(packages));
+    // Written whole, then renamed: a waiter never reads half a file.
+    renameSync(`${done}.tmp`, done);
+    return packages;
+  } catch (error) {
+    writeFileSync(failed, String((error as { stderr?: string }).stderr || error));
+    throw error;
+  }
 }

@@ -1,7 +1,7 @@
 /** Starts the real Prism CLI (mock or proxy) on a free loopback port for a test, and stops it after. */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { specPath } from '../../spec/contract.js';
+import { specPath } from '@session-resume-api/runtime/contract';
 import { getFreePort } from './free-port.js';
 import { waitFor } from './wait-for.js';
 

@@ -56,7 +56,14 @@ export function receiverStoreSuite(name: string, makeStore: () => ReceiverStore)
       expect(notJson.status).toBe(400);
       expect(notJson.body).toMatchObject({ success: false, error: 'bad_request', message: expect.stringMatching(/not UTF-8 JSON/) });
       const neither = await receiver.receive(body({ event: '', status: 7, session: {}, session_id: '', timestamp: 't' }));
-      expect(neither.body).toMatchObject({ error: 'bad_request', message: expect.stringMatching(/neither.*event name \(event or status\) or a session id \(session.id or session_id\)/) });
+      expect(neither.body).toMatchObject({
+        error: 'bad_request',
+        message: expect.stringMatching(/event name \(event or status\) or a session id \(session.id or session_id\).*event is an empty string.*status is a number.*session.id is absent.*session_id is an empty string/),
+      });
+      // The field is there with the wrong type: the answer names it and says why.
+      const wrongType = await receiver.receive(body({ session: { id: 5 } }));
+      expect(wrongType).toMatchObject({ status: 400, body: { message: expect.stringContaining('session.id is a number, not a non-empty string') } });
+      expect(JSON.stringify(wrongType.body)).not.toMatch(/neither/);
       const scalar = await receiver.receive('"session.resumed"');
       expect(scalar.body).toMatchObject({ error: 'bad_request', message: expect.stringMatching(/not a JSON object/) });
       const array = await receiver.receive(body([anEvent()]));

@@ -17,8 +17,11 @@ export interface RedisServer {
   restart(): Promise<void>;
 }
 
-/** Sends PING over a raw socket; true when the answer is +PONG within `timeoutMs` (default 500 ms). */
-export async function pingRedis(url: string, timeoutMs = 500): Promise<boolean> {
+/**
+ * Sends PING over a raw socket; true when the answer is +PONG within `timeoutMs` (default
+ * 500 ms), or NOAUTH when `passwordSet` (a server with `--requirepass` answers, but refuses PING).
+ */
+export async function pingRedis(url: string, timeoutMs = 500, passwordSet = false): Promise<boolean> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const socket = new Socket();
@@ -28,20 +31,24 @@ export async function pingRedis(url: string, timeoutMs = 500): Promise<boolean> 
     };
     socket.setTimeout(timeoutMs, () => done(false));
     socket.once('error', () => done(false));
-    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
+    socket.once('data', (data) => done(data.toString().startsWith('+PONG') || (passwordSet && data.toString().startsWith('-NOAUTH'))));
     socket.connect(Number(port || 6379), hostname.replace(/^\[|\]$/g, ''), () => socket.write('PING\r\n'));
   });
 }
 
-/** Starts `redis-server` on a free loopback port with no persistence; resolves once it answers PING. */
-export async function startRedisServer(): Promise<RedisServer> {
+/**
+ * Starts `redis-server` on a free loopback port with no persistence; resolves once it answers
+ * PING. With `requirepass`, clients must authenticate (`url` stays without the password).
+ */
+export async function startRedisServer(options: { requirepass?: string } = {}): Promise<RedisServer> {
   const port = await getFreePort();
   const url = `redis://127.0.0.1:${port}`;
+  const auth = options.requirepass === undefined ? [] : ['--requirepass', options.requirepass];
   let child: ChildProcess | undefined;
   const launch = async () => {
     const proc = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...auth],
       { stdio: 'ignore' },
     );
     child = proc;
@@ -49,7 +56,7 @@ export async function startRedisServer(): Promise<RedisServer> {
       proc.once('error', reject);
       proc.once('exit', (code) => reject(new Error(`redis-server exited with code ${code}`)));
     });
-    await Promise.race([waitFor(() => pingRedis(url), { what: `redis-server on ${port}` }), failed]);
+    await Promise.race([waitFor(() => pingRedis(url, 500, auth.length > 0), { what: `redis-server on ${port}` }), failed]);
     proc.removeAllListeners('exit');
   };
   const stop = async () => {

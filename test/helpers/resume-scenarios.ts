@@ -5,7 +5,7 @@
  * own schemas. Each scenario uses its own sessions, so the order does not matter.
  */
 import { expect } from 'vitest';
-import { contract } from '../../spec/contract.js';
+import { contract } from '@session-resume-api/runtime/contract';
 import type { SessionSeed } from '../../server/sessions/session-store.js';
 
 /** The sessions the scenarios expect; seed them into the server under test. */

@@ -23,7 +23,7 @@ export async function startSandboxProcess(env: Record<string, string> = {}): Pro
   const port = await getFreePort();
   const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--sandbox'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', PORT: String(port), ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', SANDBOX_PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';

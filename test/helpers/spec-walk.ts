@@ -1,2 +1,2 @@
-/** Follows a local `$ref` ("#/a/b") inside an OpenAPI document; one implementation, in spec/resolve-ref.ts. */
-export { resolveRef } from '../../spec/resolve-ref.js';
+/** Follows a local `$ref` ("#/a/b") inside an OpenAPI document; one implementation, in runtime/resolve-ref.ts. */
+export { resolveRef } from '@session-resume-api/runtime/resolve-ref';

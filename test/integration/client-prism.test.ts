@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSessionsClient, type SessionsClient } from '../../client/index.js';
-import { contract } from '../../spec/contract.js';
+import { contract } from '@session-resume-api/runtime/contract';
 import { startPrism, type PrismServer } from '../helpers/prism.js';
 
 let prism: PrismServer;

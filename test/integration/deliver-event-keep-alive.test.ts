@@ -1,13 +1,13 @@
 /**
- * Kept connections (spec/delivery/delivery-agents.ts) against a real HTTPS receiver: reused
+ * Kept connections (runtime/delivery/delivery-agents.ts) against a real HTTPS receiver: reused
  * between deliveries to the same checked address, never before the address check, never
  * across addresses, and a delivery still verifies the certificate it was given.
  */
 import type { Socket } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import { createDeliveryAgents } from '../../spec/delivery/delivery-agents.js';
-import { deliverEvent } from '../../spec/delivery/deliver-event.js';
-import type { SessionEvent } from '../../spec/types.js';
+import { createDeliveryAgents } from '@session-resume-api/runtime/delivery/delivery-agents';
+import { deliverEvent } from '@session-resume-api/runtime/delivery/deliver-event';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
 import { getTestCertificate, startHttpsReceiver, type HttpsReceiver } from '../helpers/tls.js';
 
 const event: SessionEvent = { event: 'session.resumed', session: { id: 'sess_keep' }, timestamp: '2026-11-24T03:00:00.000Z' };

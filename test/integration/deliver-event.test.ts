@@ -2,10 +2,10 @@
 import { createServer as createTcpServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { deliverEvent } from '../../spec/delivery/deliver-event.js';
-import type { WebhookLookup } from '../../spec/delivery/resolve-webhook-host.js';
-import { validateWebhookUrl } from '../../spec/webhook-url.js';
-import { contract, type SessionEvent } from '../../spec/contract.js';
+import { deliverEvent } from '@session-resume-api/runtime/delivery/deliver-event';
+import type { WebhookLookup } from '@session-resume-api/runtime/delivery/resolve-webhook-host';
+import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
+import { contract, type SessionEvent } from '@session-resume-api/runtime/contract';
 import { getFreePort } from '../helpers/free-port.js';
 import { getTestCertificate, startHttpsReceiver, type HttpsReceiver } from '../helpers/tls.js';
 

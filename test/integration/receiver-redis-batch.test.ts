@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createWebhookReceiver, dedupeKey, type SessionEvent, type WebhookReceiverOptions } from '../../client/webhooks/index.js';
 import { createRedisEventStore, type RedisEventStoreOptions } from '../../client/webhooks/redis/index.js';
-import { createBucketWindow, storeKeys, tripleField, withStoreCommands } from '../../client/webhooks/redis/store-scripts.js';
+import { createRecordCall, storeKeys, tripleField, withStoreCommands } from '../../client/webhooks/redis/store-scripts.js';
 import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -115,15 +115,14 @@ describe('redis store batches', () => {
   it('a crash between addBulk and the inbox removal: the batch runs once, before or after its job completed', async () => {
     const { keys, redis, queue, receiver, close } = setup('batch-crash');
     const store = withStoreCommands(redis) as Redis & ReturnType<typeof withStoreCommands>;
-    const at = Date.now() - 5_000;
     const items = Array.from({ length: 3 }, (_, i) => {
       const event = anEvent(`c${i}`);
       return { id: `ecrash${i}`, key: dedupeKey(event), event };
     });
-    const buckets = createBucketWindow(keys)(at, 3_600_000, 300_000);
     // What the dead instance did: its recording (one batch), then addBulk, and no inbox removal.
     const argv = items.flatMap((item) => [tripleField(item.key), '', item.id, JSON.stringify(item)]);
-    await store.sraRecord(3 + buckets.keys.length, keys.inbox, keys.inboxAt, keys.dead, ...buckets.keys, buckets.expireAt, 'bcrash', at, ...argv);
+    const call = createRecordCall(keys)({ fromMs: Date.now() - 1000, deadlineMs: Date.now() + 1000, windowMs: 3_600_000, bucketMs: 300_000, batchId: 'bcrash', events: argv });
+    const at = Number((await store.sraRecord(...(call as [number, ...string[]])))[1]);
     const batch: Batch = { receivedAt: at, events: items };
     await queue.addBulk([{ name: 'session-events', data: batch, opts: { jobId: 'bcrash', removeOnComplete: true } }]);
     expect(await redis.hexists(keys.inbox, 'bcrash')).toBe(1);

@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createWebhookReceiver, dedupeKey, type SessionEvent } from '../../client/webhooks/index.js';
 import { createRedisEventStore } from '../../client/webhooks/redis/index.js';
-import { createBucketWindow, storeKeys, tripleField, withStoreCommands, type StoreKeys } from '../../client/webhooks/redis/store-scripts.js';
+import { bucketKey, createRecordCall, storeKeys, tripleField, withStoreCommands, type StoreKeys } from '../../client/webhooks/redis/store-scripts.js';
 import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -32,12 +32,11 @@ describe('redis store inbox', () => {
     const queue = queueOf(redis, keys);
     const event: SessionEvent = { event: 'session.resumed', session: { id: `sess_orphan_${Date.now()}` }, timestamp: new Date().toISOString() };
     const key = dedupeKey(event);
-    const at = Date.now() - 5_000;
     const item = { id: 'eorphan1', key, event };
     // What a first delivery writes in its one round trip, with no hand-over after it: a batch of one.
-    const buckets = createBucketWindow(keys)(at, WINDOW_MS, BUCKET_MS);
-    const [id, duplicate] = await redis.sraRecord(3 + buckets.keys.length, keys.inbox, keys.inboxAt, keys.dead, ...buckets.keys, buckets.expireAt, 'borphan1', at, tripleField(key), '', 'eorphan1', JSON.stringify(item));
-    expect([id, duplicate]).toEqual(['eorphan1', 0]);
+    const call = createRecordCall(keys)({ fromMs: Date.now() - 1000, deadlineMs: Date.now() + 1000, windowMs: WINDOW_MS, bucketMs: BUCKET_MS, batchId: 'borphan1', events: [tripleField(key), '', 'eorphan1', JSON.stringify(item)] });
+    const [status, at, id, duplicate] = await redis.sraRecord(...(call as [number, ...string[]]));
+    expect([status, id, duplicate]).toEqual([0, 'eorphan1', 0]);
     expect(JSON.parse((await redis.hget(keys.inbox, 'borphan1'))!)).toEqual({ receivedAt: at, events: [item] });
 
     const seen: string[] = [];
@@ -54,7 +53,7 @@ describe('redis store inbox', () => {
     await waitFor(async () => (await queue.getJob('borphan1')) === undefined, { what: 'the completed job removed' });
     expect(await redis.hlen(keys.inbox)).toBe(0);
     expect(await redis.zcard(keys.inboxAt)).toBe(0);
-    expect(await redis.hget(buckets.keys[0]!, tripleField(key))).toBe('eorphan1+');
+    expect(await redis.hget(bucketKey(keys, Number(at), BUCKET_MS), tripleField(key))).toBe('eorphan1+');
 
     // A late hand-over (an instance paused after its recording) queues the processed event again: it runs nothing.
     await queue.addBulk([{ name: 'session-events', data: { receivedAt: at, events: [item] }, opts: { jobId: 'borphan1', removeOnComplete: true } }]);

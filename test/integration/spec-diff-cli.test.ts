@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { specPath } from '../../spec/contract.js';
+import { specPath } from '@session-resume-api/runtime/contract';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsx = join(root, 'node_modules/.bin/tsx');
-const main = join(root, 'spec/tools/diff/spec-diff-main.ts');
+const main = join(root, 'tools/diff/spec-diff-main.ts');
 const original = readFileSync(specPath, 'utf8');
 
 let repo: string;

@@ -1,10 +1,10 @@
 /** createWebhookSender (the engine on the in-process queue) against real HTTPS receivers on loopback (short schedules). */
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { contract, type SessionEvent } from '../../spec/contract.js';
+import { contract, type SessionEvent } from '@session-resume-api/runtime/contract';
 import { createWebhookSender } from '../../server/webhooks/create-webhook-sender.js';
-import { DeliveryConfigError } from '../../server/webhooks/delivery-engine.js';
-import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '../../spec/delivery/retry-rules.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 import { getTestCertificate, startHttpsReceiver, type HttpsReceiver } from '../helpers/tls.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -52,7 +52,7 @@ const scripted = (...statuses: number[]) => {
 
 describe('createWebhookSender options', () => {
   it('refuses http:// with a message saying webhook URLs must use HTTPS', () => {
-    expect(() => createWebhookSender({ url: 'http://hooks.example.com/h' })).toThrow(DeliveryConfigError);
+    expect(() => createWebhookSender({ url: 'http://hooks.example.com/h' })).toThrow(OptionsError);
     expect(() => createWebhookSender({ url: 'http://hooks.example.com/h' })).toThrow(/must use HTTPS/);
   });
 

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { contract } from '../../spec/contract.js';
+import { contract } from '@session-resume-api/runtime/contract';
 import {
   createMemoryEventStore,
   createProbeEvent,

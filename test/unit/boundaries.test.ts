@@ -1,6 +1,7 @@
 /**
- * The lines ARCHITECTURE.md draws: server/ and client/ never import each other; spec/ (the
- * contract layer under both) imports neither; everything reachable from client/index.ts (the
+ * The lines docs/architecture.md draws: server/ and client/ never import each other; runtime/
+ * (the shared runtime under both) imports neither, and everyone else reaches it by its package
+ * name, never by a relative climb; everything reachable from client/index.ts (the
  * browser entry) is free of Node built-ins and server dependencies; only entry points read
  * process.env. Texts users read (spec descriptions and summaries, decision texts, TSDoc of
  * the sources) state the rule itself: no section numbers of the source description, no
@@ -41,7 +42,26 @@ const builtins = new Set(builtinModules);
 const isBuiltin = (s: string) => s.startsWith('node:') || builtins.has(s.split('/')[0] ?? s);
 const SERVER_ONLY = ['express', 'express-openapi-validator', 'bullmq', 'ioredis', 'pino', 'pino-http', 'express-rate-limit', 'ajv', 'yaml'];
 
-/** Every file reachable from `entry` through relative imports (type-only ones included). */
+const RUNTIME = '@session-resume-api/runtime';
+const runtimeExports = JSON.parse(readFileSync(join(root, 'runtime/package.json'), 'utf8')).exports as Record<string, string>;
+
+/** Repo-relative source of a specifier that names the shared runtime, through its `exports`. */
+const runtimeTarget = (s: string) => {
+  const source = s.startsWith(`${RUNTIME}/`) ? runtimeExports[`./${s.slice(RUNTIME.length + 1)}`] : undefined;
+  return source && `runtime/${source.replace(/^\.\//, '')}`;
+};
+
+/** Relative specifiers of files outside runtime/ that climb into it. */
+const climbsIntoRuntime = (dirs: string[]) =>
+  dirs.flatMap((dir) =>
+    sources(dir).flatMap((file) =>
+      specifiers(file)
+        .filter((s) => s.startsWith('.') && target(file, s).startsWith('runtime/'))
+        .map((s) => `${file} → ${s}`),
+    ),
+  );
+
+/** Every file reachable from `entry` through relative imports and runtime names (type-only ones included). */
 function reachable(entry: string): Set<string> {
   const seen = new Set<string>();
   const queue = [entry];
@@ -49,16 +69,76 @@ function reachable(entry: string): Set<string> {
     const file = queue.pop() as string;
     if (seen.has(file) || !existsSync(join(root, file))) continue;
     seen.add(file);
-    for (const s of specifiers(file)) if (s.startsWith('.')) queue.push(target(file, s));
+    for (const s of specifiers(file)) {
+      const next = s.startsWith('.') ? target(file, s) : runtimeTarget(s);
+      if (next) queue.push(next);
+    }
   }
   return seen;
 }
 
-describe('boundaries between spec/, server/ and client/', () => {
+/**
+ * server/'s layers, bottom first (docs/architecture.md): a file imports its own layer and the
+ * ones below it, never one above. Each place is a folder (ending in `/`) or a file of server/.
+ */
+const SERVER_LAYERS: readonly { layer: string; places: readonly string[] }[] = [
+  { layer: 'shared types and errors', places: ['core/', 'errors/', 'version.ts'] },
+  { layer: 'connections', places: ['redis/'] },
+  { layer: 'stores and the delivery engine', places: ['sessions/', 'webhooks/'] },
+  { layer: 'HTTP', places: ['http/', 'auth/', 'docs/', 'sandbox/', 'metrics/', 'app.ts'] },
+  { layer: 'start-up wiring', places: ['start-up/', 'config.ts', 'start-up-summary.ts', 'dev-key-banner.ts'] },
+  { layer: 'entry points', places: ['cli/', 'bin/', 'main.ts', 'index.ts'] },
+];
+
+/** Index in SERVER_LAYERS of a repo-relative server/ file, or -1 when no layer names it. */
+function layerOf(file: string): number {
+  const inServer = file.slice('server/'.length);
+  return SERVER_LAYERS.findIndex(({ places }) => places.some((p) => (p.endsWith('/') ? inServer.startsWith(p) : inServer === p)));
+}
+
+/** Imports in server/ from a lower layer to a higher one, as "file (layer) → specifier (layer)". */
+function upwardImports(files: readonly string[]): string[] {
+  return files.flatMap((file) =>
+    specifiers(file)
+      .filter((s) => s.startsWith('.') && target(file, s).startsWith('server/'))
+      .filter((s) => layerOf(target(file, s)) > layerOf(file))
+      .map((s) => `${file} (${SERVER_LAYERS[layerOf(file)]?.layer}) → ${s} (${SERVER_LAYERS[layerOf(target(file, s))]?.layer})`),
+  );
+}
+
+describe('server/ in layers that only point down', () => {
+  const files = sources('server');
+
+  it('places every server/ source in exactly one layer', () => {
+    const unplaced = files.filter((f) => layerOf(f) < 0);
+    expect(unplaced).toEqual([]);
+    const placesTwice = SERVER_LAYERS.flatMap((l) => l.places).filter((p, i, all) => all.indexOf(p) !== i);
+    expect(placesTwice).toEqual([]);
+  });
+
+  it('no import runs back up a layer', () => {
+    expect(upwardImports(files)).toEqual([]);
+  });
+
+  it('docs/architecture.md names the same layers, in the same order', () => {
+    const page = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
+    const rows = page.split('\n').filter((line) => /^\| \d+\. /.test(line));
+    const documented = rows.map((row) => [...(row.split('|')[2] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]).sort());
+    expect(documented).toEqual(SERVER_LAYERS.map((l) => [...l.places].sort()));
+  });
+
+  it('the check sees an upward import', () => {
+    expect(layerOf('server/core/outbox-event.ts')).toBeLessThan(layerOf('server/sessions/session-store.ts'));
+    expect(layerOf('server/main.ts')).toBe(SERVER_LAYERS.length - 1);
+    expect(layerOf('server/elsewhere/new-file.ts')).toBe(-1);
+  });
+});
+
+describe('boundaries between runtime/, server/ and client/', () => {
   it('finds the sources of all three', () => {
     expect(sources('client')).toContain('client/sessions-client.ts');
     expect(sources('server')).toContain('server/app.ts');
-    expect(sources('spec')).toContain('spec/contract.ts');
+    expect(sources('runtime')).toContain('runtime/contract.ts');
   });
 
   it('server/ never imports client/', () => {
@@ -69,19 +149,35 @@ describe('boundaries between spec/, server/ and client/', () => {
     expect(crossings('client', ['server'])).toEqual([]);
   });
 
-  it('spec/ imports neither server/ nor client/, except the mock tools that render client/msw', () => {
-    const offenders = crossings('spec', ['server', 'client']).filter((line) => !line.startsWith('spec/tools/mock/'));
-    expect(offenders).toEqual([]);
+  it('runtime/ imports neither server/ nor client/', () => {
+    expect(crossings('runtime', ['server', 'client'])).toEqual([]);
+  });
+
+  it('the shared runtime is reached by its name, never by a relative climb', () => {
+    expect(climbsIntoRuntime(['client', 'server', 'tools', 'test', 'bench', 'examples'])).toEqual([]);
+  });
+
+  it('every runtime name imported resolves through runtime/package.json exports', () => {
+    const dirs = ['client', 'server', 'tools', 'test', 'bench', 'examples', 'runtime'];
+    const unknown = dirs.flatMap((dir) =>
+      sources(dir).flatMap((file) =>
+        specifiers(file)
+          .filter((s) => s.startsWith(RUNTIME) && !(runtimeTarget(s) && existsSync(join(root, runtimeTarget(s) as string))))
+          .map((s) => `${file} → ${s}`),
+      ),
+    );
+    expect(unknown).toEqual([]);
   });
 
   it('the crossing check sees a crossing', () => {
     expect(target('server/app.ts', '../client/index.js')).toBe('client/index.ts');
-    expect(target('server/webhooks/x.ts', '../../spec/backoff.js').startsWith('spec/')).toBe(true);
+    expect(target('server/webhooks/x.ts', '../../runtime/backoff.js').startsWith('runtime/')).toBe(true);
+    expect(runtimeTarget(`${RUNTIME}/delivery/deliver-event`)).toBe('runtime/delivery/deliver-event.ts');
   });
 
   it('nothing reachable from client/index.ts imports a Node built-in or a server dependency', () => {
     const files = [...reachable('client/index.ts')];
-    expect(files).toEqual(expect.arrayContaining(['client/sessions-client.ts', 'spec/resume-path.ts']));
+    expect(files).toEqual(expect.arrayContaining(['client/sessions-client.ts', 'runtime/resume-path.ts']));
     const offenders = files.flatMap((file) =>
       specifiers(file)
         .filter((s) => !s.startsWith('.') && (isBuiltin(s) || SERVER_ONLY.includes(s.split('/')[0] ?? s)))
@@ -93,8 +189,7 @@ describe('boundaries between spec/, server/ and client/', () => {
 
   it('shows users no message that cites a document they do not have (source spec sections, issue numbers)', () => {
     const cites = /source spec|§(?!\d+(\.\d+)*\)?\s*(of RFC|RFC))|\bissue #?\d+/i;
-    const offenders = [...sources('client'), ...sources('server'), ...sources('spec')]
-      .filter((f) => !f.startsWith('spec/tools/'))
+    const offenders = [...sources('client'), ...sources('server'), ...sources('runtime')]
       .flatMap((f) => {
         // String literals only: comments may cite spec/openapi.yaml, x-decisions ids and RFCs.
         const code = readFileSync(join(root, f), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
@@ -106,8 +201,7 @@ describe('boundaries between spec/, server/ and client/', () => {
 
   it('reads process.env only in entry points', () => {
     const entryPoints = ['client/cli/config.ts', 'server/main.ts', 'server/config.ts'];
-    const readers = [...sources('client'), ...sources('server'), ...sources('spec')]
-      .filter((f) => !f.startsWith('spec/tools/'))
+    const readers = [...sources('client'), ...sources('server'), ...sources('runtime')]
       .filter((f) => /process\.env/.test(readFileSync(join(root, f), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')));
     expect(readers.filter((f) => !entryPoints.includes(f))).toEqual([]);
   });
@@ -145,9 +239,8 @@ describe('texts users read state the rule itself', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('TSDoc comments of client/, server/ and spec/ cite no source section or issue and speak of no machine', () => {
-    const offenders = [...sources('client'), ...sources('server'), ...sources('spec')]
-      .filter((f) => !f.startsWith('spec/tools/'))
+  it('TSDoc comments of client/, server/ and runtime/ cite no source section or issue and speak of no machine', () => {
+    const offenders = [...sources('client'), ...sources('server'), ...sources('runtime')]
       .flatMap((f) => {
         const text = readFileSync(join(root, f), 'utf8');
         return [...text.matchAll(/\/\*\*[\s\S]*?\*\//g)]

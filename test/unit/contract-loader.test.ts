@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ContractError, loadContract, specPath } from '../../spec/contract.js';
+import { ContractError, loadContract, specPath } from '@session-resume-api/runtime/contract';
 
 const dir = mkdtempSync(join(tmpdir(), 'contract-'));
 const write = (name: string, text: string) => {

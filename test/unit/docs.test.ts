@@ -8,7 +8,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { currentDecisionsPage } from '../../spec/tools/docs/write-decisions-page.js';
+import { currentDecisionsPage } from '../../tools/docs/write-decisions-page.js';
+import { SOURCE_LABEL } from '../../tools/docs/decisions-markdown.js';
 import { authorsMachineOrSourceCitation } from '../helpers/user-facing-text.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -123,7 +124,7 @@ describe('texts users read', () => {
       read(page)
         .split('\n')
         // The decision record keeps each decision's mapping to the source, for reviewers.
-        .filter((line) => !(page === 'docs/decisions.md' && line.startsWith('- **The source description says:**')))
+        .filter((line) => !(page === 'docs/decisions.md' && line.startsWith(`- **${SOURCE_LABEL}**`)))
         .filter((line) => authorsMachineOrSourceCitation(line))
         .map((line) => `${page}: ${line.slice(0, 100)}`),
     );

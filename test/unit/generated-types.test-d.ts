@@ -4,7 +4,7 @@
  */
 import { describe, expectTypeOf, it } from 'vitest';
 import type { components, paths, webhooks } from '../../generated/api.js';
-import type { ErrorBody, ResumeResult, SessionEvent } from '../../spec/types.js';
+import type { ErrorBody, ResumeResult, SessionEvent } from '@session-resume-api/runtime/types';
 
 type ResumeOp = paths['/v1/sessions/{session_id}/resume']['post'];
 type WebhookPayload = NonNullable<webhooks['sessionEvent']['post']['requestBody']>['content']['application/json'];

@@ -7,8 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createResumeHandlers } from '../../client/msw/handlers.js';
-import { renderScenarioModule } from '../../spec/tools/mock/scenario-module.js';
-import { listScenarios } from '../../spec/scenarios.js';
+import { renderScenarioModule } from '../../tools/mock/scenario-module.js';
+import { listScenarios } from '@session-resume-api/runtime/scenarios';
 
 const BASE = 'https://sessions.api.test';
 const scenarios = listScenarios();

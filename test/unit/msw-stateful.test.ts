@@ -10,8 +10,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createStatefulResumeHandlers } from '../../client/msw/handlers.js';
 import { createSandboxClient } from '../../client/sandbox/index.js';
 import { createSandboxWorlds } from '../../server/sandbox/sandbox-worlds.js';
-import { DEMO_SESSIONS } from '../../spec/demo-sessions.js';
-import { dedupeKey } from '../../spec/event-identity.js';
+import { DEMO_SESSIONS } from '@session-resume-api/runtime/demo-sessions';
+import { dedupeKey } from '@session-resume-api/runtime/event-identity';
 
 const BASE = 'https://stateful.api.test';
 const api = createStatefulResumeHandlers({ baseUrl: BASE });

@@ -17,9 +17,12 @@ const secret = `whsec_${Buffer.from('k'.repeat(32)).toString('base64')}`;
 describe('dedupe window against the signature tolerance', () => {
   it('refuses a window shorter than the tolerance when a secret is set, saying what to set', () => {
     const make = () => createWebhookReceiver({ store: createMemoryEventStore(), onEvent: () => {}, secret, dedupeWindowSeconds: SIGNATURE_TOLERANCE_SECONDS - 1 });
-    expect(make).toThrow(DedupeWindowError);
     expect(make).toThrow(OptionsError);
+    expect(make).toThrow(expect.objectContaining({ option: 'dedupeWindowSeconds' }));
     expect(make).toThrow(/set dedupeWindowSeconds to at least 300/);
+    // The deprecated name is the same class.
+    expect(make).toThrow(DedupeWindowError);
+    expect(DedupeWindowError).toBe(OptionsError);
   });
 
   it('accepts a window equal to the tolerance with a secret, and any positive window without one', async () => {

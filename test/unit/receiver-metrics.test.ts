@@ -10,7 +10,7 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createMemoryEventStore, createProbeEvent, createWebhookReceiver, StoreUnavailableError, type ReceiverStore } from '../../client/webhooks/index.js';
 import { createReceiverMetrics } from '../../client/webhooks/receiver-metrics.js';
-import { createWebhookHeaders } from '../../spec/delivery/webhook-headers.js';
+import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
 import { waitFor } from '../helpers/wait-for.js';
 
 const SECRET = `whsec_${Buffer.from('receiver-metrics-test-secret-0123456').toString('base64')}`;

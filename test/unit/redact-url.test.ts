@@ -1,7 +1,7 @@
 /** URLs in log lines and messages lose userinfo, query and fragment, whatever they hold. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redactUrl } from '../../spec/redact-url.js';
+import { redactUrl } from '@session-resume-api/runtime/redact-url';
 
 describe('redactUrl', () => {
   it.each([

@@ -2,11 +2,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { choosePrefer } from '../../server/sandbox/prefer-forcing.js';
-import { createSandboxWorlds, SandboxOptionsError } from '../../server/sandbox/sandbox-worlds.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { createSandboxWorlds } from '../../server/sandbox/sandbox-worlds.js';
 import { DEMO_SESSIONS } from '../../server/sessions/session-seeds.js';
-import { dedupeKey } from '../../spec/event-identity.js';
-import { listScenarios } from '../../spec/scenarios.js';
-import { validateWebhookUrl } from '../../spec/webhook-url.js';
+import { dedupeKey } from '@session-resume-api/runtime/event-identity';
+import { listScenarios } from '@session-resume-api/runtime/scenarios';
+import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 
 const event = (id: string) => ({ event: 'session.resumed', session: { id }, timestamp: '2026-11-21T16:00:00.000Z' });
 const outboxEvent = (id: string) => ({ id: `msg_${id}`, payload: event(id) });
@@ -81,7 +82,7 @@ describe('createSandboxWorlds', () => {
   });
 
   it('refuses a bound that cannot work', () => {
-    expect(() => createSandboxWorlds({ seeds: [], maxWorlds: 0 })).toThrow(SandboxOptionsError);
+    expect(() => createSandboxWorlds({ seeds: [], maxWorlds: 0 })).toThrow(OptionsError);
     expect(() => createSandboxWorlds({ seeds: [], maxEvents: 1.5 })).toThrow(/maxEvents/);
   });
 });
@@ -146,7 +147,7 @@ describe('sandbox world limits (x-decisions: sandbox-session-limit)', () => {
   });
 
   it('refuses a seed set larger than a world holds', () => {
-    expect(() => createSandboxWorlds({ seeds: [...seeds, { id: 'x', status: 'paused' }], maxSessions: 1 })).toThrow(SandboxOptionsError);
+    expect(() => createSandboxWorlds({ seeds: [...seeds, { id: 'x', status: 'paused' }], maxSessions: 1 })).toThrow(OptionsError);
   });
 
   it('property: the pages, followed by next, list every session once, sorted, at most limit each', () => {

@@ -1,11 +1,11 @@
 /**
- * The reviewer's changelog (spec/tools/diff/changelog.ts) on a fixture change: a small
+ * The reviewer's changelog (tools/diff/changelog.ts) on a fixture change: a small
  * document before and after a pull request that removes a response, adds an optional request
  * field and a response header, rewords a description and touches the decisions. Breaking
  * changes come first; every change is listed.
  */
 import { describe, expect, it } from 'vitest';
-import { listChanges, renderChangelogMarkdown } from '../../spec/tools/diff/changelog.js';
+import { listChanges, renderChangelogMarkdown } from '../../tools/diff/changelog.js';
 
 const ok = { description: 'OK', content: { 'application/json': { schema: { type: 'object' } } } };
 const before = {

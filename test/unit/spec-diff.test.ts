@@ -1,7 +1,7 @@
 /** compareSpecs classifies each kind of change a reviewer cares about (issue #6, spec:diff). */
 import { describe, expect, it } from 'vitest';
-import { contract } from '../../spec/contract.js';
-import { compareSpecs, isMajorBump } from '../../spec/tools/diff/compare-specs.js';
+import { contract } from '@session-resume-api/runtime/contract';
+import { compareSpecs, isMajorBump } from '../../tools/diff/compare-specs.js';
 
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const RESUME = '/v1/sessions/{session_id}/resume';

@@ -3,7 +3,7 @@
  * every decision is complete, and the source's fixed rules are in the document.
  */
 import { describe, expect, it } from 'vitest';
-import { contract } from '../../spec/contract.js';
+import { contract } from '@session-resume-api/runtime/contract';
 import { resolveRef } from '../helpers/spec-walk.js';
 
 const doc = contract.document;

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isMap, isSeq, parseDocument, type YAMLMap } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { contract } from '../../spec/contract.js';
+import { contract } from '@session-resume-api/runtime/contract';
 
 const text = readFileSync(fileURLToPath(new URL('../../spec/.spectral.yaml', import.meta.url)), 'utf8');
 const ruleset = parseDocument(text);

@@ -7,8 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readEventTolerantly } from '../../client/webhooks/tolerant-event.js';
-import { canonicalJson, dedupeKey, eventNameOf, sessionIdOf } from '../../spec/event-identity.js';
-import { contract } from '../../spec/contract.js';
+import { canonicalJson, dedupeKey, eventNameOf, sessionIdOf } from '@session-resume-api/runtime/event-identity';
+import { contract } from '@session-resume-api/runtime/contract';
 
 const text = fc.string({ minLength: 1, maxLength: 300 });
 const json = fc.jsonValue({ maxDepth: 3 });
@@ -48,8 +48,12 @@ describe('readEventTolerantly', () => {
     [[], 'not a JSON object'],
     ['session.resumed', 'not a JSON object'],
     [null, 'not a JSON object'],
-    [{}, 'neither'],
-    [{ event: '', status: 3, session: { id: '' }, session_id: 9, timestamp: 't' }, 'neither'],
+    [{}, 'event is absent; status is absent; session is absent; session_id is absent'],
+    [{ event: '', status: 3, session: { id: '' }, session_id: 9, timestamp: 't' }, 'event is an empty string, not a non-empty string; status is a number, not a non-empty string; session.id is an empty string'],
+    // The field is there; it is the wrong type: the message says so, never "has neither".
+    [{ session: { id: 5 } }, 'session.id is a number, not a non-empty string'],
+    [{ session: 'sess_1' }, 'session is a string, not an object'],
+    [{ session: {} }, 'session.id is absent'],
   ])('refuses %j', (payload, message) => {
     const result = readEventTolerantly(payload);
     expect(result.ok).toBe(false);

@@ -1,6 +1,6 @@
 /** IPv4-compatible IPv6 (::/96, deprecated by RFC 4291 §2.5.5.1) is never a public webhook target. */
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, validateWebhookUrl } from '../../spec/webhook-url.js';
+import { classifyAddress, validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 
 describe('IPv4-compatible IPv6 addresses', () => {
   it.each(['::127.0.0.1', '::169.254.169.254', '::10.0.0.1', '::8.8.8.8', '[::7f00:1]', '0:0:0:0:0:0:a9fe:a9fe', '::2'])('classifies %s as reserved', (address) => {

@@ -3,8 +3,8 @@
  * and x-decisions: webhook-url-policy, and its agreement with the spec's WebhookUrl schema.
  */
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, validateWebhookUrl, type WebhookUrlProblem } from '../../spec/webhook-url.js';
-import { contract } from '../../spec/contract.js';
+import { classifyAddress, validateWebhookUrl, type WebhookUrlProblem } from '@session-resume-api/runtime/webhook-url';
+import { contract } from '@session-resume-api/runtime/contract';
 
 const refused = (input: string, code: WebhookUrlProblem, options = {}) => {
   const check = validateWebhookUrl(input, options);

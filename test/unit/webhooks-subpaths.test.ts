@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createMemoryEventStore, createWebhookReceiver, OptionsError } from '../../client/webhooks/index.js';
 import { loadRedisLibraries, REDIS_STORE_INSTALL, RedisLibrariesMissingError } from '../../client/webhooks/redis/libraries.js';
-import { checkInteger } from '../../spec/options-error.js';
+import { checkInteger } from '@session-resume-api/runtime/options-error';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 

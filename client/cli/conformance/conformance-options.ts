@@ -1,4 +1,5 @@
 /** Options of the conformance suite (`session-resume-api conformance`), and their check. */
+import { isIntegerIn } from '@session-resume-api/runtime/options-error';
 
 /** `live`: a stateful target (a real service or the reference server); `mock`: Prism, driven by `Prefer`. */
 export type ConformanceMode = 'live' | 'mock';
@@ -40,7 +41,7 @@ export function checkConformanceOptions(options: ConformanceOptions): Conformanc
   if (options.mode !== undefined && options.mode !== 'live' && options.mode !== 'mock') {
     return `--mode must be live or mock, got ${String(options.mode)}`;
   }
-  if (options.timeoutMs !== undefined && !(Number.isInteger(options.timeoutMs) && options.timeoutMs > 0)) {
+  if (options.timeoutMs !== undefined && !isIntegerIn(options.timeoutMs, { min: 1 })) {
     return '--timeout-ms must be a positive integer';
   }
   if (options.reset && options.mode === 'mock') return '--reset resets a sandbox world; the mock has no state to reset';

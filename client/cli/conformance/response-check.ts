@@ -4,9 +4,10 @@
  * and match their schemas, and the body is JSON matching the declared schema.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import type { Contract } from '../../../spec/contract.js';
-import type { SchemaName } from '../../../spec/types.js';
-import { resolveRef } from '../../../spec/resolve-ref.js';
+import addFormatsModule from 'ajv-formats';
+import type { Contract } from '@session-resume-api/runtime/contract';
+import type { SchemaName } from '@session-resume-api/runtime/types';
+import { resolveRef } from '@session-resume-api/runtime/resolve-ref';
 
 /** An answer as received: status, lower-cased headers and raw body text. */
 export interface ReceivedAnswer {
@@ -17,6 +18,10 @@ export interface ReceivedAnswer {
 
 type Node = Record<string, unknown>;
 
+// ajv-formats is CommonJS: under NodeNext its default import is `module.exports`, whose
+// `default` member is the plugin.
+const addFormats = addFormatsModule.default;
+
 /** Creates a validator of answers to `method path` of `contract.document`. */
 export function createResponseCheck(contract: Contract, path: string, method: string): (answer: ReceivedAnswer) => string[] {
   const doc = contract.document;
@@ -24,9 +29,8 @@ export function createResponseCheck(contract: Contract, path: string, method: st
   if (!operation) throw new Error(`spec has no ${method.toUpperCase()} ${path}`);
   const responses = operation.responses as Node;
   const ajv = new Ajv2020({ strict: false });
-  // OpenAPI's integer formats (the spec bounds Retry-After as int32).
-  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
-  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
+  // OpenAPI's integer formats (the spec bounds Retry-After as int32), from ajv-formats.
+  addFormats(ajv, ['int32', 'int64']);
   const headerValidators = new Map<object, ValidateFunction>();
   const headerValidator = (schema: Node): ValidateFunction => {
     let fn = headerValidators.get(schema);

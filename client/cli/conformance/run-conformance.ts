@@ -2,11 +2,11 @@
  * Runs the conformance checks against a target over real HTTP and returns one result per
  * check. Programmatic entry: tests and integrators call `runConformance(options)`.
  */
-import { contract as defaultContract, type Contract } from '../../../spec/contract.js';
-import { RESUME_PATH, resumeUrl } from '../../../spec/resume-path.js';
+import { contract as defaultContract, type Contract } from '@session-resume-api/runtime/contract';
+import { RESUME_PATH, resumeUrl } from '@session-resume-api/runtime/resume-path';
 import { createConformanceChecks, type CheckRequest, type CheckStep, type ConformanceCheck } from './conformance-checks.js';
 import { checkConformanceOptions, type ConformanceOptions } from './conformance-options.js';
-import { validateWebhookUrl } from '../../../spec/webhook-url.js';
+import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import { corsProblems, rateLimitProblems } from './header-expectations.js';
 import { createSandboxClient } from '../../sandbox/sandbox-client.js';
 import { createResponseCheck, type ReceivedAnswer } from './response-check.js';

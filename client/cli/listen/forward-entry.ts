@@ -4,10 +4,11 @@
  * engine's rules (`nextStep`: the schedule, Retry-After on 429/503, 410 ends it). Prints one line
  * per attempt.
  */
-import { deliverEvent, type DeliveryResult } from '../../../spec/delivery/deliver-event.js';
-import { nextStep, type NextStep } from '../../../spec/delivery/retry-rules.js';
-import type { SessionEvent } from '../../../spec/types.js';
+import { deliverEvent, type DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
+import { nextStep, type NextStep } from '@session-resume-api/runtime/delivery/retry-rules';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
 import type { SandboxEvent } from '../../sandbox/sandbox-client.js';
+import { formatDelay } from '../format-delay.js';
 import type { AttemptHeaders } from '../webhook-signing.js';
 import { sleep } from './follow-feed.js';
 
@@ -30,14 +31,6 @@ export interface ForwardOptions {
 /** How one entry ended. */
 export type ForwardOutcome = 'delivered' | 'dead' | 'stopped';
 
-/** `3.2s`, `5m`, `150ms`: a delay as people read it. */
-function readable(ms: number): string {
-  if (ms < 1000) return `${ms}ms`;
-  if (ms < 60_000) return `${Number((ms / 1000).toFixed(1))}s`;
-  if (ms < 3_600_000) return `${Number((ms / 60_000).toFixed(1))}m`;
-  return `${Number((ms / 3_600_000).toFixed(1))}h`;
-}
-
 /** One printed line: time, event, session id, status (or why there was none), ms, and what follows. */
 export function attemptLine(at: Date, event: SessionEvent, result: DeliveryResult, step: NextStep | undefined, attempt: number): string {
   const status = result.status === undefined ? (result.delivered ? '200' : result.reason) : String(result.status);
@@ -45,7 +38,7 @@ export function attemptLine(at: Date, event: SessionEvent, result: DeliveryResul
     step === undefined
       ? ''
       : step.kind === 'retry'
-        ? `  retry ${attempt + 1} in ${readable(step.delayMs)}`
+        ? `  retry ${attempt + 1} in ${formatDelay(step.delayMs)}`
         : `  dead (${step.reason === 'gone' ? '410 Gone' : `no attempts left after ${attempt}`})`;
   const advice = result.status === 401 ? '  (the receiver checks signatures: give it the whsec_ secret printed above)' : '';
   return `${at.toISOString()}  ${event.event}  ${event.session.id}  ${status}  ${result.durationMs} ms${next}${advice}`;

@@ -5,7 +5,8 @@
  * scripts run on both.
  */
 import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
-import { checkOption } from '../../../spec/options-error.js';
+import { parseHostPort } from '@session-resume-api/runtime/host-port';
+import { checkOption } from '@session-resume-api/runtime/options-error';
 import type { RedisLibraries } from './libraries.js';
 
 /** A single-node client or a cluster client; the store treats both alike. */
@@ -20,10 +21,9 @@ export interface ConnectionSource {
 
 /** `host:port` → ioredis startup node; throws OptionsError for anything else. */
 export function parseSeed(seed: string, where: string): { host: string; port: number } {
-  const match = typeof seed === 'string' ? /^(\[[0-9a-fA-F:.]+\]|[^:\s/]+):(\d{1,5})$/.exec(seed) : null;
-  const port = Number(match?.[2]);
-  checkOption(match && port >= 1 && port <= 65535, `${where}: clusterNodes entries must be "host:port" (got ${JSON.stringify(seed)})`);
-  return { host: match![1]!.replace(/^\[|\]$/g, ''), port };
+  const node = parseHostPort(seed);
+  checkOption(node, `${where}: clusterNodes entries must be "host:port" (got ${JSON.stringify(seed)})`, 'clusterNodes');
+  return node;
 }
 
 /** Checks `source` (exactly one of url, client, clusterNodes) and returns a connection factory. */

@@ -4,8 +4,8 @@
  * dependencies: importing this subpath without them fails with a message naming
  * `npm install bullmq ioredis`. The receiver itself is in `session-resume-api/webhooks`.
  */
+export { createRedisEventStore } from './redis-event-store.js';
 export {
-  createRedisEventStore,
   DEFAULT_LOCK_DURATION_MS,
   DEFAULT_MAX_EVENTS_PER_JOB,
   DEFAULT_MAX_STALLED_COUNT,
@@ -14,10 +14,10 @@ export {
   DEFAULT_REDIS_CONCURRENCY,
   DEFAULT_REDIS_PREFIX,
   DEFAULT_STALLED_INTERVAL_MS,
-} from './redis-event-store.js';
-export type { RedisEventStoreOptions } from './redis-event-store.js';
+} from './store-options.js';
+export type { RedisEventStoreOptions } from './store-options.js';
 export type { RedisConnection } from './connection.js';
 export { storeKeys, SCRIPTS } from './store-scripts.js';
 export type { StoreKeys } from './store-scripts.js';
 export { loadRedisLibraries, REDIS_STORE_INSTALL, RedisLibrariesMissingError } from './libraries.js';
-export { OptionsError } from '../../../spec/options-error.js';
+export { OptionsError } from '@session-resume-api/runtime/options-error';

@@ -7,9 +7,11 @@
  *
  * Dedupe records are fields of time-bucketed hashes (`…:rd:<bucket>`, one bucket per 1/12 of
  * the window, expiring a window after the bucket ends): about 110 bytes per identity instead
- * of about 210 for a key with its own TTL. A record is seen for at least the window and at most
- * the window plus one bucket. The record of the payload's identity also carries the processed
- * marker: its value, the recording id, gains a trailing `+` once the handler succeeded.
+ * of about 210 for a key with its own TTL. Buckets follow Redis's clock (TIME, read by the
+ * script), never an instance's, so every instance reads and writes the same ones. A record is
+ * seen for at least the window and at most the window plus one bucket. The record of the
+ * payload's identity also carries the processed marker: its value, the recording id, gains a
+ * trailing `+` once the handler succeeded.
  *
  * The unit of the inbox and of the queue is a batch: the first deliveries recorded by one call
  * of the record script, as one entry `{"receivedAt":…,"events":[{"id","key","event"},…]}`
@@ -40,6 +42,8 @@ export interface StoreKeys {
   deadEvents: string;
   /** Hash: dead-lettered recording id → `{"attempts":n,"error":"…"}`. */
   deadWhy: string;
+  /** Base of the per-session order marks (`<base>:<session id>`, session-order.ts). */
+  order: string;
 }
 
 /** The keys of a store with `prefix` and `queueName` (neither contains ':', '{' or '}'). */
@@ -53,29 +57,54 @@ export function storeKeys(prefix: string, queueName: string): StoreKeys {
     dead: `${queue}:dead`,
     deadEvents: `${queue}:dead-events`,
     deadWhy: `${queue}:dead-why`,
+    order: `${queue}:order`,
   };
 }
 
-/** The dedupe bucket hash that holds records made at `atMs`. */
+/** The dedupe bucket hash that holds records made at `atMs` (Redis's clock). */
 export const bucketKey = (keys: StoreKeys, atMs: number, bucketMs: number) => `${keys.dedupe}:${Math.floor(atMs / bucketMs)}`;
 
+/** What one call of the record script is given (see RECORD). */
+export interface RecordCallInput {
+  /** Redis's time when the call was sent, at least (ms): the oldest bucket it may read is `fromMs - windowMs`'s. */
+  fromMs: number;
+  /** Redis's time after which the call must change nothing (ms): the newest bucket it may write is this one's. */
+  deadlineMs: number;
+  windowMs: number;
+  bucketMs: number;
+  batchId: string;
+  /** Four per event: identity field, webhook-id field or '', recording id, the event's batch item (JSON). */
+  events: Array<string | number>;
+}
+
 /**
- * The bucket hashes a recording at `nowMs` reads, newest (the one it writes) first, and when
- * the newest expires. Consecutive calls within one bucket share the list.
+ * The arguments of one record call, number of keys first: every bucket hash the script may
+ * need, whatever Redis's clock says between `fromMs` and `deadlineMs`, oldest first.
+ * Consecutive calls within one bucket share the key list.
  */
-export function createBucketWindow(keys: StoreKeys) {
-  let cached: { current: number; windowMs: number; bucketMs: number; keys: string[]; expireAt: number } | undefined;
-  return (nowMs: number, windowMs: number, bucketMs: number): { keys: string[]; expireAt: number } => {
-    const current = Math.floor(nowMs / bucketMs);
-    if (cached?.current !== current || cached.windowMs !== windowMs || cached.bucketMs !== bucketMs) {
-      const oldest = Math.floor((nowMs - windowMs) / bucketMs);
+export function createRecordCall(keys: StoreKeys) {
+  let cached: { first: number; last: number; keys: string[] } | undefined;
+  return ({ fromMs, deadlineMs, windowMs, bucketMs, batchId, events }: RecordCallInput): Array<string | number> => {
+    const first = Math.floor((fromMs - windowMs) / bucketMs);
+    const last = Math.floor(deadlineMs / bucketMs);
+    if (cached?.first !== first || cached.last !== last) {
       const list: string[] = [];
-      for (let b = current; b >= oldest; b--) list.push(`${keys.dedupe}:${b}`);
-      cached = { current, windowMs, bucketMs, keys: list, expireAt: (current + 1) * bucketMs + windowMs };
+      for (let b = first; b <= last; b++) list.push(`${keys.dedupe}:${b}`);
+      cached = { first, last, keys: list };
     }
-    return cached;
+    return [3 + cached.keys.length, keys.inbox, keys.inboxAt, keys.dead, ...cached.keys, deadlineMs, first, bucketMs, windowMs, batchId, ...events];
   };
 }
+
+/** The record script's verdict on a call (the first value of its answer). */
+export const RECORD_STATUS = {
+  /** Recorded: the events' outcomes follow. */
+  recorded: 0,
+  /** Redis ran it after its deadline: nothing changed. */
+  late: 1,
+  /** Redis's clock is outside what the call's buckets cover (a clock stepped): nothing changed. */
+  clock: 2,
+} as const;
 
 const short = (bytes: Buffer) => bytes.subarray(0, 16).toString('base64url');
 const SHA256_HEX = /^[0-9a-f]{64}$/i;
@@ -88,23 +117,40 @@ export const tripleField = (dedupeKey: string) => `t${short(SHA256_HEX.test(dedu
 export const webhookIdField = (webhookId: string) => `w${short(hash('sha256', webhookId, 'buffer'))}`;
 
 /**
- * KEYS: inbox, inbox-at, dead, then the dedupe buckets of the window, newest first.
- * ARGV: newest bucket's expiry ms, batch id, time recorded ms, then per event: identity field,
- * webhook-id field or '', new id, the event's batch item (JSON) (four each; the events recorded
- * in one call). Returns {id, duplicate 0|1, dead-lettered 0|1} per event, flat, in order. The
- * first deliveries' dedupe fields and their batch's inbox entry are written in the same step,
- * so a record never exists without its event; a later event of the same call sees the records
- * of the earlier ones.
+ * KEYS: inbox, inbox-at, dead, then consecutive dedupe buckets, oldest first (createRecordCall).
+ * ARGV: deadline ms, index of the first bucket, bucket ms, window ms, batch id, then per event:
+ * identity field, webhook-id field or '', new id, the event's batch item (JSON) (four each; the
+ * events recorded in one call).
+ *
+ * Redis's own clock (TIME) decides, so every instance agrees whatever its own clock says: a
+ * call that runs after its deadline (its caller answered 503, or is about to) changes nothing
+ * and returns {1, now}; one whose buckets do not cover what the clock asks for returns
+ * {2, now}. Otherwise the buckets of the window ending now are read (newest first) and the
+ * newest is written, so a record made by any instance within the window is found by every later
+ * call, whenever its caller computed its keys; it returns {0, now, then id, duplicate 0|1,
+ * dead-lettered 0|1 per event}. The first deliveries' dedupe fields and their batch's inbox
+ * entry (recorded at `now`) are written in the same step, so a record never exists without its
+ * event; a later event of the same call sees the records of the earlier ones. TIME makes the
+ * script non-deterministic: Redis 7 replicates its effects, not the script (the default there).
  */
 const RECORD = `
-local out = {}
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if now > tonumber(ARGV[1]) then return { ${RECORD_STATUS.late}, now } end
+local first = tonumber(ARGV[2])
+local bucketMs = tonumber(ARGV[3])
+local windowMs = tonumber(ARGV[4])
+local newest = 4 + math.floor(now / bucketMs) - first
+local oldest = 4 + math.floor((now - windowMs) / bucketMs) - first
+if oldest < 4 or newest > #KEYS then return { ${RECORD_STATUS.clock}, now } end
+local out = { ${RECORD_STATUS.recorded}, now }
 local items = {}
-for e = 4, #ARGV, 4 do
+for e = 6, #ARGV, 4 do
   local id = ARGV[e + 2]
   local fields = { ARGV[e] }
   if ARGV[e + 1] ~= '' then fields[2] = ARGV[e + 1] end
   local found = false
-  for k = 4, #KEYS do
+  for k = newest, oldest, -1 do
     for _, field in ipairs(fields) do
       found = redis.call('HGET', KEYS[k], field)
       if found then break end
@@ -112,7 +158,7 @@ for e = 4, #ARGV, 4 do
     if found then break end
   end
   if not found then
-    for _, field in ipairs(fields) do redis.call('HSET', KEYS[4], field, id) end
+    for _, field in ipairs(fields) do redis.call('HSET', KEYS[newest], field, id) end
     items[#items + 1] = ARGV[e + 3]
     out[#out + 1] = id
     out[#out + 1] = 0
@@ -128,10 +174,11 @@ for e = 4, #ARGV, 4 do
   end
 end
 if #items > 0 then
-  local batch = table.concat({ '{"receivedAt":', ARGV[3], ',"events":[', table.concat(items, ','), ']}' })
-  redis.call('HSET', KEYS[1], ARGV[2], batch)
-  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
-  redis.call('PEXPIREAT', KEYS[4], ARGV[1])
+  local at = string.format('%.0f', now)
+  local batch = table.concat({ '{"receivedAt":', at, ',"events":[', table.concat(items, ','), ']}' })
+  redis.call('HSET', KEYS[1], ARGV[5], batch)
+  redis.call('ZADD', KEYS[2], at, ARGV[5])
+  redis.call('PEXPIREAT', KEYS[newest], string.format('%.0f', (math.floor(now / bucketMs) + 1) * bucketMs + windowMs))
 end
 return out
 `;
@@ -150,20 +197,23 @@ return removed
 `;
 
 /**
- * KEYS: inbox, inbox-at. ARGV: cutoff ms, now ms, limit.
- * Entries recorded (or last claimed) before the cutoff are still in the inbox because the
- * instance that acknowledged them died, or lost Redis, before its hand-over finished: returns
- * {id, data, ...} of those and pushes their time to now, so one sweeper claims them per interval.
+ * KEYS: inbox, inbox-at. ARGV: age ms, limit.
+ * Entries recorded (or last claimed) more than `age` ago by Redis's clock are still in the inbox
+ * because the instance that acknowledged them died, or lost Redis, before its hand-over
+ * finished: returns {id, data, ...} of those and pushes their time to now, so one sweeper
+ * claims them per interval.
  */
 const CLAIM_STALE = `
-local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[1]), 'LIMIT', 0, tonumber(ARGV[2]))
 local out = {}
 for _, id in ipairs(ids) do
   local data = redis.call('HGET', KEYS[1], id)
   if not data then
     redis.call('ZREM', KEYS[2], id)
   else
-    redis.call('ZADD', KEYS[2], ARGV[2], id)
+    redis.call('ZADD', KEYS[2], string.format('%.0f', now), id)
     out[#out + 1] = id
     out[#out + 1] = data
   end
@@ -231,33 +281,39 @@ return (#ARGV - 2) / 3
 `;
 
 /**
- * KEYS: dead, dead-events, dead-why, inbox, inbox-at. ARGV: recording id, new batch id, time ms.
+ * KEYS: dead, dead-events, dead-why, inbox, inbox-at. ARGV: recording id, new batch id.
  * Takes a dead letter out of the dead set and puts its event in the inbox as a batch of its
- * own, in one step, so a crash in between loses nothing. Returns the batch (JSON), or false
- * when the id is not dead-lettered here (never was, another delivery or instance retried it
- * first, or an earlier version's dead letter, which stays where it is).
+ * own (at Redis's time, as the sweep reads it), in one step, so a crash in between loses
+ * nothing. Returns the batch (JSON), or false when the id is not dead-lettered here (never was,
+ * another delivery or instance retried it first, or an earlier version's dead letter, which
+ * stays where it is).
  */
 const RETRY_DEAD = `
 local batch = redis.call('HGET', KEYS[2], ARGV[1])
 if not batch or redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return false end
+local t = redis.call('TIME')
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[2], batch)
-redis.call('ZADD', KEYS[5], ARGV[3], ARGV[2])
+redis.call('ZADD', KEYS[5], string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)), ARGV[2])
 return batch
 `;
 
+/** KEYS: inbox (only for where it runs: the store's node on a cluster). Redis's clock: {seconds, microseconds}. */
+const TIME = `return redis.call('TIME')`;
+
 /** The scripts as ioredis commands on the store's own connection (EVALSHA, falling back to EVAL). */
 export interface StoreCommands {
-  /** `numberOfKeys` first: the number of buckets read depends on the window. Three values per event, flat. */
+  /** `numberOfKeys` first (createRecordCall): a status and Redis's time, then three values per event, flat. */
   sraRecord(numberOfKeys: number, ...keysThenArgv: Array<string | number>): Promise<Array<string | number>>;
   sraHandedOver(inbox: string, inboxAt: string, ...ids: string[]): Promise<number>;
-  sraClaimStale(inbox: string, inboxAt: string, cutoff: number, now: number, limit: number): Promise<string[]>;
+  sraClaimStale(inbox: string, inboxAt: string, ageMs: number, limit: number): Promise<string[]>;
   sraPending(bucket: string, dead: string, ...fieldThenId: string[]): Promise<number[]>;
   /** `numberOfKeys` first: the buckets of the events marked follow the five fixed keys. */
   sraProcessed(numberOfKeys: number, ...keysThenArgv: Array<string | number>): Promise<number>;
   sraDead(dead: string, deadEvents: string, deadWhy: string, inbox: string, inboxAt: string, ...argv: Array<string | number>): Promise<number>;
-  sraRetryDead(dead: string, deadEvents: string, deadWhy: string, inbox: string, inboxAt: string, id: string, batchId: string, now: number): Promise<string | null>;
+  sraRetryDead(dead: string, deadEvents: string, deadWhy: string, inbox: string, inboxAt: string, id: string, batchId: string): Promise<string | null>;
+  sraTime(inbox: string): Promise<[string, string]>;
 }
 
 /** Every script with its number of keys (undefined: given with each call); the slot check reads this list. */
@@ -269,6 +325,7 @@ export const SCRIPTS = [
   { name: 'sraProcessed', numberOfKeys: undefined, lua: PROCESSED },
   { name: 'sraDead', numberOfKeys: 5, lua: DEAD },
   { name: 'sraRetryDead', numberOfKeys: 5, lua: RETRY_DEAD },
+  { name: 'sraTime', numberOfKeys: 1, lua: TIME },
 ] as const;
 
 /**

@@ -82,13 +82,13 @@ describe.each(targets)('seeding on $name', (target) => {
 });
 
 describe('seed command refusals', () => {
-  it('needs Redis, and names unknown options (exit 1, a message, no stack trace)', async () => {
+  it('needs Redis, and names unknown options (exit 2: usage, a message, no stack trace)', async () => {
     const noRedis = await serverCommand(['seed'], {});
-    expect(noRedis.code).toBe(1);
+    expect(noRedis.code).toBe(2);
     expect(noRedis.out).not.toMatch(/\n\s+at /);
     expect(noRedis.out).toContain('seed needs REDIS_URL or REDIS_CLUSTER_NODES');
     const bad = await serverCommand(['seed', '--wipe'], {});
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.out).toContain("unknown option '--wipe'");
   });
 });

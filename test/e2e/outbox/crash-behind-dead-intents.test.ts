@@ -6,7 +6,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
-import { redisKeys } from '../../../server/sessions/redis-keys.js';
+import { redisKeys } from '../../../server/redis/redis-keys.js';
 import {
   deliveriesFor,
   postResume,

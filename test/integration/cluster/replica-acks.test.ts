@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisConnection, waitUntilConnected, type RedisConnection } from '../../../server/redis/create-redis-connection.js';
 import { withReplicaAcks } from '../../../server/redis/replica-acks.js';
 import { createRedisSessionStore } from '../../../server/sessions/redis-session-store.js';
-import { StoreUnavailableError, type SessionStore } from '../../../server/sessions/session-store.js';
+import { StoreUnavailableError } from '../../../server/errors/store-errors.js';
+import type { SessionStore } from '../../../server/sessions/session-store.js';
 import { startRedisCluster, type ClusterNode, type RedisCluster } from '../../helpers/redis-cluster.js';
 import { waitFor } from '../../helpers/wait-for.js';
 

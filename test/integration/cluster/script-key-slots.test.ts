@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../server/app.js';
 import { createRedisRateLimitStore } from '../../../server/http/redis-rate-limit-store.js';
 import { createRedisConnection, waitUntilConnected, type RedisConnection } from '../../../server/redis/create-redis-connection.js';
-import { createRedisSeedMarker, resetRedisSessions } from '../../../server/redis/session-seed-admin.js';
+import { createRedisSeedMarker, resetRedisSessions } from '../../../server/sessions/session-seed-admin.js';
 import { createRedisSessionStore } from '../../../server/sessions/redis-session-store.js';
 import { seedStore } from '../../../server/sessions/seed-on-start.js';
 import { openSeedSource } from '../../../server/sessions/session-seeds.js';

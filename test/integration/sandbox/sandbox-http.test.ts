@@ -4,9 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contract, loadContract } from '../../../spec/contract.js';
-import { dedupeKey } from '../../../spec/event-identity.js';
-import type { SchemaName } from '../../../spec/types.js';
+import { contract, loadContract } from '@session-resume-api/runtime/contract';
+import { dedupeKey } from '@session-resume-api/runtime/event-identity';
+import type { SchemaName } from '@session-resume-api/runtime/types';
 import { createSandboxClient, newSandboxKey } from '../../../client/sandbox/index.js';
 import { sandboxSpecPath } from '../../../server/sandbox/control-router.js';
 import { startSandboxProcess, type SandboxProcess } from '../../helpers/sandbox-process.js';

@@ -4,8 +4,8 @@
  */
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadContract } from '../../../spec/contract.js';
-import type { SchemaName } from '../../../spec/types.js';
+import { loadContract } from '@session-resume-api/runtime/contract';
+import type { SchemaName } from '@session-resume-api/runtime/types';
 import { createSandboxClient } from '../../../client/sandbox/index.js';
 import { createApp } from '../../../server/app.js';
 import { createHttpServer } from '../../../server/http/create-http-server.js';

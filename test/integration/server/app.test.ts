@@ -4,11 +4,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContractError, contract, specPath } from '../../../spec/contract.js';
-import type { SessionEvent } from '../../../spec/types.js';
-import { AppOptionsError, createApp, type AppDeps } from '../../../server/app.js';
+import { ContractError, contract, specPath } from '@session-resume-api/runtime/contract';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { createApp, type AppDeps } from '../../../server/app.js';
+import { AppOptionsError } from '../../../server/index.js';
 import { createMemorySessionStore } from '../../../server/sessions/memory-session-store.js';
-import { StoreUnavailableError, type SessionStore } from '../../../server/sessions/session-store.js';
+import { StoreUnavailableError } from '../../../server/errors/store-errors.js';
+import type { SessionStore } from '../../../server/sessions/session-store.js';
 import type { WebhookSender } from '../../../server/webhooks/webhook-sender.js';
 import { listen, type Listening } from '../../helpers/listen.js';
 import { resumeScenarios, SCENARIO_SESSIONS } from '../../helpers/resume-scenarios.js';
@@ -211,6 +214,9 @@ describe('createApp options', () => {
   const store: SessionStore = createMemorySessionStore();
 
   it('refuses missing or empty API keys, bad origins and bad rate limits', async () => {
+    await expect(createApp({ store, apiKeys: [] })).rejects.toThrow(expect.objectContaining({ name: 'OptionsError', option: 'apiKeys' }));
+    await expect(createApp({ store, apiKeys: [] })).rejects.toThrow(OptionsError);
+    // The deprecated name is the same class.
     await expect(createApp({ store, apiKeys: [] })).rejects.toThrow(AppOptionsError);
     await expect(createApp({ store, apiKeys: [''] })).rejects.toThrow(/apiKeys/);
     await expect(createApp({ store, apiKeys: ['k'], corsOrigins: [''] })).rejects.toThrow(/corsOrigins/);

@@ -9,8 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createResponseCheck } from '../../../client/cli/conformance/response-check.js';
 import { createApp, type AppDeps } from '../../../server/app.js';
 import { createMemorySessionStore } from '../../../server/sessions/memory-session-store.js';
-import { contract } from '../../../spec/contract.js';
-import { RESUME_PATH } from '../../../spec/resume-path.js';
+import { contract } from '@session-resume-api/runtime/contract';
+import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
 import { listen, type Listening } from '../../helpers/listen.js';
 
 const API_KEY = 'bounds-key';

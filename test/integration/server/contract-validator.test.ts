@@ -6,8 +6,8 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createContractValidator } from '../../../server/http/contract-validator.js';
-import { contract } from '../../../spec/contract.js';
-import { resumeUrl, RESUME_ROUTE } from '../../../spec/resume-path.js';
+import { contract } from '@session-resume-api/runtime/contract';
+import { resumeUrl, RESUME_ROUTE } from '@session-resume-api/runtime/resume-path';
 import { listen, type Listening } from '../../helpers/listen.js';
 
 const running: Listening[] = [];

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { waitUntilConnected } from '../../../server/redis/create-redis-connection.js';
-import { createRedisClient } from '../../../server/sessions/redis-client.js';
+import { createRedisClient } from '../../../server/redis/redis-client.js';
 import { createRedisOutbox } from '../../../server/webhooks/redis-outbox.js';
 import { deliveryEngineSuite } from '../../helpers/delivery-engine-suite.js';
 import { deletePrefix } from '../../helpers/redis-keys.js';

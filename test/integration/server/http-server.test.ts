@@ -3,7 +3,7 @@ import { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Server } from 'node:http';
-import { contract } from '../../../spec/contract.js';
+import { contract } from '@session-resume-api/runtime/contract';
 import { createHttpServer } from '../../../server/http/create-http-server.js';
 
 let server: Server | undefined;

@@ -8,11 +8,11 @@ import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createApp } from '../../../server/app.js';
 import { createMemorySessionStore } from '../../../server/sessions/memory-session-store.js';
-import { createRedisClient } from '../../../server/sessions/redis-client.js';
+import { createRedisClient } from '../../../server/redis/redis-client.js';
 import { waitUntilConnected } from '../../../server/redis/create-redis-connection.js';
 import { createRedisSessionStore } from '../../../server/sessions/redis-session-store.js';
 import type { SessionStore } from '../../../server/sessions/session-store.js';
-import { contract } from '../../../spec/contract.js';
+import { contract } from '@session-resume-api/runtime/contract';
 import { listen, type Listening } from '../../helpers/listen.js';
 import { deletePrefix } from '../../helpers/redis-keys.js';
 

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { waitUntilConnected } from '../../../server/redis/create-redis-connection.js';
-import { createRedisClient } from '../../../server/sessions/redis-client.js';
+import { createRedisClient } from '../../../server/redis/redis-client.js';
 import { createRedisSessionStore } from '../../../server/sessions/redis-session-store.js';
 import type { IdempotentAnswers, SessionStore } from '../../../server/sessions/session-store.js';
 import { errorBody } from '../../../server/errors/error-answer.js';

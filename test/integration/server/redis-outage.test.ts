@@ -4,10 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { contract } from '../../../spec/contract.js';
+import { contract } from '@session-resume-api/runtime/contract';
 import { createApp } from '../../../server/app.js';
 import { createRedisRateLimitStore } from '../../../server/http/redis-rate-limit-store.js';
-import { createRedisClient } from '../../../server/sessions/redis-client.js';
+import { createRedisClient } from '../../../server/redis/redis-client.js';
 import { waitUntilConnected } from '../../../server/redis/create-redis-connection.js';
 import { createRedisSessionStore } from '../../../server/sessions/redis-session-store.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';

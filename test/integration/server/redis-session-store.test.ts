@@ -2,10 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { createRedisClient } from '../../../server/sessions/redis-client.js';
+import { createRedisClient } from '../../../server/redis/redis-client.js';
 import { waitUntilConnected } from '../../../server/redis/create-redis-connection.js';
 import { createRedisSessionStore } from '../../../server/sessions/redis-session-store.js';
-import { StoreUnavailableError } from '../../../server/sessions/session-store.js';
+import { StoreUnavailableError } from '../../../server/errors/store-errors.js';
 import { startRedisServer } from '../../helpers/redis-server.js';
 import { sessionStoreSuite } from '../../helpers/session-store-suite.js';
 import { deletePrefix } from '../../helpers/redis-keys.js';

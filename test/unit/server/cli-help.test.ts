@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createProgram } from '../../../client/cli/program.js';
+import { createProgram, runProgram } from '../../../client/cli/program.js';
 import { PACKAGE_VERSION } from '../../../client/version.js';
 import { runServerCli } from '../../../server/cli/program.js';
 import { ENVIRONMENT } from '../../../server/config.js';
@@ -23,7 +23,7 @@ describe('the server program', () => {
   it('lists in --help every command, nested ones by their whole path', async () => {
     const { code, out } = await serverCli(['--help']);
     expect(code).toBe(0);
-    for (const command of ['worker', 'seed [options]', 'webhooks show [options] <webhook-id>', 'webhooks list [options]', 'webhooks stats [options]', 'webhooks dead [options]', 'webhooks replay [options] [webhook-id]', '--sandbox', '-V, --version']) {
+    for (const command of ['worker', 'seed [options]', 'webhooks show [options] <webhook-id>', 'webhooks list [options]', 'webhooks stats [options]', 'webhooks dead [options]', 'webhooks replay [options] [webhook-id]', '--sandbox', '-v, --version']) {
       expect(out).toContain(`  ${command}`);
     }
   });
@@ -54,6 +54,21 @@ describe('the server program', () => {
     expect(out.trim()).toBe(SERVER_VERSION);
     expect(SERVER_VERSION).toBe((JSON.parse(read('server/package.json')) as { version: string }).version);
   });
+
+  it('takes -v and -V for --version too', async () => {
+    for (const flag of ['-v', '-V']) {
+      const { code, out, err } = await serverCli([flag]);
+      expect({ code, out: out.trim(), err }, flag).toEqual({ code: 0, out: SERVER_VERSION, err: '' });
+    }
+  });
+
+  it('exits 2 for a usage problem, as the client program does: an unknown option or command, a missing argument', async () => {
+    for (const args of [['--no-such-option'], ['webhooks', 'show'], ['webhooks', 'list', '--limit', 'x'], ['no-such-command']]) {
+      const { code, err } = await serverCli(args);
+      expect(code, args.join(' ')).toBe(2);
+      expect(err, args.join(' ')).not.toBe('');
+    }
+  });
 });
 
 describe('the client program', () => {
@@ -61,5 +76,14 @@ describe('the client program', () => {
     const program = createProgram([]);
     expect(program.version()).toBe(PACKAGE_VERSION);
     expect(program.options.map((o) => o.long)).toContain('--version');
+  });
+
+  it('takes -v and -V for --version too, ending in 0', async () => {
+    for (const flag of ['-v', '-V']) {
+      let out = '';
+      const program = createProgram([]).configureOutput({ writeOut: (text) => (out += text) });
+      expect(await runProgram(program, ['node', 'session-resume-api', flag]), flag).toBe(0);
+      expect(out.trim(), flag).toBe(PACKAGE_VERSION);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../server/config.js';
-import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '../../../spec/delivery/retry-rules.js';
+import { ConfigError, loadConfig, parseRedisUrl } from '../../../server/config.js';
+import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 
 describe('loadConfig', () => {
   it('has the documented defaults: port 3000, loopback host, memory store, no webhook, no rate limit, no CORS', () => {
@@ -15,16 +15,82 @@ describe('loadConfig', () => {
 
   it('generates a random development key when API_KEYS is unset, a new one each time', () => {
     const a = loadConfig({}).apiKeys;
-    const b = loadConfig({ API_KEYS: '' }).apiKeys;
+    const b = loadConfig({}).apiKeys;
     expect(a).toHaveLength(1);
     expect(a[0]).toMatch(/^dev_[\w-]{24}$/);
     expect(a[0]).not.toBe(b[0]);
   });
 
-  it('refuses an API_KEYS that is set but blank, instead of generating a key', () => {
-    for (const blank of [' ', ' , ', ',,']) {
-      expect(() => loadConfig({ API_KEYS: blank })).toThrow(ConfigError);
-      expect(() => loadConfig({ API_KEYS: blank })).toThrow(/API_KEYS is set but holds no key/);
+  it('refuses an API_KEYS that is set but blank or empty, instead of generating a key', () => {
+    for (const blank of ['', ' ', ' , ', ',,']) {
+      expect(() => loadConfig({ API_KEYS: blank }), JSON.stringify(blank)).toThrow(ConfigError);
+      expect(() => loadConfig({ API_KEYS: blank })).toThrow(/^API_KEYS is set but (blank|holds no key)/);
+    }
+  });
+
+  it('refuses a target or a credential that is set but empty, naming it, rather than falling back', () => {
+    for (const name of ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'WEBHOOK_URL', 'WEBHOOK_SECRET']) {
+      expect(() => loadConfig({ [name]: '' }), name).toThrow(new RegExp(`^${name} is set but blank`));
+      expect(() => loadConfig({ [name]: '  ' }), name).toThrow(ConfigError);
+    }
+  });
+
+  it('refuses a REDIS_URL without a host, naming the variable, instead of connecting to 127.0.0.1:6379', () => {
+    for (const url of ['redis://', 'redis:///0', 'rediss://', 'redis://:secret@']) {
+      expect(() => loadConfig({ REDIS_URL: url }), url).toThrow(ConfigError);
+      expect(() => loadConfig({ REDIS_URL: url }), url).toThrow(/^REDIS_URL=/);
+    }
+    expect(() => loadConfig({ REDIS_URL: 'redis://' })).toThrow(/has no host/);
+  });
+
+  it('names REDIS_URL for a malformed port, IPv6 bracket or database, and never shows its password', () => {
+    const cases: [string, RegExp][] = [
+      ['redis://:hunter2@cache:99999', /REDIS_URL=redis:\/\/cache:99999 is not a valid URL: check the port/],
+      ['redis://:hunter2@cache:port', /REDIS_URL=.* is not a valid URL/],
+      ['redis://:hunter2@[::1:6379', /REDIS_URL=.* is not a valid URL.*brackets/],
+      ['redis://:hunter2@cache:0', /REDIS_URL=redis:\/\/cache:0: port 0/],
+      ['redis://:hunter2@cache:6379/main', /REDIS_URL=.*database after the host must be a number/],
+    ];
+    for (const [url, message] of cases) {
+      let error: unknown;
+      try {
+        loadConfig({ REDIS_URL: url });
+      } catch (err) {
+        error = err;
+      }
+      expect(error, url).toBeInstanceOf(ConfigError);
+      expect((error as Error).message, url).toMatch(message);
+      expect((error as Error).message).not.toContain('hunter2');
+    }
+  });
+
+  it('reads where a REDIS_URL points as ioredis does: host, port, database, TLS', () => {
+    expect(parseRedisUrl('redis://:pw@cache:6380/2')).toEqual({ host: 'cache', port: 6380, db: 2, tls: false });
+    expect(parseRedisUrl('rediss://[::1]')).toEqual({ host: '::1', port: 6379, db: 0, tls: true });
+    expect(parseRedisUrl('redis://cache?db=3')).toEqual({ host: 'cache', port: 6379, db: 3, tls: false });
+  });
+
+  it('names HOST when it holds an IPv6 address in brackets', () => {
+    expect(() => loadConfig({ HOST: '[::1]' })).toThrow(/^HOST=\[::1\] must be a bare address .* ::1/);
+    expect(loadConfig({ HOST: '::1' }).host).toBe('::1');
+  });
+
+  it('listens on SANDBOX_PORT (default 3100) in the sandbox and on PORT (default 3000) otherwise, and says which', () => {
+    expect(loadConfig({}, { sandbox: true })).toMatchObject({ port: 3100, portVariable: 'SANDBOX_PORT' });
+    expect(loadConfig({ PORT: '4000', SANDBOX_PORT: '4100' }, { sandbox: true })).toMatchObject({ port: 4100, portVariable: 'SANDBOX_PORT' });
+    expect(loadConfig({ PORT: '4000', SANDBOX_PORT: '4100' })).toMatchObject({ port: 4000, portVariable: 'PORT' });
+    expect(() => loadConfig({ SANDBOX_PORT: 'x' }, { sandbox: true })).toThrow(/^SANDBOX_PORT=x must be a whole number/);
+  });
+
+  it('refuses a delivery setting without WEBHOOK_URL, naming both, rather than ignoring it', () => {
+    for (const [name, value] of [
+      ['WEBHOOK_RETRY_SCHEDULE', '0,5s'],
+      ['WEBHOOK_SECRET', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+      ['WEBHOOK_CONCURRENCY', '5'],
+      ['WEBHOOK_WORKER', '0'],
+      ['WEBHOOK_CA_FILE', '/etc/ca.pem'],
+    ] as const) {
+      expect(() => loadConfig({ [name]: value }), name).toThrow(new RegExp(`^${name} is set but WEBHOOK_URL is not`));
     }
   });
 
@@ -50,6 +116,7 @@ describe('loadConfig', () => {
     });
     expect(config).toEqual({
       port: 8080,
+      portVariable: 'PORT',
       host: '0.0.0.0',
       apiKeys: ['k1', 'k2'],
       apiKeyGenerated: false,

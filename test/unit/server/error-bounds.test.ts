@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_MESSAGE_LENGTH, toErrorAnswer } from '../../../server/errors/error-answer.js';
 import { HttpError } from '../../../server/errors/http-error.js';
-import { contract } from '../../../spec/contract.js';
+import { contract } from '@session-resume-api/runtime/contract';
 
 describe('toErrorAnswer within the spec bounds', () => {
   it('cuts a validator message listing many problems to 1024 characters, and the body validates', () => {

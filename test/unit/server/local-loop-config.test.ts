@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../server/config.js';
 import { formatSchedule, webhookStartUpLine } from '../../../server/start-up-summary.js';
-import { isLoopbackHost, validateWebhookUrl } from '../../../spec/webhook-url.js';
+import { isLoopbackHost, validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 
 const SECRET = `whsec_${Buffer.from('local-loop-test-secret-0123456789').toString('base64')}`;
 

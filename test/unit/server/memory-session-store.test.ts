@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OptionsError } from '../../../spec/options-error.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createMemorySessionStore } from '../../../server/sessions/memory-session-store.js';
 import { sessionStoreSuite } from '../../helpers/session-store-suite.js';
 

@@ -6,12 +6,12 @@ import { ConfigError, loadConfig } from '../../../server/config.js';
 import {
   parseRetrySchedule,
   retryAfterMs,
-  RetryScheduleError,
   scheduledDelayMs,
   nextStep,
   STANDARD_WEBHOOKS_SCHEDULE_MS,
-} from '../../../spec/delivery/retry-rules.js';
-import { createWebhookHeaders, WebhookSecretError } from '../../../spec/delivery/webhook-headers.js';
+} from '@session-resume-api/runtime/delivery/retry-rules';
+import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 
 const URL_ENV = { WEBHOOK_URL: 'https://hooks.example.org/in' };
 const SECRET = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
@@ -42,14 +42,14 @@ describe('parseRetrySchedule', () => {
     expect(STANDARD_WEBHOOKS_SCHEDULE_MS).toHaveLength(10);
   });
 
-  it('any text either parses to whole non-negative delays or throws RetryScheduleError (property)', () => {
+  it('any text either parses to whole non-negative delays or throws OptionsError (property)', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 40 }), (text) => {
         try {
           const schedule = parseRetrySchedule(text);
           return schedule.length > 0 && schedule.every((ms) => Number.isInteger(ms) && ms >= 0);
         } catch (error) {
-          return error instanceof RetryScheduleError;
+          return error instanceof OptionsError && error.option === 'schedule';
         }
       }),
     );
@@ -67,7 +67,7 @@ describe('Standard Webhooks headers', () => {
 
   it('without a secret sends id and timestamp only; refuses a secret that is not whsec_ + base64', () => {
     expect(Object.keys(createWebhookHeaders()('msg_2', '{}')).sort()).toEqual(['webhook-id', 'webhook-timestamp']);
-    expect(() => createWebhookHeaders({ secret: 'not-a-secret' })).toThrow(WebhookSecretError);
+    expect(() => createWebhookHeaders({ secret: 'not-a-secret' })).toThrow(OptionsError);
   });
 });
 

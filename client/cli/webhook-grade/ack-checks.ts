@@ -1,0 +1,55 @@
+/** The checks of the URL and of the answer time: `https`, `ack`, `ack-burst`. */
+import { resolveWebhookHost } from '@session-resume-api/runtime/delivery/resolve-webhook-host';
+import { checkUrlScheme } from '../webhook-check.js';
+import { failedVerdict } from './delivery-failure.js';
+import type { GradeContext, Verdict } from './grade-context.js';
+
+/** "URL 2" when there are several, "the URL" otherwise: URLs may hold a secret token, so they are not printed. */
+export const urlName = (ctx: GradeContext, index: number) => (ctx.urls.length > 1 ? `URL ${index + 1}` : 'the URL');
+
+/** Each URL by the webhook URL rules, as `webhook check` judges it (plain http:// only for a loopback host with --insecure-localhost). */
+export async function checkHttps(ctx: GradeContext): Promise<Verdict> {
+  const seen: string[] = [];
+  for (const [index, url] of ctx.urls.entries()) {
+    const scheme = checkUrlScheme(url, ctx.settings.insecureLocalhost);
+    const refused = !scheme.ok ? scheme.reason : scheme.refused;
+    if (refused) return { grade: 'fail', evidence: `${urlName(ctx, index)}: ${refused}` };
+    if (!scheme.ok || !scheme.plain) {
+      seen.push('https://');
+      continue;
+    }
+    const resolution = await resolveWebhookHost(new URL(url).hostname, { allowLoopback: true });
+    if (!resolution.ok || resolution.addresses.some((a) => a.addressClass !== 'loopback')) {
+      const why = resolution.ok ? 'its host is not loopback' : resolution.message;
+      return { grade: 'fail', evidence: `${urlName(ctx, index)}: plain http:// is allowed only for a loopback receiver (${why}); webhook URLs must use https://.` };
+    }
+    seen.push('http:// on loopback (--insecure-localhost: local testing only)');
+  }
+  return { grade: 'pass', evidence: [...new Set(seen)].join('; ') };
+}
+
+/** One distinct event per URL, answered 200 within the deadline. */
+export async function checkAck(ctx: GradeContext): Promise<Verdict> {
+  const results = [];
+  for (const index of ctx.urls.keys()) results.push(await ctx.deliver(index, ctx.newEvent(`ack${index}`)));
+  const failed = failedVerdict('one delivery', results);
+  if (failed) return failed;
+  const times = results.map((r, index) => `${ctx.urls.length > 1 ? `${urlName(ctx, index)}: ` : ''}200 in ${r.durationMs} ms`);
+  return { grade: 'pass', evidence: times.join(', ') };
+}
+
+/** The value below which `share` of the sorted `values` lie (nearest rank). */
+export function percentile(sorted: readonly number[], share: number): number {
+  return sorted[Math.max(0, Math.ceil(share * sorted.length) - 1)] ?? 0;
+}
+
+/** `burst` distinct events at once, spread over the URLs: all 200, p99 within the deadline. */
+export async function checkAckBurst(ctx: GradeContext): Promise<Verdict> {
+  const { burst, timeoutMs } = ctx.settings;
+  const events = Array.from({ length: burst }, (_, n) => ctx.newEvent(`burst${n}`));
+  const results = await Promise.all(events.map((event, n) => ctx.deliver(n % ctx.urls.length, event)));
+  const sorted = results.map((r) => r.durationMs).sort((a, b) => a - b);
+  const timing = `p50 ${percentile(sorted, 0.5)} ms, p99 ${percentile(sorted, 0.99)} ms (deadline ${timeoutMs} ms)`;
+  const failed = failedVerdict(`${burst} concurrent distinct deliveries, ${timing}`, results);
+  return failed ?? { grade: 'pass', evidence: `${burst} concurrent distinct deliveries all answered 200, ${timing}` };
+}

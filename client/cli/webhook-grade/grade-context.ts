@@ -1,0 +1,118 @@
+/**
+ * What every check of `webhook grade` shares: the URLs (instances of one receiver), the
+ * settings, fresh events of this run, one way to deliver them exactly as the service does, and
+ * the answers the duplicate checks keep for the dedupe checks.
+ */
+import { randomBytes } from 'node:crypto';
+import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
+import type { DeliveryRuleId } from '@session-resume-api/runtime/delivery/delivery-rules';
+import type { SessionEvent } from '@session-resume-api/runtime/types';
+import { createCliSigner, newWebhookId, withSigningAdvice, type AttemptHeaders } from '../webhook-signing.js';
+
+/** Options of `runWebhookGrade`. */
+export interface GradeOptions {
+  /** Allow loopback receivers, plain http:// included, and skip certificate checks for them (default false). */
+  insecureLocalhost?: boolean;
+  /** CA certificate(s) to trust instead of the system roots (PEM). */
+  ca?: string | Buffer;
+  /** The receiver's `whsec_` secret: every delivery is signed and the signature rules are checked (default: unsigned, those rules not observable). */
+  secret?: string;
+  /**
+   * Deadline of each delivery in ms.
+   * @defaultValue 5000 (the service's)
+   */
+  timeoutMs?: number;
+  /**
+   * Concurrent distinct deliveries of the burst.
+   * @defaultValue 50 (the service sends up to 50 at once per instance)
+   */
+  burst?: number;
+  /**
+   * Copies of one event sent at the same moment.
+   * @defaultValue 5
+   */
+  copies?: number;
+  /**
+   * Wait before the late duplicate, in ms.
+   * @defaultValue 2000
+   */
+  delayMs?: number;
+  /** URL answering the processed counts (docs/cli.md, "The --observe format"); default: judge by the answers' `duplicate`. */
+  observe?: string;
+  /**
+   * How long the observe URL may take to count the events processed after their answer, in ms.
+   * @defaultValue 3000
+   */
+  settleMs?: number;
+  /** Grade only these rules (`https` is always checked first); default: every rule. */
+  only?: readonly DeliveryRuleId[];
+}
+
+/** The settings with every default filled in. */
+export type GradeSettings = GradeOptions & Required<Pick<GradeOptions, 'timeoutMs' | 'burst' | 'copies' | 'delayMs' | 'settleMs'>>;
+
+/** The defaults of `GradeOptions`. */
+export const GRADE_DEFAULTS = { timeoutMs: DELIVERY_TIMEOUT_MS, burst: 50, copies: 5, delayMs: 2000, settleMs: 3000 } as const;
+
+/** A JSON body to deliver: a SessionEvent, or another payload form the service may send. */
+export type Payload = Readonly<Record<string, unknown>>;
+
+/** One event delivered several times, and every answer, kept for the dedupe checks. */
+export interface DuplicateGroup {
+  /** How the copies were sent, for people (`again and after 2s`, `5 concurrent copies`). */
+  label: string;
+  event: SessionEvent;
+  /** The `webhook-id` of every copy. */
+  webhookId: string;
+  results: DeliveryResult[];
+}
+
+/** How a check went. */
+export interface Verdict {
+  grade: 'pass' | 'fail' | 'not-observable';
+  /** What was sent and answered; for a failure, what the service will do. */
+  evidence: string;
+}
+
+/** Shared by the checks of one run. */
+export interface GradeContext {
+  urls: readonly string[];
+  settings: GradeSettings;
+  /** A new event of this run: its own session id, timestamp now. */
+  newEvent(label: string): SessionEvent;
+  /** Delivers `body` to `urls[target]`, signed with the settings' secret unless `headers` says otherwise; `webhookId` repeats an event. */
+  deliver(target: number, body: Payload, how?: { webhookId?: string; headers?: AttemptHeaders }): Promise<DeliveryResult>;
+  /** Filled by the duplicate checks: copies at one instance (`repeated` is the one sent again later too), and copies across instances. */
+  groups: { sameInstance: DuplicateGroup[]; otherInstance?: DuplicateGroup; repeated?: DuplicateGroup };
+  /** Verdicts so far, by rule. */
+  verdicts: Map<DeliveryRuleId, Verdict>;
+}
+
+/** Builds the context of one run. Throws `UsageError` for a secret that is not `whsec_` + base64. */
+export function createGradeContext(urls: readonly string[], options: GradeOptions): GradeContext {
+  const settings: GradeSettings = { ...GRADE_DEFAULTS, ...definedOnly(options) };
+  const signer = createCliSigner(settings.secret);
+  const run = randomBytes(4).toString('hex');
+  return {
+    urls,
+    settings,
+    newEvent: (label) => ({ event: 'session.resumed', session: { id: `sess_grade_${run}_${label}` }, timestamp: new Date().toISOString() }),
+    async deliver(target, body, how = {}) {
+      const headers = how.headers ?? signer(how.webhookId ?? newWebhookId());
+      // deliverEvent sends JSON.stringify(body) as it is: the other payload forms are sent unchanged.
+      const result = await deliverEvent(urls[target] as string, body as SessionEvent, {
+        insecureLocalhost: settings.insecureLocalhost,
+        ca: settings.ca,
+        timeoutMs: settings.timeoutMs,
+        headers,
+      });
+      return withSigningAdvice(result, settings.secret !== undefined);
+    },
+    groups: { sameInstance: [] },
+    verdicts: new Map(),
+  };
+}
+
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

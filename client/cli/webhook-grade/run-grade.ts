@@ -1,0 +1,81 @@
+/**
+ * `webhook grade`: every rule of the delivery rules list (runtime/delivery/delivery-rules.ts),
+ * in its order, checked against one receiver (one URL per instance) by delivering events
+ * exactly as the service does; each graded pass, fail or not-observable with its evidence.
+ */
+import { DELIVERY_RULES, type DeliveryRuleId } from '@session-resume-api/runtime/delivery/delivery-rules';
+import { checkAck, checkAckBurst, checkHttps } from './ack-checks.js';
+import { checkDedupe, checkDedupeShared } from './dedupe-checks.js';
+import { checkDuplicateAfterDelay, checkDuplicateAgain, checkDuplicateConcurrent, checkDuplicateOtherInstance } from './duplicate-checks.js';
+import { createGradeContext, type GradeContext, type GradeOptions, type Verdict } from './grade-context.js';
+import { checkLateEvent, checkOutOfOrder, checkPayloadForms, checkUnknownEvent } from './payload-checks.js';
+import { checkSignatureInvalid, checkSignatureValid } from './signature-checks.js';
+
+/** The check of each rule: a rule added to the list without one does not compile. */
+const CHECKS: Record<DeliveryRuleId, (ctx: GradeContext) => Promise<Verdict>> = {
+  https: checkHttps,
+  ack: checkAck,
+  'ack-burst': checkAckBurst,
+  'duplicate-again': checkDuplicateAgain,
+  'duplicate-after-delay': checkDuplicateAfterDelay,
+  'duplicate-concurrent': checkDuplicateConcurrent,
+  'duplicate-other-instance': checkDuplicateOtherInstance,
+  dedupe: checkDedupe,
+  'dedupe-shared': checkDedupeShared,
+  'payload-forms': checkPayloadForms,
+  'unknown-event': checkUnknownEvent,
+  'late-event': checkLateEvent,
+  'out-of-order': checkOutOfOrder,
+  'signature-valid': checkSignatureValid,
+  'signature-invalid': checkSignatureInvalid,
+};
+
+/** Whether `id` names a rule of the list. */
+export function isRuleId(id: string): id is DeliveryRuleId {
+  return Object.hasOwn(CHECKS, id);
+}
+
+/** Most URLs (instances) one run takes. */
+export const MAX_GRADE_URLS = 10;
+
+/** One graded rule, as `--json` prints it (one object per line). */
+export interface GradeEntry extends Verdict {
+  rule: DeliveryRuleId;
+  title: string;
+}
+
+/**
+ * Grades the receiver at `urls` (several: instances sharing one store); calls `onEntry` as each
+ * rule is graded. Never throws for what a receiver answers; throws `UsageError` for a bad secret.
+ */
+export async function runWebhookGrade(urls: readonly string[], options: GradeOptions = {}, onEntry: (entry: GradeEntry) => void = () => undefined): Promise<GradeEntry[]> {
+  const ctx = createGradeContext(urls, options);
+  const entries: GradeEntry[] = [];
+  const chosen = options.only ? new Set<DeliveryRuleId>(['https', ...options.only]) : undefined;
+  for (const { id, title } of DELIVERY_RULES) {
+    if (chosen && !chosen.has(id)) continue;
+    const https = ctx.verdicts.get('https');
+    const verdict: Verdict =
+      https && https.grade !== 'pass'
+        ? { grade: 'not-observable', evidence: 'not run: the service would refuse the URL (see https).' }
+        : await CHECKS[id](ctx);
+    ctx.verdicts.set(id, verdict);
+    const entry = { rule: id, title, ...verdict };
+    entries.push(entry);
+    onEntry(entry);
+  }
+  return entries;
+}
+
+const MARK = { pass: 'pass', fail: 'FAIL', 'not-observable': 'n/o' } as const;
+
+/** One report line: mark, rule id, evidence. */
+export function formatGradeLine(entry: GradeEntry): string {
+  return `${MARK[entry.grade].padEnd(5)} ${entry.rule.padEnd(25)} ${entry.evidence}`;
+}
+
+/** The closing line: how many rules passed, failed, could not be observed. */
+export function formatGradeSummary(entries: readonly GradeEntry[]): string {
+  const count = (grade: Verdict['grade']) => entries.filter((e) => e.grade === grade).length;
+  return `${entries.length} rules: ${count('pass')} pass, ${count('fail')} fail, ${count('not-observable')} not observable (n/o)`;
+}

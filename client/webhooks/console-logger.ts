@@ -1,0 +1,33 @@
+/**
+ * The receiver's default reporter: a receiver created without a `logger` is never silent
+ * about its own trouble. Each report is one line on stderr (`console.error`, in every
+ * runtime): what happened, the event name, the session id, the attempt and the error message.
+ * Only those fields are printed, never a payload, a header or a secret.
+ */
+import type { ReceiverLogger } from './receiver-options.js';
+
+const PREFIX = 'session-resume-api receiver:';
+
+/** The fields a report line may show, in this order. */
+function details(obj: object): string {
+  const o = obj as { event?: unknown; sessionId?: unknown; attempt?: unknown; maxAttempts?: unknown; err?: unknown };
+  const parts: string[] = [];
+  if (typeof o.event === 'string') parts.push(`event ${o.event}`);
+  if (typeof o.sessionId === 'string') parts.push(`session ${o.sessionId}`);
+  if (typeof o.attempt === 'number') parts.push(typeof o.maxAttempts === 'number' ? `attempt ${o.attempt} of ${o.maxAttempts}` : `attempt ${o.attempt}`);
+  const head = parts.length > 0 ? ` (${parts.join(', ')})` : '';
+  const err = o.err instanceof Error ? o.err.message : o.err === undefined ? '' : String(o.err);
+  return `${head}${err ? `: ${err.split('\n', 1)[0]}` : ''}`;
+}
+
+/** One stderr line per `warn` or `error` report; `info` reports are left out. */
+export function createConsoleLogger(write: (line: string) => void = (line) => console.error(line)): ReceiverLogger {
+  const line = (obj: object, msg?: string) => write(`${PREFIX} ${msg ?? 'report'}${details(obj)}`);
+  return { warn: line, error: line };
+}
+
+/** The logger a receiver reports to: the given one, the console one when none was given, none for `false`. */
+export function receiverLogger(logger: ReceiverLogger | false | undefined): ReceiverLogger | undefined {
+  if (logger === false) return undefined;
+  return logger ?? createConsoleLogger();
+}

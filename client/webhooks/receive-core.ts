@@ -1,0 +1,108 @@
+/**
+ * The framework-free core of the receiver: bytes and headers in, an answer out, after the
+ * event is recorded durably. Web-platform APIs only (`TextDecoder`, no `Buffer`, no Node
+ * import): it runs unchanged in Node, Bun, Deno, Workers and browsers.
+ */
+import { dedupeKey, type JsonObject } from '@session-resume-api/runtime/event-identity';
+import { isProbeEvent } from '@session-resume-api/runtime/webhook-probe';
+import { errorResult, type ReceiveResult } from './answers.js';
+import type { ReceiverLogger } from './receiver-options.js';
+import { StoreUnavailableError, type ReceiverStore } from './store.js';
+import { readEventTolerantly } from './tolerant-event.js';
+import type { SignatureVerifier } from './verify-signature.js';
+import { signatureHeaders, type WebhookHeaders } from './webhook-headers.js';
+
+/** Longest `webhook-id` used for dedupe; a longer one is not an id a sender would make. */
+const MAX_WEBHOOK_ID_LENGTH = 256;
+
+/** What the core needs: the store, the verifier (with a secret), the size limit, the logger. */
+export interface CoreOptions {
+  store: ReceiverStore;
+  verify: SignatureVerifier | undefined;
+  maxBodyBytes: number;
+  logger: ReceiverLogger | undefined;
+}
+
+/** Bytes of the UTF-8 encoding of `text`, without encoding it. */
+export function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      // A surrogate pair: 4 bytes for 2 code units.
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 2;
+        i++;
+        continue;
+      }
+    }
+    if (code > 0x7ff) bytes += 2;
+    else if (code > 0x7f) bytes += 1;
+  }
+  return bytes;
+}
+
+const strict = new TextDecoder('utf-8', { fatal: true });
+const lossy = new TextDecoder('utf-8');
+
+/** The body as text; `undefined` when its bytes are not UTF-8. */
+function textOf(rawBody: string | Uint8Array): string | undefined {
+  if (typeof rawBody === 'string') return rawBody;
+  try {
+    return strict.decode(rawBody);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The sender's `webhook-id` (or `svix-id`), when there is one of a sane length. */
+function webhookIdOf(headers: WebhookHeaders): string | undefined {
+  const { id } = signatureHeaders(headers);
+  return id !== undefined && id.length > 0 && id.length <= MAX_WEBHOOK_ID_LENGTH ? id : undefined;
+}
+
+/** Records a checked event; a store failure is a 503, so the sender retries. */
+async function recordEvent(o: CoreOptions, value: JsonObject, event: Parameters<ReceiverStore['record']>[1], headers: WebhookHeaders): Promise<ReceiveResult> {
+  // Of the body as sent: the flat and the nested form of one event have one key.
+  const key = dedupeKey(value);
+  try {
+    // §6 rules 2–4: recorded durably (shared store) before the 200; a duplicate is answered
+    // 200 and not processed again.
+    const { id, duplicate } = await o.store.record(key, event, webhookIdOf(headers));
+    return { status: 200, body: { received: true, duplicate, id } };
+  } catch (error) {
+    // Never a 200 for an event that is not recorded: 503 makes the sender retry.
+    o.logger?.error?.({ err: error, key }, 'webhook event could not be recorded; answered 503');
+    const reason = error instanceof StoreUnavailableError ? error.message : 'the store failed';
+    return errorResult(503, 'service_unavailable', `The event could not be recorded (${reason}); retry later.`);
+  }
+}
+
+/** Builds `receive(rawBody, headers)`: size, signature, JSON, schema, probe, record. Never throws. */
+export function createReceive(o: CoreOptions) {
+  return async function receive(rawBody: string | Uint8Array, headers: WebhookHeaders = {}): Promise<ReceiveResult> {
+    const size = typeof rawBody === 'string' ? utf8Length(rawBody) : rawBody.byteLength;
+    if (size > o.maxBodyBytes) {
+      return errorResult(413, 'payload_too_large', `The body has ${size} bytes; this receiver accepts at most ${o.maxBodyBytes}.`);
+    }
+    const text = textOf(rawBody);
+    // Standard Webhooks: the signature is checked on the bytes as sent, before they are parsed.
+    const verdict = o.verify?.(text ?? lossy.decode(rawBody as Uint8Array), headers);
+    if (verdict && !verdict.ok) return errorResult(401, 'unauthorized', verdict.message);
+    if (text === undefined) return errorResult(400, 'bad_request', 'Invalid session event: the body is not UTF-8 JSON (its bytes are not valid UTF-8).');
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return errorResult(400, 'bad_request', `Invalid session event: the body is not UTF-8 JSON (${error instanceof Error ? error.message : String(error)}).`);
+    }
+    // The spec's ReceivedSessionEvent schema (x-decisions: event-payload-forms, event-kinds,
+    // event-field-bounds): the nested and the flat form, any event kind, extra fields and any length pass.
+    const checked = readEventTolerantly(value);
+    if (!checked.ok) return errorResult(400, 'bad_request', `Invalid session event: ${checked.message}.`);
+    // The probe of `webhook check`: acknowledged after every check above, never recorded or handled.
+    if (isProbeEvent(checked.event)) return { status: 200, body: { received: true, duplicate: false, probe: true } };
+    return recordEvent(o, value as JsonObject, checked.event, headers);
+  };
+}

@@ -1,0 +1,194 @@
+/**
+ * The options and the public shape of a webhook receiver, their defaults and their checks:
+ * written once, read by `createWebhookReceiver` and its parts.
+ */
+import { checkInteger, OptionsError } from '@session-resume-api/runtime/options-error';
+import type { ReceiveResult } from './answers.js';
+import type { NodeHandler } from './node-handler.js';
+import type { MetricsRegistry } from './metrics-registry.js';
+import { isRegistry } from './receiver-metrics.js';
+import type { DeadLetter, ReceiverStore } from './store.js';
+import type { ReceivedEvent } from './tolerant-event.js';
+import { MIN_URL_TOKEN_LENGTH } from './url-token.js';
+import { SIGNATURE_TOLERANCE_SECONDS } from './verify-signature.js';
+import type { WebhookHeaders } from './webhook-headers.js';
+
+/** What `onEvent` gets besides the event. */
+export interface EventContext {
+  /** Store id of the recording. */
+  id: string;
+  /** The dedupe key (sha256 hex, `dedupeKey`). */
+  key: string;
+  /** 1 on the first attempt, then 2, 3, ... on retries. */
+  attempt: number;
+  /** When the event was recorded, epoch milliseconds. */
+  receivedAt: number;
+  /** The event name (`event`, else `status`), even where the event's own `event` field holds something else. */
+  eventName?: string;
+  /** The session id (`session.id`, else `session_id`), even where the event's `session` field is not an object. */
+  sessionId?: string;
+}
+
+/** A pino-compatible subset; every method optional in use. */
+export interface ReceiverLogger {
+  info?(obj: object, msg?: string): void;
+  warn?(obj: object, msg?: string): void;
+  error?(obj: object, msg?: string): void;
+}
+
+/** How events of one session reach `onEvent`: as they come, or never older after newer. */
+export type EventOrder = 'any' | 'per-session';
+
+/** Options of `createWebhookReceiver`; checked at creation. */
+export interface WebhookReceiverOptions {
+  /** Where events are recorded: `createMemoryEventStore()` (one process) or `createRedisEventStore()` from `session-resume-api/webhooks/redis` (shared). */
+  store: ReceiverStore;
+  /** Processes one event after it was acknowledged; throw to have it retried. */
+  onEvent(event: ReceivedEvent, context: EventContext): unknown;
+  /**
+   * Seconds a processed-event record is kept for dedupe. With a `secret`, at least
+   * `SIGNATURE_TOLERANCE_SECONDS` (300): a signed delivery replayed while its timestamp is
+   * still accepted must still be a duplicate.
+   * @defaultValue `DEFAULT_DEDUPE_WINDOW_SECONDS` (3600: about an hour)
+   */
+  dedupeWindowSeconds?: number;
+  /**
+   * Processing attempts per event before it is dead-lettered.
+   * @defaultValue `DEFAULT_MAX_ATTEMPTS` (5)
+   */
+  maxAttempts?: number;
+  /**
+   * Delay before the first retry in ms, doubled on each further retry.
+   * @defaultValue `DEFAULT_RETRY_DELAY_MS` (1000)
+   */
+  retryDelayMs?: number;
+  /** Called after each failed processing attempt; `final` means the event was dead-lettered. Replaces the log line of a failed attempt. */
+  onError?(error: unknown, context: EventContext & { event: ReceivedEvent; final: boolean }): void;
+  /**
+   * Where failed attempts, dead letters, stale events and store outages are reported.
+   * `false` reports nothing.
+   * @defaultValue one line per report on stderr (`console.error`): what happened, event name,
+   * session id, attempt and error message; never a payload or a secret
+   */
+  logger?: ReceiverLogger | false;
+  /**
+   * Secret last path segment the webhook URL must end with (x-decisions: webhook-signing);
+   * at least 22 characters, e.g. from `generateUrlToken()`. A wrong or missing token → 404.
+   * @defaultValue none: any path is accepted
+   */
+  urlToken?: string;
+  /**
+   * Standard Webhooks secret(s), `whsec_` + base64. Several for rotation: a delivery signed
+   * with any of them passes. With a secret, a missing or wrong `webhook-signature` (or
+   * `svix-signature`), or a timestamp more than 5 minutes from this clock, gets 401 and
+   * nothing is recorded. Verification needs the raw body: no `express.json()` before the
+   * handler (`express.raw()` or none).
+   * @defaultValue none: deliveries are not verified
+   */
+  secret?: string | readonly string[];
+  /**
+   * Largest accepted body in bytes; larger → 413.
+   * @defaultValue `DEFAULT_MAX_BODY_BYTES` (1 MiB)
+   */
+  maxBodyBytes?: number;
+  /**
+   * `'per-session'`: an event older than the newest one already processed for its session (by
+   * its `timestamp`; equal timestamps by the order they were recorded) is acknowledged and
+   * recorded but goes to `onStale` instead of `onEvent`, across every instance sharing the
+   * store. An event without a session id or a readable timestamp is never judged older.
+   * @defaultValue `'any'`: every event goes to `onEvent`, in whatever order it came
+   */
+  order?: EventOrder;
+  /**
+   * With `order: 'per-session'`, gets each stale event instead of `onEvent`; throw to have it
+   * retried like a failed handler.
+   * @defaultValue none: a stale event is counted (metrics) and logged, nothing else
+   */
+  onStale?(event: ReceivedEvent, context: EventContext): unknown;
+  /**
+   * A prom-client `Registry` to count in: `session_resume_receiver_events_total{result}`
+   * (new, duplicate, invalid, unauthorized, unavailable) and
+   * `session_resume_receiver_handler_runs_total{result}` (ok, failed, stale). prom-client is an
+   * optional peer dependency: install it to use this.
+   * @defaultValue none: prom-client never loaded
+   */
+  metrics?: MetricsRegistry;
+}
+
+/** A webhook receiver: the core, its Node and web adapters, dead-letter tools and close. */
+export interface WebhookReceiver {
+  /**
+   * Verifies (with a `secret`), validates, records (durably, before resolving) and queues one
+   * delivery. Never throws.
+   */
+  receive(rawBody: string | Uint8Array, headers?: WebhookHeaders): Promise<ReceiveResult>;
+  /** `http.createServer(receiver.handler)` or an express route handler (with or without a body parser). */
+  handler: NodeHandler;
+  /**
+   * The same receiver for a web `Request` (Hono, Next.js route handlers, Bun, Deno, Cloudflare
+   * Workers): the same checks (method, URL token, size, signature, body) and answers as `handler`.
+   */
+  fetch(request: Request): Promise<Response>;
+  /** Events whose processing failed `maxAttempts` times. */
+  deadLetters(): Promise<DeadLetter[]>;
+  /** Processes a dead letter again; false when `id` is not dead-lettered. */
+  retryDeadLetter(id: string): Promise<boolean>;
+  /** Stops processing after the attempts under way finish, and closes the store. */
+  close(): Promise<void>;
+}
+
+/** Default seconds a received event is remembered for dedupe (the suggested window: about an hour). */
+export const DEFAULT_DEDUPE_WINDOW_SECONDS = 3600;
+/** Default processing attempts before an event is dead-lettered. */
+export const DEFAULT_MAX_ATTEMPTS = 5;
+/** Default delay before the first retry, ms (doubled on each further retry). */
+export const DEFAULT_RETRY_DELAY_MS = 1000;
+/** Default largest accepted body, bytes (1 MiB). */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** The options with their defaults filled in. */
+export type ResolvedReceiverOptions = WebhookReceiverOptions &
+  Required<Pick<WebhookReceiverOptions, 'dedupeWindowSeconds' | 'maxAttempts' | 'retryDelayMs' | 'maxBodyBytes' | 'order'>>;
+
+function check(condition: boolean, message: string): void {
+  if (!condition) throw new OptionsError(`createWebhookReceiver: ${message}`);
+}
+
+/** Fills in the defaults and checks every option; throws `OptionsError` naming the option and its rule. */
+export function resolveReceiverOptions(options: WebhookReceiverOptions): ResolvedReceiverOptions {
+  const o: ResolvedReceiverOptions = {
+    dedupeWindowSeconds: DEFAULT_DEDUPE_WINDOW_SECONDS,
+    maxAttempts: DEFAULT_MAX_ATTEMPTS,
+    retryDelayMs: DEFAULT_RETRY_DELAY_MS,
+    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    order: 'any',
+    // An option given as undefined takes its default, as if left out.
+    ...(Object.fromEntries(Object.entries(options ?? {}).filter(([, value]) => value !== undefined)) as WebhookReceiverOptions),
+  };
+  const { store, urlToken } = o;
+  check(typeof store?.record === 'function' && typeof store.start === 'function', 'store must be a ReceiverStore (createMemoryEventStore() or createRedisEventStore())');
+  check(typeof o.onEvent === 'function', 'onEvent must be a function');
+  check(Number.isFinite(o.dedupeWindowSeconds) && o.dedupeWindowSeconds > 0, 'dedupeWindowSeconds must be a positive number of seconds');
+  checkInteger('createWebhookReceiver: maxAttempts', o.maxAttempts, { min: 1 });
+  check(Number.isFinite(o.retryDelayMs) && o.retryDelayMs >= 0, 'retryDelayMs must be a number of milliseconds ≥ 0');
+  checkInteger('createWebhookReceiver: maxBodyBytes', o.maxBodyBytes, { min: 1 });
+  check(
+    urlToken === undefined || (typeof urlToken === 'string' && urlToken.length >= MIN_URL_TOKEN_LENGTH && !/[/?#]/.test(urlToken)),
+    `urlToken must be a string of at least ${MIN_URL_TOKEN_LENGTH} characters without / ? # (use generateUrlToken())`,
+  );
+  check(o.onError === undefined || typeof o.onError === 'function', 'onError must be a function');
+  check(o.onStale === undefined || typeof o.onStale === 'function', 'onStale must be a function');
+  check(o.logger === undefined || o.logger === false || (typeof o.logger === 'object' && o.logger !== null), 'logger must be a logger object (pino-compatible) or false');
+  check(o.order === 'any' || o.order === 'per-session', `order must be 'any' or 'per-session' (got ${JSON.stringify(o.order)})`);
+  check(o.order !== 'per-session' || typeof store.advanceSession === 'function', "order 'per-session' needs a store that keeps session order (createMemoryEventStore() or createRedisEventStore())");
+  check(o.metrics === undefined || isRegistry(o.metrics), 'metrics must be a prom-client Registry (new Registry() or its default register)');
+  if (o.secret !== undefined && o.dedupeWindowSeconds < SIGNATURE_TOLERANCE_SECONDS) {
+    // A captured signed delivery sent again after the window but within the tolerance would
+    // pass verification and run the handler twice.
+    throw new OptionsError(
+      `createWebhookReceiver: dedupeWindowSeconds is ${o.dedupeWindowSeconds}, shorter than the ${SIGNATURE_TOLERANCE_SECONDS} s a signature stays valid, so a replayed signed delivery would be handled twice: set dedupeWindowSeconds to at least ${SIGNATURE_TOLERANCE_SECONDS} (default ${DEFAULT_DEDUPE_WINDOW_SECONDS}).`,
+      { option: 'dedupeWindowSeconds' },
+    );
+  }
+  return o;
+}

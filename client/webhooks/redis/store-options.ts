@@ -1,0 +1,87 @@
+/** Options of `createRedisEventStore`, their defaults and their check. */
+import { checkInteger, checkOption } from '@session-resume-api/runtime/options-error';
+import { createConnector, type RedisConnection } from './connection.js';
+import type { RedisLibraries } from './libraries.js';
+
+/** Default key prefix shared by every instance of one receiver; keys carry it as the hash tag `{prefix}`. */
+export const DEFAULT_REDIS_PREFIX = 'session-resume-api';
+/** Default BullMQ queue name. */
+export const DEFAULT_QUEUE_NAME = 'webhook-events';
+/** Default handler runs at the same time per instance. */
+export const DEFAULT_REDIS_CONCURRENCY = 1;
+/**
+ * Default most events in one job: the first deliveries of one record call, whose size it also
+ * bounds. A job holds its events' payloads as received plus about 120 bytes each (recording
+ * id, dedupe key, JSON).
+ */
+export const DEFAULT_MAX_EVENTS_PER_JOB = 50;
+/** Default milliseconds from a delivery to its answer's deadline: not recorded by then, it is answered 503 and never recorded. */
+export const DEFAULT_RECORD_TIMEOUT_MS = 2000;
+/** Default milliseconds a processing lock lasts without renewal. */
+export const DEFAULT_LOCK_DURATION_MS = 30_000;
+/** Default milliseconds between checks for work a dead instance left (stalled jobs, inbox). */
+export const DEFAULT_STALLED_INTERVAL_MS = 30_000;
+/** Default times a job may be found stalled before it is dead-lettered. */
+export const DEFAULT_MAX_STALLED_COUNT = 5;
+/** Options of `createRedisEventStore`; give exactly one of `url`, `client` or `clusterNodes`. */
+export interface RedisEventStoreOptions {
+  /** Redis URL of a single node, e.g. redis://127.0.0.1:6379. */
+  url?: string;
+  /** An ioredis `Redis` or `Cluster` to copy connection settings from (duplicated; never closed by the store). */
+  client?: RedisConnection;
+  /** Redis Cluster seed nodes, `host:port` each. */
+  clusterNodes?: readonly string[];
+  /** Key prefix (default 'session-resume-api'), the hash tag of every key; share it between instances. */
+  prefix?: string;
+  /** Queue name (default 'webhook-events'). */
+  queueName?: string;
+  /**
+   * Handler runs at the same time in this instance (default 1), whether their events came in
+   * one job or several. With 1, the events of a job run one after the other, in the order
+   * they were recorded.
+   */
+  concurrency?: number;
+  /** Most events in one job, the first deliveries recorded by one call (default 50). */
+  maxEventsPerJob?: number;
+  /** Milliseconds from a delivery to its answer's deadline: not recorded by then, it is answered 503 and never recorded (default 2000). */
+  recordTimeoutMs?: number;
+  /** Milliseconds a processing lock lasts without renewal (default 30000). */
+  lockDurationMs?: number;
+  /** Milliseconds between checks for work a dead instance left (default 30000). */
+  stalledIntervalMs?: number;
+  /** Times a job may be found stalled before it is dead-lettered (default 5). */
+  maxStalledCount?: number;
+  /** Start a worker in this instance (default true); false for receive-only instances. */
+  process?: boolean;
+}
+
+/** Checks `options` (throws OptionsError naming the option) and returns the connection factory. */
+export function checkOptions(options: RedisEventStoreOptions, libs: Pick<RedisLibraries, 'Redis' | 'Cluster'>) {
+  const where = 'createRedisEventStore';
+  const { prefix = DEFAULT_REDIS_PREFIX, queueName = DEFAULT_QUEUE_NAME } = options;
+  checkOption(typeof prefix === 'string' && /^[^:{}]+$/.test(prefix), `${where}: prefix must be a non-empty string without ":", "{" or "}"`);
+  checkOption(typeof queueName === 'string' && /^[^:{}]+$/.test(queueName), `${where}: queueName must be a non-empty string without ":", "{" or "}"`);
+  for (const name of ['concurrency', 'maxEventsPerJob', 'recordTimeoutMs', 'lockDurationMs', 'stalledIntervalMs'] as const) {
+    if (options[name] !== undefined) checkInteger(`${where}: ${name}`, options[name], { min: 1 });
+  }
+  if (options.maxStalledCount !== undefined) checkInteger(`${where}: maxStalledCount`, options.maxStalledCount, { min: 0 });
+  return createConnector(options, libs, where);
+}
+
+
+/** `options` with every default filled in (`{ ...defaults, ...options }`, undefined values ignored). */
+export function withDefaults(options: RedisEventStoreOptions) {
+  const defaults = {
+    prefix: DEFAULT_REDIS_PREFIX,
+    queueName: DEFAULT_QUEUE_NAME,
+    concurrency: DEFAULT_REDIS_CONCURRENCY,
+    maxEventsPerJob: DEFAULT_MAX_EVENTS_PER_JOB,
+    recordTimeoutMs: DEFAULT_RECORD_TIMEOUT_MS,
+    lockDurationMs: DEFAULT_LOCK_DURATION_MS,
+    stalledIntervalMs: DEFAULT_STALLED_INTERVAL_MS,
+    maxStalledCount: DEFAULT_MAX_STALLED_COUNT,
+    process: true,
+  };
+  const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as RedisEventStoreOptions;
+  return { ...defaults, ...given };
+}

@@ -1,0 +1,192 @@
+/**
+ * The processing side of the Redis store: the hand-over of recorded batches to BullMQ, this
+ * instance's worker (batch-worker.ts), the sweep that finds what a dead instance left (inbox
+ * entries never queued, failed jobs whose events are not dead-lettered yet), and the retry of
+ * a dead letter. The ack path (recorder.ts) only hands batches over.
+ */
+import type { Job, Queue } from 'bullmq';
+import type { ProcessingOptions } from '../store.js';
+import { createBatchWorker, type BatchData, type BatchWorker } from './batch-worker.js';
+import type { RedisConnection } from './connection.js';
+import { createHandOver, type HandOver, type HandOverItem } from './hand-over.js';
+import { createHandlerSlots } from './handler-slots.js';
+import type { RedisLibraries } from './libraries.js';
+import { newId } from './recording-id.js';
+import type { StoreCommands, StoreKeys } from './store-scripts.js';
+
+/** Inbox entries one sweep hands over at most. */
+const SWEEP_LIMIT = 500;
+/**
+ * Milliseconds recorded events wait to be handed over together: one `addBulk` (one MULTI)
+ * for all of them instead of an `add` each, which was most of the receiver's CPU per event
+ * (bench/findings.md). The event is durable in the inbox meanwhile; only its processing waits.
+ */
+const HANDOVER_DELAY_MS = 5;
+/** Most jobs (batches) one hand-over carries. */
+const HANDOVER_MAX_JOBS = 200;
+/**
+ * Failed jobs kept, at most: a job BullMQ failed (a store error on its last attempt, too many
+ * stalls) stays only until its pending events are in the store's dead set, where `deadLetters()`
+ * lists them; the sweep reconciles those that could not be dead-lettered at once.
+ */
+const FAILED_JOBS_KEPT = 1000;
+/** Failed jobs read at a time when a sweep looks for jobs to reconcile. */
+const RECONCILE_PAGE = 100;
+const JOB_NAME = 'session-events';
+
+/** What `createStoreProcessing` needs. */
+export interface StoreProcessingOptions {
+  libs: Pick<RedisLibraries, 'Worker'>;
+  queue: Queue<BatchData>;
+  /** The store's own connection, with its scripts defined. */
+  store: RedisConnection & StoreCommands;
+  keys: StoreKeys;
+  queueName: string;
+  /** Opens the worker's own (blocking) connection. */
+  connectWorker(): RedisConnection;
+  /** Resolves once the store's connections are ready. */
+  ready: Promise<void>;
+  concurrency: number;
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+  maxStalledCount: number;
+}
+
+/** The hand-over of recorded batches to the queue, with the receiver's retry options on each job. */
+function createQueueHandOver(o: StoreProcessingOptions, p: ProcessingOptions): HandOver<BatchData> {
+  return createHandOver<BatchData>({
+    queue: o.queue,
+    store: o.store,
+    keys: o.keys,
+    name: JOB_NAME,
+    jobOptions: (id) => ({
+      jobId: id,
+      attempts: p.maxAttempts,
+      backoff: { type: 'exponential' as const, delay: p.retryDelayMs },
+      // Processed events leave nothing but their dedupe record; dead letters are the store's own.
+      removeOnComplete: true,
+      removeOnFail: { count: FAILED_JOBS_KEPT },
+    }),
+    delayMs: HANDOVER_DELAY_MS,
+    maxEvents: HANDOVER_MAX_JOBS,
+    // Still in the inbox: the next sweep of any instance hands them over.
+    onError: (error) => p.onStoreError?.(error, 'receiver: recorded events could not be queued yet; the inbox sweep will'),
+  });
+}
+
+/** Dead-letters the pending events of a job BullMQ failed, then removes the job; if that fails, the next sweep does. */
+async function reconcile(p: ProcessingOptions, batches: BatchWorker, job: Job<BatchData>, error: Error): Promise<void> {
+  try {
+    if (await batches.failed(job, error)) await job.remove();
+  } catch (cause) {
+    p.onStoreError?.(cause, 'receiver: the events of a failed batch could not be dead-lettered yet; the sweep will');
+  }
+}
+
+/**
+ * Every `stalledIntervalMs` (and at once): hands over inbox entries older than one interval
+ * (their instance died or lost Redis before its hand-over), then reconciles failed jobs whose
+ * events are not dead-lettered yet (their listener lost Redis). A job of one event made by an
+ * earlier version is left alone: its failure is that version's dead letter, whose event only
+ * the job holds (see the changelog). Returns the timer.
+ */
+function startSweeper(o: StoreProcessingOptions, p: ProcessingOptions, batches: BatchWorker, handOver: HandOver<BatchData>): NodeJS.Timeout {
+  const { store, keys, queue } = o;
+  async function sweep(): Promise<void> {
+    const found = await store.sraClaimStale(keys.inbox, keys.inboxAt, o.stalledIntervalMs, SWEEP_LIMIT);
+    // An entry of one event left by an earlier version is handed over as it is (batchOf reads both).
+    for (let i = 0; i + 1 < found.length; i += 2) handOver.add({ id: found[i]!, data: JSON.parse(found[i + 1]!) as BatchData });
+    // Pages of the failed set (at most FAILED_JOBS_KEPT jobs); one removed meanwhile may shift a job to the next sweep.
+    for (let start = 0; start < FAILED_JOBS_KEPT; start += RECONCILE_PAGE) {
+      const jobs = await queue.getFailed(start, start + RECONCILE_PAGE - 1);
+      for (const job of jobs) if ('events' in job.data) await reconcile(p, batches, job, new Error(job.failedReason || 'the batch failed'));
+      if (jobs.length < RECONCILE_PAGE) return;
+    }
+  }
+  const runSweep = () => void o.ready.then(sweep).catch((error: unknown) => p.onStoreError?.(error, 'receiver: inbox sweep failed'));
+  runSweep();
+  const timer = setInterval(runSweep, o.stalledIntervalMs);
+  timer.unref();
+  return timer;
+}
+
+/** This instance's BullMQ worker over the batch step; `running` holds the batch runs under way. */
+function startWorker(o: StoreProcessingOptions, p: ProcessingOptions, bucketMs: number, running: Set<Promise<void>>) {
+  const connection = o.connectWorker();
+  // The worker reconnects by itself; the receiver's logger hears about it.
+  connection.on('error', (error) => p.onStoreError?.(error, 'receiver worker: Redis connection error'));
+  const batches = createBatchWorker({ store: o.store, keys: o.keys, bucketMs, slots: createHandlerSlots(o.concurrency), processing: p });
+  const run = async (job: Job<BatchData>) => {
+    await o.ready;
+    const under = batches.run(job).finally(() => running.delete(under));
+    running.add(under);
+    return under;
+  };
+  // Worker concurrency bounds the jobs under way; the slots bound the handler runs in them.
+  const { concurrency, lockDurationMs: lockDuration, stalledIntervalMs: stalledInterval, maxStalledCount } = o;
+  const worker = new o.libs.Worker<BatchData>(o.queueName, run, { connection, prefix: o.keys.bullPrefix, concurrency, lockDuration, stalledInterval, maxStalledCount });
+  worker.on('error', (error) => p.onStoreError?.(error, 'receiver worker error'));
+  // Also emitted for a job that stalled more than maxStalledCount times.
+  worker.on('failed', (job, error) => void (job && reconcile(p, batches, job, error)));
+  return { worker, connection, batches };
+}
+
+/**
+ * Creates the processing side; `start` begins the hand-over, and the worker and sweep when
+ * `runWorker`.
+ *
+ * @example
+ * const processing = createStoreProcessing({ libs, queue, store, keys, queueName, connectWorker, ready, ... });
+ * processing.start(p, bucketMs, true);
+ * processing.handOver({ id: batchId, data });
+ */
+export function createStoreProcessing(options: StoreProcessingOptions) {
+  const { store, keys } = options;
+  let handOver: HandOver<BatchData> | undefined;
+  let worker: ReturnType<typeof startWorker> | undefined;
+  let sweeper: NodeJS.Timeout | undefined;
+  /** Handler runs under way in this instance; close() waits for them. */
+  const running = new Set<Promise<void>>();
+
+  return {
+    /** Begins the hand-over, and the worker and the sweep when `runWorker`. */
+    start(p: ProcessingOptions, bucketMs: number, runWorker: boolean) {
+      handOver = createQueueHandOver(options, p);
+      if (!runWorker) return;
+      worker = startWorker(options, p, bucketMs, running);
+      sweeper = startSweeper(options, p, worker.batches, handOver);
+    },
+
+    /** Queues a recorded batch (soon, with others); before `start` it waits in the inbox for a sweep. */
+    handOver(item: HandOverItem<BatchData>) {
+      handOver?.add(item);
+    },
+
+    /**
+     * Moves a dead letter back to the inbox as a batch of its own, in one step, and hands it
+     * over (a job with fresh attempts); false when `id` is not dead-lettered.
+     */
+    async retryIfDead(id: string): Promise<boolean> {
+      const batchId = newId();
+      const batch = await store.sraRetryDead(keys.dead, keys.deadEvents, keys.deadWhy, keys.inbox, keys.inboxAt, id, batchId);
+      if (batch === null) return false;
+      handOver?.add({ id: batchId, data: JSON.parse(batch) as BatchData });
+      return true;
+    },
+
+    /** Stops the sweep, finishes the hand-overs and the handler runs under way. */
+    async close() {
+      clearInterval(sweeper);
+      // Hand-overs under way finish (or stay in the inbox for the next instance's sweep).
+      handOver?.flush();
+      await handOver?.settled();
+      // Worker.close waits for the jobs under way; queued jobs stay in Redis for the next
+      // instance. Without a connection it would wait for Redis to come back (BullMQ 6), and no
+      // job can be finished anyway: it closes at once, and a job whose end was not recorded is
+      // recovered by another instance's stalled check (its processed marker prevents a rerun).
+      await worker?.worker.close(worker.connection.status !== 'ready');
+      await Promise.allSettled([...running]);
+      worker?.connection.disconnect();
+    },
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * What both adapters check before the body is read, and the headers of each answer: written
+ * once so that `receiver.handler` (node:http) and `receiver.fetch` (web `Request`) give the same
+ * answers.
+ */
+import { errorResult, type ReceiveResult } from './answers.js';
+import { tokenFromUrl, urlTokensEqual } from './url-token.js';
+
+/** The parts of a request checked before its body. */
+export interface RequestLine {
+  method: string | undefined;
+  /** The path and query as requested (`/hooks/<token>?x`). */
+  url: string | undefined;
+  /** The `content-length` header, when sent. */
+  contentLength: string | null | undefined;
+}
+
+/** The limits the adapters enforce. */
+export interface RequestLimits {
+  urlToken: string | undefined;
+  maxBodyBytes: number;
+}
+
+/**
+ * The answer for a request refused before its body is read: 404 for a wrong URL token
+ * (x-decisions: webhook-signing; nothing is recorded), 405 for a method other than POST,
+ * 413 for a declared length over the limit. Undefined: read the body.
+ */
+export function checkRequestLine(line: RequestLine, limits: RequestLimits): ReceiveResult | undefined {
+  if (limits.urlToken !== undefined && !urlTokensEqual(limits.urlToken, tokenFromUrl(line.url))) return errorResult(404, 'not_found', 'Not found.');
+  if (line.method !== 'POST') return errorResult(405, 'method_not_allowed', `Method ${line.method} is not allowed: session events are POSTed.`);
+  const declared = Number(line.contentLength);
+  if (line.contentLength && Number.isFinite(declared) && declared > limits.maxBodyBytes) return tooLarge(limits.maxBodyBytes, declared);
+  return undefined;
+}
+
+/** 413 for a body over the limit: its declared size when known, else found while reading. */
+export function tooLarge(maxBodyBytes: number, declared?: number): ReceiveResult {
+  return declared === undefined
+    ? errorResult(413, 'payload_too_large', `The body is larger than ${maxBodyBytes} bytes, the most this receiver accepts.`)
+    : errorResult(413, 'payload_too_large', `The body has ${declared} bytes; this receiver accepts at most ${maxBodyBytes}.`);
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+/** The headers of each answer status (the same object every time: no allocation per answer). */
+export const ANSWER_HEADERS: Readonly<Record<ReceiveResult['status'], Readonly<Record<string, string>>>> = {
+  200: JSON_HEADERS,
+  400: JSON_HEADERS,
+  401: JSON_HEADERS,
+  404: JSON_HEADERS,
+  405: { ...JSON_HEADERS, allow: 'POST' },
+  // The rest of a body too large is not read: the connection cannot carry another request.
+  413: { ...JSON_HEADERS, connection: 'close' },
+  503: { ...JSON_HEADERS, 'retry-after': '5' },
+};
+
+/** 503 for a failure no input can cause (the core never throws): the sender retries. */
+export const UNEXPECTED_FAILURE = errorResult(503, 'service_unavailable', 'Unexpected receiver failure; retry later.');

@@ -1,0 +1,58 @@
+/**
+ * The identity of a received session event (x-decisions:
+ * event-timestamp, event-payload-forms): its event name, its session id, and the dedupe key
+ * both sides compute the same way.
+ */
+import { sha256Hex } from './sha256.js';
+
+/** A JSON object as received. */
+export type JsonObject = Readonly<Record<string, unknown>>;
+
+const nonEmpty = (value: unknown): string | undefined => (typeof value === 'string' && value.length > 0 ? value : undefined);
+
+/** The event name: `event` when a non-empty string, else `status` when one (the flat form), else undefined. */
+export function eventNameOf(body: JsonObject): string | undefined {
+  return nonEmpty(body.event) ?? nonEmpty(body.status);
+}
+
+/** The session id: `session.id` when a non-empty string, else `session_id` when one (the flat form), else undefined. */
+export function sessionIdOf(body: JsonObject): string | undefined {
+  const session = body.session;
+  const nested = typeof session === 'object' && session !== null ? (session as JsonObject).id : undefined;
+  return nonEmpty(nested) ?? nonEmpty(body.session_id);
+}
+
+/**
+ * JSON text of `value` with the members of every object sorted by name and no whitespace, so
+ * that two bodies differing only in member order or spacing have one text.
+ *
+ * @example canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] }) // '{"a":[{"c":3,"d":2}],"b":1}'
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const members = Object.keys(value)
+      .sort()
+      .filter((name) => (value as JsonObject)[name] !== undefined)
+      .map((name) => `${JSON.stringify(name)}:${canonicalJson((value as JsonObject)[name])}`);
+    return `{${members.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * The dedupe key of a received body, sha256 hex: of `[event name, session id, timestamp]`
+ * when all three are present (the timestamp exactly as sent, never parsed: its format is not
+ * fixed), else of the body's canonical JSON. JSON-encoding keeps field boundaries
+ * unambiguous; the prefix of the second form keeps it apart from the first. Hex has no `:`,
+ * so the key is usable as a BullMQ id. The sender's `webhook-id` is a second identity the
+ * stores check beside this key.
+ *
+ * @example dedupeKey({ event: 'session.resumed', session: { id: 'sess_1' }, timestamp: '2026-11-21T16:00:00.000Z' })
+ */
+export function dedupeKey(body: JsonObject): string {
+  const name = eventNameOf(body);
+  const id = sessionIdOf(body);
+  const text = name !== undefined && id !== undefined && body.timestamp !== undefined ? JSON.stringify([name, id, body.timestamp]) : `body:${canonicalJson(body)}`;
+  return sha256Hex(text);
+}

@@ -1,0 +1,127 @@
+/**
+ * The resume route: Idempotency-Key handling (x-decisions: idempotency-key,
+ * resume-unavailable-outcome), the store's atomic transition, one answer, then the event
+ * handed to the sender or outbox without awaiting delivery.
+ */
+import type { Request, RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import type { ResumeResult } from '@session-resume-api/runtime/types';
+import { errorBody } from '../errors/error-answer.js';
+import { HttpError } from '../errors/http-error.js';
+import { requestLogger } from './request-log.js';
+import type { WebhookSender } from '../webhooks/webhook-sender.js';
+import { StoreUnavailableError } from '../errors/store-errors.js';
+import type { IdempotentAnswers, SessionStore } from '../sessions/session-store.js';
+import type { OutboxEvent } from '../core/outbox-event.js';
+
+/** Longest accepted Idempotency-Key, in characters (x-decisions: idempotency-key). */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/** What the handler needs. */
+export interface ResumeHandlerDeps {
+  store: SessionStore;
+  webhookSender?: WebhookSender | undefined;
+  /** The id of the API key that authenticated the request: Idempotency-Keys are scoped to it. */
+  keyIdOf: (req: Request) => string;
+  /** Where a refused event is reported (the app's logger). */
+  logger: Logger;
+  /** Sandbox mode: the caller's own world, whose store and event feed replace `store` and `webhookSender`. */
+  worldOf?: (req: Request) => ResumeWorld | undefined;
+}
+
+/** A sandbox key's world, as the resume route sees it. */
+export interface ResumeWorld {
+  store: SessionStore;
+  emit(event: OutboxEvent): void;
+}
+
+// Messages never echo the id: clients detect not_paused by the marker anywhere in the body
+// text (x-decisions: not-paused-status), so an id like "x_not_paused" must not turn a 200 or
+// a 404 into a false not_paused.
+const ANSWERS: IdempotentAnswers = {
+  resumed: { status: 200, body: { success: true, message: 'Session resumed.' } satisfies ResumeResult },
+  not_found: { status: 404, body: errorBody('not_found', 'Session not found.') },
+  // Source spec §4 rule 3: the body text contains not_paused (x-decisions: not-paused-status).
+  not_paused: { status: 409, body: errorBody('not_paused', 'Session is not paused (not_paused).') },
+};
+
+const UNKNOWN_OUTCOME =
+  'The session store did not confirm in time: the resume may or may not have been applied. ' +
+  'Retry with the same Idempotency-Key to get its outcome.';
+
+/**
+ * Builds the POST /v1/sessions/{session_id}/resume handler.
+ * @example app.post(RESUME_ROUTE, createResumeHandler({ store, webhookSender, logger, keyIdOf: (req) => keyIds.get(req) ?? 'anonymous' }));
+ */
+export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
+  const { store, webhookSender } = deps;
+  // Keys whose first request this instance is still answering (x-decisions: idempotency-key).
+  const inFlight = new Set<string>();
+  return async (req, res) => {
+    const id = String(req.params.session_id);
+    const world = deps.worldOf?.(req);
+    const key = readIdempotencyKey(req);
+    const scope = deps.keyIdOf(req);
+    const flightKey = key === undefined ? undefined : JSON.stringify([scope, key]);
+    if (flightKey !== undefined && inFlight.has(flightKey)) {
+      // Its own code and no not_paused marker: the client must not read it as not_paused.
+      throw new HttpError(
+        409,
+        'idempotency_key_in_use',
+        'A request with this Idempotency-Key is still in progress; retry in a moment with the same key.',
+        { 'Retry-After': '1' },
+      );
+    }
+    if (flightKey !== undefined) inFlight.add(flightKey);
+    let transition;
+    try {
+      transition = await (world?.store ?? store).resume(id, key === undefined ? {} : { idempotency: { scope, key, answers: ANSWERS } });
+    } catch (err) {
+      if (err instanceof StoreUnavailableError && err.outcomeUnknown) {
+        throw new HttpError(503, 'service_unavailable', UNKNOWN_OUTCOME, { 'Retry-After': '1' }, { cause: err });
+      }
+      throw err;
+    } finally {
+      if (flightKey !== undefined) inFlight.delete(flightKey);
+    }
+    switch (transition.kind) {
+      case 'replayed':
+        res.setHeader('Idempotent-Replayed', 'true');
+        res.status(transition.answer.status).json(transition.answer.body);
+        return;
+      case 'key_reused':
+        throw new HttpError(
+          422,
+          'idempotency_key_reused',
+          'This Idempotency-Key was already used for another session; send a new key for each resume.',
+        );
+      case 'resumed':
+        res.status(ANSWERS.resumed.status).json(ANSWERS.resumed.body);
+        // After the answer and never awaited: delivery must not delay it.
+        try {
+          if (world) world.emit(transition.event);
+          else webhookSender?.enqueue(transition.event);
+        } catch (err) {
+          requestLogger(deps.logger, req, res).error({ err }, 'webhook sender refused the event');
+        }
+        return;
+      case 'not_found':
+      case 'not_paused':
+        res.status(ANSWERS[transition.kind].status).json(ANSWERS[transition.kind].body);
+        return;
+    }
+  };
+}
+
+/** The Idempotency-Key header, or undefined when absent; 400 when sent twice, empty or longer than 255 characters. */
+function readIdempotencyKey(req: Request): string | undefined {
+  // node:http joins repeated headers into one "a, b": headersDistinct keeps them apart.
+  const values = req.headersDistinct['idempotency-key'];
+  if (values === undefined) return undefined;
+  if (values.length > 1) throw new HttpError(400, 'bad_request', 'Send one Idempotency-Key header: several make the key ambiguous.');
+  const key = values[0] ?? '';
+  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw new HttpError(400, 'bad_request', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters long.`);
+  }
+  return key;
+}

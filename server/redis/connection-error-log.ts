@@ -1,0 +1,58 @@
+/**
+ * One log line per Redis outage instead of one per reconnection attempt of every connection
+ * (the shared client, BullMQ's queue and worker each retry about once a second): the first
+ * error of an outage is logged, the rest are counted until Redis answers again, which is
+ * logged once too. A refused login is always logged, as such.
+ */
+import type { Logger } from 'pino';
+import { redisAuthCode } from './redis-auth-failure.js';
+
+/** Where the Redis-backed parts report their connection errors. */
+export interface ConnectionErrorLog {
+  /** A connection error of `source` (e.g. `store`, `delivery queue`): logged when it starts an outage or is a refused login. */
+  report(source: string, error: Error): void;
+  /** Redis answers again: logged once when an outage was reported. */
+  recovered(): void;
+  /** Stops logging connection errors (at shutdown, after one line saying so). */
+  silence(): void;
+  /** True from the first error of an outage until `recovered()`. */
+  readonly down: boolean;
+}
+
+/**
+ * Creates the log over `logger`; `setting` is where the credentials are (default `REDIS_URL`).
+ * @example const errors = createConnectionErrorLog(logger); redis.on('error', (e) => errors.report('store', e)); redis.on('ready', errors.recovered);
+ */
+export function createConnectionErrorLog(logger: Logger, options: { setting?: 'REDIS_URL' | 'REDIS_CLUSTER_NODES' } = {}): ConnectionErrorLog {
+  const setting = options.setting ?? 'REDIS_URL';
+  let down = false;
+  let silenced = false;
+  let suppressed = 0;
+  return {
+    report(source, error) {
+      if (silenced) return;
+      const code = redisAuthCode(error);
+      if (code !== undefined) {
+        logger.error({ source, code }, `Redis refused to authenticate (${code}): check the credentials in ${setting}`);
+      } else if (down) {
+        suppressed++;
+        return;
+      } else {
+        logger.warn({ source, err: error.message }, `Redis unreachable (${error.message}): retrying every second; further connection errors are counted, not logged, until it answers`);
+      }
+      down = true;
+    },
+    recovered() {
+      if (!down) return;
+      down = false;
+      if (!silenced) logger.info({ suppressedErrors: suppressed }, 'Redis answers again');
+      suppressed = 0;
+    },
+    silence() {
+      silenced = true;
+    },
+    get down() {
+      return down;
+    },
+  };
+}

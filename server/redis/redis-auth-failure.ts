@@ -1,0 +1,51 @@
+/**
+ * Telling an authentication failure from an outage. Redis answers a refused login with an
+ * error reply whose first word is its error code (RESP: "the first word after the `-` is the
+ * error kind"): `WRONGPASS` (wrong user or password), `NOAUTH` (a password is required and
+ * none was given) or `NOPERM` (the user may not run a command). ioredis hands such replies
+ * over as its exported `ReplyError`. Retrying cannot fix them, so they are reported at once
+ * instead of after a connection timeout.
+ */
+import { ReplyError } from 'ioredis';
+
+/** The error codes of a refused login or command permission. */
+export type RedisAuthCode = 'WRONGPASS' | 'NOAUTH' | 'NOPERM';
+
+const AUTH_CODES: readonly string[] = ['WRONGPASS', 'NOAUTH', 'NOPERM'] satisfies RedisAuthCode[];
+
+/**
+ * The error code when `error` is Redis refusing the credentials; undefined for anything else.
+ * @example redisAuthCode(new ReplyError('WRONGPASS invalid username-password pair')) // 'WRONGPASS'
+ */
+export function redisAuthCode(error: unknown): RedisAuthCode | undefined {
+  if (!(error instanceof ReplyError)) return undefined;
+  const code = String((error as Error).message).split(' ', 1)[0] ?? '';
+  return AUTH_CODES.includes(code) ? (code as RedisAuthCode) : undefined;
+}
+
+/** Thrown when Redis refuses the configured credentials; the message says what to fix. */
+export class RedisAuthError extends Error {
+  override name = 'RedisAuthError';
+  constructor(
+    message: string,
+    /** The Redis error code. */
+    readonly code: RedisAuthCode,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * The error to report for an authentication failure at `where` (e.g. `at cache:6379`),
+ * naming the setting that holds the credentials. Redis's own reply is the `cause`.
+ */
+export function authFailure(error: Error, code: RedisAuthCode, where: string, setting: string): RedisAuthError {
+  const fix =
+    code === 'NOAUTH'
+      ? `it requires a password: put it in ${setting} (redis://:PASSWORD@host:6379, or redis://USER:PASSWORD@host:6379 for an ACL user).`
+      : code === 'WRONGPASS'
+        ? `it refused the user or password of ${setting}: fix them there.`
+        : `the user of ${setting} may not run the commands the server needs: grant them, or use another user.`;
+  return new RedisAuthError(`Redis ${where} refused to authenticate (${code}): ${fix}`, code, { cause: error });
+}

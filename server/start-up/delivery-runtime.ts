@@ -1,0 +1,73 @@
+/**
+ * The one delivery engine of a process, as the config asks: on Redis the durable outbox (the
+ * server relays and, unless WEBHOOK_WORKER=0, delivers; a worker always delivers); in memory
+ * the in-process sender, whose pending events die with the process. Says once at start where
+ * events go (start-up-summary.ts) and hands the engine's counts to the metrics.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import type { ServerConfig } from '../config.js';
+import type { ServerMetrics } from '../metrics/index.js';
+import { webhookStartUpLine } from '../start-up-summary.js';
+import type { DeliveryEngine } from '../webhooks/delivery-engine.js';
+import type { RedisRuntime } from './redis-runtime.js';
+
+/** The started engine (undefined with webhooks off) and how to stop it. */
+export interface DeliveryRuntime {
+  engine: DeliveryEngine | undefined;
+  /** Lets pending attempts finish for at most `timeoutMs`, then closes the engine and its connection. */
+  close(timeoutMs: number): Promise<void>;
+}
+
+/** Options of `startDelivery`. */
+export interface StartDeliveryOptions {
+  config: ServerConfig;
+  logger: Logger;
+  /** The process's Redis: the durable outbox runs on it; without it, the in-memory sender. */
+  redis?: RedisRuntime;
+  /** Whether this process delivers (a worker always does). @defaultValue `config.webhook.worker` (WEBHOOK_WORKER), else true */
+  worker?: boolean;
+  /** Counts every attempt and watches the engine's counts. */
+  metrics?: ServerMetrics;
+}
+
+/**
+ * Starts the engine (none when WEBHOOK_URL is unset) and logs the start-up line about webhooks.
+ * @example const delivery = await startDelivery({ config, logger, redis }); await delivery.close(8000);
+ */
+export async function startDelivery(options: StartDeliveryOptions): Promise<DeliveryRuntime> {
+  const { config, logger, redis, metrics } = options;
+  const worker = options.worker ?? config.webhook?.worker ?? true;
+  const observer = metrics?.observer;
+  let runtime: { engine: DeliveryEngine; close(o: { timeoutMs: number }): Promise<void> } | undefined;
+  if (config.webhook && redis) {
+    const started = await redis.startOutbox({ worker, relay: true }, observer);
+    runtime = { engine: started.outbox, close: (o) => started.close(o) };
+  } else if (config.webhook) {
+    const engine = await startMemorySender(config.webhook, logger, metrics);
+    runtime = { engine, close: (o) => engine.close(o) };
+  }
+  const startUp = webhookStartUpLine(config.webhook ? { ...config, webhook: { ...config.webhook, worker } } : config);
+  logger.info(startUp.fields, startUp.message);
+  // The outbox gauge reads the engine's counts at each scrape.
+  if (metrics && runtime) metrics.watchOutbox(runtime.engine);
+  return { engine: runtime?.engine, close: async (timeoutMs) => runtime?.close({ timeoutMs }) };
+}
+
+async function startMemorySender(webhook: NonNullable<ServerConfig['webhook']>, logger: Logger, metrics: ServerMetrics | undefined): Promise<DeliveryEngine> {
+  // createWebhookSender logs the WEBHOOK_ALLOW_PRIVATE warning itself (origin only: the path may hold a token).
+  // Plain http:// passed the config only for loopback receivers (sandbox or WEBHOOK_INSECURE_LOCALHOST=1).
+  const ca = webhook.caFile ? await readFile(webhook.caFile) : undefined;
+  const { createWebhookSender } = await import('../webhooks/create-webhook-sender.js');
+  return createWebhookSender({
+    url: webhook.url,
+    allowPrivate: webhook.allowPrivate,
+    insecureLocalhost: webhook.insecureLocalhost === true,
+    secret: webhook.secret,
+    schedule: webhook.schedule,
+    concurrency: webhook.concurrency,
+    ...(ca ? { ca } : {}),
+    ...(metrics ? { observer: metrics.observer } : {}),
+    logger: logger.child({ component: 'webhook-sender' }),
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * The Redis side of a process (the server, the worker, the CLI): the shared connection, the
+ * outbox over it, and for the server the session store, the rate-limit store and the seed
+ * marker. A module of its own so that the server imports ioredis and BullMQ only when Redis is
+ * configured: a memory-store start (and the sandbox) never loads them (start to first answer).
+ */
+import type { Logger } from 'pino';
+import type { Store } from 'express-rate-limit';
+import type { ServerConfig } from '../config.js';
+import { createRedisRateLimitStore } from '../http/redis-rate-limit-store.js';
+import { createQueueConnection, createRedisConnection, waitUntilConnected, type RedisConnection, type RedisTarget } from '../redis/create-redis-connection.js';
+import { createConnectionErrorLog, type ConnectionErrorLog } from '../redis/connection-error-log.js';
+import { withReplicaAcks } from '../redis/replica-acks.js';
+import { createRedisSessionStore } from '../sessions/redis-session-store.js';
+import type { SeedMarker } from '../sessions/seed-on-start.js';
+import { createRedisSeedMarker, watchSeededSessions } from '../sessions/session-seed-admin.js';
+import type { SessionStore } from '../sessions/session-store.js';
+import type { DeliveryObserver } from '../webhooks/delivery-types.js';
+import { startOutbox, type OutboxRoles, type OutboxRuntime } from './outbox-runtime.js';
+
+/** A process's connection to Redis (one node or a cluster), ready. */
+export interface RedisRuntime {
+  redis: RedisConnection;
+  /** Every Redis connection's errors of this process, one line per outage. */
+  errors: ConnectionErrorLog;
+  /** Starts the durable outbox on its own BullMQ connection; `observer` gets every attempt (metrics). */
+  startOutbox(roles: OutboxRoles, observer?: DeliveryObserver): Promise<OutboxRuntime>;
+  /**
+   * The process starts stopping: says once when Redis is unreachable, then logs no more
+   * connection errors. True while Redis is unreachable: nothing an attempt still under way
+   * learns can be recorded, so the caller need not wait for it.
+   */
+  stopping(): boolean;
+  /** Quits the shared connection (close the outbox first); drops it at once while Redis is unreachable. */
+  close(): Promise<void>;
+}
+
+/** Options of `connectRedisRuntime`. */
+export interface RedisRuntimeOptions {
+  /** Told about jobs the outbox's reads skip because they hold no event (the operator commands); default: a warning. */
+  onMalformedJob?: (id: string, problem: string) => void;
+}
+
+/**
+ * Connects and waits until Redis answers; a refused login fails at once (`RedisAuthError`).
+ * @example const runtime = await connectRedisRuntime(config, redisTargetOf(config)!, logger);
+ */
+export async function connectRedisRuntime(config: ServerConfig, target: RedisTarget, logger: Logger, options: RedisRuntimeOptions = {}): Promise<RedisRuntime> {
+  const errors = createConnectionErrorLog(logger, { setting: 'url' in target ? 'REDIS_URL' : 'REDIS_CLUSTER_NODES' });
+  const redis = createRedisConnection(target, { onError: (err) => errors.report('store', err) });
+  redis.on('ready', () => errors.recovered());
+  try {
+    await waitUntilConnected(redis);
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
+  const down = () => errors.down || redis.status !== 'ready';
+  return {
+    redis,
+    errors,
+    // BullMQ gets its own connection of the same kind (a Cluster on a cluster; its keys share the `{outbox}` tag).
+    startOutbox: (roles, observer) =>
+      startOutbox({ config, client: redis, connection: createQueueConnection(target), logger, roles, errors, ...(observer ? { observer } : {}), ...options }),
+    stopping() {
+      const unreachable = down();
+      if (unreachable) logger.warn('Redis is unreachable: stopping without it (events not yet delivered stay in Redis for the next instance)');
+      // Reconnection attempts go on while closing: the line above is enough.
+      errors.silence();
+      return unreachable;
+    },
+    async close() {
+      if (down()) redis.disconnect();
+      else await redis.quit().catch(() => undefined);
+    },
+  };
+}
+
+/** The server's Redis-backed stores. */
+export interface RedisStores {
+  store: SessionStore;
+  rateLimitStore: Store;
+  marker: SeedMarker;
+}
+
+/**
+ * The session store, the rate-limit store and the seed marker over the shared connection.
+ * @example const { store, marker } = openRedisStores(config, runtime.redis, logger);
+ */
+export function openRedisStores(config: ServerConfig, redis: RedisConnection, logger: Logger): RedisStores {
+  const marker = createRedisSeedMarker(redis, config.redisKeyPrefix);
+  // REDIS_WAIT_REPLICAS: the store's scripts wait for replicas (server/redis/replica-acks.ts).
+  const storeClient = config.redisWaitReplicas > 0 ? withReplicaAcks(redis, { replicas: config.redisWaitReplicas }) : redis;
+  return {
+    // Events are written only when something will deliver them (x-decisions: webhook-outbox).
+    // /healthz answers 503 while Redis has lost the seeded sessions (x-decisions: idempotency-key).
+    store: watchSeededSessions(
+      createRedisSessionStore({
+        client: storeClient,
+        keyPrefix: config.redisKeyPrefix,
+        events: Boolean(config.webhook),
+        idempotencyTtlSeconds: config.idempotency.ttlSeconds,
+      }),
+      { marker, logger },
+    ),
+    rateLimitStore: createRedisRateLimitStore(redis, `${config.redisKeyPrefix}rate:`),
+    marker,
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * The delivery rules list: the sandbox's DeliveryProfile in spec/sandbox.yaml has exactly the
+ * list's fault fields with the same bounds and defaults, every rule cites decisions that exist,
+ * and readDeliveryProfile takes what the schema takes (fast-check).
+ */
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { DEFAULT_DELIVERY_PROFILE, DELIVERY_RULES, PROFILE_FAULTS, readDeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
+
+const sandbox = parse(readFileSync(new URL('../../spec/sandbox.yaml', import.meta.url), 'utf8')) as {
+  components: { schemas: { DeliveryProfile: { properties: Record<string, Record<string, unknown>>; additionalProperties: boolean } } };
+};
+const openapi = parse(readFileSync(new URL('../../spec/openapi.yaml', import.meta.url), 'utf8')) as { 'x-decisions': { id: string }[] };
+const schema = sandbox.components.schemas.DeliveryProfile;
+
+describe('DELIVERY_RULES', () => {
+  it('has unique ids, each rule citing decisions of spec/openapi.yaml', () => {
+    const ids = DELIVERY_RULES.map((r) => r.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const decisions = new Set(openapi['x-decisions'].map((d) => d.id));
+    for (const rule of DELIVERY_RULES) {
+      expect(rule.decisions.length, rule.id).toBeGreaterThan(0);
+      for (const id of rule.decisions) expect(decisions.has(id), `${rule.id} cites ${id}`).toBe(true);
+    }
+  });
+
+  it("spec/sandbox.yaml's DeliveryProfile is the list's faults: same fields, bounds and defaults", () => {
+    expect(Object.keys(schema.properties).sort()).toEqual(PROFILE_FAULTS.map((f) => f.field).sort());
+    expect(schema.additionalProperties).toBe(false);
+    for (const fault of PROFILE_FAULTS) {
+      const property = schema.properties[fault.field] as Record<string, unknown>;
+      if (fault.kind === 'schedule') {
+        expect(property, fault.field).toMatchObject({ type: 'array', minItems: 1, maxItems: fault.maxItems, items: { type: 'integer', minimum: fault.min, maximum: fault.max } });
+      } else {
+        expect(property, fault.field).toMatchObject({ type: fault.kind === 'share' ? 'number' : 'integer', minimum: fault.min, maximum: fault.max, default: fault.default });
+      }
+      expect(property.description, fault.field).toBe(fault.description);
+    }
+  });
+
+  it('the default profile is today: every event once, in order, on time', () => {
+    expect(DEFAULT_DELIVERY_PROFILE).toEqual({ duplicateRate: 0, duplicateDelayMs: 0, concurrentCopies: 1, delayMs: 0, jitterMs: 0, outOfOrderRate: 0 });
+    expect(readDeliveryProfile({})).toEqual({ ok: true, profile: DEFAULT_DELIVERY_PROFILE });
+  });
+
+  it('readDeliveryProfile takes fields within bounds and refuses anything else with a message naming the field', () => {
+    expect(readDeliveryProfile({ duplicateRate: 0.5, retryScheduleMs: [0, 100] })).toMatchObject({ ok: true, profile: { duplicateRate: 0.5, retryScheduleMs: [0, 100], concurrentCopies: 1 } });
+    expect(readDeliveryProfile({ duplicateRate: 2 })).toEqual({ ok: false, message: 'duplicateRate must be a number from 0 to 1.' });
+    expect(readDeliveryProfile({ concurrentCopies: 1.5 })).toEqual({ ok: false, message: 'concurrentCopies must be a whole number from 1 to 10.' });
+    expect(readDeliveryProfile({ retryScheduleMs: [] })).toMatchObject({ ok: false, message: expect.stringContaining('retryScheduleMs must list 1 to 10 delays') });
+    expect(readDeliveryProfile({ copies: 2 })).toMatchObject({ ok: false, message: expect.stringContaining('"copies" is not a delivery profile field') });
+    for (const bad of [null, [], 'x', 3]) expect(readDeliveryProfile(bad).ok).toBe(false);
+  });
+
+  it('accepts exactly the values inside every bound (fast-check)', () => {
+    const field = fc.constantFrom(...PROFILE_FAULTS.filter((f) => f.kind !== 'schedule'));
+    fc.assert(
+      fc.property(field, fc.double({ min: -2, max: 120_000, noNaN: true }), (fault, value) => {
+        const inside = value >= fault.min && value <= fault.max && (fault.kind === 'share' || Number.isInteger(value));
+        expect(readDeliveryProfile({ [fault.field]: value }).ok).toBe(inside);
+      }),
+    );
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * The rules both packages hold once (runtime/): the integer rule and its text form, `host:port`,
+ * the `whsec_` secret, and the one OptionsError whose deprecated names are the same class.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseHostPort } from '@session-resume-api/runtime/host-port';
+import { checkInteger, isIntegerIn, OptionsError, parseWholeNumber } from '@session-resume-api/runtime/options-error';
+import { checkWebhookSecret, isWebhookSecret, WEBHOOK_SECRET_MIN_BYTES } from '@session-resume-api/runtime/webhook-secret';
+import { AppOptionsError, DeliveryConfigError, RedisTargetError } from '../../server/index.js';
+import { DedupeWindowError } from '../../client/webhooks/index.js';
+
+describe('the integer rule', () => {
+  it('takes safe integers within inclusive bounds only', () => {
+    expect([isIntegerIn(1, { min: 1 }), isIntegerIn(0, { min: 1 }), isIntegerIn(1.5), isIntegerIn('1'), isIntegerIn(2 ** 53)]).toEqual([true, false, false, false, false]);
+  });
+
+  it('reads digits only from text, within bounds', () => {
+    expect(['8080', '0', '65536', '1e3', ' 1', '-1', '0x10', ''].map((t) => parseWholeNumber(t, { min: 0, max: 65_535 }))).toEqual([8080, 0, undefined, undefined, undefined, undefined, undefined, undefined]);
+  });
+
+  it('any text is either a whole number within bounds or undefined (property)', () => {
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        const n = parseWholeNumber(text, { min: 1, max: 1000 });
+        return n === undefined || (Number.isInteger(n) && n >= 1 && n <= 1000 && String(n) === text.replace(/^0+(?=\d)/, ''));
+      }),
+    );
+  });
+
+  it('checkInteger throws OptionsError naming the option', () => {
+    expect(() => checkInteger('createX: concurrency', 0, { min: 1 })).toThrow(expect.objectContaining({ name: 'OptionsError', option: 'concurrency' }));
+  });
+});
+
+describe('host:port', () => {
+  it('reads names, IPv4 and bracketed IPv6 with a port from 1 to 65535', () => {
+    expect(parseHostPort('redis-1:7000')).toEqual({ host: 'redis-1', port: 7000 });
+    expect(parseHostPort('10.0.0.5:6379')).toEqual({ host: '10.0.0.5', port: 6379 });
+    expect(parseHostPort('[::1]:7000')).toEqual({ host: '::1', port: 7000 });
+    for (const bad of ['redis://a:1', 'a', 'a:0', 'a:65536', ':1', 'a b:1', '::1:7000', 'a:1/x']) expect(parseHostPort(bad)).toBeUndefined();
+  });
+});
+
+describe('the whsec_ secret', () => {
+  const secret = (bytes: number) => `whsec_${Buffer.alloc(bytes, 7).toString('base64')}`;
+
+  it(`needs the base64 of at least ${WEBHOOK_SECRET_MIN_BYTES} bytes, padded as base64 is`, () => {
+    expect([secret(24), secret(25), secret(64)].every(isWebhookSecret)).toBe(true);
+    for (const bad of [secret(23), 'whsec_', 'whsec_c2hvcnQ=', `${secret(24)}x`, secret(24).replace('whsec_', 'whsek_'), 42]) expect(isWebhookSecret(bad)).toBe(false);
+    expect(() => checkWebhookSecret('createX: secret', secret(5))).toThrow(expect.objectContaining({ option: 'secret', message: expect.stringMatching(/must be whsec_/) }));
+  });
+
+  it('agrees with Buffer on the number of bytes for any key length (property)', () => {
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 80 }), (key) => isWebhookSecret(`whsec_${Buffer.from(key).toString('base64')}`) === key.length >= WEBHOOK_SECRET_MIN_BYTES));
+  });
+});
+
+describe('one OptionsError', () => {
+  it('the deprecated exported names are OptionsError itself', () => {
+    expect([AppOptionsError, DeliveryConfigError, RedisTargetError, DedupeWindowError].every((c) => c === OptionsError)).toBe(true);
+    expect(new OptionsError('m', { option: 'x' })).toBeInstanceOf(TypeError);
+  });
+});
