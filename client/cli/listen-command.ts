@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { DELIVERY_TIMEOUT_MS } from '@session-resume-api/runtime/delivery/deliver-event';
 import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 import { isLoopbackHost, validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
+import { redactWebhookUrl } from '@session-resume-api/runtime/redact-url';
 import { newSandboxKey } from '../sandbox/sandbox-client.js';
 import { readCliEnv, type CliEnv } from './config.js';
 import { runListen } from './listen/run-listen.js';
@@ -38,7 +39,7 @@ const milliseconds = wholeNumberArgument({ min: 1, max: 600_000 });
 /** The target, checked: https:// by the webhook URL rules, or any loopback URL (http:// too) with no flag. */
 function checkTarget(url: string): { url: string; insecureLocalhost: boolean } {
   const check = validateWebhookUrl(url, { allowLoopbackHttp: true, allowLoopback: true });
-  if (!check.ok) throw new UsageError(`--forward-to ${url} is refused: ${check.reason}`);
+  if (!check.ok) throw new UsageError(`--forward-to ${redactWebhookUrl(url)} is refused: ${check.reason}`);
   return { url: check.url.href, insecureLocalhost: isLoopbackHost(check.url.hostname) };
 }
 
@@ -47,7 +48,7 @@ export function createListenCommand(env: CliEnv = readCliEnv()): Command {
   return new Command('listen')
     .description(
       "Follow a sandbox world's session events and forward each one to --forward-to as the service delivers it: a signed " +
-        'Standard Webhooks POST (webhook-id = the feed entry\'s), retried on the delivery schedule. Prints the signing secret ' +
+        'Standard Webhooks POST (webhook-id = the feed entry\'s), retried on the delivery schedule. Prints the signing secret (masked when given) ' +
         'and one line per attempt (time, event, session id, status, ms). Ctrl-C stops it.',
     )
     .requiredOption('--forward-to <url>', 'where to deliver: https://…, or http:// on localhost / a loopback address (no flag needed)')
@@ -62,7 +63,8 @@ export function createListenCommand(env: CliEnv = readCliEnv()): Command {
     .addOption(new Option('--timeout-ms <ms>', 'deadline of each attempt in ms').argParser(milliseconds).default(DELIVERY_TIMEOUT_MS))
     .action(async (flags: ListenFlags) => {
       const target = checkTarget(flags.forwardTo);
-      const apiKey = flags.apiKey ?? env.apiKey ?? newSandboxKey();
+      const givenKey = flags.apiKey ?? env.apiKey;
+      const apiKey = givenKey ?? newSandboxKey();
       if (!apiKey.startsWith('sandbox_')) throw new UsageError('--api-key must be a sandbox_ key: listen follows a sandbox world.');
       const controller = new AbortController();
       const stop = () => controller.abort();
@@ -74,6 +76,7 @@ export function createListenCommand(env: CliEnv = readCliEnv()): Command {
           insecureLocalhost: target.insecureLocalhost,
           baseUrl: (flags.baseUrl ?? env.baseUrl ?? DEFAULT_SANDBOX_URL).replace(/\/+$/, ''),
           apiKey,
+          apiKeyGenerated: givenKey === undefined,
           ...((flags.secret ?? env.webhookSecret) ? { secret: flags.secret ?? env.webhookSecret } : {}),
           schedule: flags.retrySchedule,
           timeoutMs: flags.timeoutMs,
