@@ -9,16 +9,20 @@ import type { Entry } from './memory-records.js';
 /** Runs queued entries, `concurrency` at a time, once `start` gave it the processing. */
 export function createMemoryQueue(concurrency: number) {
   const queue: Entry[] = [];
-  const timers = new Set<ReturnType<typeof setTimeout>>();
   const active = new Set<Promise<void>>();
   let processing: ProcessingOptions | undefined;
   let closed = false;
   let idle: (() => void) | undefined;
+  const retries = createRetryTimers((entry) => {
+    queue.push(entry);
+    pump();
+  });
+  const context: AttemptContext = { closed: () => closed, retryLater: retries.retryLater };
 
   const pump = () => {
     if (!processing) return;
     while (active.size < concurrency && queue.length > 0) {
-      const run = attempt(queue.shift()!, processing).finally(() => {
+      const run = attempt(queue.shift()!, processing, context).finally(() => {
         active.delete(run);
         pump();
       });
@@ -26,34 +30,6 @@ export function createMemoryQueue(concurrency: number) {
     }
     if (active.size === 0 && queue.length === 0) idle?.();
   };
-
-  const retryLater = (entry: Entry, delayMs: number) => {
-    entry.state = 'delayed';
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      entry.state = 'queued';
-      queue.push(entry);
-      pump();
-    }, delayMs);
-    timers.add(timer);
-  };
-
-  async function attempt(entry: Entry, p: ProcessingOptions): Promise<void> {
-    entry.state = 'active';
-    entry.attemptsMade += 1;
-    const recorded: RecordedEvent = { id: entry.id, key: entry.key, event: entry.event, receivedAt: entry.receivedAt, attempt: entry.attemptsMade };
-    try {
-      await runHandler(p, recorded);
-      entry.state = 'done';
-    } catch (error) {
-      entry.error = error instanceof Error ? error.message : String(error);
-      const final = entry.attemptsMade >= p.maxAttempts || closed;
-      // Retry with exponential backoff: retryDelayMs, 2×, 4×, ...
-      if (final) entry.state = 'dead';
-      else retryLater(entry, p.retryDelayMs * 2 ** (entry.attemptsMade - 1));
-      p.onFailure(error, recorded, final);
-    }
-  }
 
   return {
     get processing() {
@@ -77,14 +53,58 @@ export function createMemoryQueue(concurrency: number) {
     async close() {
       closed = true;
       // Scheduled retries of this process are abandoned: memory does not outlive it.
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
+      retries.cancel();
       // Queued events still run once and attempts under way finish before close resolves.
       if (active.size === 0 && queue.length === 0) return;
       await new Promise<void>((resolve) => {
         idle = resolve;
         pump();
       });
+    },
+  };
+}
+
+/** What an attempt needs from its queue. */
+interface AttemptContext {
+  /** Whether the queue is closing: a failure then is final. */
+  closed(): boolean;
+  retryLater(entry: Entry, delayMs: number): void;
+}
+
+/** One attempt of an entry's handler; a failure is retried with backoff or ends as a dead letter. */
+async function attempt(entry: Entry, p: ProcessingOptions, queue: AttemptContext): Promise<void> {
+  entry.state = 'active';
+  entry.attemptsMade += 1;
+  const recorded: RecordedEvent = { id: entry.id, key: entry.key, event: entry.event, receivedAt: entry.receivedAt, attempt: entry.attemptsMade };
+  try {
+    await runHandler(p, recorded);
+    entry.state = 'done';
+  } catch (error) {
+    entry.error = error instanceof Error ? error.message : String(error);
+    const final = entry.attemptsMade >= p.maxAttempts || queue.closed();
+    // Retry with exponential backoff: retryDelayMs, 2×, 4×, ...
+    if (final) entry.state = 'dead';
+    else queue.retryLater(entry, p.retryDelayMs * 2 ** (entry.attemptsMade - 1));
+    p.onFailure(error, recorded, final);
+  }
+}
+
+/** The timers of scheduled retries: each puts its entry back in the queue when it fires. */
+function createRetryTimers(requeue: (entry: Entry) => void) {
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  return {
+    retryLater(entry: Entry, delayMs: number) {
+      entry.state = 'delayed';
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        entry.state = 'queued';
+        requeue(entry);
+      }, delayMs);
+      timers.add(timer);
+    },
+    cancel() {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
     },
   };
 }
