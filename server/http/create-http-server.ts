@@ -1,5 +1,5 @@
 /** The Node HTTP server around the app, with timeouts lowered from Node's defaults (x-decisions: connection-limits). */
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorBody } from '../errors/error-answer.js';
 import type { ErrorCode } from '../errors/http-error.js';
@@ -22,20 +22,41 @@ export interface HttpServerOptions {
  * client, oversized headers, unparsable HTTP) get the spec's Error body too.
  */
 export function createHttpServer(app: RequestListener, options: HttpServerOptions = {}): Server {
+  const answering = createAnswerTracker(app);
   // The app answers a missing Host itself, in the Error body (Node's own answer is an empty 400).
-  const server = createServer({ connectionsCheckingInterval: 1000, requireHostHeader: false }, app);
+  const server = createServer({ connectionsCheckingInterval: 1000, requireHostHeader: false }, answering.listener);
   server.headersTimeout = options.headersTimeoutMs ?? 10_000;
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
-  server.on('clientError', answerClientError);
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, answering.headersSentOn(socket)));
   // Expect: 100-continue: the app sends the 100 once the key and the length passed (request guard).
   server.on('checkContinue', (req, res) => {
     markContinuePending(req);
-    app(req, res);
+    answering.listener(req, res);
   });
   // Another expectation: served as if absent (RFC 9110 §10.1.1 allows a 417, Node's is an empty body).
-  server.on('checkExpectation', (req, res) => app(req, res));
+  server.on('checkExpectation', (req, res) => answering.listener(req, res));
   return server;
+}
+
+/**
+ * The answer under way on each connection, kept through documented events only (`req.socket`,
+ * `res.headersSent`, `finish`, `close`), so a client error can tell whether the app's answer has
+ * begun on its connection.
+ */
+function createAnswerTracker(app: RequestListener) {
+  const current = new WeakMap<object, ServerResponse>();
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    current.set(socket, res);
+    const done = () => {
+      if (current.get(socket) === res) current.delete(socket);
+    };
+    res.once('finish', done);
+    res.once('close', done);
+    app(req, res);
+  };
+  return { listener, headersSentOn: (socket: Duplex) => current.get(socket)?.headersSent === true };
 }
 
 // What Node would answer without a listener (node:http "Event: 'clientError'"), with the
@@ -46,11 +67,10 @@ const CLIENT_ERRORS: Record<string, [number, string, ErrorCode, string]> = {
 };
 
 /** Answers a client-level error once, in the Error shape, and closes the connection. */
-function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, answerBegun: boolean): void {
   // Nothing can be answered on a reset connection, or once the app's answer has begun: the
-  // same rule as Node's default handler (lib/_http_server.js socketOnError).
-  const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (err.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {
+  // same rule as Node's default handler.
+  if (err.code === 'ECONNRESET' || !socket.writable || answerBegun) {
     socket.destroy();
     return;
   }

@@ -7,6 +7,9 @@
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createHash, randomUUID } from 'node:crypto';
 
+/** Default prefix of every Redis key the reference server writes (`REDIS_KEY_PREFIX`). */
+export const DEFAULT_REDIS_KEY_PREFIX = 'session-resume:';
+
 /** Checks a key prefix: any text without `{` or `}` (they would change the hash tag). */
 export function checkKeyPrefix(prefix: string): string {
   if (/[{}]/.test(prefix)) throw new OptionsError(`Redis key prefix "${prefix}" must not contain { or }.`, { option: 'keyPrefix' });

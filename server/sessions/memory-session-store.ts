@@ -1,7 +1,7 @@
 /** In-memory `SessionStore`: the embedded default, for one process (state is lost on exit). */
 import { randomUUID } from 'node:crypto';
 import { checkInteger } from '@session-resume-api/runtime/options-error';
-import { IDEMPOTENCY_TTL_SECONDS, PAUSED, RUNNING, type RecordedAnswer, type ResumeTransition, type Session, type SessionStore } from './session-store.js';
+import { DEFAULT_IDEMPOTENCY_MAX_KEYS, IDEMPOTENCY_TTL_SECONDS, PAUSED, RUNNING, type RecordedAnswer, type ResumeTransition, type Session, type SessionStore } from './session-store.js';
 import { resumedEvent } from '../core/outbox-event.js';
 
 /** Options of the memory store. */
@@ -22,8 +22,7 @@ export interface MemorySessionStoreOptions {
   idempotencyMaxKeys?: number;
 }
 
-/** Default cap on the Idempotency-Keys one memory store keeps. */
-export const DEFAULT_IDEMPOTENCY_MAX_KEYS = 100_000;
+export { DEFAULT_IDEMPOTENCY_MAX_KEYS };
 
 /** Kept per key: the session it is bound to, the answer as JSON text (a third of an object's size), and its expiry. */
 interface KeyRecord {

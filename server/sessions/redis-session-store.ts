@@ -5,7 +5,7 @@
  * session's hash tag (server/redis/redis-keys.ts), so it also runs on Redis Cluster.
  */
 import type { Cluster, Redis } from 'ioredis';
-import { checkKeyPrefix, intentMember, redisKeys, timeOrderedEventId } from '../redis/redis-keys.js';
+import { checkKeyPrefix, DEFAULT_REDIS_KEY_PREFIX, intentMember, redisKeys, timeOrderedEventId } from '../redis/redis-keys.js';
 import { IDEMPOTENCY_TTL_SECONDS, PAUSED, RUNNING, type RecordedAnswer, type ResumeTransition, type Session, type SessionStore } from './session-store.js';
 import { resumedEvent } from '../core/outbox-event.js';
 import { StoreUnavailableError } from '../errors/store-errors.js';
@@ -82,7 +82,7 @@ return ARGV[1]
  */
 export function createRedisSessionStore(options: RedisSessionStoreOptions): SessionStore {
   const { client } = options;
-  const keys = redisKeys(checkKeyPrefix(options.keyPrefix ?? 'session-resume:'));
+  const keys = redisKeys(checkKeyPrefix(options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX));
   const now = options.now ?? (() => new Date());
   const events = options.events ?? true;
   const idempotencyTtlSeconds = options.idempotencyTtlSeconds ?? IDEMPOTENCY_TTL_SECONDS;

@@ -70,6 +70,9 @@ export interface SessionStore {
 /** Default time an Idempotency-Key and its answer are kept, in seconds (x-decisions: idempotency-key; `IDEMPOTENCY_TTL`). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
+/** Default cap on the Idempotency-Keys one memory store keeps (`IDEMPOTENCY_MAX_KEYS`); about 250 B each. */
+export const DEFAULT_IDEMPOTENCY_MAX_KEYS = 100_000;
+
 /** The status a session must have to be resumed, and the one it gets (x-decisions: session-status). */
 export const PAUSED = 'paused';
 /** Status of a resumed session (x-decisions: session-status). */

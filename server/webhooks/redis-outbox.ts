@@ -9,7 +9,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
-import { checkKeyPrefix, intentMember, redisKeys } from '../redis/redis-keys.js';
+import { checkKeyPrefix, DEFAULT_REDIS_KEY_PREFIX, intentMember, redisKeys } from '../redis/redis-keys.js';
 import type { OutboxEvent } from '../core/outbox-event.js';
 import { createBullmqQueue, type BullmqQueueOptions } from './bullmq-queue.js';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
@@ -71,7 +71,7 @@ export interface RedisOutbox extends DeliveryEngine {
  * await createApp({ store, apiKeys, webhookSender: outbox });
  */
 export function createRedisOutbox(options: RedisOutboxOptions): RedisOutbox {
-  const keys = redisKeys(checkKeyPrefix(options.keyPrefix ?? 'session-resume:'));
+  const keys = redisKeys(checkKeyPrefix(options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX));
   const schedule = options.schedule ?? STANDARD_WEBHOOKS_SCHEDULE_MS;
   const logger = options.logger ?? pino({ name: 'webhook-outbox' });
   const worker = options.worker ?? true;

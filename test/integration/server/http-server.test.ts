@@ -70,4 +70,23 @@ describe('createHttpServer', () => {
     expect(huge).toMatch(/^HTTP\/1\.1 431/);
     expect(errorBodyOf(huge)).toMatchObject({ error: 'header_too_large' });
   });
+
+  it('writes no error answer into an answer the app has begun (unparsable bytes pipelined behind a request)', async () => {
+    let release = () => {};
+    const begun = new Promise<void>((resolveBegun) => {
+      server = createHttpServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('first half ');
+        resolveBegun();
+        release = () => res.end('second half');
+      });
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const { port } = server!.address() as AddressInfo;
+    const received = sendAndWait(port, 'GET / HTTP/1.1\r\nHost: x\r\n\r\nNOT HTTP AT ALL\r\n\r\n');
+    await begun;
+    setTimeout(() => release(), 200);
+    // As Node's own handler does: the connection is dropped rather than answered twice.
+    expect(await received).not.toMatch(/HTTP\/1\.1 400/);
+  });
 });
