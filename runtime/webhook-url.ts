@@ -110,14 +110,8 @@ export function isLoopbackHost(hostname: string): boolean {
   return ipaddr.process(canonicalIpv6(hostname.replace(/^\[|\]$/g, ''))).range() === 'loopback';
 }
 
-/**
- * Checks a webhook URL: absolute, `https:` (plain HTTP is rejected),
- * no credentials, and a host that is not an IP literal or localhost name in a loopback,
- * private, link-local or reserved range (every spelling the URL parser accepts: decimal,
- * hex, octal, IPv4-mapped IPv6). Host names are checked again after DNS by the sender.
- */
-export function validateWebhookUrl(input: string | URL, options: WebhookUrlOptions = {}): WebhookUrlCheck {
-  const text = String(input);
+/** The URL as given, or why it is not one: too long, padded with whitespace, relative or unreadable. */
+function parseAsGiven(text: string): URL | WebhookUrlCheck {
   // The WebhookUrl schema's limits: the URL is sent as given, so it is checked as given.
   if (text.length > MAX_URL_LENGTH) {
     return { ok: false, code: 'invalid', reason: `The URL is ${text.length} characters long; at most ${MAX_URL_LENGTH} are accepted.` };
@@ -125,9 +119,8 @@ export function validateWebhookUrl(input: string | URL, options: WebhookUrlOptio
   if (text !== text.trim()) {
     return { ok: false, code: 'invalid', reason: `"${redactUrl(text)}" has leading or trailing whitespace; remove it.` };
   }
-  let url: URL;
   try {
-    url = new URL(text);
+    return new URL(text);
   } catch {
     const relative = (() => {
       try {
@@ -141,6 +134,19 @@ export function validateWebhookUrl(input: string | URL, options: WebhookUrlOptio
       ? { ok: false, code: 'not_absolute', reason: `"${redactUrl(text)}" is not an absolute URL: give the full https://host/path.` }
       : { ok: false, code: 'invalid', reason: `"${redactUrl(text)}" is not a URL.` };
   }
+}
+
+/**
+ * Checks a webhook URL: absolute, `https:` (plain HTTP is rejected),
+ * no credentials, and a host that is not an IP literal or localhost name in a loopback,
+ * private, link-local or reserved range (every spelling the URL parser accepts: decimal,
+ * hex, octal, IPv4-mapped IPv6). Host names are checked again after DNS by the sender.
+ */
+export function validateWebhookUrl(input: string | URL, options: WebhookUrlOptions = {}): WebhookUrlCheck {
+  const text = String(input);
+  const parsed = parseAsGiven(text);
+  if (!(parsed instanceof URL)) return parsed;
+  const url = parsed;
   const loopbackHost = isLoopbackHost(url.hostname);
   const loopbackHttp = options.allowLoopbackHttp === true && url.protocol === 'http:' && /^http:\/\/[^/?#]/i.test(text) && loopbackHost;
   if (loopbackHttp) {

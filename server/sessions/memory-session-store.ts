@@ -31,6 +31,22 @@ interface KeyRecord {
   expiresAt: number;
 }
 
+/** The Idempotency-Keys kept, least recently used first, at most `maxKeys` of them. */
+function createKeyMemory(maxKeys: number) {
+  // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
+  const records = new Map<string, KeyRecord>();
+  const remember = (mapKey: string, record: KeyRecord, at: number) => {
+    records.delete(mapKey);
+    records.set(mapKey, record);
+    // The least recently used go first: over the cap, or expired.
+    for (const [oldest, { expiresAt }] of records) {
+      if (records.size <= maxKeys && expiresAt > at) break;
+      records.delete(oldest);
+    }
+  };
+  return { records, remember };
+}
+
 /**
  * Creates an empty in-memory store. Resume, its event and its Idempotency-Key record form one
  * critical section: no await between the read and the writes. A 404 is not recorded under a
@@ -49,17 +65,8 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
   checkInteger('createMemorySessionStore: idempotencyTtlSeconds', idempotencyTtlSeconds, { min: 1 });
   checkInteger('createMemorySessionStore: idempotencyMaxKeys', maxKeys, { min: 1 });
   const ttlMs = idempotencyTtlSeconds * 1000;
-  // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
-  const keys = new Map<string, KeyRecord>();
-  const remember = (mapKey: string, record: KeyRecord, at: number) => {
-    keys.delete(mapKey);
-    keys.set(mapKey, record);
-    // The least recently used go first: over the cap, or expired.
-    for (const [oldest, { expiresAt }] of keys) {
-      if (keys.size <= maxKeys && expiresAt > at) break;
-      keys.delete(oldest);
-    }
-  };
+  const keys = createKeyMemory(maxKeys);
+  const remember = keys.remember;
   const decide = (id: string, at: Date): ResumeTransition => {
     const session = sessions.get(id);
     if (!session) return { kind: 'not_found' };
@@ -75,13 +82,13 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
       const idem = resumeOptions.idempotency;
       if (!idem) return decide(id, at);
       const mapKey = JSON.stringify([idem.scope, idem.key]);
-      const seen = keys.get(mapKey);
+      const seen = keys.records.get(mapKey);
       if (seen && seen.expiresAt > at.getTime()) {
         if (seen.sessionId !== id) return { kind: 'key_reused' };
         remember(mapKey, seen, at.getTime());
         return { kind: 'replayed', answer: JSON.parse(seen.answer) as RecordedAnswer };
       }
-      if (seen) keys.delete(mapKey);
+      if (seen) keys.records.delete(mapKey);
       const transition = decide(id, at);
       if (transition.kind === 'resumed' || transition.kind === 'not_paused') {
         remember(mapKey, { sessionId: id, answer: JSON.stringify(idem.answers[transition.kind]), expiresAt: at.getTime() + ttlMs }, at.getTime());

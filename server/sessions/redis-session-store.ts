@@ -6,7 +6,7 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import { checkKeyPrefix, DEFAULT_REDIS_KEY_PREFIX, intentMember, redisKeys, timeOrderedEventId } from '../redis/redis-keys.js';
-import { IDEMPOTENCY_TTL_SECONDS, PAUSED, RUNNING, type RecordedAnswer, type ResumeTransition, type Session, type SessionStore } from './session-store.js';
+import { IDEMPOTENCY_TTL_SECONDS, PAUSED, RUNNING, type RecordedAnswer, type ResumeOptions, type ResumeTransition, type Session, type SessionStore } from './session-store.js';
 import { resumedEvent } from '../core/outbox-event.js';
 import { StoreUnavailableError } from '../errors/store-errors.js';
 import { seedRedisSessions } from './seed-redis-sessions.js';
@@ -73,6 +73,88 @@ redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 return ARGV[1]
 `;
 
+/** Every Redis failure becomes `StoreUnavailableError` (503), naming the operation. */
+async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (cause) {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    throw new StoreUnavailableError(`Redis ${what} failed: ${detail}`, { cause });
+  }
+}
+
+const encode = (answer: RecordedAnswer) => JSON.stringify(answer);
+
+/** What a resume needs of its store. */
+interface ResumeContext {
+  client: RedisSessionStoreOptions['client'];
+  keys: ReturnType<typeof redisKeys>;
+  now: () => Date;
+  events: boolean;
+  idempotencyTtlSeconds: number;
+}
+
+/** One resume: claim the key and leave the intent, then the script that flips, records and keeps the event. */
+async function resumeInRedis(context: ResumeContext, id: string, resumeOptions: ResumeOptions): Promise<ResumeTransition> {
+  const { client, keys, now, events, idempotencyTtlSeconds } = context;
+  const idem = resumeOptions.idempotency;
+  const updatedAt = now().toISOString();
+  const event = resumedEvent(timeOrderedEventId(), id, updatedAt);
+  const intent = intentMember(id, event.id);
+  // The script never ran (or will not run) for this event id: its intent goes at once. On one
+  // Redis this ZREM follows the ZADD on the same connection, so it also clears an intent
+  // whose ZADD timed out here and runs late.
+  const dropIntent = () => {
+    if (events) void client.zrem(keys.intents, intent).catch(() => undefined);
+  };
+  // The intent goes before the script: if this process dies after the script, the relay of
+  // any instance finds the event through it (server/webhooks/outbox-relay.ts). The claim of
+  // the key is independent of it, so both go in one round trip.
+  const [bound] = await call('resume', () =>
+    Promise.all([
+      idem ? client.eval(CLAIM_SCRIPT, 1, keys.idempotencyClaim(idem.scope, idem.key), id, idempotencyTtlSeconds) : id,
+      events ? client.zadd(keys.intents, Date.now(), intent) : 0,
+    ]),
+  ).catch((err: unknown) => {
+    dropIntent();
+    throw err;
+  });
+  if (bound !== id) {
+    dropIntent();
+    return { kind: 'key_reused' };
+  }
+  const answers = idem?.answers;
+  const [kind, value] = await call(
+    'resume',
+    () =>
+      client.eval(
+        RESUME_SCRIPT,
+        3,
+        keys.session(id),
+        idem ? keys.idempotency(id, idem.scope, idem.key) : keys.idempotency(id, '', ''),
+        keys.event(id, event.id),
+        PAUSED,
+        RUNNING,
+        updatedAt,
+        events ? JSON.stringify(event) : '',
+        EVENT_TTL_SECONDS,
+        idem ? '1' : '0',
+        idempotencyTtlSeconds,
+        answers ? encode(answers.resumed) : '',
+        answers ? encode(answers.not_found) : '',
+        answers ? encode(answers.not_paused) : '',
+      ) as Promise<string[]>,
+  );
+  // A reply other than `resumed` means no copy of this call flipped the session (the script
+  // checks its event key first): nothing to deliver. A failed call keeps its intent: the
+  // script may still run late, and the relay looks again.
+  if (kind !== 'resumed') dropIntent();
+  if (kind === 'replayed') return { kind: 'replayed', answer: JSON.parse(String(value)) as RecordedAnswer };
+  if (kind === 'not_found') return { kind: 'not_found' };
+  if (kind === 'not_paused') return { kind: 'not_paused', status: String(value) };
+  return { kind: 'resumed', session: { id, status: RUNNING, updatedAt }, event };
+}
+
 /**
  * Creates a store over an existing client; every Redis failure becomes `StoreUnavailableError` (503).
  *
@@ -87,74 +169,9 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
   const events = options.events ?? true;
   const idempotencyTtlSeconds = options.idempotencyTtlSeconds ?? IDEMPOTENCY_TTL_SECONDS;
   checkInteger('createRedisSessionStore: idempotencyTtlSeconds', idempotencyTtlSeconds, { min: 1 });
-  const call = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
-    try {
-      return await run();
-    } catch (cause) {
-      const detail = cause instanceof Error ? cause.message : String(cause);
-      throw new StoreUnavailableError(`Redis ${what} failed: ${detail}`, { cause });
-    }
-  };
-  const encode = (answer: RecordedAnswer) => JSON.stringify(answer);
+  const context: ResumeContext = { client, keys, now, events, idempotencyTtlSeconds };
   return {
-    async resume(id, resumeOptions = {}): Promise<ResumeTransition> {
-      const idem = resumeOptions.idempotency;
-      const updatedAt = now().toISOString();
-      const event = resumedEvent(timeOrderedEventId(), id, updatedAt);
-      const intent = intentMember(id, event.id);
-      // The script never ran (or will not run) for this event id: its intent goes at once. On one
-      // Redis this ZREM follows the ZADD on the same connection, so it also clears an intent
-      // whose ZADD timed out here and runs late.
-      const dropIntent = () => {
-        if (events) void client.zrem(keys.intents, intent).catch(() => undefined);
-      };
-      // The intent goes before the script: if this process dies after the script, the relay of
-      // any instance finds the event through it (server/webhooks/outbox-relay.ts). The claim of
-      // the key is independent of it, so both go in one round trip.
-      const [bound] = await call('resume', () =>
-        Promise.all([
-          idem ? client.eval(CLAIM_SCRIPT, 1, keys.idempotencyClaim(idem.scope, idem.key), id, idempotencyTtlSeconds) : id,
-          events ? client.zadd(keys.intents, Date.now(), intent) : 0,
-        ]),
-      ).catch((err: unknown) => {
-        dropIntent();
-        throw err;
-      });
-      if (bound !== id) {
-        dropIntent();
-        return { kind: 'key_reused' };
-      }
-      const answers = idem?.answers;
-      const [kind, value] = await call(
-        'resume',
-        () =>
-          client.eval(
-            RESUME_SCRIPT,
-            3,
-            keys.session(id),
-            idem ? keys.idempotency(id, idem.scope, idem.key) : keys.idempotency(id, '', ''),
-            keys.event(id, event.id),
-            PAUSED,
-            RUNNING,
-            updatedAt,
-            events ? JSON.stringify(event) : '',
-            EVENT_TTL_SECONDS,
-            idem ? '1' : '0',
-            idempotencyTtlSeconds,
-            answers ? encode(answers.resumed) : '',
-            answers ? encode(answers.not_found) : '',
-            answers ? encode(answers.not_paused) : '',
-          ) as Promise<string[]>,
-      );
-      // A reply other than `resumed` means no copy of this call flipped the session (the script
-      // checks its event key first): nothing to deliver. A failed call keeps its intent: the
-      // script may still run late, and the relay looks again.
-      if (kind !== 'resumed') dropIntent();
-      if (kind === 'replayed') return { kind: 'replayed', answer: JSON.parse(String(value)) as RecordedAnswer };
-      if (kind === 'not_found') return { kind: 'not_found' };
-      if (kind === 'not_paused') return { kind: 'not_paused', status: String(value) };
-      return { kind: 'resumed', session: { id, status: RUNNING, updatedAt }, event };
-    },
+    resume: (id, resumeOptions = {}) => resumeInRedis(context, id, resumeOptions),
     async get(id): Promise<Session | undefined> {
       const fields = await call('get', () => client.hgetall(keys.session(id)));
       if (fields.status === undefined) return undefined;
