@@ -69,8 +69,18 @@ const ALREADY_RESUMED =
   'the paused session is not paused: an earlier run may have resumed it. Against the sandbox pass --reset; against npm start restart it (the memory store starts from the demo set) or give another --paused-session';
 const CHALLENGE = { 'www-authenticate': /^Bearer\b/i };
 
-/** Builds the checks for a target. Unknown ids are random, so a live service never resumes one by chance. */
-export function createConformanceChecks(options: ConformanceOptions): ConformanceCheck[] {
+/** What every group of checks needs: the mode, the key, the sessions given, fresh unknown ids. */
+interface CheckContext {
+  options: ConformanceOptions;
+  mock: boolean;
+  bearer: string;
+  unknown: () => string;
+  paused: string | undefined;
+  noLeak: (authorization: string | null, prefer: string) => CheckStep[];
+  on404: (request: Omit<CheckRequest, 'sessionId' | 'prefer'> & { sessionId?: string }) => CheckStep[];
+}
+
+function checkContext(options: ConformanceOptions): CheckContext {
   const mock = options.mode === 'mock';
   const bearer = `Bearer ${options.apiKey}`;
   const unknown = () => `conformance-unknown-${randomUUID()}`;
@@ -78,7 +88,6 @@ export function createConformanceChecks(options: ConformanceOptions): Conformanc
   // An existing session to compare 401 answers with: the not-paused one cannot be resumed
   // even by a broken auth check.
   const existing = mock ? MOCK_NOT_PAUSED : (options.notPausedSession ?? options.pausedSession);
-  const wrongToken = `Bearer conformance-wrong-key-${randomUUID()}`;
 
   const noLeak = (authorization: string | null, prefer: string): CheckStep[] => {
     const first: CheckStep = {
@@ -91,7 +100,12 @@ export function createConformanceChecks(options: ConformanceOptions): Conformanc
   const on404 = (request: Omit<CheckRequest, 'sessionId' | 'prefer'> & { sessionId?: string }): CheckStep[] => [
     { request: { sessionId: unknown(), prefer: 'code=404', ...request }, expect: { status: 404, notStatus: [401] } },
   ];
+  return { options, mock, bearer, unknown, paused, noLeak, on404 };
+}
 
+/** Authentication before the lookup, and the 404 of an unknown id. */
+function authChecks({ bearer, noLeak, on404 }: CheckContext): ConformanceCheck[] {
+  const wrongToken = `Bearer conformance-wrong-key-${randomUUID()}`;
   return [
     {
       // x-decisions: unauthorized; authentication runs before the lookup (source spec §5).
@@ -107,6 +121,12 @@ export function createConformanceChecks(options: ConformanceOptions): Conformanc
       name: 'unknown session id → 404',
       steps: on404({ authorization: bearer }),
     },
+  ];
+}
+
+/** A resume flips a paused session once; a session that is not paused says so. */
+function resumeChecks({ options, mock, bearer, paused }: CheckContext): ConformanceCheck[] {
+  return [
     {
       // Source spec §4 rules 1 and 3: resume once, then the same session is not paused.
       name: 'paused session → 200 success, then not_paused on a second call',
@@ -137,6 +157,12 @@ export function createConformanceChecks(options: ConformanceOptions): Conformanc
         },
       ],
     },
+  ];
+}
+
+/** Request shapes real clients send. */
+function shapeChecks({ options, mock, bearer, on404 }: CheckContext): ConformanceCheck[] {
+  return [
     // Request shapes real clients send (x-decisions: request-body, unauthorized); each goes to
     // an unknown id, so a 404 proves it passed the body parser and the bearer check.
     {
@@ -156,9 +182,14 @@ export function createConformanceChecks(options: ConformanceOptions): Conformanc
       name: 'an id that needs URL encoding reaches the route',
       steps: on404({ authorization: bearer, sessionId: `conformance unknown/${randomUUID()}?#%ü` }),
     },
-    ...boundsChecks(bearer, mock),
-    ...headerChecks(bearer, mock, unknown),
   ];
+}
+
+/** Builds the checks for a target. Unknown ids are random, so a live service never resumes one by chance. */
+export function createConformanceChecks(options: ConformanceOptions): ConformanceCheck[] {
+  const context = checkContext(options);
+  const { bearer, mock, unknown } = context;
+  return [...authChecks(context), ...resumeChecks(context), ...shapeChecks(context), ...boundsChecks(bearer, mock), ...headerChecks(bearer, mock, unknown)];
 }
 
 /**
