@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '**/dist/', 'generated/', 'test-output/', 'coverage/', '.tmp/'] },
+  { ignores: ['node_modules/', '**/dist/', 'generated/', 'test-output/', 'coverage/', '.tmp/', '.stryker-tmp/', 'reports/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -4,6 +4,13 @@ import { defineConfig } from 'vitest/config';
 // - unit: no sockets, Redis or child processes; runs in seconds, with the type tests.
 // - integration: real servers, real Redis, Prism, Chromium and processes. Finds (or starts) Redis
 //   once and provides its URL to every suite: test/setup/redis.ts.
+/** The unit tier's files and guard, shared with the mutation run (vitest.mutation.config.ts). */
+export const unitTier = {
+  name: 'unit',
+  include: ['test/unit/**/*.test.ts'],
+  setupFiles: ['test/setup/no-io.ts'],
+};
+
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -13,12 +20,10 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'unit',
+          ...unitTier,
           // CPU-bound: one file per core (Vitest's default is cores - 1). Runs first (group 0).
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
-          include: ['test/unit/**/*.test.ts'],
-          setupFiles: ['test/setup/no-io.ts'],
           typecheck: { enabled: true, include: ['test/unit/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
         },
       },

@@ -14,7 +14,7 @@
 //   --out DIR    write DIR/client and DIR/server (package.json, README.md, dist/) instead of in place
 //   --if-stale   do nothing when every dist is newer than every source file (npm start uses it)
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -133,8 +133,9 @@ async function bundle(name, pkgDir, distDir) {
 
 /** .d.ts of client/, server/ and the shared runtime into <dist>/types, plus generated/*.d.ts. */
 function declarations(distDirs) {
-  const tmp = join(root, '.tmp/types');
-  rmSync(tmp, { recursive: true, force: true });
+  // A folder of this build's own: two builds at once (a test's, npm start's) never share one.
+  mkdirSync(join(root, '.tmp'), { recursive: true });
+  const tmp = mkdtempSync(join(root, '.tmp/types-'));
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', tmp], { stdio: 'inherit' });
   for (const file of readdirSync(join(root, 'generated')).filter((f) => f.endsWith('.d.ts'))) {

@@ -4,7 +4,7 @@
  * (x-decisions: rate-limit, store-unavailable). Browser-safe: no Node built-ins.
  */
 import { fullJitterDelayMs } from '@session-resume-api/runtime/backoff';
-import { describeFetchError, failureCode, SessionsClientError } from './errors.js';
+import { describeFetchError, failureCode, SessionsClientError, type SessionsClientErrorCode } from './errors.js';
 
 /**
  * A fetch that takes a Request (the shape openapi-fetch calls) and an `init` carrying the
@@ -64,6 +64,44 @@ export function parseRetryAfter(value: string | null | undefined, now: number = 
 /** Full-jitter exponential backoff for `attempt` (1-based), capped at `capMs`. */
 export function backoffDelay(attempt: number, capMs: number, random: () => number = Math.random): number {
   return fullJitterDelayMs(attempt, { baseDelayMs: BACKOFF_BASE_MS, maxDelayMs: capMs }, random);
+}
+
+/** What one attempt came to, as the retry rule reads it. */
+export type AttemptResult =
+  /** No answer: the request failed (`network`), ran out of time (`timeout`) or the caller aborted. */
+  | { kind: 'failed'; code: SessionsClientErrorCode }
+  /** An answer with this status and Retry-After header (null when absent). */
+  | { kind: 'answered'; status: number; retryAfter: string | null };
+
+/** What follows an attempt: another one after `delayMs`, or none (the result stands). */
+export type RetryDecision = { retry: true; delayMs: number } | { retry: false };
+
+/**
+ * The retry rule, without I/O: whether attempt number `attempt` (1-based) is followed by
+ * another, and after how long. Retried: network failures and 429, 502, 503, 504 answers, while
+ * `attempt` ≤ `maxRetries`. A timed-out or aborted attempt is not: the service may still be
+ * working on it. The wait is the answer's Retry-After, else the backoff; a wait beyond
+ * `maxRetryDelayMs` ends the retries (the answer goes back to the caller).
+ *
+ * @param [clock] - `now` for an HTTP-date Retry-After (default Date.now()), `random` for the jitter (default Math.random)
+ * @example nextAttempt({ kind: 'answered', status: 503, retryAfter: '2' }, 1, { maxRetries: 2, maxRetryDelayMs: 10_000 }) // { retry: true, delayMs: 2000 }
+ */
+export function nextAttempt(
+  result: AttemptResult,
+  attempt: number,
+  limits: Pick<RetryOptions, 'maxRetries' | 'maxRetryDelayMs'>,
+  clock: { now?: number; random?: () => number } = {},
+): RetryDecision {
+  if (attempt > limits.maxRetries) return { retry: false };
+  // Refused, reset, DNS or CORS failure: browsers do not say which, so all are retried.
+  if (result.kind === 'failed') {
+    return result.code === 'network' ? { retry: true, delayMs: backoffDelay(attempt, limits.maxRetryDelayMs, clock.random) } : { retry: false };
+  }
+  if (!RETRYABLE_STATUSES.has(result.status)) return { retry: false };
+  const retryAfter = parseRetryAfter(result.retryAfter, clock.now);
+  const delayMs = retryAfter === undefined ? backoffDelay(attempt, limits.maxRetryDelayMs, clock.random) : retryAfter * 1000;
+  // A server asking for a longer wait than we accept gets its answer back to the caller.
+  return delayMs > limits.maxRetryDelayMs ? { retry: false } : { retry: true, delayMs };
 }
 
 /** Waits `ms`, or rejects with the signal's reason when it aborts first. */
@@ -176,7 +214,7 @@ function attemptError(error: unknown, deadline: Deadline, at: AttemptContext, wh
  * same headers (one Idempotency-Key).
  */
 export function createRetryingFetch(options: RetryOptions): (request: Request, hooks?: AttemptHooks) => Promise<BufferedAnswer> {
-  const { maxRetries, timeoutMs, maxRetryDelayMs } = options;
+  const { maxRetries, timeoutMs } = options;
   return async (request, hooks) => {
     const at: AttemptContext = { url: request.url, caller: hooks && 'signal' in hooks ? hooks.signal : request.signal, attempt: 1, timeoutMs };
     for (; ; at.attempt++) {
@@ -188,20 +226,16 @@ export function createRetryingFetch(options: RetryOptions): (request: Request, h
       } catch (error) {
         deadline.release();
         const failure = attemptError(error, deadline, at, 'request');
-        // A timed-out or aborted attempt is not retried: the service may still be working on it.
-        // Refused, reset, DNS or CORS failure: browsers do not say which, so all are retried.
-        if (failure.code !== 'network' || at.attempt > maxRetries) throw failure;
-        await waitBetween(backoffDelay(at.attempt, maxRetryDelayMs), at);
+        const next = nextAttempt({ kind: 'failed', code: failure.code }, at.attempt, options);
+        if (!next.retry) throw failure;
+        await waitBetween(next.delayMs, at);
         continue;
       }
-      if (!RETRYABLE_STATUSES.has(response.status) || at.attempt > maxRetries) return readAnswer(response, deadline, at);
-      const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
-      const delayMs = retryAfter === undefined ? backoffDelay(at.attempt, maxRetryDelayMs) : retryAfter * 1000;
-      // A server asking for a longer wait than we accept gets its answer back to the caller.
-      if (delayMs > maxRetryDelayMs) return readAnswer(response, deadline, at);
+      const next = nextAttempt({ kind: 'answered', status: response.status, retryAfter: response.headers.get('retry-after') }, at.attempt, options);
+      if (!next.retry) return readAnswer(response, deadline, at);
       await response.body?.cancel().catch(() => undefined);
       deadline.release();
-      await waitBetween(delayMs, at);
+      await waitBetween(next.delayMs, at);
     }
   };
 }

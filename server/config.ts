@@ -41,14 +41,14 @@ export interface ServerConfig {
   redisKeyPrefix: string;
   /**
    * Webhook delivery (`WEBHOOK_URL`, `WEBHOOK_ALLOW_PRIVATE=1`, `WEBHOOK_CA_FILE`); undefined: none.
-   * `secret`: `WEBHOOK_SECRET` (whsec_ + base64) signs deliveries; `schedule`: `WEBHOOK_RETRY_SCHEDULE`
+   * `secret`: `WEBHOOK_SECRET` (whsec_ + base64, one or several comma-separated) signs deliveries; `schedule`: `WEBHOOK_RETRY_SCHEDULE`
    * (delay before each attempt in ms; default the Standard Webhooks example, in both modes); `worker`:
    * `WEBHOOK_WORKER` (default 1: this instance delivers; 0: only `… worker` processes do);
    * `concurrency`: `WEBHOOK_CONCURRENCY`, attempts in flight at once per instance (default 50);
    * `insecureLocalhost`: true when the URL is plain `http://` on a loopback host, which only
    * `WEBHOOK_INSECURE_LOCALHOST=1` (default 0) or sandbox mode allow.
    */
-  webhook?: { url: string; allowPrivate: boolean; caFile?: string; secret?: string; schedule: number[]; worker: boolean; concurrency: number; insecureLocalhost?: true };
+  webhook?: { url: string; allowPrivate: boolean; caFile?: string; secret?: readonly string[]; schedule: number[]; worker: boolean; concurrency: number; insecureLocalhost?: true };
   /** `WEBHOOK_INSECURE_LOCALHOST=1` (default 0): plain `http://` webhook URLs on loopback hosts are accepted in every mode, for local testing. */
   webhookInsecureLocalhost?: true;
   /** Port of the Prometheus metrics listener, bound to `host` (`METRICS_PORT`; default unset: no metrics listener). */
@@ -124,7 +124,7 @@ export const ENVIRONMENT = {
   WEBHOOK_URL: { default: 'unset: no events', meaning: 'HTTPS URL that receives session.resumed after each resume' },
   WEBHOOK_ALLOW_PRIVATE: { default: 0, meaning: '1 allows loopback and private receivers (local testing only)' },
   WEBHOOK_CA_FILE: { default: 'the system roots', meaning: 'PEM CA file to trust for the webhook receiver' },
-  WEBHOOK_SECRET: { default: 'unset: unsigned', meaning: 'whsec_ + base64: signs every delivery (Standard Webhooks)' },
+  WEBHOOK_SECRET: { default: 'unset: unsigned', meaning: 'whsec_ + base64: signs every delivery (Standard Webhooks); several, comma-separated, sign each delivery with each (rotation)' },
   WEBHOOK_RETRY_SCHEDULE: {
     default: 'the Standard Webhooks schedule',
     meaning: 'delay before each attempt, comma-separated, units ms s m h d (e.g. 0,5s,5m,30m,2h)',
@@ -386,16 +386,26 @@ function clusterNodes(entries: string[]): string[] | undefined {
   return entries;
 }
 
+/**
+ * WEBHOOK_SECRET: one `whsec_` secret or several, comma-separated (a rotation: each signs every
+ * delivery). A blank entry, a repeated one or a malformed one is refused, naming the variable.
+ */
+function webhookSecrets(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const secrets = text.split(',').map((s) => s.trim());
+  if (secrets.some((s) => s === '')) throw new ConfigError('WEBHOOK_SECRET is refused: it has a blank entry; give whsec_ secrets separated by single commas.');
+  if (new Set(secrets).size !== secrets.length) throw new ConfigError('WEBHOOK_SECRET is refused: a secret is listed twice.');
+  try {
+    createWebhookHeaders({ secret: secrets });
+  } catch (err) {
+    throw new ConfigError(`WEBHOOK_SECRET is refused: ${(err as Error).message}`);
+  }
+  return secrets;
+}
+
 /** WEBHOOK_SECRET, WEBHOOK_RETRY_SCHEDULE and WEBHOOK_WORKER, checked. */
 function webhookDelivery(read: EnvReader) {
-  const secret = read.text('WEBHOOK_SECRET');
-  if (secret !== undefined) {
-    try {
-      createWebhookHeaders({ secret });
-    } catch (err) {
-      throw new ConfigError(`WEBHOOK_SECRET is refused: ${(err as Error).message}`);
-    }
-  }
+  const secret = webhookSecrets(read.text('WEBHOOK_SECRET'));
   const scheduleText = read.text('WEBHOOK_RETRY_SCHEDULE');
   let schedule = [...STANDARD_WEBHOOKS_SCHEDULE_MS];
   if (scheduleText !== undefined) {

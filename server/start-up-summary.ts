@@ -54,11 +54,12 @@ export function webhookStartUpLine(config: ServerConfig): StartUpLine {
   }
   const target = new URL(webhook.url).origin;
   const schedule = formatSchedule(webhook.schedule);
-  const signing = webhook.secret ? 'on' : 'off';
+  const secrets = webhook.secret?.length ?? 0;
+  const signing = secrets > 0 ? 'on' : 'off';
   const delivery = deliveredBy(config);
   return {
-    fields: { target, schedule, attempts: webhook.schedule.length, signing, delivery },
-    message: `webhooks to ${target}, schedule ${schedule}, ${signing === 'on' ? 'signed' : 'unsigned (WEBHOOK_SECRET unset)'}, delivered by ${delivery}`,
+    fields: { target, schedule, attempts: webhook.schedule.length, signing, secrets, delivery },
+    message: `webhooks to ${target}, schedule ${schedule}, ${secrets > 0 ? `signed with ${secrets} secret${secrets === 1 ? '' : 's'}` : 'unsigned (WEBHOOK_SECRET unset)'}, delivered by ${delivery}`,
   };
 }
 

@@ -6,6 +6,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DELIVERY_TIMEOUT_MS } from '@session-resume-api/runtime/delivery/deliver-event';
 import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
+import { readDeliveryProfile, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { isLoopbackHost, validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import { newSandboxKey } from '../sandbox/sandbox-client.js';
 import { readCliEnv, type CliEnv } from './config.js';
@@ -23,7 +24,21 @@ interface ListenFlags {
   secret?: string;
   retrySchedule: number[];
   timeoutMs: number;
+  profile?: DeliveryProfile;
 }
+
+/** `--profile '{"duplicateRate":0.5}'`: a delivery profile as JSON, read by the list's bounds. */
+const deliveryProfile = (value: string): DeliveryProfile => {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError('expected a JSON object, e.g. \'{"duplicateRate":0.5,"outOfOrderRate":0.3}\'.');
+  }
+  const reading = readDeliveryProfile(parsed);
+  if (!reading.ok) throw new InvalidArgumentError(reading.message);
+  return reading.profile;
+};
 
 const schedule = (value: string): number[] => {
   try {
@@ -47,7 +62,8 @@ export function createListenCommand(env: CliEnv = readCliEnv()): Command {
   return new Command('listen')
     .description(
       "Follow a sandbox world's session events and forward each one to --forward-to as the service delivers it: a signed " +
-        'Standard Webhooks POST (webhook-id = the feed entry\'s), retried on the delivery schedule. Prints the signing secret ' +
+        'Standard Webhooks POST (webhook-id = the feed entry\'s), retried on the delivery schedule, with the duplicates, ' +
+        "delays and reordering of the world's delivery profile (default: none). Prints the signing secret " +
         'and one line per attempt (time, event, session id, status, ms). Ctrl-C stops it.',
     )
     .requiredOption('--forward-to <url>', 'where to deliver: https://…, or http:// on localhost / a loopback address (no flag needed)')
@@ -60,6 +76,12 @@ export function createListenCommand(env: CliEnv = readCliEnv()): Command {
         .default([...STANDARD_WEBHOOKS_SCHEDULE_MS], 'the engine\'s'),
     )
     .addOption(new Option('--timeout-ms <ms>', 'deadline of each attempt in ms').argParser(milliseconds).default(DELIVERY_TIMEOUT_MS))
+    .addOption(
+      new Option(
+        '--profile <json>',
+        "a delivery profile replacing the world's (docs/mock-sandbox-msw.md), e.g. '{\"duplicateRate\":0.5}' (default: the world's, PUT /_sandbox/delivery-profile, followed live)",
+      ).argParser(deliveryProfile),
+    )
     .action(async (flags: ListenFlags) => {
       const target = checkTarget(flags.forwardTo);
       const apiKey = flags.apiKey ?? env.apiKey ?? newSandboxKey();
@@ -77,6 +99,7 @@ export function createListenCommand(env: CliEnv = readCliEnv()): Command {
           ...((flags.secret ?? env.webhookSecret) ? { secret: flags.secret ?? env.webhookSecret } : {}),
           schedule: flags.retrySchedule,
           timeoutMs: flags.timeoutMs,
+          ...(flags.profile ? { profile: flags.profile } : {}),
           signal: controller.signal,
           print: (line) => process.stdout.write(`${line}\n`),
         });

@@ -11,6 +11,7 @@ import { http as mswHttp, HttpResponse, type HttpHandler } from 'msw';
 import { createOpenApiHttp } from 'openapi-msw';
 import type { paths } from '../../generated/api.js';
 import type { components } from '../../generated/sandbox.js';
+import { DEFAULT_DELIVERY_PROFILE, readDeliveryProfile, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { DEMO_SESSIONS } from '@session-resume-api/runtime/demo-sessions';
 import { choosePrefer } from '@session-resume-api/runtime/prefer';
 import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
@@ -69,12 +70,15 @@ export function createStatefulResumeHandlers(options: StatefulResumeHandlersOpti
   const now = options.now ?? (() => new Date());
   const sessions = new Map<string, SandboxSession>();
   let feed: SandboxEvent[] = [];
+  // Kept so that sandbox set-up code runs unchanged; nothing is delivered here.
+  const delivery = { profile: { ...DEFAULT_DELIVERY_PROFILE } };
   const world: StatefulResumeHandlers = {
     handlers: [],
     reset() {
       sessions.clear();
       for (const { id, status } of seeds) sessions.set(id, { id, status, updatedAt: now().toISOString() });
       feed = [];
+      delivery.profile = { ...DEFAULT_DELIVERY_PROFILE };
     },
     setSession(id, status) {
       const session = { id, status, updatedAt: now().toISOString() };
@@ -104,12 +108,12 @@ export function createStatefulResumeHandlers(options: StatefulResumeHandlersOpti
     feed.push({ sequence: feed.length + 1, webhookId: `msg_${globalThis.crypto.randomUUID()}`, dedupeKey: await identity(payload), payload });
     return answer(scenario('resumed'));
   });
-  world.handlers = [resume, ...controlHandlers(baseUrl, world)];
+  world.handlers = [resume, ...controlHandlers(baseUrl, world, delivery)];
   return world;
 }
 
 /** `/_sandbox/*` like the sandbox's control API (any bearer token; one world). */
-function controlHandlers(baseUrl: string, world: StatefulResumeHandlers): HttpHandler[] {
+function controlHandlers(baseUrl: string, world: StatefulResumeHandlers, delivery: { profile: DeliveryProfile }): HttpHandler[] {
   // Plain msw routes: the control API's bodies are typed by the generated schemas above.
   const at = (path: string) => `${baseUrl}/_sandbox${path}`;
   const unauthorized = () =>
@@ -121,6 +125,14 @@ function controlHandlers(baseUrl: string, world: StatefulResumeHandlers): HttpHa
     mswHttp.post(at('/reset'), ({ request }) => (hasBearer(request) ? (world.reset(), HttpResponse.json({ sessions: world.sessions() })) : unauthorized())),
     mswHttp.get(at('/sessions'), ({ request }) => (hasBearer(request) ? HttpResponse.json({ sessions: world.sessions() }) : unauthorized())),
     mswHttp.get(at('/events'), ({ request }) => (hasBearer(request) ? HttpResponse.json({ events: world.events() }) : unauthorized())),
+    mswHttp.get(at('/delivery-profile'), ({ request }) => (hasBearer(request) ? HttpResponse.json(delivery.profile) : unauthorized())),
+    mswHttp.put(at('/delivery-profile'), async ({ request }) => {
+      if (!hasBearer(request)) return unauthorized();
+      const reading = readDeliveryProfile(await request.json().catch(() => undefined));
+      if (!reading.ok) return HttpResponse.json({ success: false as const, error: 'bad_request', message: `Invalid body: ${reading.message}` }, { status: 400 });
+      delivery.profile = reading.profile;
+      return HttpResponse.json(delivery.profile);
+    }),
     mswHttp.put(at('/sessions/:session_id'), async ({ request, params }) => {
       if (!hasBearer(request)) return unauthorized();
       const body = (await request.json().catch(() => undefined)) as { status?: unknown } | undefined;

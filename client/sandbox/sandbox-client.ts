@@ -10,6 +10,8 @@ import type { FetchLike } from '../retry.js';
 
 /** A session of the caller's world. */
 export type SandboxSession = components['schemas']['SandboxSession'];
+/** How `listen --forward-to` delivers the world's events: duplicates, copies, delay, reordering, retries. */
+export type DeliveryProfile = components['schemas']['DeliveryProfile'];
 /** One entry of the caller's event feed: the webhook payload and its delivery identity. */
 export type SandboxEvent = components['schemas']['SandboxEvent'];
 
@@ -33,6 +35,14 @@ export interface SandboxClient {
   sessions(): Promise<SandboxSession[]>;
   /** The events the world's resumes emitted, oldest first. */
   events(): Promise<SandboxEvent[]>;
+  /**
+   * Sets the world's delivery profile (absent fields: their defaults, so `{}` restores today's
+   * behaviour); resolves to the profile now in force. A reset restores the default too.
+   * @example await sandbox.setDeliveryProfile({ duplicateRate: 1, outOfOrderRate: 0.5 });
+   */
+  setDeliveryProfile(profile: Partial<DeliveryProfile>): Promise<DeliveryProfile>;
+  /** The world's delivery profile. */
+  deliveryProfile(): Promise<DeliveryProfile>;
   /** The openapi-fetch client underneath, for typed raw calls. */
   raw: Client<paths>;
 }
@@ -109,6 +119,8 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
       const list = await call('events', () => raw.GET('/_sandbox/events', { headers: { Accept: 'application/json' } }));
       return (list as { events: SandboxEvent[] }).events;
     },
+    setDeliveryProfile: (profile) => call('setDeliveryProfile', () => raw.PUT('/_sandbox/delivery-profile', { body: profile as DeliveryProfile })),
+    deliveryProfile: () => call('deliveryProfile', () => raw.GET('/_sandbox/delivery-profile')),
     raw,
   };
 }

@@ -14,6 +14,7 @@ export {
 export { DedupeWindowError } from './deprecated-names.js';
 export type { EventContext, EventOrder, ReceiverLogger, WebhookReceiver, WebhookReceiverOptions } from './receiver.js';
 export type { FetchHandler } from './web-handler.js';
+export type { HttpAnswer, ReadRequest } from './request-checks.js';
 export { headerValue } from './webhook-headers.js';
 export { readEventTolerantly } from './tolerant-event.js';
 export type { ReceivedEvent, TolerantReading } from './tolerant-event.js';

@@ -4,6 +4,7 @@
  */
 import { checkInteger, OptionsError } from '@session-resume-api/runtime/options-error';
 import type { ReceiveResult } from './answers.js';
+import type { HttpAnswer, ReadRequest } from './request-checks.js';
 import type { NodeHandler } from './node-handler.js';
 import type { MetricsRegistry } from './metrics-registry.js';
 import { isRegistry } from './receiver-metrics.js';
@@ -129,6 +130,12 @@ export interface WebhookReceiver {
    * Workers): the same checks (method, URL token, size, signature, body) and answers as `handler`.
    */
   fetch(request: Request): Promise<Response>;
+  /**
+   * The same receiver for a framework that reads the body itself (fastify with
+   * `parseAs: 'buffer'`, koa, NestJS with `rawBody`): the same checks and answers as `handler`,
+   * with the headers to send. Give the raw body, never a parsed object.
+   */
+  answer(request: ReadRequest): Promise<HttpAnswer>;
   /** Events whose processing failed `maxAttempts` times. */
   deadLetters(): Promise<DeadLetter[]>;
   /** Processes a dead letter again; false when `id` is not dead-lettered. */

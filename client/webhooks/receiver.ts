@@ -9,6 +9,7 @@ import { receiverLogger } from './console-logger.js';
 import { createNodeHandler } from './node-handler.js';
 import { createProcess, failureReporter } from './processing.js';
 import { createReceive } from './receive-core.js';
+import { ANSWER_HEADERS, checkRequestLine } from './request-checks.js';
 import { createReceiverMetrics } from './receiver-metrics.js';
 import { resolveReceiverOptions, type WebhookReceiver, type WebhookReceiverOptions } from './receiver-options.js';
 import { createSignatureVerifier } from './verify-signature.js';
@@ -68,6 +69,10 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     receive: counted,
     handler: createNodeHandler({ receive: counted, urlToken, maxBodyBytes }),
     fetch: createFetchHandler({ receive: counted, urlToken, maxBodyBytes }),
+    answer: async (request) => {
+      const result = checkRequestLine({ method: request.method, url: request.url, contentLength: undefined }, { urlToken, maxBodyBytes }) ?? (await counted(request.body ?? '', request.headers));
+      return { ...result, headers: ANSWER_HEADERS[result.status] };
+    },
     deadLetters: () => store.deadLetters(),
     retryDeadLetter: (id) => store.retryDeadLetter(id),
     close: () => (closing ??= store.close()),

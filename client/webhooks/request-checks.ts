@@ -5,6 +5,7 @@
  */
 import { errorResult, type ReceiveResult } from './answers.js';
 import { tokenFromUrl, urlTokensEqual } from './url-token.js';
+import type { WebhookHeaders } from './webhook-headers.js';
 
 /** The parts of a request checked before its body. */
 export interface RequestLine {
@@ -57,3 +58,16 @@ export const ANSWER_HEADERS: Readonly<Record<ReceiveResult['status'], Readonly<R
 
 /** 503 for a failure no input can cause (the core never throws): the sender retries. */
 export const UNEXPECTED_FAILURE = errorResult(503, 'service_unavailable', 'Unexpected receiver failure; retry later.');
+
+/** A request whose body a framework has already read (fastify, koa, NestJS): the raw bytes or text, never a parsed object. */
+export interface ReadRequest {
+  method: string | undefined;
+  /** The path and query as requested. */
+  url: string | undefined;
+  headers: WebhookHeaders;
+  /** The raw body as received (a Buffer, a Uint8Array or a string); undefined when there was none. */
+  body: string | Uint8Array | undefined;
+}
+
+/** An answer with its headers, for a framework's reply. */
+export type HttpAnswer = ReceiveResult & { headers: Readonly<Record<string, string>> };

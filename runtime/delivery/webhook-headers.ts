@@ -4,6 +4,7 @@
  * a secret, `webhook-signature` made by the `standardwebhooks` package (v1 = HMAC-SHA256 of
  * `id.timestamp.body`, base64).
  */
+import { OptionsError } from '../options-error.js';
 import { checkWebhookSecret } from '../webhook-secret.js';
 import { Webhook } from 'standardwebhooks';
 
@@ -12,8 +13,13 @@ export type WebhookHeaders = (webhookId: string, body: string) => Record<string,
 
 /** Options of `createWebhookHeaders`. */
 export interface WebhookHeadersOptions {
-  /** Signing secret, `whsec_` + base64 (at least 24 bytes); undefined: unsigned deliveries. */
-  secret?: string | undefined;
+  /**
+   * Signing secret, `whsec_` + base64 (at least 24 bytes), or several during a rotation: each
+   * signs, one `v1,` signature per secret in `webhook-signature`, space-separated (Standard
+   * Webhooks), so a receiver holding any one of them accepts.
+   * @defaultValue undefined: unsigned deliveries
+   */
+  secret?: string | readonly string[] | undefined;
   /** Clock of `webhook-timestamp` (default `() => new Date()`). */
   now?: () => Date;
 }
@@ -26,18 +32,19 @@ export interface WebhookHeadersOptions {
  */
 export function createWebhookHeaders(options: WebhookHeadersOptions = {}): WebhookHeaders {
   const now = options.now ?? (() => new Date());
-  let signer: Webhook | undefined;
-  if (options.secret !== undefined) {
-    checkWebhookSecret('The webhook secret', options.secret);
-    signer = new Webhook(options.secret);
-  }
+  const secrets = options.secret === undefined ? [] : typeof options.secret === 'string' ? [options.secret] : [...options.secret];
+  if (options.secret !== undefined && secrets.length === 0) throw new OptionsError('Give at least one webhook secret, or none for unsigned deliveries.', { option: 'secret' });
+  const signers = secrets.map((secret, i) => {
+    checkWebhookSecret(secrets.length > 1 ? `Webhook secret ${i + 1} of ${secrets.length}` : 'The webhook secret', secret);
+    return new Webhook(secret);
+  });
   return (webhookId, body) => {
     const at = now();
     const headers: Record<string, string> = {
       'webhook-id': webhookId,
       'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
     };
-    if (signer) headers['webhook-signature'] = signer.sign(webhookId, at, body);
+    if (signers.length > 0) headers['webhook-signature'] = signers.map((signer) => signer.sign(webhookId, at, body)).join(' ');
     return headers;
   };
 }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { checkInteger } from '@session-resume-api/runtime/options-error';
 import { DEFAULT_IDEMPOTENCY_MAX_KEYS, IDEMPOTENCY_TTL_SECONDS, PAUSED, RUNNING, type RecordedAnswer, type ResumeTransition, type Session, type SessionStore } from './session-store.js';
 import { resumedEvent } from '../core/outbox-event.js';
+import { createIdempotencyKeys } from './memory-idempotency-keys.js';
 
 /** Options of the memory store. */
 export interface MemorySessionStoreOptions {
@@ -24,29 +25,6 @@ export interface MemorySessionStoreOptions {
 
 export { DEFAULT_IDEMPOTENCY_MAX_KEYS };
 
-/** Kept per key: the session it is bound to, the answer as JSON text (a third of an object's size), and its expiry. */
-interface KeyRecord {
-  sessionId: string;
-  answer: string;
-  expiresAt: number;
-}
-
-/** The Idempotency-Keys kept, least recently used first, at most `maxKeys` of them. */
-function createKeyMemory(maxKeys: number) {
-  // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
-  const records = new Map<string, KeyRecord>();
-  const remember = (mapKey: string, record: KeyRecord, at: number) => {
-    records.delete(mapKey);
-    records.set(mapKey, record);
-    // The least recently used go first: over the cap, or expired.
-    for (const [oldest, { expiresAt }] of records) {
-      if (records.size <= maxKeys && expiresAt > at) break;
-      records.delete(oldest);
-    }
-  };
-  return { records, remember };
-}
-
 /**
  * Creates an empty in-memory store. Resume, its event and its Idempotency-Key record form one
  * critical section: no await between the read and the writes. A 404 is not recorded under a
@@ -65,33 +43,22 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
   checkInteger('createMemorySessionStore: idempotencyTtlSeconds', idempotencyTtlSeconds, { min: 1 });
   checkInteger('createMemorySessionStore: idempotencyMaxKeys', maxKeys, { min: 1 });
   const ttlMs = idempotencyTtlSeconds * 1000;
-  const keys = createKeyMemory(maxKeys);
-  const remember = keys.remember;
-  const decide = (id: string, at: Date): ResumeTransition => {
-    const session = sessions.get(id);
-    if (!session) return { kind: 'not_found' };
-    if (session.status !== PAUSED) return { kind: 'not_paused', status: session.status };
-    // Formatted only here: most resumes (409, 404) never need the timestamp.
-    const resumed = { id, status: RUNNING, updatedAt: at.toISOString() };
-    sessions.set(id, resumed);
-    return { kind: 'resumed', session: { ...resumed }, event: resumedEvent(`msg_${randomUUID()}`, id, resumed.updatedAt) };
-  };
+  const keys = createIdempotencyKeys(maxKeys);
   return {
     async resume(id, resumeOptions = {}): Promise<ResumeTransition> {
       const at = now();
       const idem = resumeOptions.idempotency;
-      if (!idem) return decide(id, at);
+      if (!idem) return decideResume(sessions, id, at);
       const mapKey = JSON.stringify([idem.scope, idem.key]);
-      const seen = keys.records.get(mapKey);
-      if (seen && seen.expiresAt > at.getTime()) {
+      const seen = keys.live(mapKey, at.getTime());
+      if (seen) {
         if (seen.sessionId !== id) return { kind: 'key_reused' };
-        remember(mapKey, seen, at.getTime());
+        keys.remember(mapKey, seen, at.getTime());
         return { kind: 'replayed', answer: JSON.parse(seen.answer) as RecordedAnswer };
       }
-      if (seen) keys.records.delete(mapKey);
-      const transition = decide(id, at);
+      const transition = decideResume(sessions, id, at);
       if (transition.kind === 'resumed' || transition.kind === 'not_paused') {
-        remember(mapKey, { sessionId: id, answer: JSON.stringify(idem.answers[transition.kind]), expiresAt: at.getTime() + ttlMs }, at.getTime());
+        keys.remember(mapKey, { sessionId: id, answer: JSON.stringify(idem.answers[transition.kind]), expiresAt: at.getTime() + ttlMs }, at.getTime());
       }
       return transition;
     },
@@ -110,4 +77,15 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
     },
     async ping() {},
   };
+}
+
+/** The resume itself, with no await between the read and the write. */
+function decideResume(sessions: Map<string, Session>, id: string, at: Date): ResumeTransition {
+  const session = sessions.get(id);
+  if (!session) return { kind: 'not_found' };
+  if (session.status !== PAUSED) return { kind: 'not_paused', status: session.status };
+  // Formatted only here: most resumes (409, 404) never need the timestamp.
+  const resumed = { id, status: RUNNING, updatedAt: at.toISOString() };
+  sessions.set(id, resumed);
+  return { kind: 'resumed', session: { ...resumed }, event: resumedEvent(`msg_${randomUUID()}`, id, resumed.updatedAt) };
 }

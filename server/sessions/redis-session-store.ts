@@ -1,16 +1,16 @@
 /**
- * Redis `SessionStore`: one hash per session (`status`, `updatedAt`), resumed by a Lua script
- * that, in one atomic step, flips the session, writes its `session.resumed` event for the
- * outbox and records the Idempotency-Key's answer. Every key the script touches carries the
- * session's hash tag (server/redis/redis-keys.ts), so it also runs on Redis Cluster.
+ * Redis `SessionStore`: one hash per session (`status`, `updatedAt`). A resume is one atomic
+ * step, a Lua script that flips the session, writes its `session.resumed` event for the outbox
+ * and records the Idempotency-Key's answer (server/sessions/redis-resume.ts).
  */
 import type { Cluster, Redis } from 'ioredis';
-import { checkKeyPrefix, DEFAULT_REDIS_KEY_PREFIX, intentMember, redisKeys, timeOrderedEventId } from '../redis/redis-keys.js';
-import { IDEMPOTENCY_TTL_SECONDS, PAUSED, RUNNING, type RecordedAnswer, type ResumeOptions, type ResumeTransition, type Session, type SessionStore } from './session-store.js';
-import { resumedEvent } from '../core/outbox-event.js';
-import { StoreUnavailableError } from '../errors/store-errors.js';
+import { checkKeyPrefix, DEFAULT_REDIS_KEY_PREFIX, redisKeys } from '../redis/redis-keys.js';
+import { IDEMPOTENCY_TTL_SECONDS, type Session, type SessionStore } from './session-store.js';
 import { seedRedisSessions } from './seed-redis-sessions.js';
+import { resumeOnRedis, storeCall, type RedisResumeContext } from './redis-resume.js';
 import { checkInteger } from '@session-resume-api/runtime/options-error';
+
+export { EVENT_TTL_SECONDS } from './redis-resume.js';
 
 /** Options of the Redis store. */
 export interface RedisSessionStoreOptions {
@@ -29,132 +29,6 @@ export interface RedisSessionStoreOptions {
   idempotencyTtlSeconds?: number;
 }
 
-/** How long the outbox keeps an event written by a resume, in seconds (the relay needs seconds). */
-export const EVENT_TTL_SECONDS = 24 * 60 * 60;
-
-// KEYS: session, idempotency record, event. ARGV: paused, running, updatedAt, event JSON,
-// event TTL, has key (1/0), key TTL, then the answers for resumed, not_found, not_paused.
-// Redis runs a script without interleaving other commands, so of N concurrent resumes of one
-// paused session exactly one sees `paused`; a script queued behind a stalled Redis and run
-// late still records its answer, which a retry with the same key then gets (issue: a
-// timeout is "unknown", never "not applied"). Only a flip writes the event key, so a request
-// that flipped nothing leaves nothing for the outbox and drops its intent at once.
-const RESUME_SCRIPT = `
--- The event key exists only if a copy of this very call already flipped the session (ioredis
--- re-sends a script after a reconnect): its answer is that flip.
-if ARGV[4] ~= '' and redis.call('EXISTS', KEYS[3]) == 1 then return {'resumed', ''} end
-local hasKey = ARGV[6] == '1'
-if hasKey then
-  local recorded = redis.call('GET', KEYS[2])
-  if recorded then return {'replayed', recorded} end
-end
-local status = redis.call('HGET', KEYS[1], 'status')
-local kind, answer
-if not status then
-  kind, answer = 'not_found', ARGV[9]
-elseif status ~= ARGV[1] then
-  kind, answer = 'not_paused', ARGV[10]
-else
-  kind, answer = 'resumed', ARGV[8]
-  redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updatedAt', ARGV[3])
-  if ARGV[4] ~= '' then redis.call('SET', KEYS[3], ARGV[4], 'EX', ARGV[5]) end
-end
--- A missing session's 404 is not recorded under a key (x-decisions: idempotency-key): a keyed
--- retry after a reseed finds the session.
-if hasKey and kind ~= 'not_found' then redis.call('SET', KEYS[2], answer, 'EX', ARGV[7]) end
-return {kind, status or ''}
-`;
-
-// Binds an Idempotency-Key to the first session id it is used with; returns the bound id.
-const CLAIM_SCRIPT = `
-local bound = redis.call('GET', KEYS[1])
-if bound then return bound end
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-return ARGV[1]
-`;
-
-/** Every Redis failure becomes `StoreUnavailableError` (503), naming the operation. */
-async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (cause) {
-    const detail = cause instanceof Error ? cause.message : String(cause);
-    throw new StoreUnavailableError(`Redis ${what} failed: ${detail}`, { cause });
-  }
-}
-
-const encode = (answer: RecordedAnswer) => JSON.stringify(answer);
-
-/** What a resume needs of its store. */
-interface ResumeContext {
-  client: RedisSessionStoreOptions['client'];
-  keys: ReturnType<typeof redisKeys>;
-  now: () => Date;
-  events: boolean;
-  idempotencyTtlSeconds: number;
-}
-
-/** One resume: claim the key and leave the intent, then the script that flips, records and keeps the event. */
-async function resumeInRedis(context: ResumeContext, id: string, resumeOptions: ResumeOptions): Promise<ResumeTransition> {
-  const { client, keys, now, events, idempotencyTtlSeconds } = context;
-  const idem = resumeOptions.idempotency;
-  const updatedAt = now().toISOString();
-  const event = resumedEvent(timeOrderedEventId(), id, updatedAt);
-  const intent = intentMember(id, event.id);
-  // The script never ran (or will not run) for this event id: its intent goes at once. On one
-  // Redis this ZREM follows the ZADD on the same connection, so it also clears an intent
-  // whose ZADD timed out here and runs late.
-  const dropIntent = () => {
-    if (events) void client.zrem(keys.intents, intent).catch(() => undefined);
-  };
-  // The intent goes before the script: if this process dies after the script, the relay of
-  // any instance finds the event through it (server/webhooks/outbox-relay.ts). The claim of
-  // the key is independent of it, so both go in one round trip.
-  const [bound] = await call('resume', () =>
-    Promise.all([
-      idem ? client.eval(CLAIM_SCRIPT, 1, keys.idempotencyClaim(idem.scope, idem.key), id, idempotencyTtlSeconds) : id,
-      events ? client.zadd(keys.intents, Date.now(), intent) : 0,
-    ]),
-  ).catch((err: unknown) => {
-    dropIntent();
-    throw err;
-  });
-  if (bound !== id) {
-    dropIntent();
-    return { kind: 'key_reused' };
-  }
-  const answers = idem?.answers;
-  const [kind, value] = await call(
-    'resume',
-    () =>
-      client.eval(
-        RESUME_SCRIPT,
-        3,
-        keys.session(id),
-        idem ? keys.idempotency(id, idem.scope, idem.key) : keys.idempotency(id, '', ''),
-        keys.event(id, event.id),
-        PAUSED,
-        RUNNING,
-        updatedAt,
-        events ? JSON.stringify(event) : '',
-        EVENT_TTL_SECONDS,
-        idem ? '1' : '0',
-        idempotencyTtlSeconds,
-        answers ? encode(answers.resumed) : '',
-        answers ? encode(answers.not_found) : '',
-        answers ? encode(answers.not_paused) : '',
-      ) as Promise<string[]>,
-  );
-  // A reply other than `resumed` means no copy of this call flipped the session (the script
-  // checks its event key first): nothing to deliver. A failed call keeps its intent: the
-  // script may still run late, and the relay looks again.
-  if (kind !== 'resumed') dropIntent();
-  if (kind === 'replayed') return { kind: 'replayed', answer: JSON.parse(String(value)) as RecordedAnswer };
-  if (kind === 'not_found') return { kind: 'not_found' };
-  if (kind === 'not_paused') return { kind: 'not_paused', status: String(value) };
-  return { kind: 'resumed', session: { id, status: RUNNING, updatedAt }, event };
-}
-
 /**
  * Creates a store over an existing client; every Redis failure becomes `StoreUnavailableError` (503).
  *
@@ -164,25 +38,28 @@ async function resumeInRedis(context: ResumeContext, id: string, resumeOptions: 
  */
 export function createRedisSessionStore(options: RedisSessionStoreOptions): SessionStore {
   const { client } = options;
-  const keys = redisKeys(checkKeyPrefix(options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX));
-  const now = options.now ?? (() => new Date());
-  const events = options.events ?? true;
-  const idempotencyTtlSeconds = options.idempotencyTtlSeconds ?? IDEMPOTENCY_TTL_SECONDS;
-  checkInteger('createRedisSessionStore: idempotencyTtlSeconds', idempotencyTtlSeconds, { min: 1 });
-  const context: ResumeContext = { client, keys, now, events, idempotencyTtlSeconds };
+  const context: RedisResumeContext = {
+    client,
+    keys: redisKeys(checkKeyPrefix(options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX)),
+    now: options.now ?? (() => new Date()),
+    events: options.events ?? true,
+    idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? IDEMPOTENCY_TTL_SECONDS,
+  };
+  checkInteger('createRedisSessionStore: idempotencyTtlSeconds', context.idempotencyTtlSeconds, { min: 1 });
+  const { keys, now } = context;
   return {
-    resume: (id, resumeOptions = {}) => resumeInRedis(context, id, resumeOptions),
+    resume: (id, resumeOptions) => resumeOnRedis(context, id, resumeOptions),
     async get(id): Promise<Session | undefined> {
-      const fields = await call('get', () => client.hgetall(keys.session(id)));
+      const fields = await storeCall('get', () => client.hgetall(keys.session(id)));
       if (fields.status === undefined) return undefined;
       return { id, status: fields.status, updatedAt: fields.updatedAt ?? '' };
     },
     async seed(seeds) {
       // Pipelined, grouped by hash slot: 1M sessions in seconds (server/sessions/seed-redis-sessions.ts).
-      return call('seed', () => seedRedisSessions({ client, seeds, key: keys.session, updatedAt: now().toISOString() }));
+      return storeCall('seed', () => seedRedisSessions({ client, seeds, key: keys.session, updatedAt: now().toISOString() }));
     },
     async ping() {
-      await call('ping', () => client.ping());
+      await storeCall('ping', () => client.ping());
     },
   };
 }

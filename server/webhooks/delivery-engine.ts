@@ -35,8 +35,8 @@ export interface DeliveryTarget {
   ca?: string | Buffer;
   /** Resolver returning every address of a host (default: the system's); for tests. */
   lookup?: WebhookLookup;
-  /** Standard Webhooks signing secret (`whsec_` + base64); undefined: unsigned (webhook-id and webhook-timestamp still sent). */
-  secret?: string | undefined;
+  /** Standard Webhooks signing secret (`whsec_` + base64), or several (rotation: each signs); undefined: unsigned (webhook-id and webhook-timestamp still sent). */
+  secret?: string | readonly string[] | undefined;
   /** Deadline of one attempt in ms (default 5000: the receiver has 5 s to answer). */
   timeoutMs?: number;
   /**

@@ -18,8 +18,8 @@ import { waitFor } from '../helpers/wait-for.js';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const TOKEN = 'grade-token-0123456789abcdefghijkl';
 const SECRET = generateWebhookSecret();
-/** Short waits: the rules are the same, the run takes seconds. */
-const QUICK = ['--insecure-localhost', '--json', '--timeout-ms', '2000', '--delay-ms', '100', '--burst', '20', '--settle-ms', '1500'];
+/** Short waits: the rules and the 5 s deadline are the same, the run takes seconds. */
+const QUICK = ['--insecure-localhost', '--json', '--delay-ms', '100', '--burst', '20', '--settle-ms', '1500'];
 
 interface Entry {
   rule: string;
@@ -158,7 +158,8 @@ describe('webhook grade', () => {
       });
     });
     servers.push(server);
-    const run = await grade(server.url, ...QUICK);
+    // A 2 s deadline: 20 requests of 150 ms one at a time take 3 s.
+    const run = await grade(server.url, ...QUICK, '--timeout-ms', '2000');
     expect(failing(run)).toEqual(['ack-burst']);
     expect(entry(run, 'ack-burst').evidence).toMatch(/20 concurrent distinct deliveries, p50 \d+ ms, p99 \d+ ms \(deadline 2000 ms\) \(\d+ of 20 failed\): .*gave no 200 within 2000 ms.*sends the event again in 5s/);
     expect(run.code).toBe(1);

@@ -1,7 +1,8 @@
 /**
  * Keeps the documentation's shell examples true: every fenced block tagged ```sh test in
  * README.md, docs/*.md and examples/webhook-receiver/README.md is run, in that order, against
- * one started reference server (port 3000 in the text) and the example receiver (port 3001),
+ * one started reference server (port 3000 in the text), the example receiver (port 3001) and
+ * the deliberately naive receiver of examples/naive-receiver (port 3002),
  * and each `# ` line under a command must appear in its output (`…` matches anything;
  * `# exit N` is the exit code). Also: the plain-text key and curl line `npm start` prints work
  * as printed.
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { matches, testedSteps } from '../helpers/doc-blocks.js';
 import { getFreePort } from '../helpers/free-port.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
@@ -21,66 +23,33 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const KEY = 'readme-key-1';
 const TOKEN = 'readme-token-0123456789abcdefghij';
 
-/** One command of a tested block and what its output must show. */
-interface Step {
-  command: string;
-  expected: string[];
-  exitCode?: number;
-}
-
-/** The ```sh test blocks of a Markdown file, as steps (exports first, kept for the next commands). */
-function testedSteps(markdown: string): Step[][] {
-  const blocks = [...markdown.matchAll(/^```sh test\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
-  return blocks.map((block) => {
-    const steps: Step[] = [];
-    let pending = '';
-    for (const line of block.split('\n')) {
-      if (line.startsWith('# ')) {
-        const step = steps.at(-1);
-        if (!step) throw new Error(`expectation before any command: ${line}`);
-        const exit = /^# exit (\d+)$/.exec(line);
-        if (exit) step.exitCode = Number(exit[1]);
-        else step.expected.push(line.slice(2));
-      } else if (line.trim()) {
-        pending += line.endsWith('\\') ? `${line.slice(0, -1)} ` : line;
-        if (!line.endsWith('\\')) {
-          steps.push({ command: pending, expected: [] });
-          pending = '';
-        }
-      }
-    }
-    return steps;
-  });
-}
-
-/** `…` in an expected line matches anything (in order). */
-function matches(output: string, expected: string): boolean {
-  const pattern = expected
-    .split('…')
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .join('[\\s\\S]*');
-  return new RegExp(pattern).test(output);
-}
-
 let server: ServerProcess;
 let redis: RedisServer;
 let receiver: ChildProcess;
 let receiverUrl: string;
+let naive: ChildProcess;
+let naiveUrl: string;
 let bin: string;
+
+/** Starts an example on a free port; resolves its base URL once it logs "listening". */
+async function startExample(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const port = await getFreePort();
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', script], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  await waitFor(() => out.includes('"listening"'), { timeoutMs: 30_000, what: script });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
 
 beforeAll(async () => {
   server = await startServerProcess({ API_KEYS: KEY });
   redis = await startRedisServer();
-  const port = await getFreePort();
-  receiverUrl = `http://127.0.0.1:${port}`;
-  receiver = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'examples/webhook-receiver/server.ts'], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', PORT: String(port), REDIS_URL: redis.url, WEBHOOK_URL_TOKEN: TOKEN },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  receiver.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  await waitFor(() => out.includes('"listening"'), { timeoutMs: 30_000, what: 'example receiver' });
+  ({ child: receiver, url: receiverUrl } = await startExample('examples/webhook-receiver/server.ts', { REDIS_URL: redis.url, WEBHOOK_URL_TOKEN: TOKEN }));
+  ({ child: naive, url: naiveUrl } = await startExample('examples/naive-receiver/server.ts', {}));
   // `npx session-resume-api` as a clone runs it once built; here from source, the same program.
   bin = mkdtempSync(join(tmpdir(), 'readme-bin-'));
   const shim = join(bin, 'npx');
@@ -93,6 +62,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   receiver?.kill('SIGTERM');
+  naive?.kill('SIGTERM');
   await server?.stop();
   await redis?.stop();
   if (bin) rmSync(bin, { recursive: true, force: true });
@@ -100,7 +70,7 @@ afterAll(async () => {
 
 /** Runs one command with bash in the repository, after the block's earlier exports. */
 function run(command: string, exports: string[]): Promise<{ code: number; output: string }> {
-  const local = (text: string) => text.replaceAll('http://127.0.0.1:3000', server.url).replaceAll('127.0.0.1:3001', receiverUrl.slice(7));
+  const local = (text: string) => text.replaceAll('http://127.0.0.1:3000', server.url).replaceAll('127.0.0.1:3001', receiverUrl.slice(7)).replaceAll('127.0.0.1:3002', naiveUrl.slice(7));
   const script = [...exports, command].map(local).join('\n');
   return new Promise((resolve) => {
     execFile(
@@ -142,7 +112,7 @@ for (const file of pages) {
           }
           const { code, output } = await run(step.command, exports);
           for (const line of step.expected) {
-            const local = line.replaceAll('127.0.0.1:3001', receiverUrl.slice(7));
+            const local = line.replaceAll('127.0.0.1:3001', receiverUrl.slice(7)).replaceAll('127.0.0.1:3002', naiveUrl.slice(7));
             expect(matches(output, local), `${step.command}\n--- expected: ${local}\n--- got:\n${output}`).toBe(true);
           }
           if (step.exitCode !== undefined) expect(code, `${step.command}\n${output}`).toBe(step.exitCode);

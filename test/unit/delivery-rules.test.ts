@@ -40,6 +40,19 @@ describe('DELIVERY_RULES', () => {
     }
   });
 
+  it('docs/cli.md lists every rule in order, and docs/mock-sandbox-msw.md every profile field with its bounds', () => {
+    const cli = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
+    const rows = [...cli.matchAll(/^\| `([a-z-]+)` \|/gm)].map((m) => m[1]);
+    expect(rows).toEqual(DELIVERY_RULES.map((r) => r.id));
+    const sandboxPage = readFileSync(new URL('../../docs/mock-sandbox-msw.md', import.meta.url), 'utf8');
+    for (const fault of PROFILE_FAULTS) {
+      const row = sandboxPage.split('\n').find((line) => line.startsWith('| `') && line.includes(`\`${fault.field}\``));
+      expect(row, fault.field).toBeDefined();
+      expect(row, fault.field).toContain(`${fault.min} to ${fault.max}`);
+      expect(row, fault.field).toContain(`\`${fault.rule}\``);
+    }
+  });
+
   it('the default profile is today: every event once, in order, on time', () => {
     expect(DEFAULT_DELIVERY_PROFILE).toEqual({ duplicateRate: 0, duplicateDelayMs: 0, concurrentCopies: 1, delayMs: 0, jitterMs: 0, outOfOrderRate: 0 });
     expect(readDeliveryProfile({})).toEqual({ ok: true, profile: DEFAULT_DELIVERY_PROFILE });

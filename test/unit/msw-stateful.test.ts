@@ -62,6 +62,11 @@ describe('createStatefulResumeHandlers', () => {
     expect((await sandbox.sessions()).find((s) => s.id === 'checkout')?.status).toBe('running');
     expect((await sandbox.reset()).map((s) => s.id)).toEqual(DEMO_SESSIONS.map((s) => s.id));
     await expect(sandbox.setSession('x', '')).rejects.toMatchObject({ status: 400 });
+    expect(await sandbox.setDeliveryProfile({ duplicateRate: 1 })).toMatchObject({ duplicateRate: 1, concurrentCopies: 1 });
+    expect((await sandbox.deliveryProfile()).duplicateRate).toBe(1);
+    await expect(sandbox.setDeliveryProfile({ duplicateRate: 2 })).rejects.toMatchObject({ status: 400 });
+    await sandbox.reset();
+    expect((await sandbox.deliveryProfile()).duplicateRate).toBe(0);
   });
 });
 

@@ -69,26 +69,49 @@ const ALREADY_RESUMED =
   'the paused session is not paused: an earlier run may have resumed it. Against the sandbox pass --reset; against npm start restart it (the memory store starts from the demo set) or give another --paused-session';
 const CHALLENGE = { 'www-authenticate': /^Bearer\b/i };
 
-/** What every group of checks needs: the mode, the key, the sessions given, fresh unknown ids. */
+/** What every group of checks builds its requests from. */
 interface CheckContext {
   options: ConformanceOptions;
   mock: boolean;
+  /** The Authorization value with the given key. */
   bearer: string;
+  /** A fresh unknown session id. */
   unknown: () => string;
-  paused: string | undefined;
-  noLeak: (authorization: string | null, prefer: string) => CheckStep[];
-  on404: (request: Omit<CheckRequest, 'sessionId' | 'prefer'> & { sessionId?: string }) => CheckStep[];
 }
 
-function checkContext(options: ConformanceOptions): CheckContext {
-  const mock = options.mode === 'mock';
-  const bearer = `Bearer ${options.apiKey}`;
-  const unknown = () => `conformance-unknown-${randomUUID()}`;
-  const paused = mock ? MOCK_PAUSED : options.pausedSession;
+/** Builds the checks for a target. Unknown ids are random, so a live service never resumes one by chance. */
+export function createConformanceChecks(options: ConformanceOptions): ConformanceCheck[] {
+  const context: CheckContext = {
+    options,
+    mock: options.mode === 'mock',
+    bearer: `Bearer ${options.apiKey}`,
+    unknown: () => `conformance-unknown-${randomUUID()}`,
+  };
+  return [
+    ...authChecks(context),
+    {
+      // Source spec §4 rule 2, §7.
+      name: 'unknown session id → 404',
+      steps: on404(context, { authorization: context.bearer }),
+    },
+    ...stateChecks(context),
+    ...requestShapeChecks(context),
+    ...boundsChecks(context.bearer, context.mock),
+    ...headerChecks(context.bearer, context.mock, context.unknown),
+  ];
+}
+
+/** One request to an unknown id that must get 404 (and never 401). */
+function on404({ unknown }: CheckContext, request: Omit<CheckRequest, 'sessionId' | 'prefer'> & { sessionId?: string }): CheckStep[] {
+  return [{ request: { sessionId: unknown(), prefer: 'code=404', ...request }, expect: { status: 404, notStatus: [401] } }];
+}
+
+/** x-decisions: unauthorized; authentication runs before the lookup (source spec §5). */
+function authChecks({ options, mock, unknown }: CheckContext): ConformanceCheck[] {
   // An existing session to compare 401 answers with: the not-paused one cannot be resumed
   // even by a broken auth check.
   const existing = mock ? MOCK_NOT_PAUSED : (options.notPausedSession ?? options.pausedSession);
-
+  const wrongToken = `Bearer conformance-wrong-key-${randomUUID()}`;
   const noLeak = (authorization: string | null, prefer: string): CheckStep[] => {
     const first: CheckStep = {
       request: { sessionId: unknown(), authorization, prefer },
@@ -97,38 +120,17 @@ function checkContext(options: ConformanceOptions): CheckContext {
     if (!existing) return [first];
     return [first, { request: { sessionId: existing, authorization, prefer }, expect: { status: 401, sameAsStep: 0 } }];
   };
-  const on404 = (request: Omit<CheckRequest, 'sessionId' | 'prefer'> & { sessionId?: string }): CheckStep[] => [
-    { request: { sessionId: unknown(), prefer: 'code=404', ...request }, expect: { status: 404, notStatus: [401] } },
-  ];
-  return { options, mock, bearer, unknown, paused, noLeak, on404 };
-}
-
-/** Authentication before the lookup, and the 404 of an unknown id. */
-function authChecks({ bearer, noLeak, on404 }: CheckContext): ConformanceCheck[] {
-  const wrongToken = `Bearer conformance-wrong-key-${randomUUID()}`;
   return [
-    {
-      // x-decisions: unauthorized; authentication runs before the lookup (source spec §5).
-      name: 'no token → 401, same answer for an unknown and an existing session',
-      steps: noLeak(null, 'code=401, example=missingToken'),
-    },
-    {
-      name: 'wrong token → 401, same answer for an unknown and an existing session',
-      steps: noLeak(wrongToken, 'code=401, example=invalidToken'),
-    },
-    {
-      // Source spec §4 rule 2, §7.
-      name: 'unknown session id → 404',
-      steps: on404({ authorization: bearer }),
-    },
+    { name: 'no token → 401, same answer for an unknown and an existing session', steps: noLeak(null, 'code=401, example=missingToken') },
+    { name: 'wrong token → 401, same answer for an unknown and an existing session', steps: noLeak(wrongToken, 'code=401, example=invalidToken') },
   ];
 }
 
-/** A resume flips a paused session once; a session that is not paused says so. */
-function resumeChecks({ options, mock, bearer, paused }: CheckContext): ConformanceCheck[] {
+/** Source spec §4 rules 1 and 3: resume once, then the same session is not paused. */
+function stateChecks({ options, mock, bearer }: CheckContext): ConformanceCheck[] {
+  const paused = mock ? MOCK_PAUSED : options.pausedSession;
   return [
     {
-      // Source spec §4 rules 1 and 3: resume once, then the same session is not paused.
       name: 'paused session → 200 success, then not_paused on a second call',
       skip: paused ? undefined : 'needs --paused-session <id>',
       steps: [
@@ -160,36 +162,31 @@ function resumeChecks({ options, mock, bearer, paused }: CheckContext): Conforma
   ];
 }
 
-/** Request shapes real clients send. */
-function shapeChecks({ options, mock, bearer, on404 }: CheckContext): ConformanceCheck[] {
+/**
+ * Request shapes real clients send (x-decisions: request-body, unauthorized); each goes to an
+ * unknown id, so a 404 proves it passed the body parser and the bearer check.
+ */
+function requestShapeChecks(context: CheckContext): ConformanceCheck[] {
+  const { options, mock, bearer } = context;
   return [
-    // Request shapes real clients send (x-decisions: request-body, unauthorized); each goes to
-    // an unknown id, so a 404 proves it passed the body parser and the bearer check.
     {
       name: 'no body with Content-Type: application/json is accepted',
-      steps: on404({ authorization: bearer, contentType: 'application/json' }),
+      steps: on404(context, { authorization: bearer, contentType: 'application/json' }),
     },
     {
       name: 'an empty JSON object body is accepted',
-      steps: on404({ authorization: bearer, contentType: 'application/json', body: '{}' }),
+      steps: on404(context, { authorization: bearer, contentType: 'application/json', body: '{}' }),
     },
     {
       name: 'lowercase `bearer` scheme is accepted (RFC 7235 §2.1)',
       skip: mock ? 'Prism 5.14.2 matches the Bearer scheme case-sensitively' : undefined,
-      steps: on404({ authorization: `bearer ${options.apiKey}` }),
+      steps: on404(context, { authorization: `bearer ${options.apiKey}` }),
     },
     {
       name: 'an id that needs URL encoding reaches the route',
-      steps: on404({ authorization: bearer, sessionId: `conformance unknown/${randomUUID()}?#%ü` }),
+      steps: on404(context, { authorization: bearer, sessionId: `conformance unknown/${randomUUID()}?#%ü` }),
     },
   ];
-}
-
-/** Builds the checks for a target. Unknown ids are random, so a live service never resumes one by chance. */
-export function createConformanceChecks(options: ConformanceOptions): ConformanceCheck[] {
-  const context = checkContext(options);
-  const { bearer, mock, unknown } = context;
-  return [...authChecks(context), ...resumeChecks(context), ...shapeChecks(context), ...boundsChecks(bearer, mock), ...headerChecks(bearer, mock, unknown)];
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
  * Follows the sandbox world's event feed (GET /_sandbox/events as Server-Sent Events), and
  * reconnects after a drop with `Last-Event-ID`, so that the kept events emitted meanwhile are
- * replayed first. A refused key or a server without the sandbox ends it with a message.
+ * replayed first. The world's delivery profile arrives on the same stream, first and on every
+ * change. A refused key or a server without the sandbox ends it with a message.
  */
+import { readDeliveryProfile, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import type { SandboxEvent } from '../../sandbox/sandbox-client.js';
 import { UsageError } from '../program.js';
 import { createSseParser } from './sse-lines.js';
@@ -17,6 +19,8 @@ export interface FollowFeedOptions {
   signal: AbortSignal;
   /** Each entry of the feed, in order. */
   onEvent(entry: SandboxEvent): void;
+  /** The world's delivery profile, when the stream sends it (on connecting and on each change). */
+  onProfile?(profile: DeliveryProfile): void;
   /** Connection news for people: connected, lost, reconnecting. */
   onStatus?(line: string): void;
   /** Wait before reconnecting, in ms, until the server sends `retry:` (default 1000). */
@@ -49,6 +53,7 @@ export async function followEventFeed(options: FollowFeedOptions): Promise<void>
   while (!options.signal.aborted) {
     const parser = createSseParser(
       (message) => {
+        if (message.event === 'delivery-profile') return readProfile(message.data, options);
         if (message.event !== 'session-event') return;
         lastEventId = message.lastEventId;
         try {
@@ -88,6 +93,18 @@ export async function followEventFeed(options: FollowFeedOptions): Promise<void>
       delay = Math.min(delay * 2, MAX_RECONNECT_DELAY_MS);
     }
   }
+}
+
+/** A `delivery-profile` message: handed on when it is a profile, reported otherwise. */
+function readProfile(data: string, options: FollowFeedOptions): void {
+  let reading;
+  try {
+    reading = readDeliveryProfile(JSON.parse(data));
+  } catch {
+    reading = { ok: false as const, message: 'not JSON' };
+  }
+  if (reading.ok) options.onProfile?.(reading.profile);
+  else options.onStatus?.(`skipped a delivery profile this forwarder cannot read (${reading.message})`);
 }
 
 /** fetch's "fetch failed" says little: its cause names the socket error. */

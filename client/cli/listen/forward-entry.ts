@@ -26,6 +26,16 @@ export interface ForwardOptions {
   /** Stops waiting for the next attempt (Ctrl-C). */
   signal: AbortSignal;
   print(line: string): void;
+  /**
+   * Copies of each attempt sent at the same moment (the delivery profile's concurrentCopies);
+   * the first copy's answer decides what follows.
+   * @defaultValue 1
+   */
+  copies?: number;
+  /** Said at the end of each line, e.g. `(duplicate)`. */
+  note?: string;
+  /** Called once the first attempt was answered (or failed): a held event may follow then. */
+  onFirstAnswer?(): void;
 }
 
 /** How one entry ended. */
@@ -48,17 +58,24 @@ export function attemptLine(at: Date, event: SessionEvent, result: DeliveryResul
 export async function forwardEntry(entry: SandboxEvent, options: ForwardOptions): Promise<ForwardOutcome> {
   const event = entry.payload as SessionEvent;
   const headers = options.headers(entry.webhookId);
+  const copies = options.copies ?? 1;
+  const note = (copy: number) => [copies > 1 ? `(copy ${copy} of ${copies})` : '', options.note ?? ''].filter(Boolean).join(' ');
   for (let attempt = 1; ; attempt++) {
     const at = new Date();
-    const result = await deliverEvent(options.url, event, { insecureLocalhost: options.insecureLocalhost, timeoutMs: options.timeoutMs, headers });
+    const send = () => deliverEvent(options.url, event, { insecureLocalhost: options.insecureLocalhost, timeoutMs: options.timeoutMs, headers });
+    const [result, ...others] = (await Promise.all(Array.from({ length: copies }, send))) as [DeliveryResult, ...DeliveryResult[]];
+    if (attempt === 1) options.onFirstAnswer?.();
+    others.forEach((other, index) => options.print(withNote(attemptLine(at, event, other, undefined, attempt), note(index + 2))));
     if (result.delivered) {
-      options.print(attemptLine(at, event, result, undefined, attempt));
+      options.print(withNote(attemptLine(at, event, result, undefined, attempt), note(1)));
       return 'delivered';
     }
     const step = nextStep(options.schedule, attempt, { status: result.status, retryAfter: result.retryAfter });
-    options.print(attemptLine(at, event, result, step, attempt));
+    options.print(withNote(attemptLine(at, event, result, step, attempt), note(1)));
     if (step.kind === 'dead') return 'dead';
     await sleep(step.delayMs, options.signal);
     if (options.signal.aborted) return 'stopped';
   }
 }
+
+const withNote = (line: string, note: string) => (note ? `${line}  ${note}` : line);

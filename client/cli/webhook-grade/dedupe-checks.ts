@@ -59,7 +59,7 @@ export async function judgeProcessing(ctx: GradeContext, groups: readonly Duplic
   const counts = byObserve ? await processedByObserve(ctx, sent) : processedByAnswers(sent);
   if (counts === undefined) return { grade: 'not-observable', evidence: NO_ANSWER_HINT };
   if (typeof counts === 'string') return { grade: 'not-observable', evidence: counts };
-  const source = byObserve ? 'by --observe' : 'by the answers (duplicate: false)';
+  const source = byObserve ? 'by --observe' : "by the answers' duplicate field";
   const lines = sent.map((g, i) => `${g.label}: ${g.results.filter((r) => r.delivered).length} × 200, processed ${counts[i]} time(s)`);
   const never = counts.findIndex((n) => n === 0);
   if (byObserve && never !== -1) {

@@ -33,6 +33,8 @@ const FAILED_JOBS_KEPT = 1000;
 /** Failed jobs read at a time when a sweep looks for jobs to reconcile. */
 const RECONCILE_PAGE = 100;
 const JOB_NAME = 'session-events';
+/** Milliseconds between renewals of the locks of the jobs under way (at most half the lock). */
+const LOCK_RENEW_MS = 1000;
 
 /** What `createStoreProcessing` needs. */
 export interface StoreProcessingOptions {
@@ -124,7 +126,12 @@ function startWorker(o: StoreProcessingOptions, p: ProcessingOptions, bucketMs: 
   };
   // Worker concurrency bounds the jobs under way; the slots bound the handler runs in them.
   const { concurrency, lockDurationMs: lockDuration, stalledIntervalMs: stalledInterval, maxStalledCount } = o;
-  const worker = new o.libs.Worker<BatchData>(o.queueName, run, { connection, prefix: o.keys.bullPrefix, concurrency, lockDuration, stalledInterval, maxStalledCount });
+  // Locks renewed every second (BullMQ's default is half the lock): an instance that stands
+  // still or is cut from Redis keeps its jobs for the lock less one second, so the processed
+  // markers it could not write yet arrive before another instance runs those events again.
+  const lockRenewTime = Math.min(LOCK_RENEW_MS, lockDuration / 2);
+  const options = { connection, prefix: o.keys.bullPrefix, concurrency, lockDuration, lockRenewTime, stalledInterval, maxStalledCount };
+  const worker = new o.libs.Worker<BatchData>(o.queueName, run, options);
   worker.on('error', (error) => p.onStoreError?.(error, 'receiver worker error'));
   // Also emitted for a job that stalled more than maxStalledCount times.
   worker.on('failed', (job, error) => void (job && reconcile(p, batches, job, error)));

@@ -67,7 +67,7 @@ it('on Redis: a signed delivery to http://127.0.0.1, and start-up lines with the
   const log = server.output();
   const origin = new URL(hookUrl).origin;
   expect(log).toMatch(/"level":40,.*WEBHOOK_INSECURE_LOCALHOST=1: a plain http:\/\/ WEBHOOK_URL on a loopback host is accepted/);
-  expect(log).toContain(`"msg":"webhooks to ${origin}, schedule 0s,200ms,1s, signed, delivered by this instance"`);
+  expect(log).toContain(`"msg":"webhooks to ${origin}, schedule 0s,200ms,1s, signed with 1 secret, delivered by this instance"`);
   expect(log).toContain(`"docs":"${server.url}/docs"`);
   expect(log).not.toContain(TOKEN);
   expect(log).not.toContain(QUERY_SECRET);

@@ -1,7 +1,11 @@
-/** The in-process sender (memory store) sends Standard Webhooks headers: one webhook-id per event on every attempt, signed with the secret. */
+/**
+ * The in-process sender (memory store) sends Standard Webhooks headers: one webhook-id per event
+ * on every attempt, signed with the secret; with two secrets (a rotation), signed with both.
+ */
 import { Webhook } from 'standardwebhooks';
 import { afterAll, expect, it } from 'vitest';
 import { pino } from 'pino';
+import { createMemoryEventStore, createWebhookReceiver } from '../../../client/webhooks/index.js';
 import { createWebhookSender } from '../../../server/webhooks/create-webhook-sender.js';
 import { startHttpsReceiver, type HttpsReceiver } from '../../helpers/tls.js';
 import { waitFor } from '../../helpers/wait-for.js';
@@ -35,4 +39,36 @@ it('retries carry the same webhook-id and each attempt verifies with standardweb
   const wrong = `whsec_${Buffer.from('another-secret-of-enough-length-000').toString('base64')}`;
   const first = receiver.requests[0]!;
   expect(() => new Webhook(wrong).verify(first.body, first.headers as Record<string, string>)).toThrow();
+});
+
+it('rotation: signed with two secrets, every delivery passes a receiver holding either one; a third secret is refused', async () => {
+  const secretOf = (label: string) => `whsec_${Buffer.from(`rotation-secret-${label}-0123456789ab`).toString('base64')}`;
+  const [oldSecret, newSecret, otherSecret] = [secretOf('old'), secretOf('new'), secretOf('oth')];
+  const kits = [oldSecret, newSecret, otherSecret].map((secret) => {
+    const handled: string[] = [];
+    const kit = createWebhookReceiver({ store: createMemoryEventStore(), secret, logger: false, onEvent: (e) => void handled.push(e.session?.id ?? '') });
+    return { kit, handled };
+  });
+  const answers: number[][] = [[], [], []];
+  // One HTTPS endpoint hands each delivery to the three receivers, as three deployments would get it.
+  const rotating = await startHttpsReceiver((request, res) => {
+    void Promise.all(kits.map(({ kit }) => kit.receive(request.body, request.headers))).then((results) => {
+      results.forEach((r, i) => answers[i]!.push(r.status));
+      res.writeHead(200).end('{}');
+    });
+  });
+  const sender = createWebhookSender({ url: `${rotating.origin}/hook`, allowPrivate: true, ca: rotating.certificate.cert, secret: [oldSecret, newSecret], schedule: [0], logger: pino({ enabled: false }) });
+  try {
+    for (const id of ['sess_rot_1', 'sess_rot_2']) sender.enqueue({ id: `msg_${id}`, payload: { event: 'session.resumed', session: { id }, timestamp: '2026-11-25T10:00:00.000Z' } });
+    await waitFor(() => rotating.requests.length === 2 && answers[2]!.length === 2, { what: 'two deliveries' });
+    // Standard Webhooks: one v1 signature per secret, space-separated.
+    expect(rotating.requests[0]!.headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
+    expect(answers).toEqual([[200, 200], [200, 200], [401, 401]]);
+    await waitFor(() => kits[0]!.handled.length === 2 && kits[1]!.handled.length === 2);
+    expect(kits[2]!.handled).toEqual([]);
+  } finally {
+    await sender.close();
+    await rotating.close();
+    for (const { kit } of kits) await kit.close();
+  }
 });

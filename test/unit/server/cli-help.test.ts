@@ -35,8 +35,10 @@ describe('the server program', () => {
     }
   });
 
-  it('has every variable loadConfig reads in the environment table', () => {
-    const source = read('server/config.ts');
+  // A mutation run (npm run test:mutation) instruments the file, so its text no longer reads as written.
+  const configSource = read('server/config.ts');
+  it.skipIf(configSource.includes('stryMutAct_'))('has every variable loadConfig reads in the environment table', () => {
+    const source = configSource;
     const reads = [
       // Any reader called with the name first (text, integer, list, flag(env, …), or one added later), and env.X / env['X'].
       ...source.matchAll(/\b\w+\(\s*(?:env,\s*)?'([A-Z][A-Z0-9_]{2,})'|\benv(?:\.([A-Z][A-Z0-9_]*)|\['([A-Z][A-Z0-9_]*)'\])/g),

@@ -76,10 +76,12 @@ describe('the webhook start-up line', () => {
     const config = loadConfig({ WEBHOOK_URL: 'https://hooks.example.org:8443/in/s3cr3t-token?key=qs3cr3t', WEBHOOK_SECRET: SECRET });
     const line = webhookStartUpLine(config);
     expect(line.message).toBe(
-      'webhooks to https://hooks.example.org:8443, schedule 0s,5s,5m,30m,2h,5h,10h,14h,20h,1d, signed, delivered by this instance (in memory: events still pending at exit are lost)',
+      'webhooks to https://hooks.example.org:8443, schedule 0s,5s,5m,30m,2h,5h,10h,14h,20h,1d, signed with 1 secret, delivered by this instance (in memory: events still pending at exit are lost)',
     );
     expect(JSON.stringify(line)).not.toMatch(/s3cr3t/);
-    expect(line.fields).toMatchObject({ target: 'https://hooks.example.org:8443', signing: 'on', attempts: 10 });
+    expect(line.fields).toMatchObject({ target: 'https://hooks.example.org:8443', signing: 'on', secrets: 1, attempts: 10 });
+    const rotating = webhookStartUpLine(loadConfig({ WEBHOOK_URL: 'https://hooks.example.org/in', WEBHOOK_SECRET: `${SECRET},whsec_${Buffer.alloc(32, 9).toString('base64')}` }));
+    expect(rotating.message).toContain('signed with 2 secrets');
   });
 
   it('says unsigned, and who delivers on Redis', () => {

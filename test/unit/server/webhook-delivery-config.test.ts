@@ -26,7 +26,15 @@ describe('webhook delivery config', () => {
 
   it('reads WEBHOOK_RETRY_SCHEDULE, WEBHOOK_SECRET and WEBHOOK_WORKER', () => {
     const { webhook } = loadConfig({ ...URL_ENV, WEBHOOK_RETRY_SCHEDULE: '0,1s,2s,5m', WEBHOOK_SECRET: SECRET, WEBHOOK_WORKER: '0' });
-    expect(webhook).toMatchObject({ schedule: [0, 1000, 2000, 300_000], secret: SECRET, worker: false });
+    expect(webhook).toMatchObject({ schedule: [0, 1000, 2000, 300_000], secret: [SECRET], worker: false });
+  });
+
+  it('reads several comma-separated secrets (rotation) and refuses a blank, repeated or malformed one, naming the variable', () => {
+    const next = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    expect(loadConfig({ ...URL_ENV, WEBHOOK_SECRET: `${SECRET}, ${next}` }).webhook?.secret).toEqual([SECRET, next]);
+    expect(() => loadConfig({ ...URL_ENV, WEBHOOK_SECRET: `${SECRET},` })).toThrow(/WEBHOOK_SECRET is refused: it has a blank entry/);
+    expect(() => loadConfig({ ...URL_ENV, WEBHOOK_SECRET: `${SECRET},${SECRET}` })).toThrow(/WEBHOOK_SECRET is refused: a secret is listed twice/);
+    expect(() => loadConfig({ ...URL_ENV, WEBHOOK_SECRET: `${SECRET},whsec_c2hvcnQ=` })).toThrow(/WEBHOOK_SECRET is refused: Webhook secret 2 of 2 must be whsec_/);
   });
 
   it('refuses a bad schedule or secret, naming the variable', () => {

@@ -1,0 +1,319 @@
+/**
+ * The client's retry layer (client/retry.ts): the rule (`nextAttempt`, `backoffDelay`,
+ * `parseRetryAfter`) as pure functions, and the adapter (`createRetryingFetch`) over an injected
+ * fetch: per-attempt deadline, caller abort, network failures, bodies. No sockets.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SessionsClientError } from '../../client/errors.js';
+import { backoffDelay, createRetryingFetch, nextAttempt, parseRetryAfter, replayable, type FetchLike } from '../../client/retry.js';
+
+const NOW = Date.UTC(2026, 10, 23, 10, 0, 0);
+const LIMITS = { maxRetries: 2, maxRetryDelayMs: 10_000 };
+const half = () => 0.5;
+/** The largest double below 1: the top of the jitter's range. */
+const almostOne = () => 1 - 2 ** -53;
+const answered = (status: number, retryAfter: string | null = null) => ({ kind: 'answered', status, retryAfter }) as const;
+
+describe('backoffDelay: full-jitter exponential backoff, base 250 ms', () => {
+  it('doubles the range with each failed attempt from a 250 ms base', () => {
+    expect([1, 2, 3, 4, 5].map((attempt) => backoffDelay(attempt, 60_000, almostOne))).toEqual([249, 499, 999, 1999, 3999]);
+    expect([1, 2, 3].map((attempt) => backoffDelay(attempt, 60_000, half))).toEqual([125, 250, 500]);
+  });
+
+  it('never exceeds the cap, however many attempts failed', () => {
+    expect(backoffDelay(20, 1000, almostOne)).toBe(999);
+    expect(backoffDelay(3, 600, half)).toBe(300);
+  });
+
+  it('draws the delay uniformly below the ceiling (full jitter): a random 0 waits 0', () => {
+    expect(backoffDelay(4, 60_000, () => 0)).toBe(0);
+    expect(backoffDelay(4, 60_000, () => 0.25)).toBe(500);
+  });
+
+  it('stays in [0, min(cap, 250 × 2^(attempt − 1))) for any attempt, cap and random draw', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 60 }), fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (attempt, cap, r) => {
+        const delay = backoffDelay(attempt, cap, () => r);
+        const ceiling = Math.min(cap, 250 * 2 ** (attempt - 1));
+        expect(Number.isInteger(delay)).toBe(true);
+        expect(delay).toBeGreaterThanOrEqual(0);
+        expect(delay).toBeLessThan(ceiling);
+      }),
+    );
+  });
+});
+
+describe('parseRetryAfter (RFC 9110 §10.2.3)', () => {
+  it('reads delay-seconds, trimmed', () => {
+    expect(parseRetryAfter('30', NOW)).toBe(30);
+    expect(parseRetryAfter(' 0 ', NOW)).toBe(0);
+  });
+
+  it('reads an HTTP-date in each of its three forms as whole seconds from now, rounded up', () => {
+    const now = Date.UTC(1994, 10, 6, 8, 49, 0);
+    expect(parseRetryAfter('Sun, 06 Nov 1994 08:49:37 GMT', now)).toBe(37);
+    expect(parseRetryAfter('Sunday, 06-Nov-94 08:49:37 GMT', now)).toBe(37);
+    expect(parseRetryAfter('Sun, 06 Nov 1994 08:49:37 GMT', now + 500)).toBe(37);
+    expect(parseRetryAfter('Sat, 05 Nov 1994 08:49:37 GMT', now)).toBe(0);
+  });
+
+  it('measures an HTTP-date from the current time when no clock is given', () => {
+    const inAMinute = new Date(Date.now() + 60_000).toUTCString();
+    expect(parseRetryAfter(inAMinute)).toBeGreaterThan(50);
+    expect(parseRetryAfter(inAMinute)).toBeLessThanOrEqual(60);
+  });
+
+  it('gives undefined for an absent or unreadable value', () => {
+    for (const bad of [null, undefined, '', '-5', '1.5', 'soon', '12 seconds', '30s', 'x30', '2026-13-45']) expect(parseRetryAfter(bad, NOW)).toBeUndefined();
+  });
+
+  it('gives undefined, never a number from a digits-only date (a date needs a month or day name)', () => {
+    // Date.parse reads '2026' as a year: without the letters rule it would be a date far in the past.
+    expect(parseRetryAfter('1.0', NOW)).toBeUndefined();
+    expect(parseRetryAfter('2026-11-23', NOW)).toBeUndefined();
+  });
+});
+
+describe('nextAttempt: whether and when another attempt follows', () => {
+  it('retries 429, 502, 503 and 504, and no other status', () => {
+    for (const status of [429, 502, 503, 504]) expect(nextAttempt(answered(status, '1'), 1, LIMITS)).toEqual({ retry: true, delayMs: 1000 });
+    for (const status of [200, 201, 400, 401, 404, 409, 500, 501, 505]) expect(nextAttempt(answered(status, '1'), 1, LIMITS)).toEqual({ retry: false });
+  });
+
+  it('honours Retry-After on a 429 as on a 503', () => {
+    expect(nextAttempt(answered(429, '7'), 1, LIMITS)).toEqual({ retry: true, delayMs: 7000 });
+    expect(nextAttempt(answered(503, '7'), 1, LIMITS)).toEqual({ retry: true, delayMs: 7000 });
+  });
+
+  it('waits until an HTTP-date Retry-After', () => {
+    const at = new Date(NOW + 3000).toUTCString();
+    expect(nextAttempt(answered(503, at), 1, LIMITS, { now: NOW })).toEqual({ retry: true, delayMs: 3000 });
+  });
+
+  it('accepts a Retry-After exactly at the cap and ends the retries one second beyond it', () => {
+    expect(nextAttempt(answered(503, '10'), 1, LIMITS)).toEqual({ retry: true, delayMs: 10_000 });
+    expect(nextAttempt(answered(503, '11'), 1, LIMITS)).toEqual({ retry: false });
+  });
+
+  it('backs off exponentially when the answer has no (readable) Retry-After', () => {
+    expect(nextAttempt(answered(503), 1, LIMITS, { random: half })).toEqual({ retry: true, delayMs: 125 });
+    expect(nextAttempt(answered(502, 'soon'), 2, LIMITS, { random: half })).toEqual({ retry: true, delayMs: 250 });
+    expect(nextAttempt(answered(504), 2, { maxRetries: 2, maxRetryDelayMs: 100 }, { random: almostOne })).toEqual({ retry: true, delayMs: 99 });
+  });
+
+  it('retries a network failure with backoff, and never a timeout or an abort', () => {
+    expect(nextAttempt({ kind: 'failed', code: 'network' }, 2, LIMITS, { random: half })).toEqual({ retry: true, delayMs: 250 });
+    expect(nextAttempt({ kind: 'failed', code: 'timeout' }, 1, LIMITS)).toEqual({ retry: false });
+    expect(nextAttempt({ kind: 'failed', code: 'aborted' }, 1, LIMITS)).toEqual({ retry: false });
+  });
+
+  it('stops after maxRetries retries: attempt maxRetries + 1 is the last', () => {
+    expect(nextAttempt(answered(503, '0'), 2, LIMITS)).toEqual({ retry: true, delayMs: 0 });
+    expect(nextAttempt(answered(503, '0'), 3, LIMITS)).toEqual({ retry: false });
+    expect(nextAttempt({ kind: 'failed', code: 'network' }, 3, LIMITS)).toEqual({ retry: false });
+    expect(nextAttempt(answered(503, '0'), 1, { maxRetries: 0, maxRetryDelayMs: 10_000 })).toEqual({ retry: false });
+  });
+
+  it('never waits longer than the cap nor less than 0, whatever the Retry-After', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(429, 502, 503, 504), fc.string(), fc.integer({ min: 0, max: 100_000 }), (status, header, cap) => {
+        const next = nextAttempt(answered(status, header), 1, { maxRetries: 1, maxRetryDelayMs: cap }, { now: NOW });
+        if (next.retry) {
+          expect(next.delayMs).toBeGreaterThanOrEqual(0);
+          expect(next.delayMs).toBeLessThanOrEqual(cap);
+        }
+      }),
+    );
+  });
+});
+
+/** An answer made afresh for each attempt that gets it. */
+const reply = (body: string | null, status = 200, headers: Record<string, string> = {}) => () => new Response(body, { status, headers });
+
+/**
+ * A fetch that plays `steps` in turn, the last one repeating: an answer, an error to throw,
+ * 'hang' (no answer until the signal aborts) or 'stall-body' (headers, then a body that never ends).
+ */
+function scripted(steps: ((() => Response) | Error | 'hang' | 'stall-body')[]) {
+  const seen: { request: Request; body: string | null; signal: AbortSignal | undefined }[] = [];
+  const fetch: FetchLike = async (request, init) => {
+    const step = steps[Math.min(seen.length, steps.length - 1)]!;
+    seen.push({ request, body: request.body ? await request.text() : null, signal: init?.signal });
+    if (step instanceof Error) throw step;
+    if (typeof step === 'function') return step();
+    const signal = init?.signal;
+    if (step === 'stall-body') {
+      // Headers arrive, the body never ends: only the attempt's deadline or the caller stops it.
+      const body = new ReadableStream({ start: (c) => signal?.addEventListener('abort', () => c.error(signal.reason), { once: true }) });
+      return new Response(body, { status: 200 });
+    }
+    return new Promise<Response>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+      // Were the deadline never to fire, the call would end with this answer, failing the test fast.
+      setTimeout(() => resolve(new Response('late', { status: 200 })), 3000).unref();
+    });
+  };
+  return { fetch, seen };
+}
+
+const refused = () => new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } });
+const URL_ = 'https://api.example.org/sessions/s1/resume';
+
+async function failure(call: Promise<unknown>): Promise<SessionsClientError> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(SessionsClientError);
+  return error as SessionsClientError;
+}
+
+describe('createRetryingFetch over an injected fetch', () => {
+  it('returns a non-retryable answer at once, its body read', async () => {
+    const { fetch, seen } = scripted([reply('nope', 404)]);
+    const answer = await createRetryingFetch({ fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(new Request(URL_));
+    expect(answer).toMatchObject({ text: 'nope', attempts: 1 });
+    expect(answer.response.status).toBe(404);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('retries a 503 with Retry-After: 0 and returns the next answer', async () => {
+    const { fetch, seen } = scripted([reply('busy', 503, { 'retry-after': '0' }), reply('ok', 200)]);
+    const answer = await createRetryingFetch({ fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 1000 })(new Request(URL_));
+    expect(answer).toMatchObject({ text: 'ok', attempts: 2 });
+    expect(seen).toHaveLength(2);
+  });
+
+  it('returns the last retryable answer as is once the retries are used up', async () => {
+    const { fetch, seen } = scripted([reply('busy', 503, { 'retry-after': '0' })]);
+    const answer = await createRetryingFetch({ fetch, maxRetries: 1, timeoutMs: 5000, maxRetryDelayMs: 1000 })(new Request(URL_));
+    expect(answer).toMatchObject({ text: 'busy', attempts: 2 });
+    expect(answer.response.status).toBe(503);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('returns a retryable answer whose Retry-After is beyond the cap without waiting', async () => {
+    const { fetch, seen } = scripted([reply('later', 429, { 'retry-after': '3600' }), reply('ok')]);
+    const answer = await createRetryingFetch({ fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 1000 })(new Request(URL_));
+    expect(answer).toMatchObject({ text: 'later', attempts: 1 });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('retries network failures, then answers', async () => {
+    const { fetch, seen } = scripted([refused(), refused(), reply('ok')]);
+    // A cap of 0 ms: the backoff between attempts is 0.
+    const answer = await createRetryingFetch({ fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(new Request(URL_));
+    expect(answer).toMatchObject({ text: 'ok', attempts: 3 });
+    expect(seen).toHaveLength(3);
+  });
+
+  it('throws a network error naming the URL and the cause after the last retry', async () => {
+    const { fetch, seen } = scripted([refused()]);
+    const error = await failure(createRetryingFetch({ fetch, maxRetries: 1, timeoutMs: 5000, maxRetryDelayMs: 0 })(new Request(URL_)));
+    expect(error).toMatchObject({ code: 'network', url: URL_, attempts: 2, message: `Cannot reach ${URL_}: fetch failed (ECONNREFUSED).` });
+    expect(error.cause).toBeInstanceOf(TypeError);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('ends an attempt that gets no answer within timeoutMs as a timeout, not retried', async () => {
+    const { fetch, seen } = scripted(['hang']);
+    const error = await failure(createRetryingFetch({ fetch, maxRetries: 2, timeoutMs: 20, maxRetryDelayMs: 0 })(new Request(URL_)));
+    expect(error).toMatchObject({ code: 'timeout', attempts: 1, message: `No answer from ${URL_} within 20 ms.` });
+    expect((error.cause as DOMException).name).toBe('TimeoutError');
+    expect((error.cause as DOMException).message).toBe('No answer within 20 ms.');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.signal?.aborted).toBe(true);
+  });
+
+  it('bounds the body by the same deadline', async () => {
+    const { fetch } = scripted(['stall-body']);
+    const error = await failure(createRetryingFetch({ fetch, maxRetries: 2, timeoutMs: 20, maxRetryDelayMs: 0 })(new Request(URL_)));
+    expect(error).toMatchObject({ code: 'timeout', attempts: 1, message: `The answer from ${URL_} did not complete within 20 ms.` });
+    expect((error.cause as DOMException).name).toBe('TimeoutError');
+  });
+
+  it('reports a body that breaks off as a network error', async () => {
+    const body = new ReadableStream({ start: (c) => c.error(new TypeError('terminated', { cause: { code: 'ECONNRESET' } })) });
+    const { fetch } = scripted([() => new Response(body, { status: 200 })]);
+    const error = await failure(createRetryingFetch({ fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(new Request(URL_)));
+    expect(error).toMatchObject({ code: 'network', attempts: 1, message: `The answer from ${URL_} broke off: terminated (ECONNRESET).` });
+  });
+
+  it("stops at once when the caller's signal is already aborted, with its reason as the cause", async () => {
+    const { fetch, seen } = scripted(['hang']);
+    const caller = new AbortController();
+    caller.abort(new Error('user left'));
+    const error = await failure(createRetryingFetch({ fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(new Request(URL_), { signal: caller.signal }));
+    expect(error).toMatchObject({ code: 'aborted', attempts: 1, message: `The request to ${URL_} was aborted.` });
+    expect((error.cause as Error).message).toBe('user left');
+    expect(seen[0]!.signal?.aborted).toBe(true);
+  });
+
+  it("ends an attempt under way when the caller aborts, and does not retry it", async () => {
+    const { fetch, seen } = scripted(['hang']);
+    const caller = new AbortController();
+    const call = createRetryingFetch({ fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(new Request(URL_), { signal: caller.signal });
+    setTimeout(() => caller.abort(new Error('stop')), 10);
+    const error = await failure(call);
+    expect(error).toMatchObject({ code: 'aborted', attempts: 1 });
+    expect((error.cause as Error).message).toBe('stop');
+    expect(seen).toHaveLength(1);
+  });
+
+  it("ends the wait between attempts when the caller aborts", async () => {
+    const { fetch, seen } = scripted([reply('busy', 503, { 'retry-after': '5' }), reply('ok')]);
+    const caller = new AbortController();
+    const call = createRetryingFetch({ fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 10_000 })(new Request(URL_), { signal: caller.signal });
+    setTimeout(() => caller.abort(new Error('enough')), 20);
+    const error = await failure(call);
+    expect(error).toMatchObject({ code: 'aborted', attempts: 1, message: `The request to ${URL_} was aborted.` });
+    expect((error.cause as Error).message).toBe('enough');
+    expect(seen).toHaveLength(1);
+  });
+
+  it("follows the request's own signal when no hooks are given", async () => {
+    const { fetch } = scripted(['hang']);
+    const caller = new AbortController();
+    caller.abort(new Error('own'));
+    const error = await failure(createRetryingFetch({ fetch, maxRetries: 0, timeoutMs: 5000, maxRetryDelayMs: 0 })(new Request(URL_, { signal: caller.signal })));
+    expect(error.code).toBe('aborted');
+  });
+
+  it('stops following the caller once the answer is in: a later abort changes nothing', async () => {
+    const { fetch, seen } = scripted([reply('ok')]);
+    const caller = new AbortController();
+    const answer = await createRetryingFetch({ fetch, maxRetries: 0, timeoutMs: 5000, maxRetryDelayMs: 0 })(new Request(URL_), { signal: caller.signal });
+    caller.abort();
+    expect(answer.text).toBe('ok');
+    expect(seen[0]!.signal?.aborted).toBe(false);
+  });
+
+  it('sends the whole body on every attempt of a request with one', async () => {
+    const { fetch, seen } = scripted([reply('', 503, { 'retry-after': '0' })]);
+    const request = new Request(URL_, { method: 'POST', body: '{"a":1}' });
+    await createRetryingFetch({ fetch, maxRetries: 1, timeoutMs: 5000, maxRetryDelayMs: 0 })(request);
+    expect(seen.map((s) => s.body)).toEqual(['{"a":1}', '{"a":1}']);
+  });
+
+  it('passes a bodyless request itself to every attempt (one set of headers)', async () => {
+    const { fetch, seen } = scripted([reply('', 503, { 'retry-after': '0' })]);
+    const request = new Request(URL_);
+    await createRetryingFetch({ fetch, maxRetries: 1, timeoutMs: 5000, maxRetryDelayMs: 0 })(request);
+    expect(seen.map((s) => s.request)).toEqual([request, request]);
+    expect(seen[0]!.request).toBe(request);
+  });
+});
+
+describe('replayable', () => {
+  it('rebuilds the answer with its status, headers and text, readable again', async () => {
+    const response = new Response('x', { status: 409, statusText: 'Conflict', headers: { 'x-a': '1' } });
+    const copy = replayable({ response, text: '{"a":1}', attempts: 1 });
+    expect([copy.status, copy.statusText, copy.headers.get('x-a'), await copy.text()]).toEqual([409, 'Conflict', '1', '{"a":1}']);
+  });
+
+  it('gives a null-body status no body', () => {
+    for (const status of [204, 205, 304]) expect(replayable({ response: new Response(null, { status }), text: '', attempts: 1 }).body).toBeNull();
+  });
+});

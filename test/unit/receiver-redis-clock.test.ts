@@ -1,0 +1,40 @@
+/** Redis's clock as the receiver store knows it: a lower bound, the tightest recent reading. */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createRedisClock, timeMs } from '../../client/webhooks/redis/redis-clock.js';
+
+afterEach(() => vi.useRealTimers());
+
+describe('createRedisClock', () => {
+  it('knows nothing before a reading, then Redis time plus what elapsed here', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const clock = createRedisClock();
+    expect(clock.now()).toBeUndefined();
+    clock.observe(1_005_000);
+    vi.advanceTimersByTime(200);
+    expect(clock.now()).toBe(1_005_200);
+  });
+
+  it('keeps the largest lead of the last 10 s (a slow answer bounds Redis time loosely), and only then the latest', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const clock = createRedisClock();
+    clock.observe(1_005_000);
+    vi.advanceTimersByTime(1000);
+    clock.observe(1_001_000); // an answer that took 5 s to come back
+    expect(clock.now()).toBe(1_006_000);
+    vi.advanceTimersByTime(10_000);
+    // The fast reading is older than 10 s now: the latest one counts alone.
+    expect(clock.now()).toBe(1_011_000);
+  });
+
+  it('reset forgets earlier readings (a clock stepped)', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const clock = createRedisClock();
+    clock.observe(1_005_000);
+    clock.reset(990_000);
+    expect(clock.now()).toBe(990_000);
+  });
+
+  it('reads TIME replies as milliseconds', () => {
+    expect(timeMs(['1700000000', '123456'])).toBe(1_700_000_000_123);
+  });
+});
