@@ -110,32 +110,6 @@ export function isLoopbackHost(hostname: string): boolean {
   return ipaddr.process(canonicalIpv6(hostname.replace(/^\[|\]$/g, ''))).range() === 'loopback';
 }
 
-/** The URL as given, or why it is not one: too long, padded with whitespace, relative or unreadable. */
-function parseAsGiven(text: string): URL | WebhookUrlCheck {
-  // The WebhookUrl schema's limits: the URL is sent as given, so it is checked as given.
-  if (text.length > MAX_URL_LENGTH) {
-    return { ok: false, code: 'invalid', reason: `The URL is ${text.length} characters long; at most ${MAX_URL_LENGTH} are accepted.` };
-  }
-  if (text !== text.trim()) {
-    return { ok: false, code: 'invalid', reason: `"${redactUrl(text)}" has leading or trailing whitespace; remove it.` };
-  }
-  try {
-    return new URL(text);
-  } catch {
-    const relative = (() => {
-      try {
-        new URL(text, 'https://base.invalid');
-        return text.length > 0;
-      } catch {
-        return false;
-      }
-    })();
-    return relative
-      ? { ok: false, code: 'not_absolute', reason: `"${redactUrl(text)}" is not an absolute URL: give the full https://host/path.` }
-      : { ok: false, code: 'invalid', reason: `"${redactUrl(text)}" is not a URL.` };
-  }
-}
-
 /**
  * Checks a webhook URL: absolute, `https:` (plain HTTP is rejected),
  * no credentials, and a host that is not an IP literal or localhost name in a loopback,
@@ -144,16 +118,50 @@ function parseAsGiven(text: string): URL | WebhookUrlCheck {
  */
 export function validateWebhookUrl(input: string | URL, options: WebhookUrlOptions = {}): WebhookUrlCheck {
   const text = String(input);
-  const parsed = parseAsGiven(text);
-  if (!(parsed instanceof URL)) return parsed;
-  const url = parsed;
+  const parsed = parseWebhookUrl(text);
+  if (!parsed.ok) return parsed;
+  const { url } = parsed;
   const loopbackHost = isLoopbackHost(url.hostname);
   const loopbackHttp = options.allowLoopbackHttp === true && url.protocol === 'http:' && /^http:\/\/[^/?#]/i.test(text) && loopbackHost;
-  if (loopbackHttp) {
-    return url.username || url.password
-      ? { ok: false, code: 'credentials', reason: 'Webhook URLs must not contain credentials (user:password@): put a secret token in the path instead.' }
-      : { ok: true, url };
+  if (loopbackHttp) return url.username || url.password ? credentialsRefusal() : { ok: true, url };
+  return checkHttpsForm(url, text, loopbackHost, options) ?? checkHost(url, options) ?? { ok: true, url };
+}
+
+type Refusal = Extract<WebhookUrlCheck, { ok: false }>;
+
+function credentialsRefusal(): Refusal {
+  return { ok: false, code: 'credentials', reason: 'Webhook URLs must not contain credentials (user:password@): put a secret token in the path instead.' };
+}
+
+/** The text as given: within the WebhookUrl schema's length, no surrounding whitespace, a URL. */
+function parseWebhookUrl(text: string): WebhookUrlCheck {
+  // The WebhookUrl schema's limits: the URL is sent as given, so it is checked as given.
+  if (text.length > MAX_URL_LENGTH) {
+    return { ok: false, code: 'invalid', reason: `The URL is ${text.length} characters long; at most ${MAX_URL_LENGTH} are accepted.` };
   }
+  if (text !== text.trim()) {
+    return { ok: false, code: 'invalid', reason: `"${redactUrl(text)}" has leading or trailing whitespace; remove it.` };
+  }
+  try {
+    return { ok: true, url: new URL(text) };
+  } catch {
+    return isRelativeUrl(text)
+      ? { ok: false, code: 'not_absolute', reason: `"${redactUrl(text)}" is not an absolute URL: give the full https://host/path.` }
+      : { ok: false, code: 'invalid', reason: `"${redactUrl(text)}" is not a URL.` };
+  }
+}
+
+function isRelativeUrl(text: string): boolean {
+  try {
+    new URL(text, 'https://base.invalid');
+    return text.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** `https:` written in full, with a host and no credentials; undefined when it is. */
+function checkHttpsForm(url: URL, text: string, loopbackHost: boolean, options: WebhookUrlOptions): Refusal | undefined {
   if (url.protocol !== 'https:') {
     return {
       ok: false,
@@ -171,22 +179,19 @@ export function validateWebhookUrl(input: string | URL, options: WebhookUrlOptio
   if (!url.hostname) {
     return { ok: false, code: 'invalid', reason: `"${redactUrl(text)}" has no host.` };
   }
-  if (url.username || url.password) {
-    return {
-      ok: false,
-      code: 'credentials',
-      reason: 'Webhook URLs must not contain credentials (user:password@): put a secret token in the path instead.',
-    };
-  }
+  if (url.username || url.password) return credentialsRefusal();
+  return undefined;
+}
+
+/** A host that is not an IP literal or localhost name in a range the options do not allow; undefined when allowed. */
+function checkHost(url: URL, options: WebhookUrlOptions): Refusal | undefined {
   const cls = isLocalhostName(url.hostname) ? 'loopback' : classifyAddress(url.hostname);
-  if (cls && !isAllowedAddressClass(cls, options)) {
-    return {
-      ok: false,
-      code: 'blocked_address',
-      reason:
-        `Webhook host ${url.hostname} is a ${cls.replace('_', '-')} address; webhooks go only to public hosts` +
-        (cls === 'loopback' || cls === 'private' ? ' (allowPrivate permits it for local testing).' : '.'),
-    };
-  }
-  return { ok: true, url };
+  if (!cls || isAllowedAddressClass(cls, options)) return undefined;
+  return {
+    ok: false,
+    code: 'blocked_address',
+    reason:
+      `Webhook host ${url.hostname} is a ${cls.replace('_', '-')} address; webhooks go only to public hosts` +
+      (cls === 'loopback' || cls === 'private' ? ' (allowPrivate permits it for local testing).' : '.'),
+  };
 }

@@ -106,8 +106,9 @@ function on404({ unknown }: CheckContext, request: Omit<CheckRequest, 'sessionId
   return [{ request: { sessionId: unknown(), prefer: 'code=404', ...request }, expect: { status: 404, notStatus: [401] } }];
 }
 
-/** x-decisions: unauthorized; authentication runs before the lookup (source spec §5). */
+/** A missing or wrong token gets 401, and the same 401 for an unknown and an existing session. */
 function authChecks({ options, mock, unknown }: CheckContext): ConformanceCheck[] {
+  // x-decisions: unauthorized; authentication runs before the lookup (source spec §5).
   // An existing session to compare 401 answers with: the not-paused one cannot be resumed
   // even by a broken auth check.
   const existing = mock ? MOCK_NOT_PAUSED : (options.notPausedSession ?? options.pausedSession);
@@ -126,8 +127,9 @@ function authChecks({ options, mock, unknown }: CheckContext): ConformanceCheck[
   ];
 }
 
-/** Source spec §4 rules 1 and 3: resume once, then the same session is not paused. */
+/** A paused session resumes once and is then not paused; a session that is not paused says so. */
 function stateChecks({ options, mock, bearer }: CheckContext): ConformanceCheck[] {
+  // Source spec §4 rules 1 and 3: resume once, then the same session is not paused.
   const paused = mock ? MOCK_PAUSED : options.pausedSession;
   return [
     {
