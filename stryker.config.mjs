@@ -10,6 +10,7 @@ export const ruleModules = [
   'runtime/backoff.ts',
   'runtime/event-identity.ts',
   'client/webhooks/verify-signature.ts',
+  'client/webhooks/webhook-headers.ts',
   'client/webhooks/tolerant-event.ts',
   'runtime/webhook-url.ts',
   'runtime/delivery/retry-rules.ts',

@@ -10,6 +10,8 @@ export interface LoadCase {
   body?: string | ((n: number) => string);
   /** The path of request n (default: the URL's); e.g. a different session on each request. */
   path?: (n: number) => string;
+  /** Headers computed from each request's body (a signature), added to `headers`. */
+  sign?: (body: string) => Record<string, string>;
   /** Seconds of measured load (default 3). */
   durationS?: number;
   /** Concurrent connections (default 10). */
@@ -33,8 +35,8 @@ export interface LoadResult {
 /** Runs the load; never throws for HTTP answers (non-2xx and errors are counted). */
 export async function runLoad(load: LoadCase): Promise<LoadResult> {
   let n = 0;
-  const { body, path } = load;
-  const perRequest = typeof body === 'function' || path !== undefined;
+  const { body, path, sign } = load;
+  const perRequest = typeof body === 'function' || path !== undefined || sign !== undefined;
   const result = await autocannon({
     url: load.url,
     method: load.method ?? 'GET',
@@ -48,7 +50,9 @@ export async function runLoad(load: LoadCase): Promise<LoadResult> {
             {
               setupRequest: (req: autocannon.Request) => {
                 const i = n++;
-                return { ...req, ...(typeof body === 'function' ? { body: body(i) } : {}), ...(path ? { path: path(i) } : {}) };
+                const text = typeof body === 'function' ? body(i) : body;
+                const signed = sign && text !== undefined ? { headers: { ...req.headers, ...sign(text) } } : {};
+                return { ...req, ...(typeof body === 'function' ? { body: text } : {}), ...(path ? { path: path(i) } : {}), ...signed };
               },
             },
           ],

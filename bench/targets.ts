@@ -19,6 +19,7 @@ import { waitUntilConnected } from '../server/redis/create-redis-connection.js';
 import { createRedisSessionStore } from '../server/sessions/redis-session-store.js';
 import type { SessionStore } from '../server/sessions/session-store.js';
 import { listen, type Listening } from '../test/helpers/listen.js';
+import { startHandWrittenReceiver, startHonoFetchReceiver, startSignedKitReceiver } from './receiver-targets.js';
 
 /** A started target: its base URL and how to stop everything it started. */
 export interface Target extends Listening {
@@ -165,7 +166,7 @@ export async function startBareHttpResumed(): Promise<Target> {
 }
 
 /** The targets bench/serve-target.ts can start by name (for profiles and the client cases). */
-export const TARGET_NAMES = ['express-validator', 'express-validator-responses', 'reference-memory', 'reference-memory-unchecked', 'reference-memory-rate-limited', 'reference-redis', 'express', 'fastify', 'http-resume', 'http-resumed', 'http-200', 'receiver-memory', 'receiver-redis', 'receiver-redis-receive-only'] as const;
+export const TARGET_NAMES = ['express-validator', 'express-validator-responses', 'reference-memory', 'reference-memory-unchecked', 'reference-memory-rate-limited', 'reference-redis', 'express', 'fastify', 'http-resume', 'http-resumed', 'http-200', 'receiver-memory', 'receiver-redis', 'receiver-redis-receive-only', 'receiver-hand-written', 'receiver-redis-signed', 'receiver-memory-hono'] as const;
 /** One of TARGET_NAMES. */
 export type TargetName = (typeof TARGET_NAMES)[number];
 
@@ -188,5 +189,8 @@ export function startTarget(name: TargetName, redisUrl?: string): Promise<Target
     case 'receiver-redis': return startReceiver({ redisUrl: redisUrl ?? 'redis://127.0.0.1:6379' });
     // Acknowledges and hands over only; another instance would process (none does here).
     case 'receiver-redis-receive-only': return startReceiver({ redisUrl: redisUrl ?? 'redis://127.0.0.1:6379', process: false });
+    case 'receiver-hand-written': return startHandWrittenReceiver(redisUrl ?? 'redis://127.0.0.1:6379');
+    case 'receiver-redis-signed': return startSignedKitReceiver(redisUrl ?? 'redis://127.0.0.1:6379');
+    case 'receiver-memory-hono': return startHonoFetchReceiver();
   }
 }

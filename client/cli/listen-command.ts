@@ -8,6 +8,7 @@ import { DELIVERY_TIMEOUT_MS } from '@session-resume-api/runtime/delivery/delive
 import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 import { readDeliveryProfile, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { isLoopbackHost, validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
+import { redactWebhookUrl } from '@session-resume-api/runtime/redact-url';
 import { newSandboxKey } from '../sandbox/sandbox-client.js';
 import { readCliEnv, type CliEnv } from './config.js';
 import { runListen } from './listen/run-listen.js';
@@ -53,7 +54,7 @@ const milliseconds = wholeNumberArgument({ min: 1, max: 600_000 });
 /** The target, checked: https:// by the webhook URL rules, or any loopback URL (http:// too) with no flag. */
 function checkTarget(url: string): { url: string; insecureLocalhost: boolean } {
   const check = validateWebhookUrl(url, { allowLoopbackHttp: true, allowLoopback: true });
-  if (!check.ok) throw new UsageError(`--forward-to ${url} is refused: ${check.reason}`);
+  if (!check.ok) throw new UsageError(`--forward-to ${redactWebhookUrl(url)} is refused: ${check.reason}`);
   return { url: check.url.href, insecureLocalhost: isLoopbackHost(check.url.hostname) };
 }
 
@@ -63,7 +64,7 @@ export function createListenCommand(env: CliEnv = readCliEnv()): Command {
     .description(
       "Follow a sandbox world's session events and forward each one to --forward-to as the service delivers it: a signed " +
         'Standard Webhooks POST (webhook-id = the feed entry\'s), retried on the delivery schedule, with the duplicates, ' +
-        "delays and reordering of the world's delivery profile (default: none). Prints the signing secret " +
+        "delays and reordering of the world's delivery profile (default: none). Prints the signing secret (masked when given) " +
         'and one line per attempt (time, event, session id, status, ms). Ctrl-C stops it.',
     )
     .requiredOption('--forward-to <url>', 'where to deliver: https://…, or http:// on localhost / a loopback address (no flag needed)')
@@ -84,7 +85,8 @@ export function createListenCommand(env: CliEnv = readCliEnv()): Command {
     )
     .action(async (flags: ListenFlags) => {
       const target = checkTarget(flags.forwardTo);
-      const apiKey = flags.apiKey ?? env.apiKey ?? newSandboxKey();
+      const givenKey = flags.apiKey ?? env.apiKey;
+      const apiKey = givenKey ?? newSandboxKey();
       if (!apiKey.startsWith('sandbox_')) throw new UsageError('--api-key must be a sandbox_ key: listen follows a sandbox world.');
       const controller = new AbortController();
       const stop = () => controller.abort();
@@ -96,6 +98,7 @@ export function createListenCommand(env: CliEnv = readCliEnv()): Command {
           insecureLocalhost: target.insecureLocalhost,
           baseUrl: (flags.baseUrl ?? env.baseUrl ?? DEFAULT_SANDBOX_URL).replace(/\/+$/, ''),
           apiKey,
+          apiKeyGenerated: givenKey === undefined,
           ...((flags.secret ?? env.webhookSecret) ? { secret: flags.secret ?? env.webhookSecret } : {}),
           schedule: flags.retrySchedule,
           timeoutMs: flags.timeoutMs,

@@ -6,6 +6,7 @@
 import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
 import { resolveWebhookHost } from '@session-resume-api/runtime/delivery/resolve-webhook-host';
 import { classifyAddress, validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
+import { redactWebhookUrl } from '@session-resume-api/runtime/redact-url';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import { createProbeEvent } from '@session-resume-api/runtime/webhook-probe';
 import { createCliSigner, newWebhookId, withSigningAdvice } from './webhook-signing.js';
@@ -66,7 +67,8 @@ export async function runWebhookCheck(url: string, options: WebhookCheckOptions 
 
   const scheme = checkUrlScheme(url, options.insecureLocalhost);
   if (!scheme.ok && scheme.step === 'URL valid') return fail('URL valid', scheme.reason);
-  pass('URL valid', url);
+  // The last path segment may be the receiver's URL token: never printed.
+  pass('URL valid', redactWebhookUrl(url));
   if (!scheme.ok) return fail('HTTPS', scheme.reason);
   const { plain } = scheme;
   pass('HTTPS', plain ? 'http:// (allowed for a loopback receiver by --insecure-localhost)' : 'https://');

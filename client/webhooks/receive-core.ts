@@ -10,7 +10,7 @@ import type { ReceiverLogger } from './receiver-options.js';
 import { StoreUnavailableError, type ReceiverStore } from './store.js';
 import { readEventTolerantly } from './tolerant-event.js';
 import type { SignatureVerifier } from './verify-signature.js';
-import { signatureHeaders, type WebhookHeaders } from './webhook-headers.js';
+import { headerValue, type WebhookHeaders } from './webhook-headers.js';
 
 /** Longest `webhook-id` used for dedupe; a longer one is not an id a sender would make. */
 const MAX_WEBHOOK_ID_LENGTH = 256;
@@ -58,7 +58,7 @@ function textOf(rawBody: string | Uint8Array): string | undefined {
 
 /** The sender's `webhook-id` (or `svix-id`), when there is one of a sane length. */
 function webhookIdOf(headers: WebhookHeaders): string | undefined {
-  const { id } = signatureHeaders(headers);
+  const id = headerValue(headers, 'webhook-id') ?? headerValue(headers, 'svix-id');
   return id !== undefined && id.length > 0 && id.length <= MAX_WEBHOOK_ID_LENGTH ? id : undefined;
 }
 

@@ -14,8 +14,17 @@ interface WebAdapterOptions extends RequestLimits {
   receive(rawBody: string | Uint8Array, headers: WebhookHeaders): Promise<ReceiveResult>;
 }
 
-/** Reads the body up to `limit` bytes; 'too_large' as soon as it is exceeded (the rest is not read). */
+/**
+ * Reads the body up to `limit` bytes; 'too_large' as soon as it is exceeded. With a declared
+ * length (already checked against the limit) the body is read whole by `arrayBuffer()`, which
+ * servers such as @hono/node-server serve from the socket without building a web stream;
+ * without one it is streamed, and reading stops past the limit.
+ */
 async function readBody(request: Request, limit: number): Promise<Uint8Array | 'too_large'> {
+  if (request.headers.has('content-length')) {
+    const body = new Uint8Array(await request.arrayBuffer());
+    return body.byteLength > limit ? 'too_large' : body;
+  }
   if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -59,7 +68,9 @@ export function toResponse(result: ReceiveResult): Response {
 export function createFetchHandler({ receive, urlToken, maxBodyBytes }: WebAdapterOptions): FetchHandler {
   return async (request) => {
     try {
-      const refused = checkRequestLine({ method: request.method, url: pathOf(request.url), contentLength: request.headers.get('content-length') }, { urlToken, maxBodyBytes });
+      // The URL is parsed only when a token is to be checked in it.
+      const url = urlToken === undefined ? undefined : pathOf(request.url);
+      const refused = checkRequestLine({ method: request.method, url, contentLength: request.headers.get('content-length') }, { urlToken, maxBodyBytes });
       if (refused) return toResponse(refused);
       const body = await readBody(request, maxBodyBytes);
       return toResponse(body === 'too_large' ? tooLarge(maxBodyBytes) : await receive(body, request.headers));

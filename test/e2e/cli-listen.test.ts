@@ -100,6 +100,22 @@ describe('listen against the sandbox', () => {
     expect(cli.output()).toContain('stopped: 1 delivered, 0 dead, 0 still retrying when stopped');
   }, 60_000);
 
+  it('prints a key and a secret it was given masked (first 4 characters after the prefix), and the target without its URL token', async () => {
+    sandbox = await startSandboxProcess();
+    cleanup.push(() => sandbox.stop());
+    const key = `sandbox_given_${Date.now()}`;
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    const token = 'Zr3xQ8pL0vTtA9sD2fG5hJ7kW1mN4bV6cX8zY0uI2oE';
+    const cli = listen('--forward-to', `http://127.0.0.1:9/webhooks/session-events/${token}`, '--base-url', sandbox.url, '--api-key', key, '--secret', secret);
+    cleanup.push(() => cli.proc.kill('SIGKILL'));
+    await waitFor(() => cli.output().includes('connected to'), { what: `listen connected\n${cli.output()}` });
+    expect(cli.output()).toContain(`(sandbox key sandbox_give…) to http://127.0.0.1:9/webhooks/session-events/…`);
+    expect(cli.output()).toContain(`Signing secret: ${secret.slice(0, 10)}…  (the one you gave)`);
+    for (const hidden of [key, secret, token]) expect(cli.output()).not.toContain(hidden);
+    cli.proc.kill('SIGINT');
+    expect(await cli.exited).toBe(0);
+  }, 60_000);
+
   it('refuses a key that is not a sandbox key, and a non-loopback http:// target (exit 2)', async () => {
     const wrong = listen('--forward-to', 'http://127.0.0.1:9/h', '--api-key', 'dev_key');
     expect(await wrong.exited).toBe(2);

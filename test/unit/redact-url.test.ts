@@ -1,7 +1,11 @@
-/** URLs in log lines and messages lose userinfo, query and fragment, whatever they hold. */
+/**
+ * URLs in log lines and messages lose userinfo, query and fragment, whatever they hold; a
+ * webhook URL also its last path segment (the URL token); a secret the program did not
+ * generate shows its first 4 characters after its kind prefix.
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redactUrl } from '@session-resume-api/runtime/redact-url';
+import { maskSecret, redactUrl, redactWebhookUrl } from '@session-resume-api/runtime/redact-url';
 
 describe('redactUrl', () => {
   it.each([
@@ -21,5 +25,32 @@ describe('redactUrl', () => {
         expect(printed).toBe(`${scheme}://${h}/0`);
       }),
     );
+  });
+});
+
+describe('redactWebhookUrl and maskSecret', () => {
+  it.each([
+    ['http://127.0.0.1:3001/webhooks/session-events/Zr3xQ8pL0vTtA9sD2fG5hJ7kW1mN4bV6cX8zY0uI2oE', 'http://127.0.0.1:3001/webhooks/session-events/…'],
+    ['https://u:p@hooks.example.org/in/tok?sig=1', 'https://hooks.example.org/in/…'],
+    ['https://hooks.example.org/tok/', 'https://hooks.example.org/…/'],
+    ['https://hooks.example.org', 'https://hooks.example.org'],
+  ])('%s → %s', (url, shown) => {
+    expect(redactWebhookUrl(url)).toBe(shown);
+  });
+
+  it('never shows the last path segment of any URL (property)', () => {
+    const segment = fc.stringMatching(/^[a-z0-9-]{1,10}$/);
+    fc.assert(
+      fc.property(fc.domain(), fc.array(segment, { maxLength: 3 }), fc.stringMatching(/^[A-Za-z0-9_-]{22,64}$/), fc.boolean(), (host, path, token, query) => {
+        const url = `https://${host}/${[...path, token].join('/')}${query ? '?sig=1' : ''}`;
+        expect(redactWebhookUrl(url)).not.toContain(token);
+      }),
+    );
+  });
+
+  it('keeps the kind prefix and 4 characters of a secret', () => {
+    expect(maskSecret('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')).toBe('whsec_MfKQ…');
+    expect(maskSecret('sandbox_alice_42')).toBe('sandbox_alic…');
+    expect(maskSecret('k1-production-key')).toBe('k1-p…');
   });
 });

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { SandboxEvent } from '../../sandbox/sandbox-client.js';
+import { maskSecret, redactWebhookUrl } from '@session-resume-api/runtime/redact-url';
 import { DEFAULT_DELIVERY_PROFILE, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { createCliSigner } from '../webhook-signing.js';
 import { createProfileScheduler } from './apply-profile.js';
@@ -19,6 +20,8 @@ export interface ListenOptions {
   baseUrl: string;
   /** The `sandbox_` key whose world is followed. */
   apiKey: string;
+  /** True when the key was generated for this run: printed whole; a given one is masked (`maskSecret`). */
+  apiKeyGenerated?: boolean;
   /** The `whsec_` secret to sign with; undefined: one is generated and printed. */
   secret?: string;
   /** Delay before each attempt in ms, the first included. */
@@ -55,8 +58,10 @@ export async function runListen(options: ListenOptions): Promise<Record<ForwardO
   const secret = options.secret ?? generateWebhookSecret();
   const signer = createCliSigner(secret);
   const { print } = options;
-  print(`Forwarding the session events of ${options.baseUrl} (sandbox key ${options.apiKey}) to ${options.forwardTo}`);
-  print(`Signing secret: ${secret}${options.secret ? '' : '  (generated for this run: give it to your receiver)'}`);
+  // Secrets are printed whole only when generated here; the target never shows its token.
+  const key = options.apiKeyGenerated ? `${options.apiKey}, generated for this run` : maskSecret(options.apiKey);
+  print(`Forwarding the session events of ${options.baseUrl} (sandbox key ${key}) to ${redactWebhookUrl(options.forwardTo)}`);
+  print(options.secret ? `Signing secret: ${maskSecret(secret)}  (the one you gave)` : `Signing secret: ${secret}  (generated for this run: give it to your receiver)`);
   print('Press Ctrl-C to stop.');
   const counts: Record<ForwardOutcome, number> = { delivered: 0, dead: 0, stopped: 0 };
   const inFlight = new Set<Promise<unknown>>();
