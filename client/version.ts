@@ -1,2 +1,4 @@
-/** Version of this package, sent in the default User-Agent (kept equal to package.json by a unit test). */
-export const PACKAGE_VERSION = '0.2.0';
+import { VERSION } from '@session-resume-api/runtime/version';
+
+/** Version of this package, sent in the default User-Agent (the shared runtime's `VERSION`). */
+export const PACKAGE_VERSION = VERSION;

@@ -1,2 +1,4 @@
-/** Version of the server package, printed by `session-resume-api-server --version` (kept equal to package.json by a unit test). */
-export const SERVER_VERSION = '0.2.0';
+import { VERSION } from '@session-resume-api/runtime/version';
+
+/** Version of the server package, printed by `session-resume-api-server --version` (the shared runtime's `VERSION`). */
+export const SERVER_VERSION = VERSION;

@@ -86,12 +86,7 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): R
       return { id: entry.id, duplicate: false };
     },
 
-    async deadLetters(): Promise<DeadLetter[]> {
-      return [...records.byId.values()]
-        .filter((e) => e.state === 'dead')
-        .sort((a, b) => a.receivedAt - b.receivedAt)
-        .map((e) => ({ id: e.id, key: e.key, event: e.event, receivedAt: e.receivedAt, attempts: e.attemptsMade, error: e.error ?? '' }));
-    },
+    deadLetters: async (): Promise<DeadLetter[]> => records.deadLetters(),
 
     async retryDeadLetter(id) {
       const entry = records.byId.get(id);
@@ -100,9 +95,7 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): R
       return true;
     },
 
-    async advanceSession(position, windowSeconds) {
-      return marks.advance(position, windowSeconds);
-    },
+    advanceSession: async (position, windowSeconds) => marks.advance(position, windowSeconds),
 
     async close() {
       if (closed) return;

@@ -5,7 +5,8 @@
  * Uses node:https directly: fetch/undici follow redirects and skip custom lookups. Kept
  * connections (option `agents`) are per checked address, so the guard holds for them too.
  */
-import { request as httpRequest } from 'node:http';
+import { VERSION } from '../version.js';
+import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -91,7 +92,7 @@ export type DeliveryResult =
 export const DELIVERY_TIMEOUT_MS = 5000;
 /** Default cap on the answer body read, in bytes. */
 export const MAX_RESPONSE_BYTES = 65_536;
-const DEFAULT_USER_AGENT = 'session-resume-api-webhooks/0.1';
+const DEFAULT_USER_AGENT = `session-resume-api-webhooks/${VERSION}`;
 
 // OpenSSL verification results and Node TLS errors (node:tls, "X509 certificate error codes").
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_|EPROTO$)/;
@@ -260,20 +261,170 @@ interface Attempt {
 /** What `post` answers when a reused connection was reset before any answer. */
 const STALE_CONNECTION = Symbol('stale connection');
 
-function post(attempt: Attempt, keepAlive: boolean): Promise<DeliveryResult | typeof STALE_CONNECTION> {
-  const { url, pinned, body, deadline, timeoutMs, options, elapsed } = attempt;
-  const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+/** Where an attempt stands, for the messages of a failure; and the certificate once seen. */
+interface AttemptState {
+  stage: string;
+  certificate?: CertificateSummary;
+}
+
+/** The fields every result of an attempt carries. */
+function attemptDetails(attempt: Attempt, state: AttemptState) {
+  return { durationMs: attempt.elapsed(), resolvedAddress: attempt.pinned.address, ...(state.certificate ? { certificate: state.certificate } : {}) };
+}
+
+/** The request of one attempt: pinned to the checked address, SNI and TLS checks as the target asks. */
+function openRequest(attempt: Attempt, keepAlive: boolean): ClientRequest {
+  const { url, pinned, body, options } = attempt;
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   const isLiteral = hostname === pinned.address;
   // A given CA is always checked, on loopback too: a self-signed local receiver can be verified.
   const skipVerify = Boolean(options.insecureLocalhost) && pinned.addressClass === 'loopback' && !options.ca;
   const plain = url.protocol === 'http:';
+  return (plain ? (httpRequest as typeof request) : request)({
+    method: 'POST',
+    hostname,
+    port: url.port || (plain ? 80 : 443),
+    path: `${url.pathname}${url.search}`,
+    headers: {
+      host: url.host,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      'user-agent': options.userAgent ?? DEFAULT_USER_AGENT,
+      ...options.headers?.(body),
+    },
+    lookup: pinnedLookup(pinned),
+    // SNI carries the host name, never an IP literal (RFC 6066 §3); identity is checked against it.
+    ...(isLiteral || plain ? {} : { servername: hostname }),
+    ...(options.ca && !plain ? { ca: options.ca } : {}),
+    ...(plain ? {} : { rejectUnauthorized: !skipVerify }),
+    agent: keepAlive && options.agents ? options.agents.agentFor(plain, pinned.address) : false,
+  });
+}
 
+/** Follows the stage of the request (connect, TLS handshake, waiting) and reads the certificate. */
+function trackStages(req: ClientRequest, plain: boolean, state: AttemptState): void {
+  const readCertificate = (socket: TLSSocket) => {
+    const cert = socket.getPeerCertificate();
+    if (cert && Object.keys(cert).length > 0) {
+      state.certificate = { subject: formatName(cert.subject), issuer: formatName(cert.issuer), validTo: cert.valid_to };
+    }
+  };
+  req.on('socket', (socket) => {
+    if (req.reusedSocket) {
+      // A kept connection: connected and verified when it was opened.
+      state.stage = 'waiting for the answer';
+      if (!plain) readCertificate(socket as TLSSocket);
+      return;
+    }
+    socket.once('connect', () => (state.stage = plain ? 'waiting for the answer' : 'TLS handshake'));
+    socket.once('secureConnect', () => {
+      state.stage = 'waiting for the answer';
+      readCertificate(socket as TLSSocket);
+    });
+  });
+}
+
+/** The result of a request that failed before any answer: TLS, plain HTTP where TLS was expected, or the connection. */
+function failureResult(error: NodeJS.ErrnoException, attempt: Attempt, state: AttemptState): DeliveryResult {
+  const { url, pinned } = attempt;
+  const code = error.code ?? error.message;
+  const details = attemptDetails(attempt, state);
+  const tls = TLS_CODE.test(code) || state.stage === 'TLS handshake';
+  if (tls && isPlainHttpAnswer(error)) {
+    return {
+      delivered: false,
+      reason: 'tls_failed',
+      message:
+        `${url.host} (${pinned.address}) did not answer TLS: is it plain HTTP? A webhook receiver must serve HTTPS; ` +
+        'for a local plain-HTTP receiver use http:// with --insecure-localhost.',
+      ...details,
+    };
+  }
+  if (tls) {
+    return {
+      delivered: false,
+      reason: 'tls_failed',
+      message:
+        `TLS handshake with ${url.host} (${pinned.address}) failed (${code}: ${error.message}): check the certificate ` +
+        `is valid for ${url.hostname.replace(/^\[|\]$/g, '')}, not expired, and chained to a trusted CA.`,
+      ...details,
+    };
+  }
+  return {
+    delivered: false,
+    reason: 'connection_failed',
+    message:
+      `Could not ${state.stage === 'connect' ? 'connect to' : 'get an answer from'} ${pinned.address}:${url.port || 443} ` +
+      `(${code}): check the receiver accepts incoming connections from outside.`,
+    ...details,
+  };
+}
+
+/** The result of an answer: 200 delivered; a redirect (never followed) or any other status not. */
+function answerResult(res: IncomingMessage, response: ResponseSummary, attempt: Attempt, state: AttemptState): DeliveryResult {
+  const status = res.statusCode ?? 0;
+  const { url } = attempt;
+  const details = attemptDetails(attempt, state);
+  if (status === 200) return { delivered: true, status: 200, ...details, response };
+  if (status >= 300 && status < 400) {
+    // Redirects are never followed (x-decisions: webhook-ack): the target could be anywhere.
+    const location = res.headers.location ? ` to ${res.headers.location}` : '';
+    return {
+      delivered: false,
+      reason: 'redirect',
+      status,
+      message: `${url.host} answered ${status} (redirect${location}); redirects are not followed: configure the final URL, which must answer 200.`,
+      ...details,
+      response,
+    };
+  }
+  const retryAfter = res.headers['retry-after'];
+  return {
+    delivered: false,
+    reason: 'bad_status',
+    status,
+    message: `${url.host} answered ${status}; only 200 counts as delivered: check the receiver answers 200 once it has recorded the event.`,
+    ...details,
+    response,
+    ...(retryAfter ? { retryAfter } : {}),
+  };
+}
+
+/**
+ * Reads at most `maxBytes` of the answer's body; `conclude(response, whole)` once, `whole` when
+ * the body was read to its end (so a kept connection may serve the next delivery).
+ */
+function readAnswer(res: IncomingMessage, maxBytes: number, isSettled: () => boolean, conclude: (response: ResponseSummary, whole: boolean) => void): void {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  let truncated = false;
+  const done = (whole: boolean) => conclude({ body: Buffer.concat(chunks).toString('utf8'), bytes, truncated }, whole);
+  res.on('data', (chunk: Buffer) => {
+    if (isSettled()) return;
+    const room = maxBytes - bytes;
+    if (chunk.length > room) {
+      chunks.push(chunk.subarray(0, room));
+      bytes += room;
+      truncated = true;
+      done(false);
+      return;
+    }
+    chunks.push(chunk);
+    bytes += chunk.length;
+  });
+  res.on('end', () => done(true));
+  // An answer cut mid-body still carries its status line: judge on that.
+  res.on('error', () => done(false));
+  res.on('close', () => done(false));
+}
+
+/** One POST of the attempt; `STALE_CONNECTION` when a reused connection was reset before any answer. */
+function post(attempt: Attempt, keepAlive: boolean): Promise<DeliveryResult | typeof STALE_CONNECTION> {
+  const { url, deadline, timeoutMs, options } = attempt;
+  const plain = url.protocol === 'http:';
   return new Promise<DeliveryResult | typeof STALE_CONNECTION>((resolve) => {
-    let stage = 'connect';
-    let certificate: CertificateSummary | undefined;
+    const state: AttemptState = { stage: 'connect' };
     let settled = false;
-    const details = () => ({ durationMs: elapsed(), resolvedAddress: pinned.address, ...(certificate ? { certificate } : {}) });
     /** `keep`: the answer was read whole, so a kept connection may serve the next delivery. */
     const finish = (result: DeliveryResult | typeof STALE_CONNECTION, keep = false) => {
       if (settled) return;
@@ -281,144 +432,23 @@ function post(attempt: Attempt, keepAlive: boolean): Promise<DeliveryResult | ty
       if (!keep || !keepAlive) req.destroy();
       resolve(result);
     };
-
-    const req = (plain ? (httpRequest as typeof request) : request)({
-      method: 'POST',
-      hostname,
-      port: url.port || (plain ? 80 : 443),
-      path: `${url.pathname}${url.search}`,
-      headers: {
-        host: url.host,
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-        'user-agent': options.userAgent ?? DEFAULT_USER_AGENT,
-        ...options.headers?.(body),
-      },
-      lookup: pinnedLookup(pinned),
-      // SNI carries the host name, never an IP literal (RFC 6066 §3); identity is checked against it.
-      ...(isLiteral || plain ? {} : { servername: hostname }),
-      ...(options.ca && !plain ? { ca: options.ca } : {}),
-      ...(plain ? {} : { rejectUnauthorized: !skipVerify }),
-      agent: keepAlive && options.agents ? options.agents.agentFor(plain, pinned.address) : false,
-    });
-
-    void deadline.then(() =>
-      finish({ delivered: false, reason: 'timeout', message: timeoutMessage(url, timeoutMs, stage), ...details() }),
-    );
-
-    const readCertificate = (socket: TLSSocket) => {
-      const cert = socket.getPeerCertificate();
-      if (cert && Object.keys(cert).length > 0) {
-        certificate = { subject: formatName(cert.subject), issuer: formatName(cert.issuer), validTo: cert.valid_to };
-      }
-    };
-    req.on('socket', (socket) => {
-      if (req.reusedSocket) {
-        // A kept connection: connected and verified when it was opened.
-        stage = 'waiting for the answer';
-        if (!plain) readCertificate(socket as TLSSocket);
-        return;
-      }
-      socket.once('connect', () => (stage = plain ? 'waiting for the answer' : 'TLS handshake'));
-      socket.once('secureConnect', () => {
-        stage = 'waiting for the answer';
-        readCertificate(socket as TLSSocket);
-      });
-    });
-
+    const req = openRequest(attempt, keepAlive);
+    void deadline.then(() => finish({ delivered: false, reason: 'timeout', message: timeoutMessage(url, timeoutMs, state.stage), ...attemptDetails(attempt, state) }));
+    trackStages(req, plain, state);
     req.on('error', (error: NodeJS.ErrnoException) => {
       const code = error.code ?? error.message;
       if (req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) return finish(STALE_CONNECTION);
-      const tls = TLS_CODE.test(code) || stage === 'TLS handshake';
-      finish(
-        tls && isPlainHttpAnswer(error)
-          ? {
-              delivered: false,
-              reason: 'tls_failed',
-              message:
-                `${url.host} (${pinned.address}) did not answer TLS: is it plain HTTP? A webhook receiver must serve HTTPS; ` +
-                'for a local plain-HTTP receiver use http:// with --insecure-localhost.',
-              ...details(),
-            }
-          : tls
-          ? {
-              delivered: false,
-              reason: 'tls_failed',
-              message:
-                `TLS handshake with ${url.host} (${pinned.address}) failed (${code}: ${error.message}): check the certificate ` +
-                `is valid for ${hostname}, not expired, and chained to a trusted CA.`,
-              ...details(),
-            }
-          : {
-              delivered: false,
-              reason: 'connection_failed',
-              message:
-                `Could not ${stage === 'connect' ? 'connect to' : 'get an answer from'} ${pinned.address}:${url.port || 443} ` +
-                `(${code}): check the receiver accepts incoming connections from outside.`,
-              ...details(),
-            },
-      );
+      finish(failureResult(error, attempt, state));
     });
-
     req.on('response', (res) => {
-      const status = res.statusCode ?? 0;
-      stage = 'reading the answer';
-      const chunks: Buffer[] = [];
-      let bytes = 0;
-      let truncated = false;
-      const conclude = (whole: boolean) => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const response: ResponseSummary = { body: text, bytes, truncated };
-        const retryAfter = res.headers['retry-after'];
-        if (status === 200) {
-          finish({ delivered: true, status: 200, ...details(), resolvedAddress: pinned.address, response }, whole);
-        } else if (status >= 300 && status < 400) {
-          // Redirects are never followed (x-decisions: webhook-ack): the target could be anywhere.
-          const location = res.headers.location ? ` to ${res.headers.location}` : '';
-          finish({
-            delivered: false,
-            reason: 'redirect',
-            status,
-            message:
-              `${url.host} answered ${status} (redirect${location}); redirects are not followed: configure the final ` +
-              'URL, which must answer 200.',
-            ...details(),
-            response,
-          });
-        } else {
-          finish({
-            delivered: false,
-            reason: 'bad_status',
-            status,
-            message:
-              `${url.host} answered ${status}; only 200 counts as delivered: check the receiver answers 200 ` +
-              'once it has recorded the event.',
-            ...details(),
-            response,
-            ...(retryAfter ? { retryAfter } : {}),
-          }, whole);
-        }
-      };
-      res.on('data', (chunk: Buffer) => {
-        if (settled) return;
-        const room = maxBytes - bytes;
-        if (chunk.length > room) {
-          chunks.push(chunk.subarray(0, room));
-          bytes += room;
-          truncated = true;
-          conclude(false);
-          return;
-        }
-        chunks.push(chunk);
-        bytes += chunk.length;
+      state.stage = 'reading the answer';
+      readAnswer(res, options.maxResponseBytes ?? MAX_RESPONSE_BYTES, () => settled, (response, whole) => {
+        const result = answerResult(res, response, attempt, state);
+        // A redirect's connection is never kept.
+        finish(result, whole && !(result.delivered === false && result.reason === 'redirect'));
       });
-      res.on('end', () => conclude(true));
-      // An answer cut mid-body still carries its status line: judge on that.
-      res.on('error', () => conclude(false));
-      res.on('close', () => conclude(false));
     });
-
-    req.end(body);
+    req.end(attempt.body);
   });
 }
 

@@ -42,6 +42,28 @@ export interface ControlRouter {
   closeStreams(): void;
 }
 
+/** PUT /_sandbox/sessions/{id}: the session as set, or the error answer's HttpError. */
+function setSession(contract: Contract, world: SandboxWorld, req: Request) {
+  const id = String(req.params.session_id);
+  if (id.length > 256) throw new HttpError(400, 'bad_request', 'Invalid request: session_id must be at most 256 characters.');
+  const body = contract.validate('SetSessionRequest' as SchemaName, req.body);
+  if (!body.ok) throw new HttpError(400, 'bad_request', `Invalid body: ${body.message}; send {"status": "paused"} or another status.`);
+  const outcome = world.set(id, (req.body as { status: string }).status);
+  if (outcome.kind === 'full') {
+    throw new HttpError(409, 'sandbox_world_full', `This sandbox world holds its limit of ${outcome.limit} sessions: set the status of an existing session, or reset the world.`);
+  }
+  return outcome.session;
+}
+
+/** Any other path under /_sandbox. The message never repeats the method or path asked for: they are the caller's text. */
+function noSuchOperation(): never {
+  throw new HttpError(
+    404,
+    'not_found',
+    'No such sandbox operation; there are POST /_sandbox/reset, GET /_sandbox/sessions, PUT /_sandbox/sessions/{id}, GET and PUT /_sandbox/delivery-profile and GET /_sandbox/events.',
+  );
+}
+
 /**
  * Builds the router; mount it before the main document's validator (which knows no
  * `/_sandbox` path). @example app.use(createControlRouter({ worlds }).router)
@@ -76,17 +98,7 @@ export function createControlRouter(options: ControlRouterOptions): ControlRoute
     send(res, 'SessionList', world(req).list());
   });
   api.get('/sessions', (req, res) => send(res, 'SessionList', world(req).list(pageOf(req))));
-  api.put('/sessions/:session_id', express.json({ limit: BODY_LIMIT, strict: true }), (req, res) => {
-    const id = String(req.params.session_id);
-    if (id.length > 256) throw new HttpError(400, 'bad_request', 'Invalid request: session_id must be at most 256 characters.');
-    const body = contract.validate('SetSessionRequest' as SchemaName, req.body);
-    if (!body.ok) throw new HttpError(400, 'bad_request', `Invalid body: ${body.message}; send {"status": "paused"} or another status.`);
-    const outcome = world(req).set(id, (req.body as { status: string }).status);
-    if (outcome.kind === 'full') {
-      throw new HttpError(409, 'sandbox_world_full', `This sandbox world holds its limit of ${outcome.limit} sessions: set the status of an existing session, or reset the world.`);
-    }
-    send(res, 'SandboxSession', outcome.session);
-  });
+  api.put('/sessions/:session_id', express.json({ limit: BODY_LIMIT, strict: true }), (req, res) => send(res, 'SandboxSession', setSession(contract, world(req), req)));
   api.get('/delivery-profile', (req, res) => send(res, 'DeliveryProfile', world(req).deliveryProfile()));
   api.put('/delivery-profile', express.json({ limit: BODY_LIMIT, strict: true }), (req, res) => {
     const reading = readDeliveryProfile(req.body);
@@ -96,23 +108,14 @@ export function createControlRouter(options: ControlRouterOptions): ControlRoute
   });
   api.get('/events', (req, res) => {
     // Without Accept (or with */*) the JSON list; text/event-stream asks for the live stream.
-    if (req.accepts(['application/json', 'text/event-stream']) !== 'text/event-stream') {
-      send(res, 'EventList', { events: world(req).events() });
-      return;
-    }
+    if (req.accepts(['application/json', 'text/event-stream']) !== 'text/event-stream') return send(res, 'EventList', { events: world(req).events() });
     streamEvents(req, res, world(req), streams, (event) => {
       const check = contract.validate('SandboxEvent' as SchemaName, event);
       if (!check.ok) throw new Error(`sandbox event is not a SandboxEvent: ${check.message}`);
     });
   });
   // The message never repeats the method or path asked for: they are the caller's text.
-  api.all('/{*rest}', () => {
-    throw new HttpError(
-      404,
-      'not_found',
-      'No such sandbox operation; there are POST /_sandbox/reset, GET /_sandbox/sessions, PUT /_sandbox/sessions/{id}, GET and PUT /_sandbox/delivery-profile and GET /_sandbox/events.',
-    );
-  });
+  api.all('/{*rest}', noSuchOperation);
   api.use(renderSandboxError);
   const router = express.Router();
   router.use('/_sandbox', api);

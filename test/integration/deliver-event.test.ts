@@ -1,4 +1,5 @@
 /** deliverEvent against real HTTPS receivers on loopback (self-signed certificate, no mocks). */
+import { VERSION } from '@session-resume-api/runtime/version';
 import { createServer as createTcpServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -43,6 +44,8 @@ describe('deliverEvent', () => {
     const [req] = r.requests;
     expect(req).toMatchObject({ method: 'POST', path: '/hooks/tok?x=1' });
     expect(req?.headers['content-type']).toBe('application/json');
+    // The User-Agent names the packages' version.
+    expect(req?.headers['user-agent']).toBe(`session-resume-api-webhooks/${VERSION}`);
     expect(req?.body).toBe(JSON.stringify(event));
     expect(contract.validate('SessionEvent', JSON.parse(req?.body ?? '')).ok).toBe(true);
   });

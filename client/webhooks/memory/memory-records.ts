@@ -2,6 +2,7 @@
  * The records of the memory store: one entry per recorded event, found by its dedupe key, by
  * the sender's `webhook-id` and by its id; expired entries leave on a sweep.
  */
+import type { DeadLetter } from '../store.js';
 import type { ReceivedEvent } from '../tolerant-event.js';
 
 /** One recorded event and where its processing stands. */
@@ -36,6 +37,13 @@ export function createMemoryRecords(now: () => number) {
       byKey.set(entry.key, entry);
       if (webhookId !== undefined) byWebhookId.set(webhookId, entry);
       byId.set(entry.id, entry);
+    },
+    /** The dead-lettered entries, oldest recording first. */
+    deadLetters(): DeadLetter[] {
+      return [...byId.values()]
+        .filter((e) => e.state === 'dead')
+        .sort((a, b) => a.receivedAt - b.receivedAt)
+        .map((e) => ({ id: e.id, key: e.key, event: e.event, receivedAt: e.receivedAt, attempts: e.attemptsMade, error: e.error ?? '' }));
     },
     /** Drops entries past their window whose processing is over (dead letters stay listed by id). */
     sweep(): void {

@@ -80,20 +80,13 @@ export type BatchWorker = ReturnType<typeof createBatchWorker>;
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/**
- * Creates the batch step: `run(job)` is the Worker's processor; `failed(job, error)` handles a
- * job BullMQ failed for a reason other than its events (a store error, a stalled job), so that
- * after its last attempt its events not processed yet are dead-lettered too; it is idempotent
- * (events processed or dead-lettered already are skipped), so a failed job can be reconciled
- * again until it succeeds.
- *
- * @example
- * const batches = createBatchWorker({ store: connection, keys, bucketMs, slots, processing });
- * const worker = new Worker(queueName, batches.run, { ... });
- * worker.on('failed', (job, error) => job && void batches.failed(job, error));
- */
-export function createBatchWorker(options: BatchWorkerOptions) {
-  const { store, keys, bucketMs, slots, processing: p } = options;
+/** What the worker's parts share: the options, and `mark` (processed events and done batches, batched per turn). */
+interface WorkerContext extends BatchWorkerOptions {
+  mark(m: Mark): Promise<void>;
+}
+
+/** Marks processed events and done batches in one script call per turn. */
+function createMarker({ store, keys, processing: p }: BatchWorkerOptions): (m: Mark) => Promise<void> {
   const marks = createRecordBatch<Mark, undefined>({
     // One batch at most per job under way, and its events: the turn's markers, bounded by those.
     maxItems: 1000,
@@ -114,60 +107,77 @@ export function createBatchWorker(options: BatchWorkerOptions) {
     },
   });
   // A failure to mark leaves at most a second run of a handler that ran, never a lost event.
-  const mark = (m: Mark) => marks.add(m).then(() => undefined, (error: unknown) => p.onStoreError?.(error, 'receiver: processed events could not be marked so'));
+  return (m: Mark) => marks.add(m).then(() => undefined, (error: unknown) => p.onStoreError?.(error, 'receiver: processed events could not be marked so'));
+}
 
-  /** 1 per event of `data` to run, 0 per event processed or dead-lettered already. */
-  function pendingOf(data: BatchData, fields: string[]): Promise<number[]> {
-    return store.sraPending(bucketKey(keys, data.receivedAt, bucketMs), keys.dead, ...data.events.flatMap((e, i) => [fields[i]!, e.id]));
+/** 1 per event of `data` to run, 0 per event processed or dead-lettered already. */
+function pendingOf({ store, keys, bucketMs }: WorkerContext, data: BatchData, fields: string[]): Promise<number[]> {
+  return store.sraPending(bucketKey(keys, data.receivedAt, bucketMs), keys.dead, ...data.events.flatMap((e, i) => [fields[i]!, e.id]));
+}
+
+/** The events of `failures` go to the dead set each on its own, the batch leaves the inbox; then `onFailure(final)`. */
+async function deadLetter({ store, keys, processing: p }: WorkerContext, batchId: string, receivedAt: number, failures: Failure[]): Promise<void> {
+  const argv: Array<string | number> = [Date.now(), batchId];
+  for (const { item, recorded, error } of failures) {
+    argv.push(item.id, JSON.stringify({ receivedAt, events: [item] } satisfies BatchData), JSON.stringify({ attempts: recorded.attempt, error: message(error) }));
   }
+  await store.sraDead(keys.dead, keys.deadEvents, keys.deadWhy, keys.inbox, keys.inboxAt, ...argv);
+  for (const { recorded, error } of failures) p.onFailure(error, recorded, true);
+}
 
-  /** The events of `failures` go to the dead set each on its own, the batch leaves the inbox; then `onFailure(final)`. */
-  async function deadLetter(batchId: string, receivedAt: number, failures: Failure[]): Promise<void> {
-    const argv: Array<string | number> = [Date.now(), batchId];
-    for (const { item, recorded, error } of failures) {
-      argv.push(item.id, JSON.stringify({ receivedAt, events: [item] } satisfies BatchData), JSON.stringify({ attempts: recorded.attempt, error: message(error) }));
-    }
-    await store.sraDead(keys.dead, keys.deadEvents, keys.deadWhy, keys.inbox, keys.inboxAt, ...argv);
-    for (const { recorded, error } of failures) p.onFailure(error, recorded, true);
-  }
+/** Runs the batch's pending events (within the shared slots); the failed ones, each with its error. */
+async function runEvents(context: WorkerContext, job: Job<BatchData>, data: BatchData, attempt: number, final: boolean): Promise<Failure[]> {
+  const { keys, bucketMs, slots, processing: p, mark } = context;
+  const { receivedAt, events } = data;
+  const bucket = bucketKey(keys, receivedAt, bucketMs);
+  const fields = events.map((e) => tripleField(e.key));
+  const pending = await pendingOf(context, data, fields);
+  const failures: Failure[] = [];
+  const marked: Array<Promise<void>> = [];
+  await Promise.all(
+    events.map(async (item, i) => {
+      if (pending[i] !== 1) return;
+      const recorded: RecordedEvent = { id: item.id, key: item.key, event: item.event, receivedAt, attempt };
+      try {
+        await slots.run(() => runHandler(p, recorded));
+      } catch (error) {
+        failures.push({ item, recorded, error });
+        if (!final) p.onFailure(error, recorded, false);
+        return;
+      }
+      marked.push(mark({ bucket, field: fields[i]!, id: item.id }));
+    }),
+  );
+  // Every event done: what a late hand-over left of the batch in the inbox goes (same call as the last markers).
+  if (failures.length === 0) marked.push(mark({ batchId: job.id! }));
+  await Promise.all(marked);
+  return failures;
+}
 
-  /** Runs the batch's pending events (within the shared slots); the failed ones, each with its error. */
-  async function runEvents(job: Job<BatchData>, data: BatchData, attempt: number, final: boolean): Promise<Failure[]> {
-    const { receivedAt, events } = data;
-    const bucket = bucketKey(keys, receivedAt, bucketMs);
-    const fields = events.map((e) => tripleField(e.key));
-    const pending = await pendingOf(data, fields);
-    const failures: Failure[] = [];
-    const marked: Array<Promise<void>> = [];
-    await Promise.all(
-      events.map(async (item, i) => {
-        if (pending[i] !== 1) return;
-        const recorded: RecordedEvent = { id: item.id, key: item.key, event: item.event, receivedAt, attempt };
-        try {
-          await slots.run(() => runHandler(p, recorded));
-        } catch (error) {
-          failures.push({ item, recorded, error });
-          if (!final) p.onFailure(error, recorded, false);
-          return;
-        }
-        marked.push(mark({ bucket, field: fields[i]!, id: item.id }));
-      }),
-    );
-    // Every event done: what a late hand-over left of the batch in the inbox goes (same call as the last markers).
-    if (failures.length === 0) marked.push(mark({ batchId: job.id! }));
-    await Promise.all(marked);
-    return failures;
-  }
-
+/**
+ * Creates the batch step: `run(job)` is the Worker's processor; `failed(job, error)` handles a
+ * job BullMQ failed for a reason other than its events (a store error, a stalled job), so that
+ * after its last attempt its events not processed yet are dead-lettered too; it is idempotent
+ * (events processed or dead-lettered already are skipped), so a failed job can be reconciled
+ * again until it succeeds.
+ *
+ * @example
+ * const batches = createBatchWorker({ store: connection, keys, bucketMs, slots, processing });
+ * const worker = new Worker(queueName, batches.run, { ... });
+ * worker.on('failed', (job, error) => job && void batches.failed(job, error));
+ */
+export function createBatchWorker(options: BatchWorkerOptions) {
+  const context: WorkerContext = { ...options, mark: createMarker(options) };
+  const p = options.processing;
   return {
     async run(job: Job<BatchData>): Promise<void> {
       const attempt = job.attemptsMade + 1;
       const final = attempt >= (job.opts.attempts ?? 1);
       const data = batchOf(job);
-      const failures = await runEvents(job, data, attempt, final);
+      const failures = await runEvents(context, job, data, attempt, final);
       if (failures.length === 0) return;
       if (!final) throw new BatchAttemptError(`${failures.length} of ${data.events.length} events of the batch failed (first: ${message(failures[0]!.error)}); they will be retried`);
-      await deadLetter(job.id!, data.receivedAt, failures);
+      await deadLetter(context, job.id!, data.receivedAt, failures);
     },
 
     /** Resolves true once the failed job's pending events are dead-lettered (the job may go), false while it has attempts left. */
@@ -180,10 +190,10 @@ export function createBatchWorker(options: BatchWorkerOptions) {
       }
       const data = batchOf(job);
       const { receivedAt, events } = data;
-      const pending = await pendingOf(data, events.map((e) => tripleField(e.key)));
+      const pending = await pendingOf(context, data, events.map((e) => tripleField(e.key)));
       const attempts = Math.max(1, job.attemptsMade);
       const rest = events.filter((_, i) => pending[i] === 1);
-      await deadLetter(job.id!, receivedAt, rest.map((item) => ({ item, recorded: { ...item, receivedAt, attempt: attempts }, error })));
+      await deadLetter(context, job.id!, receivedAt, rest.map((item) => ({ item, recorded: { ...item, receivedAt, attempt: attempts }, error })));
       return true;
     },
   };

@@ -53,6 +53,8 @@ describe('the server program', () => {
     expect(code).toBe(0);
     expect(out.trim()).toBe(SERVER_VERSION);
     expect(SERVER_VERSION).toBe((JSON.parse(read('server/package.json')) as { version: string }).version);
+    // One version for both packages: the client's too.
+    expect(SERVER_VERSION).toBe((JSON.parse(read('client/package.json')) as { version: string }).version);
   });
 
   it('takes -v and -V for --version too', async () => {
