@@ -122,31 +122,14 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
   if (options.fetch !== undefined && typeof options.fetch !== 'function') {
     throw new OptionsError('createSessionsClient: fetch must be a function (input: Request, init?) => Promise<Response>.');
   }
-  // Called through a closure: a detached window.fetch throws "Illegal invocation" in browsers.
-  // A caller's fetch also gets the attempt's signal inside the Request, in case it drops `init`.
-  const userFetch = options.fetch;
-  const baseFetch: FetchLike = userFetch
-    ? (request, init) => userFetch(init?.signal ? new Request(request, { signal: init.signal }) : request, init)
-    : (request, init) => globalThis.fetch(request, init);
-  const retrying = createRetryingFetch({ fetch: baseFetch, timeoutMs, maxRetries, maxRetryDelayMs });
+  const retrying = createRetryingFetch({ fetch: baseFetch(options.fetch), timeoutMs, maxRetries, maxRetryDelayMs });
   const inBrowser = typeof (globalThis as { document?: unknown }).document !== 'undefined';
   const userAgent = options.userAgent ?? (inBrowser ? undefined : `session-resume-api/${PACKAGE_VERSION}`);
   const headers: Record<string, string> = { Authorization: `Bearer ${apiKey}`, ...(userAgent ? { 'User-Agent': userAgent } : {}) };
   const raw = createClient<paths>({ baseUrl, fetch: (request) => retrying(request).then(replayable), headers });
 
   async function resume(sessionId: string, callOptions: ResumeOptions = {}): Promise<ResumeOutcome> {
-    if (typeof sessionId !== 'string' || sessionId === '') {
-      throw new TypeError('resume: sessionId must be a non-empty string.');
-    }
-    // URL parsers remove "." and ".." segments even percent-encoded (WHATWG URL path state),
-    // so such an id can never reach the server as itself.
-    if (sessionId === '.' || sessionId === '..') {
-      throw new TypeError(`resume: sessionId "${sessionId}" cannot be sent as a URL path segment.`);
-    }
-    const idempotencyKey = callOptions.idempotencyKey ?? globalThis.crypto.randomUUID();
-    if (typeof idempotencyKey !== 'string' || idempotencyKey.length < 1 || idempotencyKey.length > 255) {
-      throw new TypeError('resume: idempotencyKey must be a string of 1 to 255 characters.');
-    }
+    const idempotencyKey = checkResumeArguments(sessionId, callOptions);
     // Through openapi-fetch: one Request per call (no body, x-decisions: request-body) whose
     // headers every attempt re-sends, so one Idempotency-Key covers them all; this call's
     // `fetch` carries the caller's signal to each attempt's deadline and keeps the body text
@@ -169,4 +152,32 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
   }
 
   return { resume, raw };
+}
+
+/**
+ * The fetch every attempt goes through. Called through a closure: a detached window.fetch throws
+ * "Illegal invocation" in browsers. A caller's fetch also gets the attempt's signal inside the
+ * Request, in case it drops `init`.
+ */
+function baseFetch(userFetch: SessionsClientOptions['fetch']): FetchLike {
+  return userFetch
+    ? (request, init) => userFetch(init?.signal ? new Request(request, { signal: init.signal }) : request, init)
+    : (request, init) => globalThis.fetch(request, init);
+}
+
+/** The arguments of one `resume` call checked; returns the call's Idempotency-Key (given, or a new one). */
+function checkResumeArguments(sessionId: string, callOptions: ResumeOptions): string {
+  if (typeof sessionId !== 'string' || sessionId === '') {
+    throw new TypeError('resume: sessionId must be a non-empty string.');
+  }
+  // URL parsers remove "." and ".." segments even percent-encoded (WHATWG URL path state),
+  // so such an id can never reach the server as itself.
+  if (sessionId === '.' || sessionId === '..') {
+    throw new TypeError(`resume: sessionId "${sessionId}" cannot be sent as a URL path segment.`);
+  }
+  const idempotencyKey = callOptions.idempotencyKey ?? globalThis.crypto.randomUUID();
+  if (typeof idempotencyKey !== 'string' || idempotencyKey.length < 1 || idempotencyKey.length > 255) {
+    throw new TypeError('resume: idempotencyKey must be a string of 1 to 255 characters.');
+  }
+  return idempotencyKey;
 }
