@@ -16,9 +16,12 @@ const port = Number(process.env.PORT ?? 3001);
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const urlToken = process.env.WEBHOOK_URL_TOKEN;
 if (!urlToken) throw new Error('Set WEBHOOK_URL_TOKEN to a long random string (32 random bytes, base64url).');
+// Receivers that share one Redis but must not share events each get their own prefix.
+const prefix = process.env.RECEIVER_KEY_PREFIX;
+if (prefix !== undefined && prefix.trim() === '') throw new Error('RECEIVER_KEY_PREFIX is set but blank: give a prefix (no : { or }), or unset it for the default.');
 
 const receiver = createWebhookReceiver({
-  store: createRedisEventStore({ url: redisUrl }),
+  store: createRedisEventStore({ url: redisUrl, ...(prefix ? { prefix: prefix.trim() } : {}) }),
   urlToken,
   // Standard Webhooks signatures, when the service signs (several secrets, comma-separated, during a rotation).
   ...(process.env.WEBHOOK_SECRET ? { secret: process.env.WEBHOOK_SECRET.split(',') } : {}),

@@ -1,6 +1,7 @@
 /** The copyable example (examples/webhook-receiver/server.ts) runs: express + Redis, logs events, shuts down cleanly. */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateUrlToken } from '../../client/webhooks/index.js';
 import { getFreePort } from '../helpers/free-port.js';
@@ -14,12 +15,12 @@ afterAll(async () => {
 });
 
 describe('examples/webhook-receiver', () => {
-  it('receives, logs via onEvent, answers 404 to a wrong token, exits 0 on SIGTERM', { timeout: 60_000 }, async () => {
+  it('receives, logs via onEvent, answers 404 to a wrong token, keeps its keys under RECEIVER_KEY_PREFIX, exits 0 on SIGTERM', { timeout: 60_000 }, async () => {
     redis = await startRedisServer();
     const port = await getFreePort();
     const token = generateUrlToken();
     const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', script], {
-      env: { ...process.env, PORT: String(port), REDIS_URL: redis.url, WEBHOOK_URL_TOKEN: token },
+      env: { ...process.env, PORT: String(port), REDIS_URL: redis.url, WEBHOOK_URL_TOKEN: token, RECEIVER_KEY_PREFIX: 'example-test' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -35,6 +36,12 @@ describe('examples/webhook-receiver', () => {
       expect(ok.status).toBe(200);
       expect(await ok.json()).toMatchObject({ received: true, duplicate: false });
       await waitFor(() => out.includes('"sessionId":"sess_example"'));
+      // RECEIVER_KEY_PREFIX: every key the store wrote carries it as its hash tag.
+      const admin = new Redis(redis.url);
+      const keys = await admin.keys('*');
+      await admin.quit();
+      expect(keys.length).toBeGreaterThan(0);
+      expect(keys.filter((key) => !key.includes('{example-test}'))).toEqual([]);
     } finally {
       child.kill('SIGTERM');
     }
