@@ -15,6 +15,9 @@ export const ruleModules = [
   'runtime/webhook-url.ts',
   'runtime/delivery/retry-rules.ts',
   'server/config.ts',
+  // Per-session order: the rule (a range, so the store's types stay out) and the memory store's marks.
+  'client/webhooks/store.ts:137-140',
+  'client/webhooks/memory/session-marks.ts',
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
