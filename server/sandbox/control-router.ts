@@ -42,6 +42,79 @@ export interface ControlRouter {
   closeStreams(): void;
 }
 
+/**
+ * Builds the router; mount it before the main document's validator (which knows no
+ * `/_sandbox` path). @example app.use(createControlRouter({ worlds }).router)
+ */
+export function createControlRouter(options: ControlRouterOptions): ControlRouter {
+  const contract = options.contract ?? loadContract(sandboxSpecPath, { lazy: true });
+  const streams = new Set<Stream>();
+  // The operations live in a router mounted at /_sandbox: a request to any other path costs
+  // the app one prefix match, not a walk through every operation's layer.
+  const api = express.Router();
+  const world = authenticateWorlds(api, options.worlds);
+  const routes: RouteContext = { api, contract, world, send: createSend(contract) };
+  sessionRoutes(routes);
+  profileRoutes(routes);
+  eventRoutes(routes, streams);
+  api.all('/{*rest}', noSuchOperation);
+  api.use(createErrorRenderer(options.logger));
+  const router = express.Router();
+  router.use('/_sandbox', api);
+  return { router, closeStreams: () => [...streams].forEach((s) => s.end()) };
+}
+
+/** Any other path under /_sandbox. The message never repeats the method or path asked for: they are the caller's text. */
+function noSuchOperation(): never {
+  throw new HttpError(
+    404,
+    'not_found',
+    'No such sandbox operation; there are POST /_sandbox/reset, GET /_sandbox/sessions, PUT /_sandbox/sessions/{id}, GET and PUT /_sandbox/delivery-profile and GET /_sandbox/events.',
+  );
+}
+
+/** What the operations are registered with. */
+interface RouteContext {
+  api: Router;
+  contract: Contract;
+  /** The caller's world (set by the authentication step). */
+  world(req: Request): SandboxWorld;
+  /** Sends `body` as a 200 after checking it against `schema`. */
+  send(res: Response, schema: string, body: unknown): void;
+}
+
+/** Every answer is checked against the document: a mismatch is a defect, never sent. */
+function createSend(contract: Contract): RouteContext['send'] {
+  return (res, schema, body) => {
+    const check = contract.validate(schema as SchemaName, body);
+    if (!check.ok) throw new Error(`sandbox answer is not a ${schema}: ${check.message}`);
+    res.status(200).json(body);
+  };
+}
+
+/** Every operation needs a `sandbox_` key: 401 without one; the key picks the caller's world. */
+function authenticateWorlds(api: Router, worlds: SandboxWorlds): (req: Request) => SandboxWorld {
+  const worldOf = new WeakMap<Request, SandboxWorld>();
+  api.use((req, _res, next) => {
+    const credentials = parseBearer(req.headers.authorization ?? eventSourceToken(req));
+    const worldId = credentials.kind === 'token' ? worlds.checkKey(credentials.token) : undefined;
+    if (!worldId) return next(new HttpError(401, 'unauthorized', UNAUTHORIZED, { 'WWW-Authenticate': wwwAuthenticate(credentials) }));
+    worldOf.set(req, worlds.world(worldId));
+    next();
+  });
+  return (req) => worldOf.get(req) as SandboxWorld;
+}
+
+/** POST /reset, GET /sessions, PUT /sessions/{id}. */
+function sessionRoutes({ api, contract, world, send }: RouteContext): void {
+  api.post('/reset', (req, res) => {
+    world(req).reset();
+    send(res, 'SessionList', world(req).list());
+  });
+  api.get('/sessions', (req, res) => send(res, 'SessionList', world(req).list(pageOf(req))));
+  api.put('/sessions/:session_id', express.json({ limit: BODY_LIMIT, strict: true }), (req, res) => send(res, 'SandboxSession', setSession(contract, world(req), req)));
+}
+
 /** PUT /_sandbox/sessions/{id}: the session as set, or the error answer's HttpError. */
 function setSession(contract: Contract, world: SandboxWorld, req: Request) {
   const id = String(req.params.session_id);
@@ -55,50 +128,8 @@ function setSession(contract: Contract, world: SandboxWorld, req: Request) {
   return outcome.session;
 }
 
-/** Any other path under /_sandbox. The message never repeats the method or path asked for: they are the caller's text. */
-function noSuchOperation(): never {
-  throw new HttpError(
-    404,
-    'not_found',
-    'No such sandbox operation; there are POST /_sandbox/reset, GET /_sandbox/sessions, PUT /_sandbox/sessions/{id}, GET and PUT /_sandbox/delivery-profile and GET /_sandbox/events.',
-  );
-}
-
-/**
- * Builds the router; mount it before the main document's validator (which knows no
- * `/_sandbox` path). @example app.use(createControlRouter({ worlds }).router)
- */
-export function createControlRouter(options: ControlRouterOptions): ControlRouter {
-  const contract = options.contract ?? loadContract(sandboxSpecPath, { lazy: true });
-  const { worlds } = options;
-  const renderSandboxError = createErrorRenderer(options.logger);
-  const streams = new Set<Stream>();
-  // The operations live in a router mounted at /_sandbox: a request to any other path costs
-  // the app one prefix match, not a walk through every operation's layer.
-  const api = express.Router();
-  const worldOf = new WeakMap<Request, SandboxWorld>();
-  // Every answer is checked against the document: a mismatch is a defect, never sent.
-  const send = (res: Response, schema: string, body: unknown) => {
-    const check = contract.validate(schema as SchemaName, body);
-    if (!check.ok) throw new Error(`sandbox answer is not a ${schema}: ${check.message}`);
-    res.status(200).json(body);
-  };
-
-  api.use((req, _res, next) => {
-    const credentials = parseBearer(req.headers.authorization ?? eventSourceToken(req));
-    const worldId = credentials.kind === 'token' ? worlds.checkKey(credentials.token) : undefined;
-    if (!worldId) return next(new HttpError(401, 'unauthorized', UNAUTHORIZED, { 'WWW-Authenticate': wwwAuthenticate(credentials) }));
-    worldOf.set(req, worlds.world(worldId));
-    next();
-  });
-  const world = (req: Request) => worldOf.get(req) as SandboxWorld;
-
-  api.post('/reset', (req, res) => {
-    world(req).reset();
-    send(res, 'SessionList', world(req).list());
-  });
-  api.get('/sessions', (req, res) => send(res, 'SessionList', world(req).list(pageOf(req))));
-  api.put('/sessions/:session_id', express.json({ limit: BODY_LIMIT, strict: true }), (req, res) => send(res, 'SandboxSession', setSession(contract, world(req), req)));
+/** GET and PUT /delivery-profile. */
+function profileRoutes({ api, world, send }: RouteContext): void {
   api.get('/delivery-profile', (req, res) => send(res, 'DeliveryProfile', world(req).deliveryProfile()));
   api.put('/delivery-profile', express.json({ limit: BODY_LIMIT, strict: true }), (req, res) => {
     const reading = readDeliveryProfile(req.body);
@@ -106,20 +137,21 @@ export function createControlRouter(options: ControlRouterOptions): ControlRoute
     world(req).setDeliveryProfile(reading.profile);
     send(res, 'DeliveryProfile', world(req).deliveryProfile());
   });
+}
+
+/** GET /events: the JSON list, or the live stream for text/event-stream. */
+function eventRoutes({ api, contract, world, send }: RouteContext, streams: Set<Stream>): void {
   api.get('/events', (req, res) => {
     // Without Accept (or with */*) the JSON list; text/event-stream asks for the live stream.
-    if (req.accepts(['application/json', 'text/event-stream']) !== 'text/event-stream') return send(res, 'EventList', { events: world(req).events() });
+    if (req.accepts(['application/json', 'text/event-stream']) !== 'text/event-stream') {
+      send(res, 'EventList', { events: world(req).events() });
+      return;
+    }
     streamEvents(req, res, world(req), streams, (event) => {
       const check = contract.validate('SandboxEvent' as SchemaName, event);
       if (!check.ok) throw new Error(`sandbox event is not a SandboxEvent: ${check.message}`);
     });
   });
-  // The message never repeats the method or path asked for: they are the caller's text.
-  api.all('/{*rest}', noSuchOperation);
-  api.use(renderSandboxError);
-  const router = express.Router();
-  router.use('/_sandbox', api);
-  return { router, closeStreams: () => [...streams].forEach((s) => s.end()) };
 }
 
 /** `limit` (1 to 1000) and `after` (1 to 256 characters) of GET /_sandbox/sessions; 400 otherwise. */

@@ -148,18 +148,39 @@ function positive(name: string, value: number): number {
 }
 
 function createWorld(seeds: readonly SessionSeed[], limits: { maxEvents: number; maxSessions: number }, now: () => Date): SandboxWorld & { drop(): void } {
-  const { maxEvents, maxSessions } = limits;
-  const sessions = new Map<string, Session>();
-  let feed: SandboxEvent[] = [];
-  let sequence = 0;
-  const listeners = new Set<(event: SandboxEvent) => void>();
+  const sessions = createWorldSessions(seeds, limits.maxSessions, now);
+  const feed = createWorldFeed(limits.maxEvents);
+  const profile = createProfileHolder();
   const dropListeners = new Set<() => void>();
-  const profileListeners = new Set<(profile: DeliveryProfile) => void>();
-  let profile: DeliveryProfile = { ...DEFAULT_DELIVERY_PROFILE };
-  const setProfile = (next: DeliveryProfile) => {
-    profile = structuredClone(next);
-    for (const listener of profileListeners) listener(structuredClone(profile));
+  return {
+    ...sessions.store,
+    reset() {
+      sessions.reset();
+      feed.reset();
+      profile.set(DEFAULT_DELIVERY_PROFILE);
+    },
+    deliveryProfile: profile.get,
+    setDeliveryProfile: profile.set,
+    onDeliveryProfile: profile.listen,
+    record: feed.record,
+    events: feed.events,
+    subscribe: feed.subscribe,
+    onDrop(listener) {
+      dropListeners.add(listener);
+      return () => dropListeners.delete(listener);
+    },
+    drop() {
+      for (const listener of dropListeners) listener();
+      dropListeners.clear();
+      feed.clear();
+      profile.clear();
+    },
   };
+}
+
+/** A world's sessions: the memory store over its own map, and the sandbox's set-up calls. */
+function createWorldSessions(seeds: readonly SessionSeed[], maxSessions: number, now: () => Date) {
+  const sessions = new Map<string, Session>();
   const seed = () => {
     sessions.clear();
     const at = now().toISOString();
@@ -167,7 +188,7 @@ function createWorld(seeds: readonly SessionSeed[], limits: { maxEvents: number;
   };
   seed();
   let store = createMemorySessionStore({ now, sessions });
-  return {
+  const world: SessionStore & Pick<SandboxWorld, 'list' | 'set'> = {
     // The memory store over this world's map: the same atomic resume, Idempotency-Keys included.
     resume: (id, resumeOptions) => store.resume(id, resumeOptions),
     get: (id) => store.get(id),
@@ -180,21 +201,24 @@ function createWorld(seeds: readonly SessionSeed[], limits: { maxEvents: number;
       sessions.set(id, session);
       return { kind: 'set', session: { ...session } };
     },
+  };
+  return {
+    store: world,
     reset() {
       seed();
       // A fresh store: the world's Idempotency-Keys are forgotten with its sessions.
       store = createMemorySessionStore({ now, sessions });
-      feed = [];
-      sequence = 0;
-      setProfile(DEFAULT_DELIVERY_PROFILE);
     },
-    deliveryProfile: () => structuredClone(profile),
-    setDeliveryProfile: setProfile,
-    onDeliveryProfile(listener) {
-      profileListeners.add(listener);
-      return () => profileListeners.delete(listener);
-    },
-    record(event) {
+  };
+}
+
+/** A world's event feed: the last `maxEvents` events, numbered from 1, and its live subscribers. */
+function createWorldFeed(maxEvents: number) {
+  let feed: SandboxEvent[] = [];
+  let sequence = 0;
+  const listeners = new Set<(event: SandboxEvent) => void>();
+  return {
+    record(event: OutboxEvent): SandboxEvent {
       sequence += 1;
       const entry: SandboxEvent = { sequence, webhookId: event.id, dedupeKey: dedupeKey(event.payload), payload: structuredClone(event.payload) };
       feed.push(entry);
@@ -203,20 +227,33 @@ function createWorld(seeds: readonly SessionSeed[], limits: { maxEvents: number;
       return entry;
     },
     events: (after = 0) => feed.filter((e) => e.sequence > after),
-    subscribe(listener) {
+    subscribe(listener: (event: SandboxEvent) => void) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    onDrop(listener) {
-      dropListeners.add(listener);
-      return () => dropListeners.delete(listener);
+    reset() {
+      feed = [];
+      sequence = 0;
     },
-    drop() {
-      for (const listener of dropListeners) listener();
-      dropListeners.clear();
-      listeners.clear();
-      profileListeners.clear();
+    clear: () => listeners.clear(),
+  };
+}
+
+/** A world's delivery profile: read as copies, and told to its listeners on every change. */
+function createProfileHolder() {
+  let profile: DeliveryProfile = { ...DEFAULT_DELIVERY_PROFILE };
+  const listeners = new Set<(profile: DeliveryProfile) => void>();
+  return {
+    get: () => structuredClone(profile),
+    set(next: DeliveryProfile) {
+      profile = structuredClone(next);
+      for (const listener of listeners) listener(structuredClone(profile));
     },
+    listen(listener: (profile: DeliveryProfile) => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    clear: () => listeners.clear(),
   };
 }
 
