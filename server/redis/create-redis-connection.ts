@@ -6,7 +6,6 @@
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { parseHostPort } from '@session-resume-api/runtime/host-port';
 import { Cluster, Redis } from 'ioredis';
-import { createRedisClient } from './redis-client.js';
 import { authFailure, redisAuthCode } from './redis-auth-failure.js';
 
 /** What the Redis-backed parts accept: one node or a cluster. */
@@ -39,31 +38,35 @@ export interface RedisConnectionOptions {
  * await waitUntilConnected(redis);
  */
 export function createRedisConnection(target: RedisTarget, options: RedisConnectionOptions = {}): RedisConnection {
-  const commandTimeout = options.commandTimeoutMs ?? 1000;
   const maxDelay = options.maxReconnectDelayMs ?? 1000;
+  // One set of options for every node, single or in a cluster. A command whose connection
+  // closed before its answer may have run: it is neither retried after a reconnect
+  // (`maxRetriesPerRequest: 0`) nor re-sent (`autoResendUnfulfilledCommands: false`), so it
+  // fails as "unknown" (503) rather than running twice; with no offline queue, a command sent
+  // while disconnected fails at once.
+  const node = {
+    autoResendUnfulfilledCommands: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: options.commandTimeoutMs ?? 1000,
+    connectTimeout: 2000,
+  } as const;
+  const retry = (times: number) => Math.min(times * 100, maxDelay);
   if ('url' in target) {
-    return createRedisClient(target.url, {
-      commandTimeoutMs: commandTimeout,
-      maxReconnectDelayMs: maxDelay,
-      ...(options.onError ? { onError: options.onError } : {}),
-    });
+    const client = new Redis(target.url, { ...node, enableOfflineQueue: false, retryStrategy: retry });
+    client.on('error', options.onError ?? (() => undefined));
+    return client;
   }
   if (target.clusterNodes.length === 0) throw new OptionsError('A Redis Cluster needs at least one seed node (host:port).', { option: 'clusterNodes' });
   const cluster = new Cluster(target.clusterNodes.map(parseNode), {
     enableOfflineQueue: false,
-    clusterRetryStrategy: (times) => Math.min(times * 100, maxDelay),
+    clusterRetryStrategy: retry,
     retryDelayOnFailover: 0,
     retryDelayOnClusterDown: 100,
     retryDelayOnTryAgain: 100,
     maxRedirections: 16,
     slotsRefreshTimeout: 1000,
     slotsRefreshInterval: options.slotsRefreshIntervalMs ?? 1000,
-    redisOptions: {
-      autoResendUnfulfilledCommands: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout,
-      connectTimeout: 2000,
-    },
+    redisOptions: node,
   });
   seedsOf.set(cluster, [...target.clusterNodes]);
   cluster.on('error', options.onError ?? (() => undefined));
