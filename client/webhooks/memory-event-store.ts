@@ -67,23 +67,7 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): R
       if (closed) throw new StoreUnavailableError('the memory store is closed');
       if (!processing) throw new StoreUnavailableError('the memory store was not started by a receiver');
       sweeper.ensure();
-      const t = now();
-      // A duplicate by either identity: the payload's triple, or the sender's webhook-id.
-      const existing = records.existing(key, webhookId, t);
-      if (existing) {
-        // A dedupe record never suppresses a retry of a failed processing.
-        if (existing.state === 'dead') queue.push(existing, true);
-        return { id: existing.id, duplicate: true };
-      }
-      if (records.byId.size >= maxEvents) records.sweep();
-      if (records.byId.size >= maxEvents) {
-        // Refused, not dropped: the 503 makes the sender retry once records have left the window.
-        throw new StoreUnavailableError(`the memory store holds its limit of ${maxEvents} events (maxEvents); retry later`);
-      }
-      const entry: Entry = { id: crypto.randomUUID(), key, event, receivedAt: t, expiresAt: t + processing.windowSeconds * 1000, attemptsMade: 0, state: 'queued' };
-      records.add(entry, webhookId);
-      queue.push(entry);
-      return { id: entry.id, duplicate: false };
+      return recordEntry({ records, queue, maxEvents, t: now(), windowMs: processing.windowSeconds * 1000 }, key, event, webhookId);
     },
 
     deadLetters: async (): Promise<DeadLetter[]> => records.deadLetters(),
@@ -104,4 +88,33 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): R
       await queue.close();
     },
   };
+}
+
+/** What one recording needs of the store: its records, its queue, its bound and the time. */
+interface RecordContext {
+  records: ReturnType<typeof createMemoryRecords>;
+  queue: ReturnType<typeof createMemoryQueue>;
+  maxEvents: number;
+  t: number;
+  windowMs: number;
+}
+
+/** Records one delivery: a duplicate by either identity answers the first record's id. */
+function recordEntry(c: RecordContext, key: string, event: Entry['event'], webhookId: string | undefined): RecordOutcome {
+  // A duplicate by either identity: the payload's triple, or the sender's webhook-id.
+  const existing = c.records.existing(key, webhookId, c.t);
+  if (existing) {
+    // A dedupe record never suppresses a retry of a failed processing.
+    if (existing.state === 'dead') c.queue.push(existing, true);
+    return { id: existing.id, duplicate: true };
+  }
+  if (c.records.byId.size >= c.maxEvents) c.records.sweep();
+  if (c.records.byId.size >= c.maxEvents) {
+    // Refused, not dropped: the 503 makes the sender retry once records have left the window.
+    throw new StoreUnavailableError(`the memory store holds its limit of ${c.maxEvents} events (maxEvents); retry later`);
+  }
+  const entry: Entry = { id: crypto.randomUUID(), key, event, receivedAt: c.t, expiresAt: c.t + c.windowMs, attemptsMade: 0, state: 'queued' };
+  c.records.add(entry, webhookId);
+  c.queue.push(entry);
+  return { id: entry.id, duplicate: false };
 }

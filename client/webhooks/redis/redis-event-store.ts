@@ -140,17 +140,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
       if (closed) throw new StoreUnavailableError('the Redis store is closed');
       if (!started) throw new StoreUnavailableError('the Redis store was not started by a receiver');
       const recording: Recording = { at: Date.now(), key, event, webhookId, id: newId() };
-      try {
-        if (!isReady) await within(ready, recordTimeoutMs, 'the connection');
-        const [recorded, duplicate, dead] = await recorder.add(recording);
-        if (duplicate === 0) return { id: recording.id, duplicate: false };
-        // A dedupe record never suppresses a retry of a failed processing.
-        if (dead === 1) await within(processing.retryIfDead(recorded), recordTimeoutMs, 'the dead-letter retry');
-        return { id: recorded, duplicate: true };
-      } catch (error) {
-        if (error instanceof StoreUnavailableError) throw error;
-        throw new StoreUnavailableError(`Redis refused the recording: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-      }
+      return recordEvent({ recorder, processing, recordTimeoutMs, ready: isReady ? undefined : ready }, recording);
     },
 
     deadLetters: () => readDeadLetters(store, keys),
@@ -168,4 +158,28 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
       queueConnection.disconnect();
     },
   };
+}
+
+/** What one recording needs: the recorder, the processing (for a dead letter's retry) and the deadline. */
+interface RecordContext {
+  recorder: ReturnType<typeof createRecorder>;
+  processing: ReturnType<typeof createStoreProcessing>;
+  recordTimeoutMs: number;
+  /** The connection's readiness while it is still pending. */
+  ready: Promise<unknown> | undefined;
+}
+
+/** Records one delivery before its deadline; anything Redis or the deadline refuses is a StoreUnavailableError. */
+async function recordEvent(c: RecordContext, recording: Recording): Promise<RecordOutcome> {
+  try {
+    if (c.ready) await within(c.ready, c.recordTimeoutMs, 'the connection');
+    const [recorded, duplicate, dead] = await c.recorder.add(recording);
+    if (duplicate === 0) return { id: recording.id, duplicate: false };
+    // A dedupe record never suppresses a retry of a failed processing.
+    if (dead === 1) await within(c.processing.retryIfDead(recorded), c.recordTimeoutMs, 'the dead-letter retry');
+    return { id: recorded, duplicate: true };
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) throw error;
+    throw new StoreUnavailableError(`Redis refused the recording: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
 }
