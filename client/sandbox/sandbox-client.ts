@@ -21,7 +21,10 @@ export interface SandboxClientOptions {
   baseUrl: string;
   /** A key that starts with `sandbox_`; each distinct key has its own world (see `newSandboxKey`). */
   apiKey: string;
-  /** The fetch to use (default globalThis.fetch). */
+  /**
+   * The fetch to use.
+   * @defaultValue `globalThis.fetch`
+   */
   fetch?: FetchLike;
 }
 
