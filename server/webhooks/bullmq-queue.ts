@@ -32,26 +32,51 @@ export interface BullmqQueueOptions {
   target: string;
   /** Attempts per event, the first included: the schedule's length. */
   maxAttempts: number;
-  /** Attempts in flight at once in this instance (default 50). */
+  /**
+   * Attempts in flight at once in this instance.
+   * @defaultValue {@link DEFAULT_CONCURRENCY} (50)
+   */
   concurrency?: number;
   /**
-   * How long a job's lock lasts without renewal, in ms (default `DELIVERY_LOCK.durationMs`,
-   * 8000): another instance takes a job back only once its lock has lapsed.
+   * How long a job's lock lasts without renewal, in ms: another instance takes a job back only
+   * once its lock has lapsed.
+   * @defaultValue {@link DELIVERY_LOCK}`.durationMs` (8000)
    */
   lockDurationMs?: number;
-  /** How often the locks of the jobs under way are renewed, in ms (default `DELIVERY_LOCK.renewMs`, 1000). */
+  /**
+   * How often the locks of the jobs under way are renewed, in ms.
+   * @defaultValue {@link DELIVERY_LOCK}`.renewMs` (1000)
+   */
   lockRenewMs?: number;
-  /** How often jobs whose lock lapsed are looked for, in ms (default `DELIVERY_LOCK.stalledIntervalMs`, 1000). */
+  /**
+   * How often jobs whose lock lapsed are looked for, in ms.
+   * @defaultValue {@link DELIVERY_LOCK}`.stalledIntervalMs` (1000)
+   */
   stalledIntervalMs?: number;
-  /** Delivered jobs kept with their history (default 1000 jobs, at most 3600 s). */
+  /**
+   * Delivered jobs kept with their history.
+   * @defaultValue {@link KEEP_DELIVERED} (1000 jobs, at most 3600 s)
+   */
   keepDelivered?: { count: number; ageSeconds: number };
-  /** Dead letters kept (default 10 000). */
+  /**
+   * Dead letters kept.
+   * @defaultValue {@link KEEP_DEAD} (10 000)
+   */
   keepDead?: number;
-  /** Entries of BullMQ's events stream (default 1000). */
+  /**
+   * Entries of BullMQ's events stream.
+   * @defaultValue {@link DEFAULT_EVENTS_MAX_LEN} (1000)
+   */
   eventsMaxLen?: number;
-  /** Read only (the operator CLI): never writes the queue's metadata (default false). */
+  /**
+   * Read only (the operator CLI): never writes the queue's metadata.
+   * @defaultValue `false`
+   */
   readOnly?: boolean;
-  /** Where queue errors are logged (default: pino named webhook-delivery). */
+  /**
+   * Where queue errors are logged.
+   * @defaultValue pino named webhook-delivery
+   */
   logger?: Logger;
   /** Gets the queue's and the worker's connection errors instead of the logger (one line per outage: server/redis/connection-error-log.ts). */
   onConnectionError?: (source: string, error: Error) => void;
@@ -75,6 +100,9 @@ export interface BullmqQueueOptions {
  * taken back within `durationMs + stalledIntervalMs` = 9 s of the last renewal.
  */
 export const DELIVERY_LOCK = { durationMs: 8000, renewMs: 1000, stalledIntervalMs: 1000 } as const;
+
+/** Default entries of BullMQ's events stream kept per queue. */
+export const DEFAULT_EVENTS_MAX_LEN = 1000;
 
 /** The BullMQ queue name under the `{outbox}` prefix. */
 export const OUTBOX_QUEUE = 'webhooks';
@@ -123,7 +151,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
   const queue = new Queue(OUTBOX_QUEUE, {
     connection: options.connection,
     prefix: options.prefix,
-    streams: { events: { maxLen: options.eventsMaxLen ?? 1000 } },
+    streams: { events: { maxLen: options.eventsMaxLen ?? DEFAULT_EVENTS_MAX_LEN } },
     ...(options.readOnly ? { skipMetasUpdate: true } : {}),
   });
   const onError = options.onConnectionError ?? ((source: string, err: Error) => logger.warn({ err: err.message }, `${source} error`));

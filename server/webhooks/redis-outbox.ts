@@ -17,37 +17,75 @@ import { createDeliveryEngine, type DeliveryEngine, type DeliveryTarget } from '
 import type { DeliveryObserver } from './delivery-types.js';
 import { relayPass, startTimer } from './outbox-relay.js';
 
+/** Default interval of the relay's look for events no job took, in ms. */
+export const DEFAULT_RELAY_INTERVAL_MS = 1000;
+/** Default age of an intent before the relay acts on it, in ms. */
+export const DEFAULT_RELAY_MIN_AGE_MS = 2000;
+
 /** Options of `createRedisOutbox`, checked at creation. */
 export interface RedisOutboxOptions extends Omit<DeliveryTarget, 'url'> {
   /** The store's client (fails fast): intents and events. */
   client: Redis | Cluster;
   /** A client for BullMQ (ioredis with `maxRetriesPerRequest: null`); owned by the caller. */
   connection: Redis | Cluster;
-  /** The store's key prefix (default `session-resume:`). */
+  /**
+   * The store's key prefix.
+   * @defaultValue {@link DEFAULT_REDIS_KEY_PREFIX} (`'session-resume:'`)
+   */
   keyPrefix?: string;
   /** The receiver's https:// URL; required when `worker` is on. */
   url?: string;
-  /** Delay before each attempt in ms, the first included (default: the Standard Webhooks example). */
+  /**
+   * Delay before each attempt in ms, the first included.
+   * @defaultValue {@link STANDARD_WEBHOOKS_SCHEDULE_MS} (the Standard Webhooks example)
+   */
   schedule?: readonly number[];
-  /** Deliver from this instance (default true). */
+  /**
+   * Deliver from this instance.
+   * @defaultValue `true`
+   */
   worker?: boolean;
-  /** Run the relay in this instance (default true). */
+  /**
+   * Run the relay in this instance.
+   * @defaultValue `true`
+   */
   relay?: boolean;
-  /** Attempts in flight at once in this instance (default 50). */
+  /**
+   * Attempts in flight at once in this instance.
+   * @defaultValue `DEFAULT_CONCURRENCY` (50)
+   */
   concurrency?: number;
-  /** How often the relay looks for events no job took, in ms (default 1000). */
+  /**
+   * How often the relay looks for events no job took, in ms.
+   * @defaultValue {@link DEFAULT_RELAY_INTERVAL_MS} (1000)
+   */
   relayIntervalMs?: number;
-  /** Age of an intent before the relay acts on it, in ms (default 2000). */
+  /**
+   * Age of an intent before the relay acts on it, in ms.
+   * @defaultValue {@link DEFAULT_RELAY_MIN_AGE_MS} (2000)
+   */
   relayMinAgeMs?: number;
-  /** How long a job's lock lasts without renewal, in ms (default 8000, bullmq-queue.ts `DELIVERY_LOCK`). */
+  /**
+   * How long a job's lock lasts without renewal, in ms.
+   * @defaultValue `DELIVERY_LOCK.durationMs` (8000)
+   */
   lockDurationMs?: number;
-  /** How often jobs whose lock lapsed are looked for, in ms (default 1000). */
+  /**
+   * How often jobs whose lock lapsed are looked for, in ms.
+   * @defaultValue `DELIVERY_LOCK.stalledIntervalMs` (1000)
+   */
   stalledIntervalMs?: number;
-  /** Delivered events kept with their attempts (default 1000 events, at most 3600 s). */
+  /**
+   * Delivered events kept with their attempts.
+   * @defaultValue `KEEP_DELIVERED` (1000 events, at most 3600 s)
+   */
   keepDelivered?: BullmqQueueOptions['keepDelivered'];
   /** Hooks for metrics. */
   observer?: DeliveryObserver;
-  /** Where attempts are logged (default: pino named webhook-outbox). */
+  /**
+   * Where attempts are logged.
+   * @defaultValue pino named webhook-outbox
+   */
   logger?: Logger;
   /** Gets BullMQ's connection errors instead of the logger (see `BullmqQueueOptions.onConnectionError`). */
   onConnectionError?: BullmqQueueOptions['onConnectionError'];
@@ -108,8 +146,8 @@ export function createRedisOutbox(options: RedisOutboxOptions): RedisOutbox {
     ...(worker && options.url ? { target: { ...options, url: options.url } } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
   });
-  const relayOnce = () => relayPass({ client, keys, publish: publishMany, logger, minAgeMs: options.relayMinAgeMs ?? 2000 });
-  const stopRelay = options.relay === false ? undefined : startTimer(relayOnce, options.relayIntervalMs ?? 1000, logger);
+  const relayOnce = () => relayPass({ client, keys, publish: publishMany, logger, minAgeMs: options.relayMinAgeMs ?? DEFAULT_RELAY_MIN_AGE_MS });
+  const stopRelay = options.relay === false ? undefined : startTimer(relayOnce, options.relayIntervalMs ?? DEFAULT_RELAY_INTERVAL_MS, logger);
   return {
     ...engine,
     close(closeOptions) {
