@@ -233,7 +233,7 @@ export function readDeliveryProfile(input: unknown): ProfileReading {
 }
 
 function checkField(fault: ProfileFault, value: unknown): string | undefined {
-  const inRange = (n: unknown) => typeof n === 'number' && Number.isFinite(n) && n >= fault.min && n <= fault.max;
+  const inRange = (n: unknown): n is number => Number.isFinite(n) && (n as number) >= fault.min && (n as number) <= fault.max;
   const whole = (n: unknown) => inRange(n) && Number.isInteger(n);
   if (fault.kind === 'share') return inRange(value) ? undefined : `must be a number from ${fault.min} to ${fault.max}.`;
   if (fault.kind !== 'schedule') return whole(value) ? undefined : `must be a whole number from ${fault.min} to ${fault.max}.`;

@@ -8,8 +8,11 @@ import { OptionsError } from '../options-error.js';
 import { checkWebhookSecret } from '../webhook-secret.js';
 import { Webhook } from 'standardwebhooks';
 
-/** Builds the headers of one attempt for the exact body bytes sent. */
-export type WebhookHeaders = (webhookId: string, body: string) => Record<string, string>;
+/**
+ * Builds (and, with a secret, signs) the headers of one attempt for the exact body bytes sent;
+ * what a receiver reads back is a header record, not this function.
+ */
+export type SignWebhookHeaders = (webhookId: string, body: string) => Record<string, string>;
 
 /** Options of `createWebhookHeaders`. */
 export interface WebhookHeadersOptions {
@@ -30,7 +33,7 @@ export interface WebhookHeadersOptions {
  * const headers = createWebhookHeaders({ secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
  * headers('msg_1', '{"event":"session.resumed"}'); // { 'webhook-id', 'webhook-timestamp', 'webhook-signature' }
  */
-export function createWebhookHeaders(options: WebhookHeadersOptions = {}): WebhookHeaders {
+export function createWebhookHeaders(options: WebhookHeadersOptions = {}): SignWebhookHeaders {
   const now = options.now ?? (() => new Date());
   const secrets = options.secret === undefined ? [] : typeof options.secret === 'string' ? [options.secret] : [...options.secret];
   if (options.secret !== undefined && secrets.length === 0) throw new OptionsError('Give at least one webhook secret, or none for unsigned deliveries.', { option: 'secret' });

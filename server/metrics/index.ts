@@ -3,5 +3,5 @@ export { createServerMetrics, DELIVERY_SECONDS_BUCKETS } from './server-metrics.
 export type { ServerMetrics, ServerMetricsOptions } from './server-metrics.js';
 export { startMetricsListener } from './metrics-listener.js';
 export type { MetricsListener, MetricsListenerOptions } from './metrics-listener.js';
-export { isResumeRequest, resumeOutcome, RESUME_OUTCOMES } from './resume-outcome.js';
-export type { ResumeOutcome } from './resume-outcome.js';
+export { isResumeRequest, resumeResultLabel, RESUME_RESULT_LABELS } from './resume-result-label.js';
+export type { ResumeResultLabel } from './resume-result-label.js';

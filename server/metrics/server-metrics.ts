@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AttemptResult, DeliveryInspector, DeliveryObserver } from '../webhooks/delivery-types.js';
-import { isResumeRequest, resumeOutcome, RESUME_OUTCOMES } from './resume-outcome.js';
+import { isResumeRequest, resumeResultLabel, RESUME_RESULT_LABELS } from './resume-result-label.js';
 
 /** Options of `createServerMetrics`. */
 export interface ServerMetricsOptions {
@@ -89,7 +89,7 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
     },
   });
   // Every label value present from the start: a rate() over a series that appears late misses its first increase.
-  for (const outcome of RESUME_OUTCOMES) requests.inc({ outcome }, 0);
+  for (const outcome of RESUME_RESULT_LABELS) requests.inc({ outcome }, 0);
   for (const result of ATTEMPT_RESULTS) attempts.inc({ result }, 0);
 
   return {
@@ -99,7 +99,7 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
       delivered: (seconds) => deliverySeconds.observe(Math.max(0, seconds)),
     },
     countRequests(req, res, next) {
-      if (isResumeRequest(req.method, req.url)) res.once('finish', () => requests.inc({ outcome: resumeOutcome(res.statusCode) }));
+      if (isResumeRequest(req.method, req.url)) res.once('finish', () => requests.inc({ outcome: resumeResultLabel(res.statusCode) }));
       next();
     },
     watchOutbox(source) {

@@ -11,7 +11,8 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createWebhookReceiver, dedupeKey, type SessionEvent, type WebhookReceiverOptions } from '../../client/webhooks/index.js';
 import { createRedisEventStore, type RedisEventStoreOptions } from '../../client/webhooks/redis/index.js';
-import { createRecordCall, storeKeys, tripleField, withStoreCommands } from '../../client/webhooks/redis/store-scripts.js';
+import { createRecordCall } from '../../client/webhooks/redis/record-call.js';
+import { storeKeys, tripleField, withStoreCommands } from '../../client/webhooks/redis/store-scripts.js';
 import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
 import { waitFor } from '../helpers/wait-for.js';
 

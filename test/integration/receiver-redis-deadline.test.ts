@@ -6,7 +6,8 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createRecordCall, RECORD_STATUS, storeKeys, tripleField, withStoreCommands } from '../../client/webhooks/redis/store-scripts.js';
+import { createRecordCall } from '../../client/webhooks/redis/record-call.js';
+import { RECORD_STATUS, storeKeys, tripleField, withStoreCommands } from '../../client/webhooks/redis/store-scripts.js';
 import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
 
 const redisUrl = inject('redisUrl');

@@ -77,3 +77,81 @@ describe('DELIVERY_RULES', () => {
     );
   });
 });
+
+describe('DELIVERY_RULES, as people read them', () => {
+  it('states each rule: a title, the rule and what breaking it costs, as sentences', () => {
+    for (const rule of DELIVERY_RULES) {
+      expect(rule.title.trim().length, rule.id).toBeGreaterThan(3);
+      expect(rule.rule, rule.id).toMatch(/^[A-Z].{20,}\.$/);
+      expect(rule.broken, rule.id).toMatch(/^[A-Z].{20,}\.$/);
+    }
+  });
+
+  it('gives every profile field its rule and a description', () => {
+    expect(PROFILE_FAULTS.map((f) => [f.field, f.rule, f.kind])).toEqual([
+      ['retryScheduleMs', 'ack', 'schedule'],
+      ['duplicateRate', 'duplicate-again', 'share'],
+      ['duplicateDelayMs', 'duplicate-after-delay', 'ms'],
+      ['concurrentCopies', 'duplicate-concurrent', 'copies'],
+      ['delayMs', 'late-event', 'ms'],
+      ['jitterMs', 'late-event', 'ms'],
+      ['outOfOrderRate', 'out-of-order', 'share'],
+    ]);
+    for (const fault of PROFILE_FAULTS) expect(fault.description, fault.field).toMatch(/^[A-Z].{20,}\.$/);
+    expect(Object.isFrozen(DEFAULT_DELIVERY_PROFILE)).toBe(true);
+  });
+});
+
+describe('readDeliveryProfile, at its edges', () => {
+  it('refuses what is not an object with an example of one', () => {
+    for (const bad of [null, [], 'x', 3, undefined, true]) {
+      expect(readDeliveryProfile(bad)).toEqual({ ok: false, message: 'A delivery profile is a JSON object, e.g. {"duplicateRate": 0.5}.' });
+    }
+  });
+
+  it('names an unknown field (at most 64 characters of it) and lists the fields', () => {
+    const fields = PROFILE_FAULTS.map((f) => f.field).join(', ');
+    expect(readDeliveryProfile({ copies: 2 })).toEqual({ ok: false, message: `"copies" is not a delivery profile field; the fields are ${fields}.` });
+    expect(readDeliveryProfile({ ['x'.repeat(100)]: 1 })).toEqual({ ok: false, message: `"${'x'.repeat(64)}" is not a delivery profile field; the fields are ${fields}.` });
+  });
+
+  it('refuses values of another type, even those JavaScript compares as numbers', () => {
+    for (const value of ['0.5', true, null, [0], {}]) {
+      expect(readDeliveryProfile({ duplicateRate: value }), JSON.stringify(value)).toEqual({ ok: false, message: 'duplicateRate must be a number from 0 to 1.' });
+      expect(readDeliveryProfile({ delayMs: value }), JSON.stringify(value)).toEqual({ ok: false, message: 'delayMs must be a whole number from 0 to 60000.' });
+    }
+    for (const value of [Number.NaN, Infinity, -Infinity]) expect(readDeliveryProfile({ outOfOrderRate: value }).ok).toBe(false);
+  });
+
+  it('takes a retry schedule of 1 to 10 whole delays from 0 to 1 h, and keeps its own copy', () => {
+    const schedule = [0, 3_600_000];
+    const reading = readDeliveryProfile({ retryScheduleMs: schedule });
+    expect(reading).toEqual({ ok: true, profile: { ...DEFAULT_DELIVERY_PROFILE, retryScheduleMs: [0, 3_600_000] } });
+    expect(reading.ok && reading.profile.retryScheduleMs).not.toBe(schedule);
+    expect(readDeliveryProfile({ retryScheduleMs: [5] }).ok).toBe(true);
+    expect(readDeliveryProfile({ retryScheduleMs: Array(10).fill(1) }).ok).toBe(true);
+    const message = 'retryScheduleMs must list 1 to 10 delays, each a whole number of ms from 0 to 3600000.';
+    for (const bad of [[], Array(11).fill(1), [0, 1.5], [1.5, 0], [-1], [3_600_001], ['5'], 5, { 0: 5, length: 1 }]) {
+      expect(readDeliveryProfile({ retryScheduleMs: bad }), JSON.stringify(bad)).toEqual({ ok: false, message });
+    }
+  });
+
+  it('reads any JSON: a profile it answers reads again as itself, with every default field (fast-check)', () => {
+    const fieldNames = PROFILE_FAULTS.map((f) => f.field as string);
+    const value = fc.oneof(fc.double(), fc.integer({ min: -5, max: 100_000 }), fc.array(fc.integer({ min: -5, max: 4_000_000 }), { maxLength: 12 }), fc.string(), fc.constant(null));
+    const input = fc.oneof(fc.dictionary(fc.oneof(fc.constantFrom(...fieldNames), fc.string()), value, { maxKeys: 4 }), fc.jsonValue());
+    fc.assert(
+      fc.property(input, (json) => {
+        const reading = readDeliveryProfile(json);
+        if (!reading.ok) {
+          expect(reading.message.length).toBeGreaterThan(20);
+          return;
+        }
+        expect(readDeliveryProfile(reading.profile)).toEqual(reading);
+        for (const [field, fallback] of Object.entries(DEFAULT_DELIVERY_PROFILE)) {
+          expect((reading.profile as Record<string, unknown>)[field]).toEqual(field in (json as object) ? (json as Record<string, unknown>)[field] : fallback);
+        }
+      }),
+    );
+  });
+});

@@ -6,7 +6,8 @@
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { createRecordCall, SCRIPTS, storeKeys } from '../../client/webhooks/redis/store-scripts.js';
+import { createRecordCall } from '../../client/webhooks/redis/record-call.js';
+import { SCRIPTS, storeKeys } from '../../client/webhooks/redis/store-scripts.js';
 
 // ioredis' own dependency, the slot function it routes commands with (it ships no types).
 const calculateSlot = createRequire(import.meta.url)('cluster-key-slot') as (key: string) => number;

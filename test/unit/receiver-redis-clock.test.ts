@@ -38,3 +38,41 @@ describe('createRedisClock', () => {
     expect(timeMs(['1700000000', '123456'])).toBe(1_700_000_000_123);
   });
 });
+
+describe('createRedisClock at the edge of its 10 s', () => {
+  it('still uses a reading exactly 10 s old, and no older one', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const clock = createRedisClock();
+    clock.observe(1_005_000); // lead 5 s
+    vi.advanceTimersByTime(1000);
+    clock.observe(1_001_000); // lead 0
+    vi.advanceTimersByTime(9000);
+    expect(clock.now()).toBe(1_015_000);
+    vi.advanceTimersByTime(1);
+    expect(clock.now()).toBe(1_010_001);
+  });
+
+  it('a new reading keeps a reading exactly 10 s old', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const clock = createRedisClock();
+    clock.observe(1_005_000); // lead 5 s
+    vi.advanceTimersByTime(10_000);
+    clock.observe(1_010_000); // lead 0, exactly 10 s after the first
+    expect(clock.now()).toBe(1_015_000);
+  });
+
+  it('a smaller lead never lowers the bound, a larger one raises it', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const clock = createRedisClock();
+    clock.observe(1_000_500);
+    clock.observe(1_000_200);
+    expect(clock.now()).toBe(1_000_500);
+    clock.observe(1_000_900);
+    expect(clock.now()).toBe(1_000_900);
+  });
+
+  it('reads TIME replies with microseconds rounded down to the millisecond', () => {
+    expect(timeMs(['2', '999999'])).toBe(2999);
+    expect(timeMs(['0', '1000'])).toBe(1);
+  });
+});

@@ -13,7 +13,8 @@ import type { BatchData, BatchItem } from './batch-worker.js';
 import type { RedisClock } from './redis-clock.js';
 import { createRecordBatch } from './record-batch.js';
 import { newId } from './recording-id.js';
-import { createRecordCall, RECORD_STATUS, tripleField, webhookIdField, type StoreCommands, type StoreKeys } from './store-scripts.js';
+import { createRecordCall, recordDeadline } from './record-call.js';
+import { RECORD_STATUS, tripleField, webhookIdField, type StoreCommands, type StoreKeys } from './store-scripts.js';
 import { within } from './within.js';
 
 /** One event on its way into the record script; `at` is when its delivery asked (its answer's deadline counts from then). */
@@ -59,18 +60,17 @@ export function createRecorder(options: RecorderOptions): { add(recording: Recor
 
   async function send(items: readonly Recording[]): Promise<RecordResult[]> {
     // One deadline for the call, its oldest delivery's: none waits longer than recordTimeoutMs in all.
-    const left = items[0]!.at + recordTimeoutMs - Date.now();
-    const redisNow = clock.now();
-    if (left <= 0 || redisNow === undefined) throw new StoreUnavailableError(`Redis did not answer the recording within ${recordTimeoutMs} ms`);
+    const deadline = recordDeadline({ oldestAt: items[0]!.at, recordTimeoutMs, now: Date.now(), redisNow: clock.now() });
+    if (!deadline) throw new StoreUnavailableError(`Redis did not answer the recording within ${recordTimeoutMs} ms`);
     const batchId = newId();
     const batchItems = items.map(({ id, key, event }): BatchItem => ({ id, key, event }));
     const events = items.flatMap((item, i) => [tripleField(item.key), item.webhookId === undefined ? '' : webhookIdField(item.webhookId), item.id, JSON.stringify(batchItems[i])]);
     const { windowMs, bucketMs } = window();
-    const args = recordCall({ fromMs: redisNow, deadlineMs: redisNow + left, windowMs, bucketMs, batchId, events });
+    const args = recordCall({ fromMs: deadline.fromMs, deadlineMs: deadline.deadlineMs, windowMs, bucketMs, batchId, events });
     const call = store.sraRecord(...(args as [number, ...Array<string | number>]));
     // Every answer tells Redis's time, even one that came too late for its deliveries.
     call.then((out) => clock.observe(Number(out[1])), () => {});
-    const out = await within(call, left, 'the recording');
+    const out = await within(call, deadline.waitMs, 'the recording');
     const [status, now] = [Number(out[0]), Number(out[1])];
     if (status === RECORD_STATUS.late) {
       throw new StoreUnavailableError(`the recording reached Redis after its deadline (${recordTimeoutMs} ms from the delivery), so Redis recorded nothing`);

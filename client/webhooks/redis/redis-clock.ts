@@ -37,21 +37,20 @@ export interface RedisClock {
  */
 export function createRedisClock(): RedisClock {
   let readings: Reading[] = [];
+  const recent = (at: number) => readings.filter((r) => r.at >= at - KEEP_MS);
   return {
     now() {
       const latest = readings.at(-1);
       if (!latest) return undefined;
       const at = Date.now();
-      let lead = latest.lead;
-      for (const r of readings) if (r.at >= at - KEEP_MS && r.lead > lead) lead = r.lead;
-      return at + lead;
+      return at + recent(at).reduce((lead, r) => Math.max(lead, r.lead), latest.lead);
     },
     observe(redisMs) {
       const at = Date.now();
-      readings = readings.filter((r) => r.at >= at - KEEP_MS);
-      readings.push({ at, lead: redisMs - at });
+      readings = [...recent(at), { at, lead: redisMs - at }];
     },
     reset(redisMs) {
+      // Stryker disable next-line ArrayDeclaration: observe() below drops anything in the list that is not a reading of the last 10 s
       readings = [];
       this.observe(redisMs);
     },

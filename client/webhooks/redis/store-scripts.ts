@@ -64,38 +64,6 @@ export function storeKeys(prefix: string, queueName: string): StoreKeys {
 /** The dedupe bucket hash that holds records made at `atMs` (Redis's clock). */
 export const bucketKey = (keys: StoreKeys, atMs: number, bucketMs: number) => `${keys.dedupe}:${Math.floor(atMs / bucketMs)}`;
 
-/** What one call of the record script is given (see RECORD). */
-export interface RecordCallInput {
-  /** Redis's time when the call was sent, at least (ms): the oldest bucket it may read is `fromMs - windowMs`'s. */
-  fromMs: number;
-  /** Redis's time after which the call must change nothing (ms): the newest bucket it may write is this one's. */
-  deadlineMs: number;
-  windowMs: number;
-  bucketMs: number;
-  batchId: string;
-  /** Four per event: identity field, webhook-id field or '', recording id, the event's batch item (JSON). */
-  events: Array<string | number>;
-}
-
-/**
- * The arguments of one record call, number of keys first: every bucket hash the script may
- * need, whatever Redis's clock says between `fromMs` and `deadlineMs`, oldest first.
- * Consecutive calls within one bucket share the key list.
- */
-export function createRecordCall(keys: StoreKeys) {
-  let cached: { first: number; last: number; keys: string[] } | undefined;
-  return ({ fromMs, deadlineMs, windowMs, bucketMs, batchId, events }: RecordCallInput): Array<string | number> => {
-    const first = Math.floor((fromMs - windowMs) / bucketMs);
-    const last = Math.floor(deadlineMs / bucketMs);
-    if (cached?.first !== first || cached.last !== last) {
-      const list: string[] = [];
-      for (let b = first; b <= last; b++) list.push(`${keys.dedupe}:${b}`);
-      cached = { first, last, keys: list };
-    }
-    return [3 + cached.keys.length, keys.inbox, keys.inboxAt, keys.dead, ...cached.keys, deadlineMs, first, bucketMs, windowMs, batchId, ...events];
-  };
-}
-
 /** The record script's verdict on a call (the first value of its answer). */
 export const RECORD_STATUS = {
   /** Recorded: the events' outcomes follow. */
@@ -117,7 +85,7 @@ export const tripleField = (dedupeKey: string) => `t${short(SHA256_HEX.test(dedu
 export const webhookIdField = (webhookId: string) => `w${short(hash('sha256', webhookId, 'buffer'))}`;
 
 /**
- * KEYS: inbox, inbox-at, dead, then consecutive dedupe buckets, oldest first (createRecordCall).
+ * KEYS: inbox, inbox-at, dead, then consecutive dedupe buckets, oldest first (record-call.ts).
  * ARGV: deadline ms, index of the first bucket, bucket ms, window ms, batch id, then per event:
  * identity field, webhook-id field or '', new id, the event's batch item (JSON) (four each; the
  * events recorded in one call).
@@ -304,7 +272,7 @@ const TIME = `return redis.call('TIME')`;
 
 /** The scripts as ioredis commands on the store's own connection (EVALSHA, falling back to EVAL). */
 export interface StoreCommands {
-  /** `numberOfKeys` first (createRecordCall): a status and Redis's time, then three values per event, flat. */
+  /** `numberOfKeys` first (record-call.ts): a status and Redis's time, then three values per event, flat. */
   sraRecord(numberOfKeys: number, ...keysThenArgv: Array<string | number>): Promise<Array<string | number>>;
   sraHandedOver(inbox: string, inboxAt: string, ...ids: string[]): Promise<number>;
   sraClaimStale(inbox: string, inboxAt: string, ageMs: number, limit: number): Promise<string[]>;

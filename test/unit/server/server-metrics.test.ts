@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createServerMetrics, isResumeRequest, resumeOutcome } from '../../../server/metrics/index.js';
+import { createServerMetrics, isResumeRequest, resumeResultLabel } from '../../../server/metrics/index.js';
 import type { DeliveryStats } from '../../../server/webhooks/delivery-types.js';
 
 const sample = (text: string, series: string): number | undefined => {
@@ -17,7 +17,7 @@ const sample = (text: string, series: string): number | undefined => {
 describe('resume outcomes', () => {
   it('maps each answer of the resume operation to its outcome', () => {
     const statuses = { 200: 'resumed', 409: 'not_paused', 404: 'not_found', 401: 'unauthorized', 429: 'rate_limited', 503: 'unavailable', 500: 'unavailable', 400: 'invalid', 413: 'invalid', 415: 'invalid', 405: 'invalid' };
-    for (const [status, outcome] of Object.entries(statuses)) expect(resumeOutcome(Number(status)), status).toBe(outcome);
+    for (const [status, outcome] of Object.entries(statuses)) expect(resumeResultLabel(Number(status)), status).toBe(outcome);
   });
 
   it('counts POST /v1/sessions/{id}/resume only', () => {

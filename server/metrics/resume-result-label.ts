@@ -1,20 +1,20 @@
 /**
- * The outcome of one resume request as the metrics name it, read from the answer's status:
+ * The result of one resume request as the metrics label it, read from the answer's status:
  * the spec's answers of POST /v1/sessions/{session_id}/resume, one label value each.
  */
 
 /** Label values of `session_resume_requests_total{outcome}`. */
-export const RESUME_OUTCOMES = ['resumed', 'not_paused', 'not_found', 'unauthorized', 'rate_limited', 'unavailable', 'invalid'] as const;
+export const RESUME_RESULT_LABELS = ['resumed', 'not_paused', 'not_found', 'unauthorized', 'rate_limited', 'unavailable', 'invalid'] as const;
 
-/** One resume outcome. */
-export type ResumeOutcome = (typeof RESUME_OUTCOMES)[number];
+/** The metrics label of one resume request's result (the client's `ResumeOutcome` is the typed answer, a different thing). */
+export type ResumeResultLabel = (typeof RESUME_RESULT_LABELS)[number];
 
 /**
  * 200 resumed, 409 not_paused, 404 not_found, 401 unauthorized, 429 rate_limited, any 5xx
  * unavailable; every other status (400, 405, 406, 413, 415, ...) is a request the spec refuses: invalid.
- * @example resumeOutcome(409) // 'not_paused'
+ * @example resumeResultLabel(409) // 'not_paused'
  */
-export function resumeOutcome(status: number): ResumeOutcome {
+export function resumeResultLabel(status: number): ResumeResultLabel {
   switch (status) {
     case 200:
       return 'resumed';
