@@ -12,7 +12,7 @@ import { startRedisServer } from '../test/helpers/redis-server.js';
 import { errorBody } from '../server/errors/error-answer.js';
 import { createMemorySessionStore } from '../server/sessions/memory-session-store.js';
 import { createRedisSessionStore } from '../server/sessions/redis-session-store.js';
-import type { IdempotentAnswers, ResumeOptions, SessionStore } from '../server/sessions/session-store.js';
+import type { IdempotentAnswers, StoreResumeOptions, SessionStore } from '../server/sessions/session-store.js';
 
 const N = Number(process.env.FOOTPRINT_N ?? 10_000);
 const MEMORY_N = Number(process.env.FOOTPRINT_MEMORY_N ?? 100_000);
@@ -24,7 +24,7 @@ const ANSWERS: IdempotentAnswers = {
   not_paused: { status: 409, body: errorBody('not_paused', 'Session is not paused (not_paused).') },
 };
 // A key as the client sends it (crypto.randomUUID), scoped like the server's API key id.
-const keyed = (): ResumeOptions => ({ idempotency: { scope: 'k_3b1f0c2d9e8a7b6c', key: randomUUID(), answers: ANSWERS } });
+const keyed = (): StoreResumeOptions => ({ idempotency: { scope: 'k_3b1f0c2d9e8a7b6c', key: randomUUID(), answers: ANSWERS } });
 
 async function usedMemory(redis: Redis): Promise<number> {
   const info = await redis.info('memory');
@@ -32,7 +32,7 @@ async function usedMemory(redis: Redis): Promise<number> {
 }
 
 /** Bytes per request of `run` over ids `tag_0 … tag_{N-1}` (sessions seeded as `status` first). */
-async function perRequest(redis: Redis, store: SessionStore, tag: string, status: string | undefined, options: () => ResumeOptions | undefined) {
+async function perRequest(redis: Redis, store: SessionStore, tag: string, status: string | undefined, options: () => StoreResumeOptions | undefined) {
   const ids = Array.from({ length: N }, (_, i) => `sess_${tag}_${i}`);
   if (status) await store.seed(ids.map((id) => ({ id, status })));
   const before = await usedMemory(redis);

@@ -6,10 +6,10 @@
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { parseHostPort } from '@session-resume-api/runtime/host-port';
 import { Cluster, Redis } from 'ioredis';
+import type { RedisConnection } from '@session-resume-api/runtime/redis-connection';
 import { authFailure, redisAuthCode } from './redis-auth-failure.js';
 
-/** What the Redis-backed parts accept: one node or a cluster. */
-export type RedisConnection = Redis | Cluster;
+export type { RedisConnection } from '@session-resume-api/runtime/redis-connection';
 
 /** Where Redis is: one URL, or cluster seed nodes (`host:port`, any subset of the cluster). */
 export type RedisTarget = { url: string } | { clusterNodes: readonly string[] };

@@ -6,7 +6,7 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import { intentMember, timeOrderedEventId, type RedisKeys } from '../redis/redis-keys.js';
-import { PAUSED, RUNNING, type RecordedAnswer, type ResumeOptions, type ResumeTransition } from './session-store.js';
+import { PAUSED, RUNNING, type RecordedAnswer, type StoreResumeOptions, type ResumeTransition } from './session-store.js';
 import { resumedEvent, type OutboxEvent } from '../core/outbox-event.js';
 import { StoreUnavailableError } from '../errors/store-errors.js';
 
@@ -75,7 +75,7 @@ export async function storeCall<T>(what: string, run: () => Promise<T>): Promise
 }
 
 /** Resumes one session on Redis: `SessionStore.resume`. */
-export async function resumeOnRedis(context: RedisResumeContext, id: string, options: ResumeOptions = {}): Promise<ResumeTransition> {
+export async function resumeOnRedis(context: RedisResumeContext, id: string, options: StoreResumeOptions = {}): Promise<ResumeTransition> {
   const { client, keys, events } = context;
   const updatedAt = context.now().toISOString();
   const event = resumedEvent(timeOrderedEventId(), id, updatedAt);
@@ -111,7 +111,7 @@ export async function resumeOnRedis(context: RedisResumeContext, id: string, opt
  * is independent of it, so both go in one round trip. Resolves to the session id the key is
  * bound to.
  */
-async function claimWithIntent({ client, keys, events, idempotencyTtlSeconds }: RedisResumeContext, id: string, { idempotency: idem }: ResumeOptions, intent: string) {
+async function claimWithIntent({ client, keys, events, idempotencyTtlSeconds }: RedisResumeContext, id: string, { idempotency: idem }: StoreResumeOptions, intent: string) {
   const [bound] = await storeCall('resume', () =>
     Promise.all([
       idem ? client.eval(CLAIM_SCRIPT, 1, keys.idempotencyClaim(idem.scope, idem.key), id, idempotencyTtlSeconds) : id,
@@ -121,7 +121,7 @@ async function claimWithIntent({ client, keys, events, idempotencyTtlSeconds }: 
   return bound;
 }
 
-function runResumeScript(context: RedisResumeContext, id: string, { idempotency: idem }: ResumeOptions, event: OutboxEvent, updatedAt: string): Promise<string[]> {
+function runResumeScript(context: RedisResumeContext, id: string, { idempotency: idem }: StoreResumeOptions, event: OutboxEvent, updatedAt: string): Promise<string[]> {
   const { client, keys, events } = context;
   const answers = idem?.answers;
   const encode = (answer: RecordedAnswer) => JSON.stringify(answer);

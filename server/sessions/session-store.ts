@@ -29,8 +29,8 @@ export interface RecordedAnswer {
 /** The answers the caller gives for each first-time transition, recorded with the key (x-decisions: idempotency-key). */
 export type IdempotentAnswers = Record<'resumed' | 'not_found' | 'not_paused', RecordedAnswer>;
 
-/** Per-call options of `resume`. */
-export interface ResumeOptions {
+/** Per-call options of `SessionStore.resume` (the client's `ResumeOptions` are what a caller sends; these, what the store records). */
+export interface StoreResumeOptions {
   /** Record the answer under (scope, key) for the store's TTL (24 h by default) in the same atomic step as the resume; a 404 is not recorded. */
   idempotency?: {
     /** Whose keys these are (the API key's id): keys of different callers never meet. */
@@ -58,7 +58,7 @@ export interface SessionStore {
    * Flips a paused session to `running` and writes its `session.resumed` event in the same
    * step; of concurrent calls on one session exactly one gets `resumed`.
    */
-  resume(id: string, options?: ResumeOptions): Promise<ResumeTransition>;
+  resume(id: string, options?: StoreResumeOptions): Promise<ResumeTransition>;
   /** Reads one session, or undefined when there is none. */
   get(id: string): Promise<Session | undefined>;
   /** Creates the sessions that do not exist yet; never overwrites an existing one. Returns how many were created. */

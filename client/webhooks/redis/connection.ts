@@ -7,10 +7,10 @@
 import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import { parseHostPort } from '@session-resume-api/runtime/host-port';
 import { checkOption } from '@session-resume-api/runtime/options-error';
+import type { RedisConnection } from '@session-resume-api/runtime/redis-connection';
 import type { RedisLibraries } from './libraries.js';
 
-/** A single-node client or a cluster client; the store treats both alike. */
-export type RedisConnection = Redis | Cluster;
+export type { RedisConnection } from '@session-resume-api/runtime/redis-connection';
 
 /** The three ways to say where Redis is; exactly one is given. */
 export interface ConnectionSource {
