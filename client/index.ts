@@ -6,7 +6,7 @@
  * server/. Siblings: webhooks/ (the receiver kit, Node), msw/ (frontend test handlers), cli/ (the
  * `session-resume-api` command).
  */
-export { createSessionsClient } from './sessions-client.js';
+export { createSessionsClient, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_DELAY_MS, DEFAULT_TIMEOUT_MS } from './sessions-client.js';
 export type { ResumeOptions, SessionsClient, SessionsClientOptions } from './sessions-client.js';
 export { NOT_PAUSED_MARKER } from './outcome.js';
 export type { ResumeOutcome, ResumeOutcomeKind } from './outcome.js';

@@ -10,34 +10,63 @@ import { toResumeOutcome, type ResumeOutcome } from './outcome.js';
 import { createRetryingFetch, replayable, type BufferedAnswer, type FetchLike } from './retry.js';
 import { PACKAGE_VERSION } from './version.js';
 
+/** Default deadline of each attempt, in ms, from sending to the end of the body. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+/** Default retries of 429, 502, 503, 504 and network failures after the first attempt. */
+export const DEFAULT_MAX_RETRIES = 2;
+/** Default longest wait between attempts, in ms. */
+export const DEFAULT_MAX_RETRY_DELAY_MS = 10_000;
+
 /** Options of `createSessionsClient`. */
 export interface SessionsClientOptions {
   /** Base URL of the service without the /v1 prefix, e.g. "https://api.example.com". */
   baseUrl: string;
   /** The API key, sent as `Authorization: Bearer <apiKey>`. */
   apiKey: string;
-  /** The fetch to use (default globalThis.fetch); also the hook for extra headers or instrumentation. Pass its `init` on: it carries the timeout signal. */
+  /**
+   * The fetch to use; also the hook for extra headers or instrumentation. Pass its `init` on: it carries the timeout signal.
+   * @defaultValue `globalThis.fetch`
+   */
   fetch?: FetchLike;
-  /** Deadline of each attempt, in ms, from sending to the end of the body (default 10 000). */
+  /**
+   * Deadline of each attempt, in ms, from sending to the end of the body.
+   * @defaultValue {@link DEFAULT_TIMEOUT_MS} (10 000)
+   */
   timeoutMs?: number;
-  /** Retries of 429, 502, 503, 504 and network failures after the first attempt (default 2; 0 disables). */
+  /**
+   * Retries of 429, 502, 503, 504 and network failures after the first attempt; 0 disables them.
+   * @defaultValue {@link DEFAULT_MAX_RETRIES} (2)
+   */
   maxRetries?: number;
-  /** Longest wait between attempts, in ms (default 10 000); a longer Retry-After ends the retries. */
+  /**
+   * Longest wait between attempts, in ms; a longer Retry-After ends the retries.
+   * @defaultValue {@link DEFAULT_MAX_RETRY_DELAY_MS} (10 000)
+   */
   maxRetryDelayMs?: number;
-  /** User-Agent header (default "session-resume-api/<version>" outside browsers; browsers send their own). */
+  /**
+   * User-Agent header; browsers send their own.
+   * @defaultValue `"session-resume-api/<version>"` outside browsers
+   */
   userAgent?: string;
 }
 
 /** Per-call options of `resume`. */
 export interface ResumeOptions {
-  /** Aborts the call (and any wait between retries); the call then throws a SessionsClientError `aborted`. */
+  /**
+   * Aborts the call (and any wait between retries); the call then throws a SessionsClientError `aborted`.
+   * @defaultValue none: the call ends by its answer, its timeouts or its retries only
+   */
   signal?: AbortSignal;
-  /** Extra request headers for this call only (e.g. `Prefer` for a Prism mock). */
+  /**
+   * Extra request headers for this call only (e.g. `Prefer` for a Prism mock).
+   * @defaultValue none
+   */
   headers?: Record<string, string>;
   /**
-   * Idempotency-Key sent on every attempt of this call (1 to 255 characters; default: a new
-   * crypto.randomUUID() per call), so a retry after a lost answer cannot resume twice and
-   * reads as `resumed` (x-decisions: idempotency-key). Pass your own to retry across calls.
+   * Idempotency-Key sent on every attempt of this call (1 to 255 characters), so a retry after
+   * a lost answer cannot resume twice and reads as `resumed` (x-decisions: idempotency-key).
+   * Pass your own to retry across calls.
+   * @defaultValue a new `crypto.randomUUID()` per call
    */
   idempotencyKey?: string;
 }
@@ -55,7 +84,6 @@ export interface SessionsClient {
 }
 
 
-const DEFAULTS = { timeoutMs: 10_000, maxRetries: 2, maxRetryDelayMs: 10_000 } as const;
 
 function checkNumber(name: string, value: number | undefined, fallback: number, min: number, max: number, integer = false): number {
   if (value === undefined) return fallback;
@@ -116,9 +144,9 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
   }
   const baseUrl = checkBaseUrl(options.baseUrl);
   const apiKey = checkApiKey(options.apiKey);
-  const timeoutMs = checkNumber('timeoutMs', options.timeoutMs, DEFAULTS.timeoutMs, 1, 2 ** 31 - 1);
-  const maxRetries = checkNumber('maxRetries', options.maxRetries, DEFAULTS.maxRetries, 0, 10, true);
-  const maxRetryDelayMs = checkNumber('maxRetryDelayMs', options.maxRetryDelayMs, DEFAULTS.maxRetryDelayMs, 0, 2 ** 31 - 1);
+  const timeoutMs = checkNumber('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS, 1, 2 ** 31 - 1);
+  const maxRetries = checkNumber('maxRetries', options.maxRetries, DEFAULT_MAX_RETRIES, 0, 10, true);
+  const maxRetryDelayMs = checkNumber('maxRetryDelayMs', options.maxRetryDelayMs, DEFAULT_MAX_RETRY_DELAY_MS, 0, 2 ** 31 - 1);
   if (options.fetch !== undefined && typeof options.fetch !== 'function') {
     throw new OptionsError('createSessionsClient: fetch must be a function (input: Request, init?) => Promise<Response>.');
   }

@@ -9,7 +9,7 @@ import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resu
 import { readDeliveryProfile, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { isLoopbackHost, validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import { redactWebhookUrl } from '@session-resume-api/runtime/redact-url';
-import { newSandboxKey } from '../sandbox/sandbox-client.js';
+import { newSandboxKey } from '@session-resume-api/runtime/sandbox-key';
 import { readCliEnv, type CliEnv } from './config.js';
 import { runListen } from './listen/run-listen.js';
 import { UsageError } from './program.js';

@@ -19,7 +19,10 @@ export { resumeScenarios } from './scenarios.generated.js';
 export interface ResumeHandlersOptions {
   /** Base URL the app calls, without /v1 (e.g. `https://api.test` or `/api`). */
   baseUrl: string;
-  /** Example answered when a request has no `Prefer` (default `resumed`; `missingToken` without a token). */
+  /**
+   * Example answered when a request has no `Prefer`; a request without a token gets `missingToken` whatever this says.
+   * @defaultValue `'resumed'`
+   */
   scenario?: string;
 }
 

@@ -26,9 +26,15 @@ type SandboxEvent = components['schemas']['SandboxEvent'];
 export interface StatefulResumeHandlersOptions {
   /** Base URL the app calls, without /v1 (e.g. `https://api.test`). */
   baseUrl: string;
-  /** Sessions the world starts with and returns to on `reset()` (default: the demo set, as in the sandbox). */
+  /**
+   * Sessions the world starts with and returns to on `reset()`.
+   * @defaultValue the demo set, as in the sandbox
+   */
   sessions?: readonly { id: string; status: string }[];
-  /** Clock for `updatedAt` and event timestamps (default `() => new Date()`). */
+  /**
+   * Clock for `updatedAt` and event timestamps.
+   * @defaultValue `() => new Date()`
+   */
   now?: () => Date;
 }
 

@@ -21,7 +21,10 @@ export interface SandboxClientOptions {
   baseUrl: string;
   /** A key that starts with `sandbox_`; each distinct key has its own world (see `newSandboxKey`). */
   apiKey: string;
-  /** The fetch to use (default globalThis.fetch). */
+  /**
+   * The fetch to use.
+   * @defaultValue `globalThis.fetch`
+   */
   fetch?: FetchLike;
 }
 
@@ -60,10 +63,6 @@ export class SandboxClientError extends Error {
   }
 }
 
-/** A fresh key with a world of its own, e.g. `sandbox_0b5e…`; use one per test so tests never share state. */
-export function newSandboxKey(): string {
-  return `sandbox_${globalThis.crypto.randomUUID()}`;
-}
 
 /**
  * Creates the client; throws TypeError for an empty `baseUrl` or a key without the `sandbox_` prefix.

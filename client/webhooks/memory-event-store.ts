@@ -18,14 +18,21 @@ export const DEFAULT_MEMORY_MAX_EVENTS = 100_000;
 
 /** Options of `createMemoryEventStore`. */
 export interface MemoryEventStoreOptions {
-  /** Events processed at the same time (default `DEFAULT_MEMORY_CONCURRENCY`, 1). */
+  /**
+   * Events processed at the same time.
+   * @defaultValue {@link DEFAULT_MEMORY_CONCURRENCY} (1)
+   */
   concurrency?: number;
-  /** Clock in epoch milliseconds (default Date.now), for tests of the dedupe window. */
+  /**
+   * Clock in epoch milliseconds, for tests of the dedupe window.
+   * @defaultValue `Date.now`
+   */
   now?: () => number;
   /**
-   * Events held at most: queued, within the dedupe window, or dead-lettered (default
-   * `DEFAULT_MEMORY_MAX_EVENTS`, 100 000). When full, a new event is answered 503 (the sender
-   * retries later) until records leave the window or dead letters are handled.
+   * Events held at most: queued, within the dedupe window, or dead-lettered. When full, a new
+   * event is answered 503 (the sender retries later) until records leave the window or dead
+   * letters are handled.
+   * @defaultValue {@link DEFAULT_MEMORY_MAX_EVENTS} (100 000)
    */
   maxEvents?: number;
 }
@@ -34,10 +41,7 @@ export interface MemoryEventStoreOptions {
  * Creates an in-memory `ReceiverStore` for one process: not shared, not durable (a restart
  * forgets records and queued events). Throws `OptionsError` for a bad option.
  *
- * @param options - all optional
- * @param [options.concurrency=1] - events processed at the same time
- * @param [options.now=Date.now] - clock in epoch milliseconds
- * @param [options.maxEvents=100000] - events held at most; beyond it new events get 503
+ * @param options - all optional; each one's default is on {@link MemoryEventStoreOptions}
  * @example
  * import { createMemoryEventStore, createWebhookReceiver } from 'session-resume-api/webhooks';
  * const receiver = createWebhookReceiver({ store: createMemoryEventStore(), onEvent: (event) => console.log(event) });

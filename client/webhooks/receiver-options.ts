@@ -50,20 +50,23 @@ export interface WebhookReceiverOptions {
    * Seconds a processed-event record is kept for dedupe. With a `secret`, at least
    * `SIGNATURE_TOLERANCE_SECONDS` (300): a signed delivery replayed while its timestamp is
    * still accepted must still be a duplicate.
-   * @defaultValue `DEFAULT_DEDUPE_WINDOW_SECONDS` (3600: about an hour)
+   * @defaultValue {@link DEFAULT_DEDUPE_WINDOW_SECONDS} (3600: about an hour)
    */
   dedupeWindowSeconds?: number;
   /**
    * Processing attempts per event before it is dead-lettered.
-   * @defaultValue `DEFAULT_MAX_ATTEMPTS` (5)
+   * @defaultValue {@link DEFAULT_MAX_ATTEMPTS} (5)
    */
   maxAttempts?: number;
   /**
    * Delay before the first retry in ms, doubled on each further retry.
-   * @defaultValue `DEFAULT_RETRY_DELAY_MS` (1000)
+   * @defaultValue {@link DEFAULT_RETRY_DELAY_MS} (1000)
    */
   retryDelayMs?: number;
-  /** Called after each failed processing attempt; `final` means the event was dead-lettered. Replaces the log line of a failed attempt. */
+  /**
+   * Called after each failed processing attempt; `final` means the event was dead-lettered. Replaces the log line of a failed attempt.
+   * @defaultValue none: each failed attempt is a line through `logger`
+   */
   onError?(error: unknown, context: EventContext & { event: ReceivedEvent; final: boolean }): void;
   /**
    * Where failed attempts, dead letters, stale events and store outages are reported.
@@ -89,7 +92,7 @@ export interface WebhookReceiverOptions {
   secret?: string | readonly string[];
   /**
    * Largest accepted body in bytes; larger → 413.
-   * @defaultValue `DEFAULT_MAX_BODY_BYTES` (1 MiB)
+   * @defaultValue {@link DEFAULT_MAX_BODY_BYTES} (1 MiB)
    */
   maxBodyBytes?: number;
   /**

@@ -46,11 +46,15 @@ export interface ProcessingOptions {
   retryDelayMs: number;
   /** Called after each failed attempt; `final` is true when the event was dead-lettered. */
   onFailure(error: unknown, recorded: RecordedEvent, final: boolean): void;
-  /** Reports a store problem that does not belong to one event (e.g. a lost connection). */
+  /**
+   * Reports a store problem that does not belong to one event (e.g. a lost connection).
+   * @defaultValue none: such problems are not reported
+   */
   onStoreError?(error: unknown, what: string): void;
   /**
    * Observes each run of the handler (for metrics): called once per `process` call that ran,
    * with its result. An event found already processed runs nothing and reports nothing.
+   * @defaultValue none: runs are not observed
    */
   onHandlerRun?(run: HandlerRun): void;
 }

@@ -1,10 +1,4 @@
 /** The plain-text start-up message of sandbox mode: a ready-to-paste key and curl line. */
-import { randomBytes } from 'node:crypto';
-
-/** A fresh sandbox key, e.g. `sandbox_Zr3…`: every such token is valid and names its own world. */
-export function newSandboxKey(): string {
-  return `sandbox_${randomBytes(9).toString('base64url')}`;
-}
 
 /**
  * Renders the banner for a sandbox at `baseUrl`, naming `sessionId` (a paused seed) in the

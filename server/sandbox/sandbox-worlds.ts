@@ -5,6 +5,7 @@
  */
 import { checkInteger, OptionsError } from '@session-resume-api/runtime/options-error';
 import { createHash } from 'node:crypto';
+import { SANDBOX_KEY_PREFIX } from '@session-resume-api/runtime/sandbox-key';
 import type { components } from '../../generated/sandbox.js';
 import { dedupeKey } from '@session-resume-api/runtime/event-identity';
 import { DEFAULT_DELIVERY_PROFILE, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
@@ -15,8 +16,6 @@ import type { Session, SessionSeed, SessionStore } from '../sessions/session-sto
 /** One entry of a world's event feed (spec/sandbox.yaml `SandboxEvent`). */
 export type SandboxEvent = components['schemas']['SandboxEvent'];
 
-/** The prefix every sandbox key starts with. */
-export const SANDBOX_KEY_PREFIX = 'sandbox_';
 /** Default number of worlds kept (x-decisions: sandbox-world-limit). */
 export const DEFAULT_MAX_WORLDS = 1000;
 /** Default number of events each world keeps. */

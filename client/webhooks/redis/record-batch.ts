@@ -13,9 +13,10 @@ export interface RecordBatchOptions<I, O> {
   /** Most items in one call; a full batch goes at once (when a call may start). */
   maxItems: number;
   /**
-   * Most calls under way at once (default: no bound). Items added while that many are under
-   * way wait and go together as soon as one settles: under load a call carries what arrived
-   * during the previous one's round trip, with no added wait when nothing is under way.
+   * Most calls under way at once. Items added while that many are under way wait and go
+   * together as soon as one settles: under load a call carries what arrived during the
+   * previous one's round trip, with no added wait when nothing is under way.
+   * @defaultValue no bound
    */
   maxInFlight?: number;
 }

@@ -88,16 +88,7 @@ async function readDeadLetters(store: RedisConnection, keys: StoreKeys): Promise
  * Creates a Redis-backed `ReceiverStore` shared by every instance with the same prefix and
  * queue, on one node or a Redis Cluster (one code path). Throws `OptionsError` for a bad option.
  *
- * @param options - `url`, `client` or `clusterNodes`; the rest optional
- * @param [options.prefix='session-resume-api'] - key prefix and hash tag; share it between instances
- * @param [options.queueName='webhook-events'] - BullMQ queue name
- * @param [options.concurrency=1] - handler runs at the same time in this instance
- * @param [options.maxEventsPerJob=50] - most events in one job
- * @param [options.recordTimeoutMs=2000] - ms from a delivery to its answer's deadline (503 after it; nothing recorded after it)
- * @param [options.lockDurationMs=30000] - ms a processing lock lasts without renewal
- * @param [options.stalledIntervalMs=30000] - ms between checks for work a dead instance left
- * @param [options.maxStalledCount=5] - times a job may stall before it is dead-lettered
- * @param [options.process=true] - run a worker in this instance
+ * @param options - `url`, `client` or `clusterNodes`; the rest optional, each with its `@defaultValue` on `RedisEventStoreOptions`
  * @example
  * import { createWebhookReceiver } from 'session-resume-api/webhooks';
  * import { createRedisEventStore } from 'session-resume-api/webhooks/redis';

@@ -25,33 +25,66 @@ export const DEFAULT_STALLED_INTERVAL_MS = 30_000;
 export const DEFAULT_MAX_STALLED_COUNT = 5;
 /** Options of `createRedisEventStore`; give exactly one of `url`, `client` or `clusterNodes`. */
 export interface RedisEventStoreOptions {
-  /** Redis URL of a single node, e.g. redis://127.0.0.1:6379. */
+  /**
+   * Redis URL of a single node, e.g. redis://127.0.0.1:6379.
+   * @defaultValue none: give this, `client` or `clusterNodes`
+   */
   url?: string;
-  /** An ioredis `Redis` or `Cluster` to copy connection settings from (duplicated; never closed by the store). */
+  /**
+   * An ioredis `Redis` or `Cluster` to copy connection settings from (duplicated; never closed by the store).
+   * @defaultValue none: give this, `url` or `clusterNodes`
+   */
   client?: RedisConnection;
-  /** Redis Cluster seed nodes, `host:port` each. */
+  /**
+   * Redis Cluster seed nodes, `host:port` each.
+   * @defaultValue none: give this, `url` or `client`
+   */
   clusterNodes?: readonly string[];
-  /** Key prefix (default 'session-resume-api'), the hash tag of every key; share it between instances. */
+  /**
+   * Key prefix, the hash tag of every key; share it between instances.
+   * @defaultValue {@link DEFAULT_REDIS_PREFIX} (`'session-resume-api'`)
+   */
   prefix?: string;
-  /** Queue name (default 'webhook-events'). */
+  /**
+   * BullMQ queue name.
+   * @defaultValue {@link DEFAULT_QUEUE_NAME} (`'webhook-events'`)
+   */
   queueName?: string;
   /**
-   * Handler runs at the same time in this instance (default 1), whether their events came in
-   * one job or several. With 1, the events of a job run one after the other, in the order
-   * they were recorded.
+   * Handler runs at the same time in this instance, whether their events came in one job or
+   * several. With 1, the events of a job run one after the other, in the order they were recorded.
+   * @defaultValue {@link DEFAULT_REDIS_CONCURRENCY} (1)
    */
   concurrency?: number;
-  /** Most events in one job, the first deliveries recorded by one call (default 50). */
+  /**
+   * Most events in one job, the first deliveries recorded by one call.
+   * @defaultValue {@link DEFAULT_MAX_EVENTS_PER_JOB} (50)
+   */
   maxEventsPerJob?: number;
-  /** Milliseconds from a delivery to its answer's deadline: not recorded by then, it is answered 503 and never recorded (default 2000). */
+  /**
+   * Milliseconds from a delivery to its answer's deadline: not recorded by then, it is answered 503 and never recorded.
+   * @defaultValue {@link DEFAULT_RECORD_TIMEOUT_MS} (2000)
+   */
   recordTimeoutMs?: number;
-  /** Milliseconds a processing lock lasts without renewal (default 30000). */
+  /**
+   * Milliseconds a processing lock lasts without renewal.
+   * @defaultValue {@link DEFAULT_LOCK_DURATION_MS} (30 000)
+   */
   lockDurationMs?: number;
-  /** Milliseconds between checks for work a dead instance left (default 30000). */
+  /**
+   * Milliseconds between checks for work a dead instance left.
+   * @defaultValue {@link DEFAULT_STALLED_INTERVAL_MS} (30 000)
+   */
   stalledIntervalMs?: number;
-  /** Times a job may be found stalled before it is dead-lettered (default 5). */
+  /**
+   * Times a job may be found stalled before it is dead-lettered.
+   * @defaultValue {@link DEFAULT_MAX_STALLED_COUNT} (5)
+   */
   maxStalledCount?: number;
-  /** Start a worker in this instance (default true); false for receive-only instances. */
+  /**
+   * Start a worker in this instance; false for receive-only instances.
+   * @defaultValue `true`
+   */
   process?: boolean;
 }
 
