@@ -31,25 +31,47 @@ export interface AppDeps {
   store: SessionStore;
   /** Accepted bearer tokens (at least one, non-empty). */
   apiKeys: string[];
-  /** Structured logger (default: silent). */
+  /**
+   * Structured logger.
+   * @defaultValue silent
+   */
   logger?: Logger;
-  /** Per-API-key rate limit (default: off). */
+  /**
+   * Per-API-key rate limit.
+   * @defaultValue off
+   */
   rateLimit?: RateLimitOptions;
-  /** Receives a `session.resumed` event after each successful resume (default: none). */
+  /**
+   * Receives a `session.resumed` event after each successful resume.
+   * @defaultValue none: no events are sent
+   */
   webhookSender?: WebhookSender;
-  /** Origins allowed by CORS (default: none, CORS off); `*` allows any. */
+  /**
+   * Origins allowed by CORS; `*` allows any.
+   * @defaultValue none: CORS off
+   */
   corsOrigins?: string[];
-  /** OpenAPI document to serve and enforce (default: spec/openapi.yaml). */
+  /**
+   * OpenAPI document to serve and enforce.
+   * @defaultValue `spec/openapi.yaml`
+   */
   specPath?: string;
-  /** HTML reference served at /docs (default: dist/docs/index.html, built by `npm run docs`). */
+  /**
+   * HTML reference served at /docs, built by `npm run docs`.
+   * @defaultValue `dist/docs/index.html`
+   */
   docsHtmlPath?: string;
   /**
-   * Check every JSON answer against the spec, answering 500 on a mismatch (default: true).
+   * Check every JSON answer against the spec, answering 500 on a mismatch.
    * Costs a share of the resume path's CPU (BENCHMARKS.md, the resume group's validated rows); `server/main.ts` turns it off in production
    * (`VALIDATE_RESPONSES`, x-decisions: response-validation).
+   * @defaultValue `true`
    */
   validateResponses?: boolean;
-  /** Sandbox mode (server/sandbox): `sandbox_` keys with their own worlds replace `apiKeys` and `store`; /_sandbox, Prefer forcing (default: off). */
+  /**
+   * Sandbox mode (server/sandbox): `sandbox_` keys with their own worlds replace `apiKeys` and `store`; /_sandbox, Prefer forcing.
+   * @defaultValue off
+   */
   sandbox?: Sandbox;
 }
 

@@ -7,18 +7,26 @@ import { createIdempotencyKeys } from './memory-idempotency-keys.js';
 
 /** Options of the memory store. */
 export interface MemorySessionStoreOptions {
-  /** Clock for `updatedAt` and key expiry (default `() => new Date()`). */
+  /**
+   * Clock for `updatedAt` and key expiry.
+   * @defaultValue `() => new Date()`
+   */
   now?: () => Date;
   /**
-   * The map the store keeps its sessions in (default: a new one). The sandbox passes its own to
-   * list and set a world's sessions beside the store's resume.
+   * The map the store keeps its sessions in. The sandbox passes its own to list and set a
+   * world's sessions beside the store's resume.
+   * @defaultValue a new, empty one
    */
   sessions?: Map<string, Session>;
-  /** Seconds an Idempotency-Key's answer is kept (default `IDEMPOTENCY_TTL_SECONDS`, 86 400: 24 h). */
+  /**
+   * Seconds an Idempotency-Key's answer is kept.
+   * @defaultValue {@link IDEMPOTENCY_TTL_SECONDS} (86 400: 24 h)
+   */
   idempotencyTtlSeconds?: number;
   /**
-   * Idempotency-Keys kept at most (default `DEFAULT_IDEMPOTENCY_MAX_KEYS`, 100 000); beyond it
-   * the least recently used goes first. About 250 B each (docs/bounds.md).
+   * Idempotency-Keys kept at most; beyond it the least recently used goes first. About 250 B
+   * each (docs/bounds.md).
+   * @defaultValue {@link DEFAULT_IDEMPOTENCY_MAX_KEYS} (100 000)
    */
   idempotencyMaxKeys?: number;
 }
@@ -30,8 +38,7 @@ export { DEFAULT_IDEMPOTENCY_MAX_KEYS };
  * critical section: no await between the read and the writes. A 404 is not recorded under a
  * key (x-decisions: idempotency-key): nothing was applied, and a retry may find the session.
  *
- * @param [options.idempotencyTtlSeconds=86400] - seconds a key's answer is kept
- * @param [options.idempotencyMaxKeys=100000] - keys kept at most (least recently used dropped)
+ * @param options - all optional; each one's default is on {@link MemorySessionStoreOptions}
  * @example
  * const store = createMemorySessionStore();
  * await store.seed([{ id: 'sess_1', status: 'paused' }]);

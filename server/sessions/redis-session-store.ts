@@ -16,16 +16,26 @@ export { EVENT_TTL_SECONDS } from './redis-resume.js';
 export interface RedisSessionStoreOptions {
   /** A client from `createRedisConnection`: one Redis or a Cluster (owned by the caller, who quits it). */
   client: Redis | Cluster;
-  /** Prefix of every key (default `session-resume:`; no `{` or `}`); tests use a random one. */
+  /**
+   * Prefix of every key (no `{` or `}`); tests use a random one.
+   * @defaultValue {@link DEFAULT_REDIS_KEY_PREFIX} (`'session-resume:'`)
+   */
   keyPrefix?: string;
-  /** Clock for `updatedAt` (default `() => new Date()`). */
+  /**
+   * Clock for `updatedAt`.
+   * @defaultValue `() => new Date()`
+   */
   now?: () => Date;
   /**
-   * Write each resume's event for the outbox (default true). False when no webhook is
-   * configured: nothing would ever deliver or clear them.
+   * Write each resume's event for the outbox. False when no webhook is configured: nothing
+   * would ever deliver or clear them.
+   * @defaultValue `true`
    */
   events?: boolean;
-  /** Seconds an Idempotency-Key and its answer are kept (default `IDEMPOTENCY_TTL_SECONDS`, 86 400: 24 h; `IDEMPOTENCY_TTL`). */
+  /**
+   * Seconds an Idempotency-Key and its answer are kept (`IDEMPOTENCY_TTL`).
+   * @defaultValue {@link IDEMPOTENCY_TTL_SECONDS} (86 400: 24 h)
+   */
   idempotencyTtlSeconds?: number;
 }
 

@@ -27,21 +27,34 @@ import type { WebhookSender } from './webhook-sender.js';
 export interface DeliveryTarget {
   /** The receiver's https:// URL (HTTPS only). */
   url: string;
-  /** Allow loopback and private receivers, for local testing only (default false; logged as a warning). */
+  /**
+   * Allow loopback and private receivers, for local testing only; logged as a warning.
+   * @defaultValue `false`
+   */
   allowPrivate?: boolean;
-  /** Allow plain http:// and unverified TLS to loopback receivers only (default false). */
+  /**
+   * Allow plain http:// and unverified TLS to loopback receivers only.
+   * @defaultValue `false`
+   */
   insecureLocalhost?: boolean;
   /** CA certificate(s) to trust instead of the system roots (PEM). */
   ca?: string | Buffer;
-  /** Resolver returning every address of a host (default: the system's); for tests. */
+  /**
+   * Resolver returning every address of a host; for tests.
+   * @defaultValue the system's
+   */
   lookup?: WebhookLookup;
   /** Standard Webhooks signing secret (`whsec_` + base64), or several (rotation: each signs); undefined: unsigned (webhook-id and webhook-timestamp still sent). */
   secret?: string | readonly string[] | undefined;
-  /** Deadline of one attempt in ms (default 5000: the receiver has 5 s to answer). */
+  /**
+   * Deadline of one attempt in ms: the receiver has 5 s to answer.
+   * @defaultValue {@link DELIVERY_TIMEOUT_MS} (5000)
+   */
   timeoutMs?: number;
   /**
-   * Reuse connections between attempts (default true): kept per checked address
+   * Reuse connections between attempts: kept per checked address
    * (runtime/delivery/delivery-agents.ts), closed with the engine.
+   * @defaultValue `true`
    */
   keepAlive?: boolean;
 }
@@ -49,16 +62,23 @@ export interface DeliveryTarget {
 /** Options of `createDeliveryEngine`, checked at creation. */
 export interface DeliveryEngineOptions {
   queue: DeliveryQueue;
-  /** Deliver from this instance (default: no: the engine only takes events and reports). */
+  /**
+   * Deliver from this instance.
+   * @defaultValue none: the engine only takes events and reports
+   */
   target?: DeliveryTarget;
   /**
    * Delay before each attempt in ms, the first included; its length is the number of attempts
-   * (default: the Standard Webhooks example, `WEBHOOK_RETRY_SCHEDULE`).
+   * (`WEBHOOK_RETRY_SCHEDULE`).
+   * @defaultValue the Standard Webhooks example
    */
   schedule?: readonly number[];
   /** Hooks for metrics, called after every attempt and delivery. */
   observer?: DeliveryObserver;
-  /** Where attempts are logged (default: pino named webhook-delivery). */
+  /**
+   * Where attempts are logged.
+   * @defaultValue pino named webhook-delivery
+   */
   logger?: Logger;
 }
 

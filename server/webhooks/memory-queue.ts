@@ -22,15 +22,30 @@ import { checkInteger } from '@session-resume-api/runtime/options-error';
 export interface MemoryQueueOptions {
   /** The target's origin, recorded with each event. */
   target: string;
-  /** Attempts in flight at once, across all events (default 50). */
+  /**
+   * Attempts in flight at once, across all events.
+   * @defaultValue {@link DEFAULT_CONCURRENCY} (50)
+   */
   concurrency?: number;
-  /** Events waiting or under way at most (default 10 000); past it `add` refuses. */
+  /**
+   * Events waiting or under way at most; past it `add` refuses.
+   * @defaultValue {@link MEMORY_MAX_PENDING} (10 000)
+   */
   maxPending?: number;
-  /** Delivered events kept with their history (default 1000, each at most 3600 s). */
+  /**
+   * Delivered events kept with their history.
+   * @defaultValue {@link KEEP_DELIVERED} (1000, each at most 3600 s)
+   */
   keepDelivered?: number;
-  /** Dead letters kept (default 10 000). */
+  /**
+   * Dead letters kept.
+   * @defaultValue {@link KEEP_DEAD} (10 000)
+   */
   keepDead?: number;
-  /** Where close and drops are logged (default: pino named webhook-delivery). */
+  /**
+   * Where close and drops are logged.
+   * @defaultValue pino named webhook-delivery
+   */
   logger?: Logger;
 }
 

@@ -56,6 +56,8 @@ describe('createSandboxClient', () => {
 
   it('refuses a key without the sandbox_ prefix and a base URL that is not http(s), at creation', () => {
     expect(() => createSandboxClient({ baseUrl: 'http://x.test', apiKey: 'dev_key' })).toThrow(/sandbox_/);
+    expect(() => createSandboxClient({ baseUrl: 'http://x.test', apiKey: 'sandbox_' })).toThrow(/sandbox_/);
+    expect(() => createSandboxClient({ baseUrl: 'http://x.test', apiKey: 'sandbox_a b' })).toThrow(/sandbox_/);
     expect(() => createSandboxClient({ baseUrl: '/relative', apiKey: 'sandbox_a' })).toThrow(/baseUrl/);
     expect(newSandboxKey()).toMatch(/^sandbox_[0-9a-f-]{36}$/);
     expect(newSandboxKey()).not.toBe(newSandboxKey());
