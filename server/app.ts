@@ -6,13 +6,13 @@ import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { RESUME_ROUTE } from '@session-resume-api/runtime/resume-path';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import { pino, type Logger } from 'pino';
-import { ContractError, contract as shippedContract, loadContract, specPath as defaultSpecPath, type Contract } from '@session-resume-api/runtime/contract';
+import { contract as shippedContract, loadContract, specPath as defaultSpecPath, type Contract } from '@session-resume-api/runtime/contract';
 import { createAuthentication, type Authenticate } from './auth/authenticate.js';
 import { createApiKeyCheck, parseBearer, wwwAuthenticate } from './auth/bearer-auth.js';
 import { createDocsRouter } from './docs/create-docs-router.js';
 import { errorBody, toErrorAnswer } from './errors/error-answer.js';
 import { createApiPathMatcher } from './http/api-paths.js';
-import { createContractValidator } from './http/contract-validator.js';
+import { createContractValidator, type ContractValidatorOptions } from './http/contract-validator.js';
 import { createCors } from './http/cors.js';
 import { isContinuePending } from './http/expect-continue.js';
 import { parseJsonBody } from './http/json-body.js';
@@ -76,9 +76,12 @@ export interface AppDeps {
 }
 
 /**
- * Builds the app. Async because it loads and checks the spec, then has the validator load it
- * (which it otherwise does on the first request), so a broken spec fails here with a
- * `ContractError` naming the file rather than as a 500 later.
+ * Builds the app. It loads the spec given by `specPath` (a file that does not parse or compile
+ * rejects here with a `ContractError` naming it), but express-openapi-validator takes up the
+ * document only on the first request through it: a document the validator cannot use makes
+ * `createApp` resolve, and every request to the resume operation is then answered 500. Run
+ * `checkAppContract` with the same `specPath` and `validateResponses` before listening to
+ * refuse such a document at start-up (`npm start` does).
  *
  * The stack, in order (x-decisions: request-checks): the request log and CORS; the sandbox's
  * control API, /healthz and /docs; the request guard (framing, the document's paths, API key); the rate limit
@@ -96,7 +99,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   const authenticate = createAuthentication(deps.sandbox?.checkKey ?? createApiKeyCheck(deps.apiKeys));
   // The shipped spec is already loaded and compiled (runtime/contract.ts, at import): reuse it.
   const contract = deps.specPath === undefined ? shippedContract : loadContract(deps.specPath);
-  const resume = await createResumeRoute(deps, contract, logger, authenticate);
+  const resume = createResumeRoute(deps, contract, logger, authenticate);
   const isApiPath = createApiPathMatcher(Object.keys(contract.document.paths));
 
   const app = express();
@@ -121,18 +124,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
 }
 
 /** The handlers of POST on the resume route: declared body, parser, contract, (sandbox forcing), the handler. */
-async function createResumeRoute(deps: AppDeps, contract: Contract, logger: Logger, authenticate: Authenticate): Promise<RequestHandler[]> {
-  const specFile = deps.specPath ?? defaultSpecPath;
-  const validator = await createContractValidator({
-    document: contract.document,
-    // Checking a document against the OpenAPI 3.1 schema compiles that schema; the shipped
-    // spec is linted in CI, so only a spec given by path is checked.
-    validateApiSpec: deps.specPath !== undefined,
-    validateResponses: deps.validateResponses ?? true,
-    isAuthenticated: (req) => authenticate(req) !== undefined,
-  }).catch((cause: unknown) => {
-    throw new ContractError(`${specFile} cannot be used by the request validator: ${(cause as Error).message}`, { cause });
-  });
+function createResumeRoute(deps: AppDeps, contract: Contract, logger: Logger, authenticate: Authenticate): RequestHandler[] {
+  const validator = createContractValidator(contractValidatorOptions(deps, contract.document, (req) => authenticate(req) !== undefined));
   const { sandbox } = deps;
   const handler = createResumeHandler({
     store: deps.store,
@@ -144,6 +137,18 @@ async function createResumeRoute(deps: AppDeps, contract: Contract, logger: Logg
   });
   // Sandbox forcing answers through res.json after the validator, so its answers are checked too.
   return [createBodyCheck(), parseJsonBody(), ...validator, ...(sandbox ? [sandbox.preferForcing] : []), handler];
+}
+
+/** The validator's options for the app built from `deps`: one home for the app and its start-up check. */
+export function contractValidatorOptions(deps: Pick<AppDeps, 'specPath' | 'validateResponses'>, document: object, isAuthenticated: ContractValidatorOptions['isAuthenticated']): ContractValidatorOptions {
+  return {
+    document,
+    // Checking a document against the OpenAPI 3.1 schema compiles that schema; the shipped
+    // spec is linted in CI, so only a spec given by path is checked.
+    validateApiSpec: deps.specPath !== undefined,
+    validateResponses: deps.validateResponses ?? true,
+    isAuthenticated,
+  };
 }
 
 /** The sandbox's control API and the operational endpoints, outside the key check. */

@@ -8,6 +8,7 @@
  * docs/ (the /docs router). The entry point is main.ts with config.ts (the only env readers).
  */
 export { createApp } from './app.js';
+export { checkAppContract } from './start-up/contract-self-check.js';
 /** The one error of this package for an option it cannot work with; `option` names the option. */
 export { OptionsError } from '@session-resume-api/runtime/options-error';
 export { AppOptionsError, DeliveryConfigError, RedisTargetError } from './errors/deprecated-names.js';

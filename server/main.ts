@@ -71,19 +71,23 @@ async function buildApp(config: ServerConfig, logger: pino.Logger, sessions: Ses
   // Imported here so that a broken spec (thrown while loading runtime/contract.ts) is reported
   // like every other startup problem, not as an uncaught import error.
   const { createApp } = await import('./app.js');
+  const { checkAppContract } = await import('./start-up/contract-self-check.js');
   const webhookSender = delivery.engine;
   // Sandbox worlds start from the same seed set, each on its own (parsed once here).
   const seeds = config.sandbox ? await sessions.source.load() : [];
   const sandbox = config.sandbox ? (await import('./sandbox/index.js')).createSandbox({ seeds, logger, maxSessions: config.sandboxMaxSessions, ...(webhookSender ? { webhookSender } : {}) }) : undefined;
   if (sandbox) logger.warn('SANDBOX MODE: any sandbox_ key is accepted and CORS is open; never expose this server');
   const { rateLimitStore } = sessions;
+  // The sandbox's answers stay checked against the spec, whatever NODE_ENV says.
+  const validateResponses = config.validateResponses || config.sandbox;
+  // Before listening: a document the validator cannot use stops the start, naming the file.
+  await checkAppContract({ validateResponses });
   const app = await createApp({
     store: sessions.store,
     apiKeys: config.apiKeys,
     logger,
     corsOrigins: config.corsOrigins,
-    // The sandbox's answers stay checked against the spec, whatever NODE_ENV says.
-    validateResponses: config.validateResponses || config.sandbox,
+    validateResponses,
     ...(webhookSender && !sandbox ? { webhookSender } : {}),
     ...(sandbox ? { sandbox } : {}),
     ...(config.rateLimit ? { rateLimit: { ...config.rateLimit, ...(rateLimitStore ? { store: rateLimitStore } : {}) } } : {}),

@@ -23,16 +23,17 @@ export interface ContractValidatorOptions {
 }
 
 /**
- * Builds the validator's middleware and waits until it has loaded the document, so that a
- * document it cannot use rejects here (with the validator's own message) rather than answering
- * 500 to the first caller. Mount the middleware after the body parser.
+ * Builds the validator's middleware. The validator reports a document it cannot use only to
+ * the requests that pass through it (each is answered with the load's error); an entry point
+ * that wants that failure at start-up runs `checkContractValidator` first. Mount the middleware
+ * after the body parser.
  *
  * @example
- * const validator = await createContractValidator({ document, validateApiSpec: false, validateResponses: true, isAuthenticated });
+ * const validator = createContractValidator({ document, validateApiSpec: false, validateResponses: true, isAuthenticated });
  * app.post(RESUME_ROUTE, express.json(), ...validator, handler);
  */
-export async function createContractValidator(options: ContractValidatorOptions): Promise<RequestHandler[]> {
-  const middleware = OpenApiValidator.middleware({
+export function createContractValidator(options: ContractValidatorOptions): RequestHandler[] {
+  return OpenApiValidator.middleware({
     apiSpec: options.document as never,
     validateApiSpec: options.validateApiSpec,
     // Unknown query parameters are ignored, like unknown body members (x-decisions: request-body).
@@ -43,21 +44,24 @@ export async function createContractValidator(options: ContractValidatorOptions)
     // The body check refuses any body that is not JSON (415) before the validator runs.
     fileUploader: false,
   });
-  await loaded(middleware);
-  return middleware;
 }
 
 /**
- * The validator loads its document on the first request through it (its README: "lazily") and
- * answers every request with the load's error when that fails. One request over loopback to a
- * throwaway app with the same middleware makes that first request now: an error other than the
- * validator's 404 for a path outside the document is the load's failure.
+ * Resolves once the validator, built with these options, has loaded the document; rejects with
+ * the validator's own error when it cannot use it. The validator loads its document for the
+ * first request through its middleware (its README: "lazily"), so this sends one request over
+ * loopback to a throwaway app holding that middleware alone: an error other than the
+ * validator's 404 for a path outside the document is the load's failure. For entry points, at
+ * start-up (it listens on a loopback port for that one request).
+ *
+ * @example
+ * await checkContractValidator({ document, validateApiSpec: true, validateResponses: true, isAuthenticated: () => false });
  */
-async function loaded(middleware: RequestHandler[]): Promise<void> {
+export async function checkContractValidator(options: ContractValidatorOptions): Promise<void> {
   let failure: unknown;
   const probe = express();
   const end: RequestHandler = (_req, res) => void res.end();
-  probe.use(middleware, end);
+  probe.use(createContractValidator(options), end);
   probe.use(((err, _req, res, _next) => {
     if ((err as { status?: unknown }).status !== 404) failure = err;
     res.end();

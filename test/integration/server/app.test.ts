@@ -8,7 +8,8 @@ import { ContractError, contract, specPath } from '@session-resume-api/runtime/c
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createApp, type AppDeps } from '../../../server/app.js';
-import { AppOptionsError } from '../../../server/index.js';
+import { AppOptionsError, checkAppContract } from '../../../server/index.js';
+import { resumeUrl } from '@session-resume-api/runtime/resume-path';
 import { createMemorySessionStore } from '../../../server/sessions/memory-session-store.js';
 import { StoreUnavailableError } from '../../../server/errors/store-errors.js';
 import type { SessionStore } from '../../../server/sessions/session-store.js';
@@ -231,15 +232,32 @@ describe('createApp options', () => {
     await expect(createApp({ store, apiKeys: ['k'], specPath: broken })).rejects.toThrow(broken);
   });
 
-  it('a spec the validator cannot use fails at creation too', async () => {
+  it('a spec the validator cannot use: createApp resolves, the start-up self-check refuses it naming the file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'spec-'));
     const bad = join(dir, 'openapi.yaml');
     // Parses and compiles, but the resume operation points at a response that does not exist.
     writeFileSync(bad, readFileSync(specPath, 'utf8').replace('$ref: "#/components/responses/BadRequest"', '$ref: "#/components/responses/Missing"'));
-    const error = await createApp({ store, apiKeys: ['k'], specPath: bad }).catch((e: unknown) => e);
+    // The validator takes the document up on the first request: createApp has nothing to refuse.
+    const server = await listen(await createApp({ store, apiKeys: ['k'], specPath: bad }));
+    try {
+      const answer = await fetch(resumeUrl(server.url, 'sess_1'), { method: 'POST', headers: { authorization: 'Bearer k' } });
+      expect(answer.status).toBe(500);
+    } finally {
+      await server.close();
+    }
+    const error = await checkAppContract({ specPath: bad }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ContractError);
     expect((error as Error).message).toContain(bad);
     expect((error as Error).message).toContain('#/components/responses/Missing');
+  });
+
+  it('the start-up self-check passes the shipped spec and refuses a file that does not parse', async () => {
+    await expect(checkAppContract()).resolves.toBeUndefined();
+    await expect(checkAppContract({ validateResponses: false })).resolves.toBeUndefined();
+    const dir = mkdtempSync(join(tmpdir(), 'spec-'));
+    const broken = join(dir, 'openapi.yaml');
+    writeFileSync(broken, 'openapi: 3.1.0\ninfo: [not, a, mapping\n');
+    await expect(checkAppContract({ specPath: broken })).rejects.toThrow(broken);
   });
 
   it('a spec given by path is still checked against the OpenAPI schema (compiled on that check only)', async () => {
@@ -249,7 +267,7 @@ describe('createApp options', () => {
     writeFileSync(bad, readFileSync(specPath, 'utf8').replace(/^ {2}version: .*\n/m, ''));
     const silenced = console.error;
     console.error = () => undefined; // the validator prints the schema errors itself
-    const error = await createApp({ store, apiKeys: ['k'], specPath: bad })
+    const error = await checkAppContract({ specPath: bad })
       .catch((e: unknown) => e)
       .finally(() => (console.error = silenced));
     expect(error).toBeInstanceOf(ContractError);
