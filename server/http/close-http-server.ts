@@ -12,7 +12,10 @@ export const DEFAULT_IDLE_SWEEP_MS = 100;
 
 /** Options of `closeHttpServer`. */
 export interface CloseHttpServerOptions {
-  /** Interval at which connections that finished their answer are closed, in ms. */
+  /**
+   * Interval at which connections that finished their answer are closed, in ms.
+   * @defaultValue {@link DEFAULT_IDLE_SWEEP_MS} (100)
+   */
   idleSweepMs?: number;
 }
 
@@ -22,7 +25,7 @@ export interface CloseHttpServerOptions {
  * they are idle. Resolves once every connection is closed; in-flight requests finish first.
  *
  * @param server - the server from `createHttpServer`
- * @param [options.idleSweepMs=100] - how often idle connections are closed, in ms
+ * @param options - each one's default is on {@link CloseHttpServerOptions}
  * @example
  * process.on('SIGTERM', async () => {
  *   await closeHttpServer(server);

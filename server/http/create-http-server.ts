@@ -7,11 +7,20 @@ import { markContinuePending } from './expect-continue.js';
 
 /** Timeouts in ms. */
 export interface HttpServerOptions {
-  /** Time to receive the request headers (default 10 000; Node: 60 000). */
+  /**
+   * Time to receive the request headers (Node's own: 60 000).
+   * @defaultValue 10 000
+   */
   headersTimeoutMs?: number;
-  /** Time to receive the whole request (default 30 000; Node: 300 000). */
+  /**
+   * Time to receive the whole request (Node's own: 300 000).
+   * @defaultValue 30 000
+   */
   requestTimeoutMs?: number;
-  /** Idle keep-alive time (default 5 000, Node's). */
+  /**
+   * Idle keep-alive time.
+   * @defaultValue 5 000, Node's
+   */
   keepAliveTimeoutMs?: number;
 }
 

@@ -16,13 +16,25 @@ export type RedisTarget = { url: string } | { clusterNodes: readonly string[] };
 
 /** Options of `createRedisConnection`. */
 export interface RedisConnectionOptions {
-  /** A command without an answer fails after this many ms (default 1000): the request becomes 503 ("unknown", not "not applied"). */
+  /**
+   * A command without an answer fails after this many ms: the request becomes 503 ("unknown", not "not applied").
+   * @defaultValue 1000
+   */
   commandTimeoutMs?: number;
-  /** Longest wait between reconnection attempts, in ms (default 1000); reconnection never stops. */
+  /**
+   * Longest wait between reconnection attempts, in ms; reconnection never stops.
+   * @defaultValue 1000
+   */
   maxReconnectDelayMs?: number;
-  /** Cluster only: how often the slot map is refreshed, in ms (default 1000), so a failover is noticed within about this long. */
+  /**
+   * Cluster only: how often the slot map is refreshed, in ms, so a failover is noticed within about this long.
+   * @defaultValue 1000
+   */
   slotsRefreshIntervalMs?: number;
-  /** Called on connection errors (ioredis needs a listener; default: ignore). */
+  /**
+   * Called on connection errors (ioredis needs a listener).
+   * @defaultValue ignore them
+   */
   onError?: (error: Error) => void;
 }
 

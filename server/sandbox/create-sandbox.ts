@@ -16,15 +16,30 @@ import { createSandboxWorlds, type SandboxWorld } from './sandbox-worlds.js';
 export interface SandboxOptions {
   /** Sessions each world starts with (the server's seed set). */
   seeds: readonly SessionSeed[];
-  /** Worlds kept at once (default 1000, least recently used dropped). */
+  /**
+   * Worlds kept at once; the least recently used is dropped beyond it.
+   * @defaultValue `DEFAULT_MAX_WORLDS` (1000)
+   */
   maxWorlds?: number;
-  /** Events kept per world (default 1000). */
+  /**
+   * Events kept per world.
+   * @defaultValue `DEFAULT_MAX_EVENTS` (1000)
+   */
   maxEvents?: number;
-  /** Sessions one world holds at most, seeds included (default 1000; `SANDBOX_MAX_SESSIONS`). */
+  /**
+   * Sessions one world holds at most, seeds included (`SANDBOX_MAX_SESSIONS`).
+   * @defaultValue `DEFAULT_MAX_SESSIONS` (1000)
+   */
   maxSessions?: number;
-  /** Also delivers every event (WEBHOOK_URL); default: the feed only. */
+  /**
+   * Also delivers every event (WEBHOOK_URL).
+   * @defaultValue none: the feed only
+   */
   webhookSender?: WebhookSender;
-  /** Where the control API reports a defect (default: nowhere). */
+  /**
+   * Where the control API reports a defect.
+   * @defaultValue nowhere
+   */
   logger?: Pick<Logger, 'error'>;
 }
 

@@ -60,13 +60,25 @@ export interface SandboxWorld extends SessionStore {
 export interface SandboxWorldsOptions {
   /** Sessions every new or reset world starts with. */
   seeds: readonly SessionSeed[];
-  /** Worlds kept at once (default 1000); the least recently used is dropped beyond it. */
+  /**
+   * Worlds kept at once; the least recently used is dropped beyond it.
+   * @defaultValue {@link DEFAULT_MAX_WORLDS} (1000)
+   */
   maxWorlds?: number;
-  /** Events kept per world (default 1000); older ones leave the feed. */
+  /**
+   * Events kept per world; older ones leave the feed.
+   * @defaultValue {@link DEFAULT_MAX_EVENTS} (1000)
+   */
   maxEvents?: number;
-  /** Sessions one world holds at most, seeds included (default 1000). */
+  /**
+   * Sessions one world holds at most, seeds included.
+   * @defaultValue {@link DEFAULT_MAX_SESSIONS} (1000)
+   */
   maxSessions?: number;
-  /** Clock for `updatedAt` (default `() => new Date()`). */
+  /**
+   * Clock for `updatedAt`.
+   * @defaultValue `() => new Date()`
+   */
   now?: () => Date;
 }
 
