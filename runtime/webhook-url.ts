@@ -20,16 +20,21 @@ export type AddressClass = 'public' | 'loopback' | 'private' | 'link_local' | 'r
 /** Options of the URL rules. */
 export interface WebhookUrlOptions {
   /**
-   * Allow loopback and private-network receivers, for local testing only (default false).
+   * Allow loopback and private-network receivers, for local testing only.
    * Link-local addresses (cloud metadata, 169.254.169.254) stay refused even then.
+   * @defaultValue `false`
    */
   allowPrivate?: boolean;
-  /** Allow loopback receivers only (not private networks), e.g. the CLI's --insecure-localhost (default false). */
+  /**
+   * Allow loopback receivers only (not private networks), e.g. the CLI's --insecure-localhost.
+   * @defaultValue `false`
+   */
   allowLoopback?: boolean;
   /**
-   * Local testing only (default false): also accept plain `http://` when the host is
+   * Local testing only: also accept plain `http://` when the host is
    * `localhost` or a loopback address, for a receiver on the developer's machine (the
    * server's sandbox mode and `WEBHOOK_INSECURE_LOCALHOST=1`). Every other host still needs HTTPS.
+   * @defaultValue `false`
    */
   allowLoopbackHttp?: boolean;
   /**

@@ -17,22 +17,38 @@ import { resolveWebhookHost, type CheckedAddress, type WebhookLookup } from './r
 
 /** Options of one delivery attempt. */
 export interface DeliverEventOptions {
-  /** One deadline for DNS + connect + TLS + answer, in ms (default 5000: a receiver answers 200 within 5 s). */
+  /**
+   * One deadline for DNS + connect + TLS + answer, in ms: a receiver answers 200 within 5 s.
+   * @defaultValue {@link DELIVERY_TIMEOUT_MS} (5000)
+   */
   timeoutMs?: number;
-  /** Allow loopback and private receivers, for local testing only (default false); link-local stays refused. */
+  /**
+   * Allow loopback and private receivers, for local testing only; link-local stays refused.
+   * @defaultValue `false`
+   */
   allowPrivate?: boolean;
   /**
-   * CLI testing aid (default false): allow loopback receivers, plain `http://` ones included,
-   * and skip certificate verification when the pinned address is loopback and no `ca` is given.
+   * CLI testing aid: allow loopback receivers, plain `http://` ones included, and skip
+   * certificate verification when the pinned address is loopback and no `ca` is given.
+   * @defaultValue `false`
    */
   insecureLocalhost?: boolean;
   /** CA certificate(s) to trust instead of the system roots (PEM). */
   ca?: string | Buffer;
-  /** Resolver returning all addresses of a host (default: the system's getaddrinfo). */
+  /**
+   * Resolver returning all addresses of a host.
+   * @defaultValue the system's getaddrinfo
+   */
   lookup?: WebhookLookup;
-  /** How much of the answer body is read, in bytes (default 65 536); the rest is cut. */
+  /**
+   * How much of the answer body is read, in bytes; the rest is cut.
+   * @defaultValue {@link MAX_RESPONSE_BYTES} (65 536)
+   */
   maxResponseBytes?: number;
-  /** User-Agent header (default `session-resume-api-webhooks/0.1`). */
+  /**
+   * User-Agent header.
+   * @defaultValue `session-resume-api-webhooks/<version>`
+   */
   userAgent?: string;
   /** Extra headers of this attempt, computed from the exact body sent (e.g. Standard Webhooks signing). */
   headers?: (body: string) => Record<string, string>;

@@ -11,13 +11,20 @@ import { Agent as HttpsAgent } from 'node:https';
 
 /** Options of `createDeliveryAgents`. */
 export interface DeliveryAgentsOptions {
-  /** Addresses with kept connections at most (default 64). */
+  /**
+   * Addresses with kept connections at most.
+   * @defaultValue 64
+   */
   maxAgents?: number;
-  /** Idle connections kept per address (default 64). */
+  /**
+   * Idle connections kept per address.
+   * @defaultValue 64
+   */
   maxFreeSockets?: number;
   /**
-   * An idle connection is closed after this long, in ms (default 4000: below the 5 s idle
-   * timeout common receivers use, so the receiver rarely closes a connection we are about to reuse).
+   * An idle connection is closed after this long, in ms: below the 5 s idle timeout common
+   * receivers use, so the receiver rarely closes a connection we are about to reuse.
+   * @defaultValue 4000
    */
   idleTimeoutMs?: number;
 }
