@@ -13,15 +13,30 @@ import { createCliSigner, newWebhookId, withSigningAdvice } from './webhook-sign
 
 /** Options of `runWebhookCheck`. */
 export interface WebhookCheckOptions {
-  /** Allow loopback receivers and skip certificate verification for them only (default false). */
+  /**
+   * Allow loopback receivers and skip certificate verification for them only.
+   * @defaultValue false
+   */
   insecureLocalhost?: boolean;
-  /** CA certificate(s) to trust instead of the system roots (PEM). */
+  /**
+   * CA certificate(s) to trust instead of the system roots (PEM).
+   * @defaultValue the system roots
+   */
   ca?: string | Buffer;
-  /** Deadline of the test delivery in ms (default 5000: a receiver answers 200 within 5 s). */
+  /**
+   * Deadline of the test delivery in ms.
+   * @defaultValue 5000: a receiver answers 200 within 5 s
+   */
   timeoutMs?: number;
-  /** Standard Webhooks secret (`whsec_` + base64) to sign the probe with, as the service does (default: unsigned). */
+  /**
+   * Standard Webhooks secret (`whsec_` + base64) to sign the probe with, as the service does.
+   * @defaultValue unsigned
+   */
   secret?: string;
-  /** Where lines go (default: stdout). */
+  /**
+   * Where lines go.
+   * @defaultValue stdout
+   */
   print?: (line: string) => void;
 }
 

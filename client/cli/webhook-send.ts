@@ -9,17 +9,35 @@ import { createCliSigner, newWebhookId, withSigningAdvice } from './webhook-sign
 
 /** Options of `runWebhookSend`. */
 export interface WebhookSendOptions {
-  /** How many deliveries (default 1). */
+  /**
+   * How many deliveries.
+   * @defaultValue 1
+   */
   times?: number;
-  /** How many at a time (default 1). */
+  /**
+   * How many at a time.
+   * @defaultValue 1
+   */
   concurrency?: number;
-  /** Allow loopback receivers and skip certificate verification for them only (default false). */
+  /**
+   * Allow loopback receivers and skip certificate verification for them only.
+   * @defaultValue false
+   */
   insecureLocalhost?: boolean;
-  /** CA certificate(s) to trust instead of the system roots (PEM). */
+  /**
+   * CA certificate(s) to trust instead of the system roots (PEM).
+   * @defaultValue the system roots
+   */
   ca?: string | Buffer;
-  /** Deadline of each delivery in ms (default 5000: a receiver answers 200 within 5 s). */
+  /**
+   * Deadline of each delivery in ms.
+   * @defaultValue 5000: a receiver answers 200 within 5 s
+   */
   timeoutMs?: number;
-  /** Standard Webhooks secret (`whsec_` + base64) to sign with, as the service does (default: unsigned). */
+  /**
+   * Standard Webhooks secret (`whsec_` + base64) to sign with, as the service does.
+   * @defaultValue unsigned
+   */
   secret?: string;
 }
 

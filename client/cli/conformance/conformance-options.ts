@@ -10,20 +10,36 @@ export interface ConformanceOptions {
   baseUrl: string;
   /** A valid API key of the target, sent as `Authorization: Bearer <apiKey>`. */
   apiKey: string;
-  /** `live` (default) or `mock` (Prism: each request carries a `Prefer` header). */
+  /**
+   * `live` or `mock` (Prism: each request carries a `Prefer` header).
+   * @defaultValue `'live'`
+   */
   mode?: ConformanceMode;
-  /** A paused session the suite may resume (live mode); without it the resume check is skipped. */
+  /**
+   * A paused session the suite may resume (live mode).
+   * @defaultValue none: the resume check is skipped
+   */
   pausedSession?: string;
-  /** A session that exists and is not paused (live mode); without it that check is skipped. */
+  /**
+   * A session that exists and is not paused (live mode).
+   * @defaultValue none: that check is skipped
+   */
   notPausedSession?: string;
   /**
    * Before the checks, put the key's sandbox world back to its seed set (`POST /_sandbox/reset`),
    * so the suite can run again against the same sandbox (`npm run sandbox`, a `sandbox_` key).
+   * @defaultValue `false`
    */
   reset?: boolean;
-  /** A webhook URL to check against the URL policy (x-decisions: webhook-url-policy). */
+  /**
+   * A webhook URL to check against the URL policy (x-decisions: webhook-url-policy).
+   * @defaultValue none: that check is skipped
+   */
   webhookUrl?: string;
-  /** Per-request timeout in milliseconds (default 10000). */
+  /**
+   * Per-request timeout in milliseconds.
+   * @defaultValue 10000
+   */
   timeoutMs?: number;
 }
 

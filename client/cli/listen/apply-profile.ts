@@ -34,7 +34,10 @@ export interface ProfileSchedulerOptions {
   track(task: Promise<unknown>): void;
   signal: AbortSignal;
   print(line: string): void;
-  /** A source in [0, 1) for the rates and the jitter (default Math.random). */
+  /**
+   * A source in [0, 1) for the rates and the jitter.
+   * @defaultValue Math.random
+   */
   random?: () => number;
 }
 

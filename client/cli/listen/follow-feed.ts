@@ -19,13 +19,25 @@ export interface FollowFeedOptions {
   signal: AbortSignal;
   /** Each entry of the feed, in order. */
   onEvent(entry: SandboxEvent): void;
-  /** The world's delivery profile, when the stream sends it (on connecting and on each change). */
+  /**
+   * The world's delivery profile, when the stream sends it (on connecting and on each change).
+   * @defaultValue none
+   */
   onProfile?(profile: DeliveryProfile): void;
-  /** Connection news for people: connected, lost, reconnecting. */
+  /**
+   * Connection news for people: connected, lost, reconnecting.
+   * @defaultValue none
+   */
   onStatus?(line: string): void;
-  /** Wait before reconnecting, in ms, until the server sends `retry:` (default 1000). */
+  /**
+   * Wait before reconnecting, in ms, until the server sends `retry:`.
+   * @defaultValue 1000
+   */
   reconnectDelayMs?: number;
-  /** The fetch to use (default globalThis.fetch). */
+  /**
+   * The fetch to use.
+   * @defaultValue globalThis.fetch
+   */
   fetch?: typeof fetch;
 }
 

@@ -32,9 +32,15 @@ export interface ForwardOptions {
    * @defaultValue 1
    */
   copies?: number;
-  /** Said at the end of each line, e.g. `(duplicate)`. */
+  /**
+   * Said at the end of each line, e.g. `(duplicate)`.
+   * @defaultValue none
+   */
   note?: string;
-  /** Called once the first attempt was answered (or failed): a held event may follow then. */
+  /**
+   * Called once the first attempt was answered (or failed): a held event may follow then.
+   * @defaultValue none
+   */
   onFirstAnswer?(): void;
 }
 

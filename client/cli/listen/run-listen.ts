@@ -20,9 +20,15 @@ export interface ListenOptions {
   baseUrl: string;
   /** The `sandbox_` key whose world is followed. */
   apiKey: string;
-  /** True when the key was generated for this run: printed whole; a given one is masked (`maskSecret`). */
+  /**
+   * True when the key was generated for this run: printed whole; a given one is masked (`maskSecret`).
+   * @defaultValue `false`
+   */
   apiKeyGenerated?: boolean;
-  /** The `whsec_` secret to sign with; undefined: one is generated and printed. */
+  /**
+   * The `whsec_` secret to sign with.
+   * @defaultValue one generated for this run and printed
+   */
   secret?: string;
   /** Delay before each attempt in ms, the first included. */
   schedule: readonly number[];
@@ -33,9 +39,15 @@ export interface ListenOptions {
   /** Ctrl-C. */
   signal: AbortSignal;
   print(line: string): void;
-  /** A delivery profile that replaces the world's (listen --profile); default: the world's, followed live. */
+  /**
+   * A delivery profile that replaces the world's (listen --profile).
+   * @defaultValue the world's, followed live
+   */
   profile?: DeliveryProfile;
-  /** A source in [0, 1) for the profile's rates and jitter (default Math.random). */
+  /**
+   * A source in [0, 1) for the profile's rates and jitter.
+   * @defaultValue Math.random
+   */
   random?: () => number;
 }
 

@@ -11,11 +11,20 @@ import { createCliSigner, newWebhookId, withSigningAdvice, type AttemptHeaders }
 
 /** Options of `runWebhookGrade`. */
 export interface GradeOptions {
-  /** Allow loopback receivers, plain http:// included, and skip certificate checks for them (default false). */
+  /**
+   * Allow loopback receivers, plain http:// included, and skip certificate checks for them.
+   * @defaultValue false
+   */
   insecureLocalhost?: boolean;
-  /** CA certificate(s) to trust instead of the system roots (PEM). */
+  /**
+   * CA certificate(s) to trust instead of the system roots (PEM).
+   * @defaultValue the system roots
+   */
   ca?: string | Buffer;
-  /** The receiver's `whsec_` secret: every delivery is signed and the signature rules are checked (default: unsigned, those rules not observable). */
+  /**
+   * The receiver's `whsec_` secret: every delivery is signed and the signature rules are checked.
+   * @defaultValue unsigned, those rules not observable
+   */
   secret?: string;
   /**
    * Deadline of each delivery in ms.
@@ -37,14 +46,20 @@ export interface GradeOptions {
    * @defaultValue 2000
    */
   delayMs?: number;
-  /** URL answering the processed counts (docs/cli.md, "The --observe format"); default: judge by the answers' `duplicate`. */
+  /**
+   * URL answering the processed counts (docs/cli.md, "The --observe format").
+   * @defaultValue none: judged by the answers' `duplicate`
+   */
   observe?: string;
   /**
    * How long the observe URL may take to count the events processed after their answer, in ms.
    * @defaultValue 3000
    */
   settleMs?: number;
-  /** Grade only these rules (`https` is always checked first); default: every rule. */
+  /**
+   * Grade only these rules (`https` is always checked first).
+   * @defaultValue every rule
+   */
   only?: readonly DeliveryRuleId[];
 }
 
