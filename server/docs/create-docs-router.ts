@@ -28,9 +28,15 @@ export const INDEX_ANSWER = {
 
 /** Options of `createDocsRouter`. */
 export interface DocsRouterOptions {
-  /** The built HTML page (default server/dist/docs/index.html); read on each request, so a rebuild shows at once. */
+  /**
+   * The built HTML page; read on each request, so a rebuild shows at once.
+   * @defaultValue server/dist/docs/index.html
+   */
   docsHtmlPath?: string;
-  /** The OpenAPI document served at /openapi.yaml (default spec/openapi.yaml, read once). */
+  /**
+   * The OpenAPI document served at /openapi.yaml.
+   * @defaultValue spec/openapi.yaml, read once
+   */
   specPath?: string;
 }
 

@@ -16,7 +16,10 @@ export const MAX_WINDOW_MS = 86_400_000;
 export interface RateLimitOptions {
   limit: number;
   windowMs: number;
-  /** Where hits are counted (default: express-rate-limit's MemoryStore, this process only; Redis via createRedisRateLimitStore). */
+  /**
+   * Where hits are counted.
+   * @defaultValue express-rate-limit's MemoryStore, this process only; Redis via createRedisRateLimitStore
+   */
   store?: Store;
 }
 

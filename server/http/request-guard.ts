@@ -21,7 +21,10 @@ export interface RequestGuardOptions {
 
 /** Options of `createBodyCheck`. */
 export interface BodyCheckOptions {
-  /** Largest accepted Content-Length in bytes (default 102 400, the body limit of x-decisions: request-body). */
+  /**
+   * Largest accepted Content-Length in bytes.
+   * @defaultValue 102 400, the body limit of x-decisions: request-body
+   */
   maxBodyBytes?: number;
 }
 

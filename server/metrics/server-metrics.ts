@@ -11,7 +11,10 @@ import { isResumeRequest, resumeResultLabel, RESUME_RESULT_LABELS } from './resu
 
 /** Options of `createServerMetrics`. */
 export interface ServerMetricsOptions {
-  /** Where the metrics are registered (default: a new `Registry`). */
+  /**
+   * Where the metrics are registered.
+   * @defaultValue a new `Registry`
+   */
   registry?: Registry;
   /** Also collect prom-client's default process metrics (CPU, memory, event loop, GC; default true). */
   defaultMetrics?: boolean;

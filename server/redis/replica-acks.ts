@@ -12,7 +12,10 @@ import type { RedisConnection } from './create-redis-connection.js';
 export interface ReplicaAckOptions {
   /** Replicas that must acknowledge each script's writes (at least 1). */
   replicas: number;
-  /** Longest wait for them, in ms (default 500; keep it under the command timeout). */
+  /**
+   * Longest wait for them, in ms.
+   * @defaultValue 500; keep it under the command timeout
+   */
   timeoutMs?: number;
 }
 

@@ -30,9 +30,15 @@ type Stream = { end(): void };
 /** Options of `createControlRouter`. */
 export interface ControlRouterOptions {
   worlds: SandboxWorlds;
-  /** The loaded spec/sandbox.yaml (default: loaded from `sandboxSpecPath`). */
+  /**
+   * The loaded spec/sandbox.yaml.
+   * @defaultValue loaded from `sandboxSpecPath`
+   */
   contract?: Contract;
-  /** Where a defect (an answer that breaks the document) is reported (default: nowhere). */
+  /**
+   * Where a defect (an answer that breaks the document) is reported.
+   * @defaultValue nowhere
+   */
   logger?: Pick<Logger, 'error'>;
 }
 

@@ -17,11 +17,20 @@ export interface SeedRedisSessionsOptions {
   seeds: readonly SessionSeed[];
   /** The Redis key of a session's hash (the store's own key function). */
   key: (id: string) => string;
-  /** `updatedAt` of every created session (default: now). */
+  /**
+   * `updatedAt` of every created session.
+   * @defaultValue now
+   */
   updatedAt?: string;
-  /** Most sessions per script call (default 1000). */
+  /**
+   * Most sessions per script call.
+   * @defaultValue 1000
+   */
   batchSize?: number;
-  /** Script calls in flight at once (default 64). */
+  /**
+   * Script calls in flight at once.
+   * @defaultValue 64
+   */
   inFlight?: number;
 }
 

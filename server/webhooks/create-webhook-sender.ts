@@ -13,11 +13,17 @@ import { createMemoryQueue, type MemoryQueueOptions } from './memory-queue.js';
 
 /** Options of `createWebhookSender`, checked at creation. */
 export interface CreateWebhookSenderOptions extends DeliveryTarget, Omit<MemoryQueueOptions, 'target' | 'logger'> {
-  /** Delay before each attempt in ms, the first included (default: the Standard Webhooks example). */
+  /**
+   * Delay before each attempt in ms, the first included.
+   * @defaultValue the Standard Webhooks example
+   */
   schedule?: readonly number[];
   /** Hooks for metrics. */
   observer?: DeliveryObserver;
-  /** Where attempts are logged (default: a pino logger named webhook-sender on stdout). */
+  /**
+   * Where attempts are logged.
+   * @defaultValue a pino logger named webhook-sender on stdout
+   */
   logger?: Logger;
 }
 
