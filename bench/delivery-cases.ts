@@ -1,6 +1,6 @@
 /**
- * The delivery group of `npm run bench`: webhook deliveries of Redis-mode instances (the Redis
- * outbox, bench/delivery-worker.ts, each in its own process, enqueueing as resumes do and
+ * The delivery group of `npm run bench`: webhook deliveries of Redis-mode instances (Redis
+ * delivery, bench/delivery-worker.ts, each in its own process, enqueueing as resumes do and
  * delivering) to one HTTPS receiver on loopback (its own process, bench/delivery-receiver.ts),
  * against plain `fetch` with 50 in flight to the same receiver in the same run
  * (bench/delivery-fetch.ts). Delivered counts and fresh events' latency come from the receiver.
@@ -18,8 +18,8 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { getTestCertificate } from '../test/helpers/tls.js';
 import { redisKeys } from '../server/redis/redis-keys.js';
-import { OUTBOX_QUEUE } from '../server/webhooks/bullmq-queue.js';
-import { createRedisOutbox, type RedisOutbox } from '../server/webhooks/redis-outbox.js';
+import { DELIVERY_QUEUE_NAME } from '../server/webhooks/bullmq-queue.js';
+import { createRedisDelivery, type RedisDelivery } from '../server/webhooks/redis-delivery.js';
 import { enqueueEvents } from './delivery-enqueue.js';
 
 /** Settings of the delivery group. */
@@ -218,7 +218,7 @@ async function burstRow(run: Run): Promise<DeliveryRow> {
 }
 
 /** A queue paused (BullMQ's global pause), `size` events queued on it, all counted as pending. */
-async function pausedBacklog(queue: Queue, producer: RedisOutbox, size: number, prefix: string): Promise<void> {
+async function pausedBacklog(queue: Queue, producer: RedisDelivery, size: number, prefix: string): Promise<void> {
   await queue.pause();
   await enqueueEvents(producer, size, prefix);
   while ((await producer.stats()).pending < size) await sleep(50);
@@ -237,7 +237,7 @@ interface Drained {
 interface DrainSetup {
   origin: string;
   queue: Queue;
-  producer: RedisOutbox;
+  producer: RedisDelivery;
   instance: Child;
 }
 
@@ -266,8 +266,8 @@ async function backlogDrains(run: Run, sizes: readonly number[]): Promise<Draine
   const keyPrefix = `bench-delivery-${run.queues++}:`;
   const client = new Redis(run.options.redisUrl, { maxRetriesPerRequest: 1 });
   const connection = new Redis(run.options.redisUrl, { maxRetriesPerRequest: null });
-  const producer = createRedisOutbox({ client, connection, keyPrefix, worker: false, relay: false, logger: pino({ enabled: false }) });
-  const queue = new Queue(OUTBOX_QUEUE, { connection, prefix: redisKeys(keyPrefix).queuePrefix });
+  const producer = createRedisDelivery({ client, connection, keyPrefix, worker: false, relay: false, logger: pino({ enabled: false }) });
+  const queue = new Queue(DELIVERY_QUEUE_NAME, { connection, prefix: redisKeys(keyPrefix).queuePrefix });
   const [instance] = await instances(run, 1, 0, keyPrefix);
   const setup = { origin: run.origin, queue, producer, instance: instance! };
   try {

@@ -15,8 +15,8 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { startRedisServer } from '../test/helpers/redis-server.js';
 import { getTestCertificate } from '../test/helpers/tls.js';
-import { createWebhookSender } from '../server/webhooks/create-webhook-sender.js';
-import { createRedisOutbox } from '../server/webhooks/redis-outbox.js';
+import { createMemoryDelivery } from '../server/webhooks/memory-delivery.js';
+import { createRedisDelivery } from '../server/webhooks/redis-delivery.js';
 import { DEFAULT_CONCURRENCY } from '../server/webhooks/delivery-queue.js';
 import type { DeliveryEngine } from '../server/webhooks/delivery-engine.js';
 
@@ -81,9 +81,9 @@ try {
   for (const concurrency of [16, DEFAULT_CONCURRENCY]) {
     for (const keepAlive of [true, false]) {
       const label = `concurrency ${concurrency}, ${keepAlive ? 'kept connections' : 'a connection per attempt'}`;
-      rows.push([`memory: ${label}`, await engineRate(createWebhookSender({ ...common, concurrency, keepAlive, maxPending: N }))]);
+      rows.push([`memory: ${label}`, await engineRate(createMemoryDelivery({ ...common, concurrency, keepAlive, maxPending: N }))]);
       const keyPrefix = `rate:${randomUUID()}:`;
-      rows.push([`Redis: ${label}`, await engineRate(createRedisOutbox({ ...common, client, connection, keyPrefix, concurrency, keepAlive, relay: false }))]);
+      rows.push([`Redis: ${label}`, await engineRate(createRedisDelivery({ ...common, client, connection, keyPrefix, concurrency, keepAlive, relay: false }))]);
     }
   }
   const base = rows[0]![1];

@@ -14,8 +14,8 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { createRedisSessionStore } from '../server/sessions/redis-session-store.js';
-import { createRedisOutbox } from '../server/webhooks/redis-outbox.js';
-import type { OutboxEvent } from '../server/core/outbox-event.js';
+import { createRedisDelivery } from '../server/webhooks/redis-delivery.js';
+import type { WebhookMessage } from '../server/core/webhook-message.js';
 
 const { values } = parseArgs({ options: { events: { type: 'string', default: '2000' }, 'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379' } } });
 const N = Number(values.events);
@@ -71,20 +71,20 @@ async function main(): Promise<void> {
     const store = createRedisSessionStore({ client, keyPrefix: prefix });
     const ids = Array.from({ length: N }, (_, i) => `size_${i}`);
     await store.seed(ids.map((id) => ({ id, status: 'paused' })));
-    const resumed: OutboxEvent[] = [];
+    const resumed: WebhookMessage[] = [];
     for (const id of ids) {
       const t = await store.resume(id);
       if (t.kind === 'resumed') resumed.push(t.event);
     }
     const written = await measure(client);
-    const queueOnly = createRedisOutbox({ client, connection, keyPrefix: prefix, worker: false, relay: false, logger });
+    const queueOnly = createRedisDelivery({ client, connection, keyPrefix: prefix, worker: false, relay: false, logger });
     for (const event of resumed) queueOnly.enqueue(event);
     await queueOnly.close({ timeoutMs: 60_000 });
     const pending = await measure(client);
-    const outbox = createRedisOutbox({ client, connection, keyPrefix: prefix, url, insecureLocalhost: true, relay: false, concurrency: 50, logger });
+    const delivery = createRedisDelivery({ client, connection, keyPrefix: prefix, url, insecureLocalhost: true, relay: false, concurrency: 50, logger });
     while (delivered < N) await new Promise((r) => setTimeout(r, 200));
     await new Promise((r) => setTimeout(r, 500));
-    await outbox.close();
+    await delivery.close();
     const done = await measure(client);
     const history = (done['job hashes']?.bytes ?? 0) / Math.max(1, done['job hashes']?.keys ?? 1);
     const report = {

@@ -1,9 +1,9 @@
 /**
  * One Redis-mode instance of the delivery group (bench/delivery-cases.ts), in its own process:
- * the Redis outbox (worker on, no relay) on the queue under `keyPrefix`, delivering to `url`
+ * Redis delivery (worker on, no relay) on the queue under `keyPrefix`, delivering to `url`
  * (CA in DELIVERY_BENCH_CERT), its first attempt after `firstDelayMs`. Prints `ready` once
  * its worker runs; each stdin line `<count> <prefix>` enqueues that many events through the
- * outbox as resumes would and prints `enqueued`; a line `cpu` prints the process's CPU time so
+ * engine as resumes would and prints `enqueued`; a line `cpu` prints the process's CPU time so
  * far (µs, user + system); SIGTERM closes it.
  *
  *   tsx bench/delivery-worker.ts <redisUrl> <keyPrefix> <url> <firstDelayMs>
@@ -11,13 +11,13 @@
 import { createInterface } from 'node:readline';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { createRedisOutbox } from '../server/webhooks/redis-outbox.js';
+import { createRedisDelivery } from '../server/webhooks/redis-delivery.js';
 import { enqueueEvents } from './delivery-enqueue.js';
 
 const [redisUrl = '', keyPrefix = '', url = '', firstDelayMs = '0'] = process.argv.slice(2);
 const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
 const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
-const outbox = createRedisOutbox({
+const delivery = createRedisDelivery({
   client,
   connection,
   keyPrefix,
@@ -30,9 +30,9 @@ const outbox = createRedisOutbox({
   // BENCH_DELIVERY_CONCURRENCY: another WEBHOOK_CONCURRENCY than the default, to compare.
   ...(process.env.BENCH_DELIVERY_CONCURRENCY ? { concurrency: Number(process.env.BENCH_DELIVERY_CONCURRENCY) } : {}),
 });
-await outbox.stats();
+await delivery.stats();
 process.on('SIGTERM', () => {
-  void outbox.close({ timeoutMs: 2000 }).finally(async () => {
+  void delivery.close({ timeoutMs: 2000 }).finally(async () => {
     await Promise.allSettled([client.quit(), connection.quit()]);
     process.exit(0);
   });
@@ -45,6 +45,6 @@ for await (const line of createInterface({ input: process.stdin })) {
     continue;
   }
   const [count = '0', prefix = 'bench'] = line.split(' ');
-  await enqueueEvents(outbox, Number(count), prefix);
+  await enqueueEvents(delivery, Number(count), prefix);
   process.stdout.write('enqueued\n');
 }

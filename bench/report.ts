@@ -80,7 +80,7 @@ function deliverySection({ rows, events, drain }: NonNullable<ExtraResults['deli
     '## delivery',
     '',
     `Webhook deliveries to one HTTPS receiver on loopback (its own process), ${events.toLocaleString('en-US')} events in each of the`,
-    'baseline, steady, burst and two-instance rows. An instance is a Redis-mode outbox in its own process at the default',
+    'baseline, steady, burst and two-instance rows. An instance is a Redis delivery engine in its own process at the default',
     '`WEBHOOK_CONCURRENCY` that takes the events as resumes hand them over (`enqueue`) and delivers them; two instances share the',
     'events. The burst\'s events are queued first and come due at the same moment, as retries do after an outage. A backlog is',
     'queued while no instance takes any (the queue paused, as if the receiver were unreachable), then one instance drains it while',

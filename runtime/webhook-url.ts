@@ -1,6 +1,6 @@
 /**
  * The webhook URL rules (x-decisions: webhook-url-policy),
- * one implementation for the client, the CLI and the server's sender. Browser-safe: no
+ * one implementation for the client, the CLI and the server's delivery engine. Browser-safe: no
  * Node built-ins. DNS-time checks reuse `classifyAddress` on every resolved address.
  */
 import { redactUrl } from './redact-url.js';
@@ -119,7 +119,7 @@ export function isLoopbackHost(hostname: string): boolean {
  * Checks a webhook URL: absolute, `https:` (plain HTTP is rejected),
  * no credentials, and a host that is not an IP literal or localhost name in a loopback,
  * private, link-local or reserved range (every spelling the URL parser accepts: decimal,
- * hex, octal, IPv4-mapped IPv6). Host names are checked again after DNS by the sender.
+ * hex, octal, IPv4-mapped IPv6). Host names are checked again after DNS at each delivery attempt.
  */
 export function validateWebhookUrl(input: string | URL, options: WebhookUrlOptions = {}): WebhookUrlCheck {
   const text = String(input);

@@ -23,7 +23,8 @@ import { createResumeHandler, type ResumeWorld } from './http/resume-handler.js'
 import type { Sandbox } from './sandbox/create-sandbox.js';
 import { SessionsLostError } from './errors/store-errors.js';
 import type { SessionStore } from './sessions/session-store.js';
-import type { WebhookSender } from './webhooks/webhook-sender.js';
+import { chosenWebhookDelivery } from './webhooks/chosen-webhook-delivery.js';
+import type { WebhookDelivery } from './webhooks/webhook-delivery.js';
 
 /** What the app is built from. */
 export interface AppDeps {
@@ -45,7 +46,13 @@ export interface AppDeps {
    * Receives a `session.resumed` event after each successful resume.
    * @defaultValue none: no events are sent
    */
-  webhookSender?: WebhookSender;
+  webhookDelivery?: WebhookDelivery;
+  /**
+   * The former name of `webhookDelivery`, still accepted; giving both is an `OptionsError`.
+   * @deprecated Use `webhookDelivery`. Removed in the next major version.
+   * @defaultValue none
+   */
+  webhookSender?: WebhookDelivery;
   /**
    * Origins allowed by CORS; `*` allows any.
    * @defaultValue none: CORS off
@@ -93,7 +100,8 @@ export interface AppDeps {
  * const app = await createApp({ store: createMemorySessionStore(), apiKeys: ['key1'] });
  * app.listen(3000);
  */
-export async function createApp(deps: AppDeps): Promise<Express> {
+export async function createApp(given: AppDeps): Promise<Express> {
+  const deps = withWebhookDelivery(given);
   checkDeps(deps);
   const logger = deps.logger ?? pino({ enabled: false });
   const authenticate = createAuthentication(deps.sandbox?.checkKey ?? createApiKeyCheck(deps.apiKeys));
@@ -129,10 +137,10 @@ function createResumeRoute(deps: AppDeps, contract: Contract, logger: Logger, au
   const { sandbox } = deps;
   const handler = createResumeHandler({
     store: deps.store,
-    webhookSender: deps.webhookSender,
+    webhookDelivery: deps.webhookDelivery,
     logger,
     keyIdOf: keyIdOf(authenticate),
-    // Sandbox mode: each key's own world and event feed replace the shared store and sender.
+    // Sandbox mode: each key's own world and event feed replace the shared store and delivery.
     ...(sandbox ? { worldOf: (req: Request) => sandboxWorld(sandbox, authenticate(req)) } : {}),
   });
   // Sandbox forcing answers through res.json after the validator, so its answers are checked too.
@@ -206,6 +214,14 @@ function sandboxWorld(sandbox: Sandbox, worldId: string | undefined): ResumeWorl
   return { store: sandbox.world(worldId), emit: (event) => sandbox.emit(worldId, event) };
 }
 
+/** The deps with the delivery under its one name (`webhookSender` is its deprecated one). */
+function withWebhookDelivery(deps: AppDeps): AppDeps {
+  if (!deps || typeof deps !== 'object' || deps.webhookSender === undefined) return deps;
+  const { webhookSender: _deprecated, ...rest } = deps;
+  const webhookDelivery = chosenWebhookDelivery(deps, 'createApp: deps');
+  return webhookDelivery === undefined ? rest : { ...rest, webhookDelivery };
+}
+
 function checkDeps(deps: AppDeps): void {
   if (!deps || typeof deps.store?.resume !== 'function') throw new OptionsError('createApp: deps.store must be a SessionStore.', { option: 'store' });
   if (!Array.isArray(deps.apiKeys) || deps.apiKeys.length === 0 || deps.apiKeys.some((k) => typeof k !== 'string' || !k)) {
@@ -214,8 +230,8 @@ function checkDeps(deps: AppDeps): void {
   if (deps.corsOrigins && (!Array.isArray(deps.corsOrigins) || deps.corsOrigins.some((o) => typeof o !== 'string' || !o))) {
     throw new OptionsError('createApp: deps.corsOrigins must be a list of origins such as https://app.example.org.', { option: 'corsOrigins' });
   }
-  if (deps.webhookSender && typeof deps.webhookSender.enqueue !== 'function') {
-    throw new OptionsError('createApp: deps.webhookSender must implement WebhookSender (enqueue, close).', { option: 'webhookSender' });
+  if (deps.webhookDelivery && typeof deps.webhookDelivery.enqueue !== 'function') {
+    throw new OptionsError('createApp: deps.webhookDelivery must implement WebhookDelivery (enqueue, close).', { option: 'webhookDelivery' });
   }
   if (deps.rateLimit) {
     try {

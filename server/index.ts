@@ -1,11 +1,13 @@
 /**
  * Package session-resume-api-server: the service side. Build the app (`createApp`), pick a session
- * store, attach webhook delivery, serve the reference docs.
+ * store, attach webhook delivery (`createMemoryDelivery` or `createRedisDelivery`), serve the
+ * reference docs.
  *
- * Where it sits: over spec/ (the contract, the validators and the rules both sides execute:
- * webhook URL policy, delivery, event identity, backoff, the resume path); never imports client/.
- * Folders: auth/, errors/, http/ (the request path); sessions/ (stores); webhooks/ (delivery);
- * docs/ (the /docs router). The entry point is main.ts with config.ts (the only env readers).
+ * Where it sits: over the private workspace package @session-resume-api/runtime (runtime/:
+ * the contract loaded from spec/, its validators and the rules both sides execute: webhook URL
+ * policy, delivery attempts, event identity, backoff, the resume path), bundled into this
+ * package at build; never imports client/. The layers of its folders: docs/architecture.md.
+ * The entry point is main.ts with config.ts (the only env readers).
  */
 export { createApp } from './app.js';
 export { checkAppContract } from './start-up/contract-self-check.js';
@@ -20,12 +22,14 @@ export type { RedisSessionStoreOptions } from './sessions/redis-session-store.js
 export { DEMO_SESSIONS, loadSessionSeeds, parseSessionSeeds, SeedFileError } from './sessions/session-seeds.js';
 export { DEFAULT_IDEMPOTENCY_MAX_KEYS, IDEMPOTENCY_TTL_SECONDS } from './sessions/session-store.js';
 export { SessionsLostError, StoreUnavailableError } from './errors/store-errors.js';
-export type { OutboxEvent } from './core/outbox-event.js';
+export type { WebhookMessage } from './core/webhook-message.js';
 export type { ResumeTransition, Session, SessionSeed, SessionStore } from './sessions/session-store.js';
-export { createWebhookSender } from './webhooks/create-webhook-sender.js';
-export type { CreateWebhookSenderOptions } from './webhooks/create-webhook-sender.js';
-export { createRedisOutbox } from './webhooks/redis-outbox.js';
-export type { RedisOutbox, RedisOutboxOptions } from './webhooks/redis-outbox.js';
+export { createMemoryDelivery } from './webhooks/memory-delivery.js';
+export type { MemoryDeliveryOptions } from './webhooks/memory-delivery.js';
+export { createRedisDelivery } from './webhooks/redis-delivery.js';
+export type { RedisDelivery, RedisDeliveryOptions } from './webhooks/redis-delivery.js';
+export { createRedisOutbox, createWebhookSender } from './webhooks/deprecated-names.js';
+export type { CreateWebhookSenderOptions, OutboxEvent, RedisOutbox, RedisOutboxOptions, WebhookSender } from './webhooks/deprecated-names.js';
 export { createDeliveryEngine } from './webhooks/delivery-engine.js';
 export type { DeliveryEngine, DeliveryEngineOptions, DeliveryTarget } from './webhooks/delivery-engine.js';
 export { createMemoryQueue } from './webhooks/memory-queue.js';
@@ -41,7 +45,7 @@ export type {
   DeliveryStats,
 } from './webhooks/delivery-types.js';
 export { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
-export type { WebhookSender } from './webhooks/webhook-sender.js';
+export type { WebhookDelivery } from './webhooks/webhook-delivery.js';
 export { createDocsRouter } from './docs/create-docs-router.js';
 export type { DocsRouterOptions } from './docs/create-docs-router.js';
 export { createSandbox, sandboxSpecPath } from './sandbox/index.js';

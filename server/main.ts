@@ -1,6 +1,6 @@
 /**
  * Entry point of the reference server (`npm start`): environment → typed config → store,
- * sender, app → listen; graceful shutdown on SIGTERM/SIGINT. One of the two files that read
+ * delivery engine, app → listen; graceful shutdown on SIGTERM/SIGINT. One of the two files that read
  * `process.env`. Startup problems end the process with one line saying what to fix.
  */
 import type { Server } from 'node:http';
@@ -18,8 +18,8 @@ import { openSessions, type SessionRuntime } from './start-up/session-runtime.js
 import { DELIVERY_CLOSE_MS, REDIS_DOWN_CLOSE_MS, untilStopped } from './start-up/stop-on-signal.js';
 import { storeStartUpLine } from './start-up-summary.js';
 
-// Start to first answer: what only some modes use (ioredis and BullMQ, the webhook
-// sender, the sandbox, the app itself) is imported when the configuration asks for it.
+// Start to first answer: what only some modes use (ioredis and BullMQ, memory
+// delivery, the sandbox, the app itself) is imported when the configuration asks for it.
 
 async function main(): Promise<void> {
   const flags = new Command('session-resume-api-server')
@@ -72,10 +72,10 @@ async function buildApp(config: ServerConfig, logger: pino.Logger, sessions: Ses
   // like every other startup problem, not as an uncaught import error.
   const { createApp } = await import('./app.js');
   const { checkAppContract } = await import('./start-up/contract-self-check.js');
-  const webhookSender = delivery.engine;
+  const webhookDelivery = delivery.engine;
   // Sandbox worlds start from the same seed set, each on its own (parsed once here).
   const seeds = config.sandbox ? await sessions.source.load() : [];
-  const sandbox = config.sandbox ? (await import('./sandbox/index.js')).createSandbox({ seeds, logger, maxSessions: config.sandboxMaxSessions, ...(webhookSender ? { webhookSender } : {}) }) : undefined;
+  const sandbox = config.sandbox ? (await import('./sandbox/index.js')).createSandbox({ seeds, logger, maxSessions: config.sandboxMaxSessions, ...(webhookDelivery ? { webhookDelivery } : {}) }) : undefined;
   if (sandbox) logger.warn('SANDBOX MODE: any sandbox_ key is accepted and CORS is open; never expose this server');
   const { rateLimitStore } = sessions;
   // The sandbox's answers stay checked against the spec, whatever NODE_ENV says.
@@ -88,7 +88,7 @@ async function buildApp(config: ServerConfig, logger: pino.Logger, sessions: Ses
     logger,
     corsOrigins: config.corsOrigins,
     validateResponses,
-    ...(webhookSender && !sandbox ? { webhookSender } : {}),
+    ...(webhookDelivery && !sandbox ? { webhookDelivery } : {}),
     ...(sandbox ? { sandbox } : {}),
     ...(config.rateLimit ? { rateLimit: { ...config.rateLimit, ...(rateLimitStore ? { store: rateLimitStore } : {}) } } : {}),
   });

@@ -1,6 +1,6 @@
 /**
  * ONE webhook delivery attempt, exactly as the service delivers, shared by
- * the server's sender and the CLI: URL rules, DNS with every address checked, a connection
+ * the server's delivery engine and the CLI: URL rules, DNS with every address checked, a connection
  * pinned to the checked address, no redirects, one deadline, and only a 200 counts.
  * Uses node:https directly: fetch/undici follow redirects and skip custom lookups. Kept
  * connections (option `agents`) are per checked address, so the guard holds for them too.

@@ -36,7 +36,7 @@ export function parseRetrySchedule(text: string): number[] {
   });
 }
 
-/** Longest Retry-After the outbox honours, in ms (24 h): a longer one is cut to this. */
+/** Longest Retry-After the delivery engine honours, in ms (24 h): a longer one is cut to this. */
 export const MAX_RETRY_AFTER_MS = 86_400_000;
 
 /**

@@ -21,7 +21,7 @@ import { createWebhooksCommand } from './webhooks-command.js';
 import { ServerUsageError } from './usage-error.js';
 import { addVersionFlags } from '@session-resume-api/runtime/cli-version';
 import { storeStartUpLine } from '../start-up-summary.js';
-import type { RedisOutbox } from '../webhooks/redis-outbox.js';
+import type { RedisDelivery } from '../webhooks/redis-delivery.js';
 
 /** The exit code of a usage problem (unknown option or command, missing argument). */
 const USAGE_EXIT = 2;
@@ -48,12 +48,12 @@ export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise
     .addHelpText('after', renderEnvironmentHelp());
   program
     .command('worker')
-    .description('deliver webhooks from the Redis outbox without serving HTTP (REDIS_URL or REDIS_CLUSTER_NODES, WEBHOOK_URL); stops on SIGTERM')
+    .description('deliver webhooks from the Redis delivery queue without serving HTTP (REDIS_URL or REDIS_CLUSTER_NODES, WEBHOOK_URL); stops on SIGTERM')
     .action(async () => {
       code = await runWorker(redisConfig(env));
     });
   program.addCommand(createSeedCommand(env));
-  program.addCommand(createWebhooksCommand((work) => withOutbox(redisConfig(env), io, work), io, (exit) => (code = exit)));
+  program.addCommand(createWebhooksCommand((work) => withRedisDelivery(redisConfig(env), io, work), io, (exit) => (code = exit)));
   listEveryCommand(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -82,25 +82,25 @@ function listEveryCommand(program: Command): void {
 function redisConfig(env: Env): ServerConfig & { target: RedisTarget } {
   const config = loadConfig(env);
   const target = redisTargetOf(config);
-  if (!target) throw new ConfigError('The webhook outbox lives in Redis: set REDIS_URL or REDIS_CLUSTER_NODES.');
+  if (!target) throw new ConfigError('The worker and the webhooks commands run on Redis: set REDIS_URL or REDIS_CLUSTER_NODES.');
   return { ...config, target };
 }
 
-async function withOutbox(config: ReturnType<typeof redisConfig>, io: CliIo, run: (outbox: RedisOutbox, keyPrefix: string) => Promise<number>) {
+async function withRedisDelivery(config: ReturnType<typeof redisConfig>, io: CliIo, run: (delivery: RedisDelivery, keyPrefix: string) => Promise<number>) {
   const logger = pino({ level: 'warn' }, pino.destination(2));
   // A job without an event (written under this prefix by something else) is named and skipped: the rest is still shown.
   const onMalformedJob = (id: string, problem: string) => io.err(`skipped job ${id}: ${problem} (not an event this server wrote)\n`);
   const redis = await connectRedisRuntime(config, config.target, logger, { onMalformedJob });
-  const runtime = await redis.startOutbox({ worker: false, relay: false });
+  const runtime = await redis.startRedisDelivery({ worker: false, relay: false });
   try {
-    return await run(runtime.outbox, config.redisKeyPrefix);
+    return await run(runtime.delivery, config.redisKeyPrefix);
   } finally {
     await runtime.close();
     await redis.close();
   }
 }
 
-/** Delivers (and relays) webhooks from the outbox without serving HTTP, until SIGTERM or SIGINT. */
+/** Delivers webhooks (and runs the outbox relay) on Redis without serving HTTP, until SIGTERM or SIGINT. */
 async function runWorker(config: ReturnType<typeof redisConfig>): Promise<number> {
   if (!config.webhook) throw new ConfigError('A worker delivers webhooks: set WEBHOOK_URL.');
   const logger = pino({ level: config.logLevel, base: { service: 'session-resume-api-worker', pid: process.pid } });

@@ -8,7 +8,7 @@ import { Command, Option } from 'commander';
 import { parseWholeNumber } from '@session-resume-api/runtime/options-error';
 import type { DeadEvent } from '../webhooks/delivery-queue.js';
 import type { DeliveryRecord, DeliveryState } from '../webhooks/delivery-types.js';
-import type { RedisOutbox } from '../webhooks/redis-outbox.js';
+import type { RedisDelivery } from '../webhooks/redis-delivery.js';
 import { ServerUsageError } from './usage-error.js';
 
 /** Where the commands write. */
@@ -17,14 +17,14 @@ export interface WebhooksIo {
   err: (text: string) => void;
 }
 
-/** Runs `work` with a read-only outbox over the configured Redis; resolves with the exit code. */
-export type WithOutbox = (work: (outbox: RedisOutbox, keyPrefix: string) => Promise<number>) => Promise<number>;
+/** Runs `work` with a read-only Redis delivery engine over the configured Redis; resolves with the exit code. */
+export type WithRedisDelivery = (work: (delivery: RedisDelivery, keyPrefix: string) => Promise<number>) => Promise<number>;
 
 /**
  * Builds the `webhooks` command group.
- * @example program.addCommand(createWebhooksCommand(withOutbox, io, (code) => (exitCode = code)));
+ * @example program.addCommand(createWebhooksCommand(withRedisDelivery, io, (code) => (exitCode = code)));
  */
-export function createWebhooksCommand(withOutbox: WithOutbox, io: WebhooksIo, setCode: (code: number) => void): Command {
+export function createWebhooksCommand(withRedisDelivery: WithRedisDelivery, io: WebhooksIo, setCode: (code: number) => void): Command {
   const group = new Command('webhooks')
     .description('the webhook delivery engine on Redis: events, attempts, dead letters')
     .exitOverride()
@@ -32,20 +32,20 @@ export function createWebhooksCommand(withOutbox: WithOutbox, io: WebhooksIo, se
   // Every command first checks that the prefix was ever used: a typo must not look like "nothing".
   const run: Run = (work) => async () =>
     setCode(
-      await withOutbox(async (outbox, keyPrefix) => {
-        if (!(await outbox.everWritten())) {
+      await withRedisDelivery(async (delivery, keyPrefix) => {
+        if (!(await delivery.everWritten())) {
           io.err(`Nothing was ever written under the key prefix "${keyPrefix}": check REDIS_KEY_PREFIX and REDIS_URL.\n`);
           return 1;
         }
-        return work(outbox);
+        return work(delivery);
       }),
     );
   for (const add of [addShow, addList, addStats, addDead, addReplay]) add(group, run, io);
   return group;
 }
 
-/** Runs one command's work against the outbox; resolves when its exit code is set. */
-type Run = (work: (outbox: RedisOutbox) => Promise<number>) => () => Promise<void>;
+/** Runs one command's work against the engine; resolves when its exit code is set. */
+type Run = (work: (delivery: RedisDelivery) => Promise<number>) => () => Promise<void>;
 
 const json = () => new Option('--json', 'print JSON');
 
@@ -55,8 +55,8 @@ function addShow(group: Command, run: Run, io: WebhooksIo): void {
     .description('one event: its state, target origin and every attempt')
     .addOption(json())
     .action((id: string, options: { json?: boolean }) =>
-      run(async (outbox) => {
-        const found = await outbox.show(id);
+      run(async (delivery) => {
+        const found = await delivery.show(id);
         if (!found) {
           io.err(`No event has the webhook-id ${id} (delivered events are kept for a bounded time): list them with \`webhooks list\`.\n`);
           return 1;
@@ -75,8 +75,8 @@ function addList(group: Command, run: Run, io: WebhooksIo): void {
     .option('--limit <n>', 'at most this many (default 20)', positiveInteger, 20)
     .addOption(json())
     .action((options: { state?: DeliveryState; limit: number; json?: boolean }) =>
-      run(async (outbox) => {
-        const records = await outbox.list({ ...(options.state ? { state: options.state } : {}), limit: options.limit });
+      run(async (delivery) => {
+        const records = await delivery.list({ ...(options.state ? { state: options.state } : {}), limit: options.limit });
         if (options.json) io.out(`${JSON.stringify(records)}\n`);
         else for (const record of records) io.out(summary(record));
         return 0;
@@ -90,8 +90,8 @@ function addStats(group: Command, run: Run, io: WebhooksIo): void {
     .description('how many events are in each state')
     .addOption(json())
     .action((options: { json?: boolean }) =>
-      run(async (outbox) => {
-        const stats = await outbox.stats();
+      run(async (delivery) => {
+        const stats = await delivery.stats();
         io.out(options.json ? `${JSON.stringify(stats)}\n` : `${Object.entries(stats).map(([k, v]) => `${k} ${v}`).join('\n')}\n`);
         return 0;
       })(),
@@ -104,8 +104,8 @@ function addDead(group: Command, run: Run, io: WebhooksIo): void {
     .description('the dead-letter list: events that ran out of attempts or got 410, oldest first')
     .addOption(json())
     .action((options: { json?: boolean }) =>
-      run(async (outbox) => {
-        const dead = await outbox.listDead();
+      run(async (delivery) => {
+        const dead = await delivery.listDead();
         if (options.json) io.out(`${JSON.stringify(dead)}\n`);
         else for (const event of dead) io.out(deadLine(event));
         return 0;
@@ -120,12 +120,12 @@ function addReplay(group: Command, run: Run, io: WebhooksIo): void {
     .option('--all', 'replay every dead event')
     .action((id: string | undefined, options: { all?: boolean }) => {
       if (!id && !options.all) throw new ServerUsageError('Give a webhook-id (see `webhooks dead`) or --all.');
-      return run(async (outbox) => {
+      return run(async (delivery) => {
         if (options.all) {
-          io.out(`replayed ${await outbox.replayAll()} event(s)\n`);
+          io.out(`replayed ${await delivery.replayAll()} event(s)\n`);
           return 0;
         }
-        if (await outbox.replay(id as string)) {
+        if (await delivery.replay(id as string)) {
           io.out(`replayed ${id}\n`);
           return 0;
         }

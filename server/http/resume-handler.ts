@@ -1,7 +1,7 @@
 /**
  * The resume route: Idempotency-Key handling (x-decisions: idempotency-key,
  * resume-unavailable-outcome), the store's atomic transition, one answer, then the event
- * handed to the sender or outbox without awaiting delivery.
+ * handed to the webhook delivery (memory or Redis) without awaiting it.
  */
 import type { Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
@@ -9,10 +9,10 @@ import type { ResumeResult } from '@session-resume-api/runtime/types';
 import { errorBody } from '../errors/error-answer.js';
 import { HttpError } from '../errors/http-error.js';
 import { requestLogger } from './request-log.js';
-import type { WebhookSender } from '../webhooks/webhook-sender.js';
+import type { WebhookDelivery } from '../webhooks/webhook-delivery.js';
 import { StoreUnavailableError } from '../errors/store-errors.js';
 import type { IdempotentAnswers, SessionStore } from '../sessions/session-store.js';
-import type { OutboxEvent } from '../core/outbox-event.js';
+import type { WebhookMessage } from '../core/webhook-message.js';
 
 /** Longest accepted Idempotency-Key, in characters (x-decisions: idempotency-key). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -20,19 +20,19 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 /** What the handler needs. */
 export interface ResumeHandlerDeps {
   store: SessionStore;
-  webhookSender?: WebhookSender | undefined;
+  webhookDelivery?: WebhookDelivery | undefined;
   /** The id of the API key that authenticated the request: Idempotency-Keys are scoped to it. */
   keyIdOf: (req: Request) => string;
   /** Where a refused event is reported (the app's logger). */
   logger: Logger;
-  /** Sandbox mode: the caller's own world, whose store and event feed replace `store` and `webhookSender`. */
+  /** Sandbox mode: the caller's own world, whose store and event feed replace `store` and `webhookDelivery`. */
   worldOf?: (req: Request) => ResumeWorld | undefined;
 }
 
 /** A sandbox key's world, as the resume route sees it. */
 export interface ResumeWorld {
   store: SessionStore;
-  emit(event: OutboxEvent): void;
+  emit(event: WebhookMessage): void;
 }
 
 // Messages never echo the id: clients detect not_paused by the marker anywhere in the body
@@ -51,10 +51,10 @@ const UNKNOWN_OUTCOME =
 
 /**
  * Builds the POST /v1/sessions/{session_id}/resume handler.
- * @example app.post(RESUME_ROUTE, createResumeHandler({ store, webhookSender, logger, keyIdOf: (req) => keyIds.get(req) ?? 'anonymous' }));
+ * @example app.post(RESUME_ROUTE, createResumeHandler({ store, webhookDelivery, logger, keyIdOf: (req) => keyIds.get(req) ?? 'anonymous' }));
  */
 export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
-  const { store, webhookSender } = deps;
+  const { store, webhookDelivery } = deps;
   // Keys whose first request this instance is still answering (x-decisions: idempotency-key).
   const inFlight = new Set<string>();
   return async (req, res) => {
@@ -100,9 +100,9 @@ export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
         // After the answer and never awaited: delivery must not delay it.
         try {
           if (world) world.emit(transition.event);
-          else webhookSender?.enqueue(transition.event);
+          else webhookDelivery?.enqueue(transition.event);
         } catch (err) {
-          requestLogger(deps.logger, req, res).error({ err }, 'webhook sender refused the event');
+          requestLogger(deps.logger, req, res).error({ err }, 'webhook delivery refused the event');
         }
         return;
       case 'not_found':

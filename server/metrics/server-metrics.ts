@@ -1,8 +1,8 @@
 /**
  * The server's Prometheus metrics (prom-client): resume outcomes, webhook attempts, time from
- * an event's creation to its delivery, and the outbox's pending and dead events. One factory;
- * the pieces plug into the HTTP listener (`countRequests`), the delivery engine (`observer`)
- * and its read side (`watchOutbox`).
+ * an event's creation to its delivery, and the delivery engine's pending and dead events. One
+ * factory; the pieces plug into the HTTP listener (`countRequests`), the delivery engine
+ * (`observer`) and its read side (`watchDelivery`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -31,6 +31,8 @@ export interface ServerMetrics {
    */
   countRequests(req: IncomingMessage, res: ServerResponse, next: () => void): void;
   /** Reads `inspector.stats()` at each scrape into `session_resume_outbox_events{state}`. */
+  watchDelivery(inspector: Pick<DeliveryInspector, 'stats'>): void;
+  /** @deprecated Use `watchDelivery` (the same function). Removed in the next major version. */
   watchOutbox(inspector: Pick<DeliveryInspector, 'stats'>): void;
 }
 
@@ -47,8 +49,8 @@ export const DELIVERY_SECONDS_BUCKETS: readonly number[] = [0.05, 0.1, 0.25, 0.5
  * Creates the metrics in `registry`.
  * @example
  * const metrics = createServerMetrics();
- * const engine = createRedisOutbox({ ...options, observer: metrics.observer });
- * metrics.watchOutbox(engine);
+ * const engine = createRedisDelivery({ ...options, observer: metrics.observer });
+ * metrics.watchDelivery(engine);
  * await startMetricsListener({ registry: metrics.registry, port: 9464, host: '127.0.0.1' });
  */
 export function createServerMetrics(options: ServerMetricsOptions = {}): ServerMetrics {
@@ -73,24 +75,7 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
     buckets: [...DELIVERY_SECONDS_BUCKETS],
     registers,
   });
-  let inspector: Pick<DeliveryInspector, 'stats'> | undefined;
-  new Gauge({
-    name: 'session_resume_outbox_events',
-    help: 'Events in the webhook outbox: pending (waiting or being delivered), dead (out of attempts; replay them).',
-    labelNames: ['state'],
-    registers,
-    // Read at each scrape; no sample at all while the engine cannot say (never a stale count).
-    async collect() {
-      if (!inspector) return;
-      try {
-        const stats = await inspector.stats();
-        this.set({ state: 'pending' }, stats.pending + stats.delivering);
-        this.set({ state: 'dead' }, stats.dead);
-      } catch {
-        this.reset();
-      }
-    },
-  });
+  const watchDelivery = watchDeliveryGauge(registers);
   // Every label value present from the start: a rate() over a series that appears late misses its first increase.
   for (const outcome of RESUME_RESULT_LABELS) requests.inc({ outcome }, 0);
   for (const result of ATTEMPT_RESULTS) attempts.inc({ result }, 0);
@@ -105,8 +90,33 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
       if (isResumeRequest(req.method, req.url)) res.once('finish', () => requests.inc({ outcome: resumeResultLabel(res.statusCode) }));
       next();
     },
-    watchOutbox(source) {
-      inspector = source;
+    watchDelivery,
+    watchOutbox: watchDelivery,
+  };
+}
+
+/** The gauge of the delivery engine's pending and dead events; returns what hands it the engine. */
+function watchDeliveryGauge(registers: Registry[]): (inspector: Pick<DeliveryInspector, 'stats'>) => void {
+  let inspector: Pick<DeliveryInspector, 'stats'> | undefined;
+  new Gauge({
+    // The name predates the delivery vocabulary and stays: dashboards and alerts query it.
+    name: 'session_resume_outbox_events',
+    help: 'Events held by the webhook delivery engine: pending (waiting or being delivered), dead (out of attempts; replay them).',
+    labelNames: ['state'],
+    registers,
+    // Read at each scrape; no sample at all while the engine cannot say (never a stale count).
+    async collect() {
+      if (!inspector) return;
+      try {
+        const stats = await inspector.stats();
+        this.set({ state: 'pending' }, stats.pending + stats.delivering);
+        this.set({ state: 'dead' }, stats.dead);
+      } catch {
+        this.reset();
+      }
     },
+  });
+  return (source) => {
+    inspector = source;
   };
 }

@@ -89,9 +89,9 @@ export function createRedisConnection(target: RedisTarget, options: RedisConnect
 const seedsOf = new WeakMap<Cluster, string[]>();
 
 /**
- * A connection for BullMQ (the webhook outbox's queue) of the same kind as the target: BullMQ
+ * A connection for BullMQ (the queue of Redis delivery) of the same kind as the target: BullMQ
  * needs `maxRetriesPerRequest: null` on its blocking connections and, on a cluster, a queue
- * prefix in one hash tag (the outbox uses `<prefix>{outbox}`).
+ * prefix in one hash tag (Redis delivery uses `<prefix>{outbox}`, the tag of the outbox's intents).
  *
  * @example
  * const connection = createQueueConnection({ clusterNodes: ['10.0.0.5:7000'] });

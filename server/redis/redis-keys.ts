@@ -1,8 +1,8 @@
 /**
  * Names of every Redis key the reference server writes. Keys one Lua script touches share one
  * hash slot, so the same scripts run unchanged on Redis Cluster: the session id, percent-encoded
- * (no brace can end the tag early), is the hash tag of all per-session keys; the outbox and its
- * BullMQ queue share the `{outbox}` tag.
+ * (no brace can end the tag early), is the hash tag of all per-session keys; the outbox's
+ * intents and the BullMQ queue of Redis delivery share the `{outbox}` tag.
  */
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createHash, randomUUID } from 'node:crypto';

@@ -5,9 +5,10 @@
  */
 import type { RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
-import type { OutboxEvent } from '../core/outbox-event.js';
+import type { WebhookMessage } from '../core/webhook-message.js';
 import type { SessionSeed } from '../sessions/session-store.js';
-import type { WebhookSender } from '../webhooks/webhook-sender.js';
+import { chosenWebhookDelivery } from '../webhooks/chosen-webhook-delivery.js';
+import type { WebhookDelivery } from '../webhooks/webhook-delivery.js';
 import { createControlRouter } from './control-router.js';
 import { createPreferForcing } from './prefer-forcing.js';
 import { createSandboxWorlds, type SandboxWorld } from './sandbox-worlds.js';
@@ -35,7 +36,13 @@ export interface SandboxOptions {
    * Also delivers every event (WEBHOOK_URL).
    * @defaultValue none: the feed only
    */
-  webhookSender?: WebhookSender;
+  webhookDelivery?: WebhookDelivery;
+  /**
+   * The former name of `webhookDelivery`, still accepted; giving both is an `OptionsError`.
+   * @deprecated Use `webhookDelivery`. Removed in the next major version.
+   * @defaultValue none
+   */
+  webhookSender?: WebhookDelivery;
   /**
    * Where the control API reports a defect.
    * @defaultValue nowhere
@@ -49,15 +56,15 @@ export interface Sandbox {
   checkKey(token: string): string | undefined;
   /** The caller's world (its sessions are the store the resume route uses). */
   world(worldId: string): SandboxWorld;
-  /** Records the event in the world's feed and hands it to the webhook sender, if any. */
-  emit(worldId: string, event: OutboxEvent): void;
+  /** Records the event in the world's feed and hands it to the webhook delivery, if any. */
+  emit(worldId: string, event: WebhookMessage): void;
   /** The `/_sandbox` control API; mount before the main validator. */
   router: Router;
   /** `Prefer` forcing for the resume route; mount after authentication. */
   preferForcing: RequestHandler;
   /** CORS additions: the control API's PUT and the Prefer and Last-Event-ID headers. */
   cors: { methods: string[]; headers: string[]; expose: string[] };
-  /** Ends live event streams and the webhook sender (at shutdown). */
+  /** Ends live event streams and closes the webhook delivery (at shutdown). */
   close(): Promise<void>;
 }
 
@@ -67,6 +74,7 @@ export interface Sandbox {
  * const app = await createApp({ store: createMemorySessionStore(), apiKeys: ['unused'], sandbox, corsOrigins: ['*'] });
  */
 export function createSandbox(options: SandboxOptions): Sandbox {
+  const delivery = chosenWebhookDelivery(options, 'createSandbox: options');
   const worlds = createSandboxWorlds({
     seeds: options.seeds,
     ...(options.maxWorlds !== undefined ? { maxWorlds: options.maxWorlds } : {}),
@@ -74,13 +82,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
   });
   const control = createControlRouter({ worlds, ...(options.logger ? { logger: options.logger } : {}) });
-  const sender = options.webhookSender;
   return {
     checkKey: worlds.checkKey,
     world: worlds.world,
     emit(worldId, event) {
       worlds.world(worldId).record(event);
-      sender?.enqueue(event);
+      delivery?.enqueue(event);
     },
     router: control.router,
     preferForcing: createPreferForcing(),
@@ -91,7 +98,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     },
     async close() {
       control.closeStreams();
-      await sender?.close();
+      await delivery?.close();
     },
   };
 }

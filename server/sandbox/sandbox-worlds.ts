@@ -10,7 +10,7 @@ import type { components } from '../../generated/sandbox.js';
 import { dedupeKey } from '@session-resume-api/runtime/event-identity';
 import { DEFAULT_DELIVERY_PROFILE, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { createMemorySessionStore } from '../sessions/memory-session-store.js';
-import type { OutboxEvent } from '../core/outbox-event.js';
+import type { WebhookMessage } from '../core/webhook-message.js';
 import type { Session, SessionSeed, SessionStore } from '../sessions/session-store.js';
 
 /** One entry of a world's event feed (spec/sandbox.yaml `SandboxEvent`). */
@@ -47,7 +47,7 @@ export interface SandboxWorld extends SessionStore {
   /** Back to the seed set, feed cleared, default delivery profile (live subscribers stay connected). */
   reset(): void;
   /** Appends an event to the feed and tells the subscribers; returns the entry. */
-  record(event: OutboxEvent): SandboxEvent;
+  record(event: WebhookMessage): SandboxEvent;
   /** The kept events, oldest first, after sequence `after` (default 0: all). */
   events(after?: number): SandboxEvent[];
   /** Calls `listener` for each new event until the returned function is called. */
@@ -229,7 +229,7 @@ function createWorldFeed(maxEvents: number) {
   let sequence = 0;
   const listeners = new Set<(event: SandboxEvent) => void>();
   return {
-    record(event: OutboxEvent): SandboxEvent {
+    record(event: WebhookMessage): SandboxEvent {
       sequence += 1;
       const entry: SandboxEvent = { sequence, webhookId: event.id, dedupeKey: dedupeKey(event.payload), payload: structuredClone(event.payload) };
       feed.push(entry);

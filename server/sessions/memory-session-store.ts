@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { checkInteger } from '@session-resume-api/runtime/options-error';
 import { DEFAULT_IDEMPOTENCY_MAX_KEYS, IDEMPOTENCY_TTL_SECONDS, PAUSED, RUNNING, type RecordedAnswer, type ResumeTransition, type Session, type SessionStore } from './session-store.js';
-import { resumedEvent } from '../core/outbox-event.js';
+import { resumedEvent } from '../core/webhook-message.js';
 import { createIdempotencyKeys } from './memory-idempotency-keys.js';
 
 /** Options of the memory store. */

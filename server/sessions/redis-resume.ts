@@ -7,7 +7,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { intentMember, timeOrderedEventId, type RedisKeys } from '../redis/redis-keys.js';
 import { PAUSED, RUNNING, type RecordedAnswer, type StoreResumeOptions, type ResumeTransition } from './session-store.js';
-import { resumedEvent, type OutboxEvent } from '../core/outbox-event.js';
+import { resumedEvent, type WebhookMessage } from '../core/webhook-message.js';
 import { StoreUnavailableError } from '../errors/store-errors.js';
 
 /** How long the outbox keeps an event written by a resume, in seconds (the relay needs seconds). */
@@ -121,7 +121,7 @@ async function claimWithIntent({ client, keys, events, idempotencyTtlSeconds }: 
   return bound;
 }
 
-function runResumeScript(context: RedisResumeContext, id: string, { idempotency: idem }: StoreResumeOptions, event: OutboxEvent, updatedAt: string): Promise<string[]> {
+function runResumeScript(context: RedisResumeContext, id: string, { idempotency: idem }: StoreResumeOptions, event: WebhookMessage, updatedAt: string): Promise<string[]> {
   const { client, keys, events } = context;
   const answers = idem?.answers;
   const encode = (answer: RecordedAnswer) => JSON.stringify(answer);

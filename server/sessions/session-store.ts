@@ -3,7 +3,7 @@
  * makes (paused → running). Outcomes the spec names are
  * returned as values; only infrastructure failures throw (`StoreUnavailableError`).
  */
-import type { OutboxEvent } from '../core/outbox-event.js';
+import type { WebhookMessage } from '../core/webhook-message.js';
 
 /** A session as the reference server keeps it; `status` stays open (x-decisions: session-status). */
 export interface Session {
@@ -44,7 +44,7 @@ export interface StoreResumeOptions {
 
 /** Result of `resume`: exactly one per call, decided atomically. */
 export type ResumeTransition =
-  | { kind: 'resumed'; session: Session; event: OutboxEvent }
+  | { kind: 'resumed'; session: Session; event: WebhookMessage }
   | { kind: 'not_found' }
   | { kind: 'not_paused'; status: string }
   /** The key was seen before for this session: the recorded answer, nothing changed now. */

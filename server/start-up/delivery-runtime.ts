@@ -1,7 +1,7 @@
 /**
- * The one delivery engine of a process, as the config asks: on Redis the durable outbox (the
- * server relays and, unless WEBHOOK_WORKER=0, delivers; a worker always delivers); in memory
- * the in-process sender, whose pending events die with the process. Says once at start where
+ * The one delivery engine of a process, as the config asks: on Redis, Redis delivery (durable:
+ * the server runs the outbox relay and, unless WEBHOOK_WORKER=0, delivers; a worker always
+ * delivers); in memory, memory delivery, whose pending events die with the process. Says once at start where
  * events go (start-up-summary.ts) and hands the engine's counts to the metrics.
  */
 import { readFile } from 'node:fs/promises';
@@ -23,7 +23,7 @@ export interface DeliveryRuntime {
 export interface StartDeliveryOptions {
   config: ServerConfig;
   logger: Logger;
-  /** The process's Redis: the durable outbox runs on it; without it, the in-memory sender. */
+  /** The process's Redis: Redis delivery runs on it; without it, memory delivery. */
   redis?: RedisRuntime;
   /** Whether this process delivers (a worker always does). @defaultValue `config.webhook.worker` (WEBHOOK_WORKER), else true */
   worker?: boolean;
@@ -41,25 +41,25 @@ export async function startDelivery(options: StartDeliveryOptions): Promise<Deli
   const observer = metrics?.observer;
   let runtime: { engine: DeliveryEngine; close(o: { timeoutMs: number }): Promise<void> } | undefined;
   if (config.webhook && redis) {
-    const started = await redis.startOutbox({ worker, relay: true }, observer);
-    runtime = { engine: started.outbox, close: (o) => started.close(o) };
+    const started = await redis.startRedisDelivery({ worker, relay: true }, observer);
+    runtime = { engine: started.delivery, close: (o) => started.close(o) };
   } else if (config.webhook) {
-    const engine = await startMemorySender(config.webhook, logger, metrics);
+    const engine = await startMemoryDelivery(config.webhook, logger, metrics);
     runtime = { engine, close: (o) => engine.close(o) };
   }
   const startUp = webhookStartUpLine(config.webhook ? { ...config, webhook: { ...config.webhook, worker } } : config);
   logger.info(startUp.fields, startUp.message);
-  // The outbox gauge reads the engine's counts at each scrape.
-  if (metrics && runtime) metrics.watchOutbox(runtime.engine);
+  // The delivery gauge (session_resume_outbox_events) reads the engine's counts at each scrape.
+  if (metrics && runtime) metrics.watchDelivery(runtime.engine);
   return { engine: runtime?.engine, close: async (timeoutMs) => runtime?.close({ timeoutMs }) };
 }
 
-async function startMemorySender(webhook: NonNullable<ServerConfig['webhook']>, logger: Logger, metrics: ServerMetrics | undefined): Promise<DeliveryEngine> {
-  // createWebhookSender logs the WEBHOOK_ALLOW_PRIVATE warning itself (origin only: the path may hold a token).
+async function startMemoryDelivery(webhook: NonNullable<ServerConfig['webhook']>, logger: Logger, metrics: ServerMetrics | undefined): Promise<DeliveryEngine> {
+  // createMemoryDelivery logs the WEBHOOK_ALLOW_PRIVATE warning itself (origin only: the path may hold a token).
   // Plain http:// passed the config only for loopback receivers (sandbox or WEBHOOK_INSECURE_LOCALHOST=1).
   const ca = webhook.caFile ? await readFile(webhook.caFile) : undefined;
-  const { createWebhookSender } = await import('../webhooks/create-webhook-sender.js');
-  return createWebhookSender({
+  const { createMemoryDelivery } = await import('../webhooks/memory-delivery.js');
+  return createMemoryDelivery({
     url: webhook.url,
     allowPrivate: webhook.allowPrivate,
     insecureLocalhost: webhook.insecureLocalhost === true,
@@ -68,6 +68,6 @@ async function startMemorySender(webhook: NonNullable<ServerConfig['webhook']>, 
     concurrency: webhook.concurrency,
     ...(ca ? { ca } : {}),
     ...(metrics ? { observer: metrics.observer } : {}),
-    logger: logger.child({ component: 'webhook-sender' }),
+    logger: logger.child({ component: 'webhook-delivery' }),
   });
 }

@@ -1,6 +1,6 @@
 /**
- * The Redis side of a process (the server, the worker, the CLI): the shared connection, the
- * outbox over it, and for the server the session store, the rate-limit store and the seed
+ * The Redis side of a process (the server, the worker, the CLI): the shared connection, Redis
+ * delivery over it, and for the server the session store, the rate-limit store and the seed
  * marker. A module of its own so that the server imports ioredis and BullMQ only when Redis is
  * configured: a memory-store start (and the sandbox) never loads them (start to first answer).
  */
@@ -16,28 +16,28 @@ import type { SeedMarker } from '../sessions/seed-on-start.js';
 import { createRedisSeedMarker, watchSeededSessions } from '../sessions/session-seed-admin.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import type { DeliveryObserver } from '../webhooks/delivery-types.js';
-import { startOutbox, type OutboxRoles, type OutboxRuntime } from './outbox-runtime.js';
+import { startRedisDelivery, type DeliveryRoles, type RedisDeliveryRuntime } from './redis-delivery-runtime.js';
 
 /** A process's connection to Redis (one node or a cluster), ready. */
 export interface RedisRuntime {
   redis: RedisConnection;
   /** Every Redis connection's errors of this process, one line per outage. */
   errors: ConnectionErrorLog;
-  /** Starts the durable outbox on its own BullMQ connection; `observer` gets every attempt (metrics). */
-  startOutbox(roles: OutboxRoles, observer?: DeliveryObserver): Promise<OutboxRuntime>;
+  /** Starts Redis delivery (durable) on its own BullMQ connection; `observer` gets every attempt (metrics). */
+  startRedisDelivery(roles: DeliveryRoles, observer?: DeliveryObserver): Promise<RedisDeliveryRuntime>;
   /**
    * The process starts stopping: says once when Redis is unreachable, then logs no more
    * connection errors. True while Redis is unreachable: nothing an attempt still under way
    * learns can be recorded, so the caller need not wait for it.
    */
   stopping(): boolean;
-  /** Quits the shared connection (close the outbox first); drops it at once while Redis is unreachable. */
+  /** Quits the shared connection (close Redis delivery first); drops it at once while Redis is unreachable. */
   close(): Promise<void>;
 }
 
 /** Options of `connectRedisRuntime`. */
 export interface RedisRuntimeOptions {
-  /** Told about jobs the outbox's reads skip because they hold no event (the operator commands); default: a warning. */
+  /** Told about jobs the delivery engine's reads skip because they hold no event (the operator commands); default: a warning. */
   onMalformedJob?: (id: string, problem: string) => void;
 }
 
@@ -60,8 +60,8 @@ export async function connectRedisRuntime(config: ServerConfig, target: RedisTar
     redis,
     errors,
     // BullMQ gets its own connection of the same kind (a Cluster on a cluster; its keys share the `{outbox}` tag).
-    startOutbox: (roles, observer) =>
-      startOutbox({ config, client: redis, connection: createQueueConnection(target), logger, roles, errors, ...(observer ? { observer } : {}), ...options }),
+    startRedisDelivery: (roles, observer) =>
+      startRedisDelivery({ config, client: redis, connection: createQueueConnection(target), logger, roles, errors, ...(observer ? { observer } : {}), ...options }),
     stopping() {
       const unreachable = down();
       if (unreachable) logger.warn('Redis is unreachable: stopping without it (events not yet delivered stay in Redis for the next instance)');

@@ -17,7 +17,7 @@ import { Queue, UnrecoverableError, Worker, type Job, type JobType } from 'bullm
 import type { Cluster, Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
-import type { OutboxEvent } from '../core/outbox-event.js';
+import type { WebhookMessage } from '../core/webhook-message.js';
 import type { AttemptHandler, DeadEvent, DeliveryQueue } from './delivery-queue.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_LIST_LIMIT, DELIVERY_STATES, KEEP_DEAD, KEEP_DELIVERED, withTimeout } from './delivery-queue.js';
 import type { DeliveryAttempt, DeliveryInspector, DeliveryRecord, DeliveryState, DeliveryStats } from './delivery-types.js';
@@ -105,7 +105,7 @@ export const DELIVERY_LOCK = { durationMs: 8000, renewMs: 1000, stalledIntervalM
 export const DEFAULT_EVENTS_MAX_LEN = 1000;
 
 /** The BullMQ queue name under the `{outbox}` prefix. */
-export const OUTBOX_QUEUE = 'webhooks';
+export const DELIVERY_QUEUE_NAME = 'webhooks';
 const JOB_NAME = 'session-event';
 
 /** A job's data: the event, its target, its attempts (absent until the first). */
@@ -138,7 +138,7 @@ export interface BullmqDeliveryQueue extends DeliveryQueue {
   /** False when no instance ever created this queue (a wrong key prefix, for instance). */
   everWritten(): Promise<boolean>;
   /** Takes many events in one round trip (BullMQ `addBulk`), like `add` for each. */
-  addMany(events: readonly OutboxEvent[], delayMs: number): Promise<void>;
+  addMany(events: readonly WebhookMessage[], delayMs: number): Promise<void>;
 }
 
 /**
@@ -148,7 +148,7 @@ export interface BullmqDeliveryQueue extends DeliveryQueue {
 export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQueue {
   const logger = options.logger ?? pino({ name: 'webhook-delivery' });
   const keepDelivered = options.keepDelivered ?? KEEP_DELIVERED;
-  const queue = new Queue(OUTBOX_QUEUE, {
+  const queue = new Queue(DELIVERY_QUEUE_NAME, {
     connection: options.connection,
     prefix: options.prefix,
     streams: { events: { maxLen: options.eventsMaxLen ?? DEFAULT_EVENTS_MAX_LEN } },
@@ -157,7 +157,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
   const onError = options.onConnectionError ?? ((source: string, err: Error) => logger.warn({ err: err.message }, `${source} error`));
   queue.on('error', (err) => onError('delivery queue', err));
   let worker: Worker | undefined;
-  const job = (event: OutboxEvent, delayMs: number) => ({
+  const job = (event: WebhookMessage, delayMs: number) => ({
     name: JOB_NAME,
     data: { payload: event.payload, ...(options.target ? { target: options.target } : {}) } satisfies JobData,
     opts: {
@@ -174,7 +174,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
 
   return {
     durable: true,
-    async add(event: OutboxEvent, delayMs: number) {
+    async add(event: WebhookMessage, delayMs: number) {
       const { name, data, opts } = job(event, delayMs);
       await queue.add(name, data, opts);
     },
@@ -259,7 +259,7 @@ function bullmqInspector(queue: Queue, onMalformed: (id: string, problem: string
 
 function startWorker(options: BullmqQueueOptions, handler: AttemptHandler, onError: (source: string, err: Error) => void): Worker {
   const worker = new Worker(
-    OUTBOX_QUEUE,
+    DELIVERY_QUEUE_NAME,
     async (job: Job) => {
       const data = job.data as JobData;
       const outcome = await handler({ id: String(job.id), payload: data.payload, attemptsMade: job.attemptsMade, queuedAt: job.timestamp });

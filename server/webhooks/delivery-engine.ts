@@ -1,6 +1,7 @@
 /**
  * The one webhook delivery engine (x-decisions: webhook-outbox, webhook-retry,
- * webhook-ack), whatever the queue under it: every attempt is one `deliverEvent` (pinned
+ * webhook-ack), whatever the queue under it (memory delivery: the in-process queue; Redis
+ * delivery: BullMQ): every attempt is one `deliverEvent` (pinned
  * HTTPS, 5 s deadline, only 200 counts) with the Standard Webhooks headers, recorded with its
  * event; what follows a failure is `nextStep` (the schedule, Retry-After on 429/503, 410 ends
  * the event at once); an event out of attempts goes to the dead-letter list, replayed with the
@@ -17,11 +18,11 @@ import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webho
 import { checkInteger, checkOption, OptionsError } from '@session-resume-api/runtime/options-error';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
-import type { OutboxEvent } from '../core/outbox-event.js';
+import type { WebhookMessage } from '../core/webhook-message.js';
 import type { AttemptHandler, AttemptOutcome, DeadEvent, DeliveryQueue, QueuedEvent } from './delivery-queue.js';
 import { RESPONSE_KEEP_BYTES, withTimeout } from './delivery-queue.js';
 import type { AttemptResult, DeliveryInspector, DeliveryObserver } from './delivery-types.js';
-import type { WebhookSender } from './webhook-sender.js';
+import type { WebhookDelivery } from './webhook-delivery.js';
 
 /** Where and how attempts go; needed only by an engine that delivers. */
 export interface DeliveryTarget {
@@ -83,9 +84,9 @@ export interface DeliveryEngineOptions {
 }
 
 /** The engine: takes events, delivers them, and answers the operator's questions. */
-export interface DeliveryEngine extends WebhookSender, DeliveryInspector {
+export interface DeliveryEngine extends WebhookDelivery, DeliveryInspector {
   /** Also takes a bare `SessionEvent`, which gets a fresh webhook-id. */
-  enqueue(event: OutboxEvent | SessionEvent): void;
+  enqueue(event: WebhookMessage | SessionEvent): void;
   /** Events that exhausted the schedule (or got 410), oldest first. */
   listDead(): Promise<DeadEvent[]>;
   /** Puts one dead event back with a fresh schedule and the same webhook-id; false when there is none with that id. */
@@ -94,7 +95,7 @@ export interface DeliveryEngine extends WebhookSender, DeliveryInspector {
   replayAll(): Promise<number>;
 }
 
-/** Default time `close` waits, in ms (WebhookSender contract). */
+/** Default time `close` waits, in ms (WebhookDelivery contract). */
 const CLOSE_TIMEOUT_MS = 10_000;
 
 /**
@@ -114,7 +115,7 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
 
   return {
     enqueue(given) {
-      const event = toOutboxEvent(given);
+      const event = toWebhookMessage(given);
       const fields = identity(event?.payload);
       if (closing) {
         // Durable: the intent stays and the relay of any instance takes the event.
@@ -254,14 +255,14 @@ function identity(event: SessionEvent | undefined) {
   return { event: event?.event, sessionId: event?.session?.id, timestamp: event?.timestamp };
 }
 
-function toOutboxEvent(given: OutboxEvent | SessionEvent | undefined): OutboxEvent | undefined {
+function toWebhookMessage(given: WebhookMessage | SessionEvent | undefined): WebhookMessage | undefined {
   if (given === null || typeof given !== 'object') return undefined;
-  if (typeof (given as OutboxEvent).id === 'string' && 'payload' in given) return given as OutboxEvent;
+  if (typeof (given as WebhookMessage).id === 'string' && 'payload' in given) return given as WebhookMessage;
   return { id: `msg_${randomUUID()}`, payload: given as SessionEvent };
 }
 
 /** The wire form, checked and copied once: every attempt sends the same bytes (receivers dedupe by them). */
-function snapshot(event: OutboxEvent | undefined, logger: Logger): OutboxEvent | undefined {
+function snapshot(event: WebhookMessage | undefined, logger: Logger): WebhookMessage | undefined {
   const valid = contract.validate('SessionEvent', event?.payload);
   if (!event || !valid.ok) {
     logger.error({ detail: valid.ok ? 'no event' : valid.message }, 'webhook event is not a SessionEvent (spec/openapi.yaml); dropped');

@@ -7,7 +7,7 @@
  */
 import type { NextStep } from '@session-resume-api/runtime/delivery/retry-rules';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
-import type { OutboxEvent } from '../core/outbox-event.js';
+import type { WebhookMessage } from '../core/webhook-message.js';
 import type { DeliveryAttempt, DeliveryInspector, DeliveryState } from './delivery-types.js';
 
 /** One event as the queue hands it to an attempt. */
@@ -51,7 +51,7 @@ export interface DeliveryQueue extends DeliveryInspector {
   /** True when events survive this process (Redis); false for the in-process queue. */
   readonly durable: boolean;
   /** Takes one event, its first attempt after `delayMs`; a second add of the same id is ignored. */
-  add(event: OutboxEvent, delayMs: number): Promise<void>;
+  add(event: WebhookMessage, delayMs: number): Promise<void>;
   /** Starts handing events to `handler`, at most the queue's concurrency at once. */
   start(handler: AttemptHandler): void;
   /** Events that ran out of attempts or got 410, oldest first. */

@@ -28,7 +28,7 @@ export interface DeliveryAttempt {
   /** The first 1 kB of the response body (UTF-8), when there was one. */
   response?: string;
   /**
-   * Why an attempt without an answer failed (`timeout`, `network`, `refused`): the sender's
+   * Why an attempt without an answer failed (`timeout`, `network`, `refused`): `deliverEvent`'s
    * sentence, naming the host and the stage, never the URL's path or query. At most a few
    * hundred characters.
    */

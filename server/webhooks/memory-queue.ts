@@ -10,7 +10,7 @@
  */
 import type { Logger } from 'pino';
 import { pino } from 'pino';
-import type { OutboxEvent } from '../core/outbox-event.js';
+import type { WebhookMessage } from '../core/webhook-message.js';
 import type { DeliveryQueue } from './delivery-queue.js';
 import { DEFAULT_CONCURRENCY, KEEP_DEAD, KEEP_DELIVERED } from './delivery-queue.js';
 import type { DeliveryRecord } from './delivery-types.js';
@@ -68,7 +68,7 @@ export function createMemoryQueue(options: MemoryQueueOptions): DeliveryQueue {
   const runner = createRunner({ records, concurrency: config.concurrency, logger });
   return {
     durable: false,
-    async add(event: OutboxEvent, delayMs: number) {
+    async add(event: WebhookMessage, delayMs: number) {
       if (records.entries.has(event.id)) return;
       if (records.live.size >= config.maxPending) {
         throw new Error(`the in-process queue holds ${config.maxPending} undelivered events (its bound)`);

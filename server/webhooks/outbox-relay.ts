@@ -1,5 +1,5 @@
 /**
- * The relay of the Redis outbox: the resume script writes the event into the session's hash
+ * The relay of the transactional outbox on Redis: the resume script writes the event into the session's hash
  * slot and the request writes an intent into `{outbox}:intents` first
  * (server/sessions/redis-session-store.ts); the relay of every instance hands to the queue the
  * event of any intent older than `minAgeMs`, so a SIGKILL between the script and the enqueue
@@ -10,14 +10,14 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { intentCreatedAt, type RedisKeys } from '../redis/redis-keys.js';
-import type { OutboxEvent } from '../core/outbox-event.js';
+import type { WebhookMessage } from '../core/webhook-message.js';
 
 /** What the relay needs. */
 export interface RelayDeps {
   client: Redis | Cluster;
   keys: RedisKeys;
   /** Hands events to the queue (one round trip) and settles their intents and event keys. */
-  publish: (events: OutboxEvent[]) => Promise<unknown>;
+  publish: (events: WebhookMessage[]) => Promise<unknown>;
   logger: Logger;
   /** Age of an intent before the relay acts on it, in ms. */
   minAgeMs: number;
@@ -53,7 +53,7 @@ async function relayBatch({ client, keys, publish, logger, minAgeMs }: RelayDeps
   const stored = await Promise.all(intents.map((intent) => client.get(keys.event(intent.sessionId, intent.eventId))));
   const dropped: string[] = [];
   const later: (string | number)[] = [];
-  const found: OutboxEvent[] = [];
+  const found: WebhookMessage[] = [];
   for (const [index, intent] of intents.entries()) {
     const value = stored[index] ?? null;
     // '-': a marker an earlier version wrote for a script that flipped nothing.
@@ -62,7 +62,7 @@ async function relayBatch({ client, keys, publish, logger, minAgeMs }: RelayDeps
       continue;
     }
     if (value !== null) {
-      found.push(JSON.parse(value) as OutboxEvent);
+      found.push(JSON.parse(value) as WebhookMessage);
       continue;
     }
     // No event: the script has not run (yet). Look again later, or give up.

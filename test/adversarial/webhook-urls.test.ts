@@ -1,6 +1,6 @@
 /**
  * Server-side request forgery through webhook URLs: every spelling of an internal address in
- * the fixture is refused by the URL rules (runtime/webhook-url.ts) AND by the sender at send
+ * the fixture is refused by the URL rules (runtime/webhook-url.ts) AND by the delivery engine at send
  * time (deliverEvent with its resolver); names that resolve to internal addresses are
  * refused at send time; public HTTPS URLs are accepted. No network: the resolver is faked
  * and refused deliveries never connect.
@@ -61,7 +61,7 @@ const PUBLIC_URLS: readonly string[] = [
   'https://127.0.0.1.nip.io/',
 ];
 
-/** Names whose DNS answer is internal: the URL rules cannot know, the sender must refuse them. */
+/** Names whose DNS answer is internal: the URL rules cannot know, the delivery engine must refuse them. */
 const REBINDING: Record<string, string[]> = {
   'metadata.rebind.example': ['169.254.169.254'],
   'loopback.rebind.example': ['127.0.0.1'],

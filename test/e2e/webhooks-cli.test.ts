@@ -8,7 +8,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { redisKeys } from '../../server/redis/redis-keys.js';
-import { OUTBOX_QUEUE } from '../../server/webhooks/bullmq-queue.js';
+import { DELIVERY_QUEUE_NAME } from '../../server/webhooks/bullmq-queue.js';
 import { deletePrefix } from '../helpers/redis-keys.js';
 import { runServerCommand } from '../helpers/server-process.js';
 import {
@@ -19,7 +19,7 @@ import {
   writeFixtures,
   type HttpsReceiver,
   type ServerProcess,
-} from '../helpers/outbox-fixture.js';
+} from '../helpers/delivery-fixture.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const keyPrefix = `webhooks-cli:${randomUUID()}:`;
@@ -97,7 +97,7 @@ it('a key prefix under which nothing was ever written is reported as such, with 
 
 it('a job without an event under the prefix (written by something else) is named and skipped: the commands still answer', async () => {
   const connection = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
-  const queue = new Queue(OUTBOX_QUEUE, { connection, prefix: redisKeys(keyPrefix).queuePrefix });
+  const queue = new Queue(DELIVERY_QUEUE_NAME, { connection, prefix: redisKeys(keyPrefix).queuePrefix });
   const id = `foreign_${randomUUID()}`;
   try {
     // Delayed, so no worker takes it: it stays a pending job holding no payload.

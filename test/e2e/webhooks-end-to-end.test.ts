@@ -1,6 +1,6 @@
 /**
  * End to end over HTTPS on loopback (self-signed certificate), issue #5: the reference server
- * process resumes sessions and its sender delivers `session.resumed` to a receiver built with
+ * process resumes sessions and its delivery engine delivers `session.resumed` to a receiver built with
  * the kit on Redis; the CLI's `webhook send` and `webhook check` reach the same receiver.
  * Source spec §6: 200 within 5 s, duplicates possible, dedupe by event + session.id + timestamp.
  */
@@ -105,7 +105,7 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
   });
 }
 
-describe('reference server → sender → receiver kit, over HTTPS', () => {
+describe('reference server → delivery engine → receiver kit, over HTTPS', () => {
   it('delivers one valid session.resumed per successful resume, and none for a not_paused', async () => {
     expect((await resume('e2e_p1')).status).toBe(200);
     await waitFor(() => eventsFor('e2e_p1').length === 1, { what: 'the session.resumed event' });
@@ -122,7 +122,7 @@ describe('reference server → sender → receiver kit, over HTTPS', () => {
     expect(eventsFor('e2e_p1')).toHaveLength(1);
   });
 
-  it('keeps the identity across the sender retries, so a receiver failing twice processes the event once', async () => {
+  it('keeps the identity across the delivery retries, so a receiver failing twice processes the event once', async () => {
     const before = bodies.length;
     failNext = 2;
     expect((await resume('e2e_p3')).status).toBe(200);

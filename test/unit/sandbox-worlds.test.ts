@@ -10,7 +10,7 @@ import { listScenarios } from '@session-resume-api/runtime/scenarios';
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 
 const event = (id: string) => ({ event: 'session.resumed', session: { id }, timestamp: '2026-11-21T16:00:00.000Z' });
-const outboxEvent = (id: string) => ({ id: `msg_${id}`, payload: event(id) });
+const message = (id: string) => ({ id: `msg_${id}`, payload: event(id) });
 
 describe('createSandboxWorlds', () => {
   it('accepts exactly the tokens that start with sandbox_ and have more after it, with a stable id per token', () => {
@@ -69,7 +69,7 @@ describe('createSandboxWorlds', () => {
     const world = createSandboxWorlds({ seeds: DEMO_SESSIONS, maxEvents: 3 }).world('w');
     const seen: number[] = [];
     world.subscribe((e) => seen.push(e.sequence));
-    for (let i = 1; i <= 5; i++) world.record(outboxEvent(`s${i}`));
+    for (let i = 1; i <= 5; i++) world.record(message(`s${i}`));
     expect(world.events().map((e) => e.sequence)).toEqual([3, 4, 5]);
     expect(world.events(4).map((e) => e.payload.session.id)).toEqual(['s5']);
     expect(world.events()[0]?.dedupeKey).toBe(dedupeKey(event('s3')));
@@ -78,7 +78,7 @@ describe('createSandboxWorlds', () => {
     world.reset();
     expect(world.events()).toEqual([]);
     expect(world.list().sessions.map((s) => s.id)).toEqual(DEMO_SESSIONS.map((s) => s.id).sort());
-    expect(world.record(outboxEvent('again')).sequence).toBe(1);
+    expect(world.record(message('again')).sequence).toBe(1);
   });
 
   it('refuses a bound that cannot work', () => {

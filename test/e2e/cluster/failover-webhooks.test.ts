@@ -1,6 +1,6 @@
 /**
- * Failover of the primary that holds the webhook outbox (`{outbox}`: the intents and BullMQ's
- * queue) under load, 3 primaries + 3 replicas, two server instances with webhooks on: every
+ * Failover of the primary that holds the `{outbox}` slot (the outbox's intents and the BullMQ
+ * queue of Redis delivery) under load, 3 primaries + 3 replicas, two server instances with webhooks on: every
  * resume answered 200 still gets its `session.resumed` delivered, with one webhook-id.
  */
 import { afterAll, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import {
   writeFixtures,
   type HttpsReceiver,
   type ServerProcess,
-} from '../../helpers/outbox-fixture.js';
+} from '../../helpers/delivery-fixture.js';
 import { startRedisCluster, type RedisCluster } from '../../helpers/redis-cluster.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
@@ -27,7 +27,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-it('no acknowledged resume loses its webhook when the outbox primary fails over', async () => {
+it('no acknowledged resume loses its webhook when the primary of the `{outbox}` slot fails over', async () => {
   cluster = await startRedisCluster({ primaries: 3, replicasPerPrimary: 1, nodeTimeoutMs: 1000 });
   receiver = await startHttpsReceiver();
   const ids = Array.from({ length: 150 }, (_, i) => `fw-${i}`);

@@ -91,7 +91,7 @@ describe('with the right password', () => {
     }
     const log = messages(server.output());
     expect(log.filter((m) => m.startsWith('Redis unreachable')), server.output()).toHaveLength(1);
-    expect(log.filter((m) => /^(Redis (\(outbox\) )?connection error|delivery (queue|worker) error)$/.test(m))).toEqual([]);
+    expect(log.filter((m) => /^(Redis (\(delivery queue\) )?connection error|delivery (queue|worker) error)$/.test(m))).toEqual([]);
     expect(log.filter((m) => m.startsWith('outbox relay pass failed'))).toHaveLength(1);
     const stopping = log.findIndex((m) => m.startsWith('shutting down'));
     expect(log[stopping + 1]).toBe('Redis is unreachable: stopping without it (events not yet delivered stay in Redis for the next instance)');

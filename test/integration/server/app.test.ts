@@ -13,7 +13,7 @@ import { resumeUrl } from '@session-resume-api/runtime/resume-path';
 import { createMemorySessionStore } from '../../../server/sessions/memory-session-store.js';
 import { StoreUnavailableError } from '../../../server/errors/store-errors.js';
 import type { SessionStore } from '../../../server/sessions/session-store.js';
-import type { WebhookSender } from '../../../server/webhooks/webhook-sender.js';
+import type { WebhookDelivery } from '../../../server/webhooks/webhook-delivery.js';
 import { listen, type Listening } from '../../helpers/listen.js';
 import { resumeScenarios, SCENARIO_SESSIONS } from '../../helpers/resume-scenarios.js';
 
@@ -120,16 +120,16 @@ describe('store failures and defects', () => {
   });
 });
 
-describe('webhook sender wiring', () => {
+describe('webhook delivery wiring', () => {
   const recorder = () => {
     const events: SessionEvent[] = [];
-    const sender: WebhookSender = { enqueue: (e) => void events.push(e.payload), close: async () => {} };
-    return { events, sender };
+    const delivery: WebhookDelivery = { enqueue: (e) => void events.push(e.payload), close: async () => {} };
+    return { events, delivery };
   };
 
   it('hands one session.resumed event per successful resume, none for 404 and 409', async () => {
-    const { events, sender } = recorder();
-    const { url } = await serve({ webhookSender: sender });
+    const { events, delivery } = recorder();
+    const { url } = await serve({ webhookDelivery: delivery });
     const before = Date.now();
     expect((await post(url, 'sc_resume-ok')).status).toBe(200);
     expect((await post(url, 'sc_resume-ok')).status).toBe(409);
@@ -141,18 +141,28 @@ describe('webhook sender wiring', () => {
     expect(contract.validate('SessionEvent', events[0])).toMatchObject({ ok: true });
   });
 
-  it('a sender that throws or never settles does not change or hold up the answer', async () => {
-    const throwing: WebhookSender = {
+  it('a delivery that throws or never settles does not change or hold up the answer', async () => {
+    const throwing: WebhookDelivery = {
       enqueue: () => {
         throw new Error('queue full');
       },
       close: async () => {},
     };
-    const hanging = { enqueue: () => new Promise(() => {}), close: async () => {} } as unknown as WebhookSender;
-    for (const webhookSender of [throwing, hanging]) {
-      const { url } = await serve({ webhookSender });
+    const hanging = { enqueue: () => new Promise(() => {}), close: async () => {} } as unknown as WebhookDelivery;
+    for (const webhookDelivery of [throwing, hanging]) {
+      const { url } = await serve({ webhookDelivery });
       expect((await post(url, 'sc_resume-ok')).status).toBe(200);
     }
+  });
+
+  it('the deprecated name webhookSender still receives the events; both names at once are refused', async () => {
+    const { events, delivery } = recorder();
+    const { url } = await serve({ webhookSender: delivery });
+    expect((await post(url, 'sc_resume-ok')).status).toBe(200);
+    expect(events).toHaveLength(1);
+    const both = createApp({ store: createMemorySessionStore(), apiKeys: [API_KEY], webhookDelivery: delivery, webhookSender: delivery });
+    await expect(both).rejects.toThrow(OptionsError);
+    await expect(both).rejects.toThrow(/webhookDelivery and .*webhookSender are both given/);
   });
 });
 

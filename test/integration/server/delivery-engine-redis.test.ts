@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { waitUntilConnected } from '../../../server/redis/create-redis-connection.js';
 import { createRedisClient } from '../../../server/redis/redis-client.js';
-import { createRedisOutbox } from '../../../server/webhooks/redis-outbox.js';
+import { createRedisDelivery } from '../../../server/webhooks/redis-delivery.js';
 import { deliveryEngineSuite } from '../../helpers/delivery-engine-suite.js';
 import { deletePrefix } from '../../helpers/redis-keys.js';
 
@@ -28,5 +28,5 @@ afterAll(async () => {
 deliveryEngineSuite('BullMQ queue', async ({ url, ca, schedule, observer }) => {
   const keyPrefix = `delivery-suite:${randomUUID()}:`;
   prefixes.push(keyPrefix);
-  return createRedisOutbox({ client, connection, keyPrefix, url, ca, schedule, observer, allowPrivate: true, relay: false, logger: pino({ enabled: false }) });
+  return createRedisDelivery({ client, connection, keyPrefix, url, ca, schedule, observer, allowPrivate: true, relay: false, logger: pino({ enabled: false }) });
 });

@@ -1,6 +1,6 @@
 /**
  * The server's metrics without sockets: the resume outcome of each status, the observer's
- * counters and histogram, and the outbox gauge read from a small fake inspector at each scrape.
+ * counters and histogram, and the delivery gauge (session_resume_outbox_events) read from a small fake inspector at each scrape.
  */
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -67,11 +67,11 @@ describe('delivery metrics', () => {
     expect(sample(text, 'session_resume_webhook_delivery_seconds_bucket{le="10"}')).toBe(1);
   });
 
-  it('reads the outbox gauge from the inspector at each scrape; no sample while it fails or before one is given', async () => {
+  it('reads the delivery gauge from the inspector at each scrape; no sample while it fails or before one is given', async () => {
     const metrics = createServerMetrics({ defaultMetrics: false });
     expect(await metrics.registry.metrics()).not.toMatch(/^session_resume_outbox_events\{/m);
     let stats: DeliveryStats | Error = { pending: 3, delivering: 1, delivered: 9, dead: 2 };
-    metrics.watchOutbox({ stats: async () => (stats instanceof Error ? Promise.reject(stats) : stats) });
+    metrics.watchDelivery({ stats: async () => (stats instanceof Error ? Promise.reject(stats) : stats) });
     let text = await metrics.registry.metrics();
     expect(sample(text, 'session_resume_outbox_events{state="pending"}')).toBe(4);
     expect(sample(text, 'session_resume_outbox_events{state="dead"}')).toBe(2);

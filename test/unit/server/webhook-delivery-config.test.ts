@@ -79,7 +79,7 @@ describe('Standard Webhooks headers', () => {
   });
 });
 
-describe('outbox retry delays', () => {
+describe('delivery retry delays', () => {
   it('follow the schedule, never earlier than Retry-After, and stay on the last entry', () => {
     const schedule = [0, 5000, 300_000];
     expect(scheduledDelayMs(schedule, 1)).toBe(5000);

@@ -17,7 +17,7 @@ import {
   writeFixtures,
   type HttpsReceiver,
   type ServerProcess,
-} from '../../helpers/outbox-fixture.js';
+} from '../../helpers/delivery-fixture.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 const CRASH_BOUND_MS = 10_000;

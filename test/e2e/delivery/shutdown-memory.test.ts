@@ -1,5 +1,5 @@
 /**
- * Memory store, in-process sender (not durable): on SIGTERM a pending event gets its final
+ * Memory store, memory delivery (not durable): on SIGTERM a pending event gets its final
  * attempt and its drop is logged, even while a slow client (headers sent, body trickling)
  * holds the HTTP server open.
  */
@@ -13,7 +13,7 @@ import {
   writeFixtures,
   type HttpsReceiver,
   type ServerProcess,
-} from '../../helpers/outbox-fixture.js';
+} from '../../helpers/delivery-fixture.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 let receiver: HttpsReceiver | undefined;

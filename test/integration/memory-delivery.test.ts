@@ -1,8 +1,8 @@
-/** createWebhookSender (the engine on the in-process queue) against real HTTPS receivers on loopback (short schedules). */
+/** createMemoryDelivery (the engine on the in-process queue) against real HTTPS receivers on loopback (short schedules). */
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { contract, type SessionEvent } from '@session-resume-api/runtime/contract';
-import { createWebhookSender } from '../../server/webhooks/create-webhook-sender.js';
+import { createMemoryDelivery } from '../../server/webhooks/memory-delivery.js';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 import { getTestCertificate, startHttpsReceiver, type HttpsReceiver } from '../helpers/tls.js';
@@ -50,47 +50,47 @@ const scripted = (...statuses: number[]) => {
   });
 };
 
-describe('createWebhookSender options', () => {
+describe('createMemoryDelivery options', () => {
   it('refuses http:// with a message saying webhook URLs must use HTTPS', () => {
-    expect(() => createWebhookSender({ url: 'http://hooks.example.com/h' })).toThrow(OptionsError);
-    expect(() => createWebhookSender({ url: 'http://hooks.example.com/h' })).toThrow(/must use HTTPS/);
+    expect(() => createMemoryDelivery({ url: 'http://hooks.example.com/h' })).toThrow(OptionsError);
+    expect(() => createMemoryDelivery({ url: 'http://hooks.example.com/h' })).toThrow(/must use HTTPS/);
   });
 
   it('refuses credentials, and private hosts unless allowPrivate, which is logged as a warning', () => {
-    expect(() => createWebhookSender({ url: 'https://u:p@hooks.example.com/h' })).toThrow(/credentials/);
-    expect(() => createWebhookSender({ url: 'https://127.0.0.1/h' })).toThrow(/loopback/);
+    expect(() => createMemoryDelivery({ url: 'https://u:p@hooks.example.com/h' })).toThrow(/credentials/);
+    expect(() => createMemoryDelivery({ url: 'https://127.0.0.1/h' })).toThrow(/loopback/);
     const { logger, lines } = captureLogger();
-    createWebhookSender({ url: 'https://127.0.0.1/h', allowPrivate: true, logger });
+    createMemoryDelivery({ url: 'https://127.0.0.1/h', allowPrivate: true, logger });
     expect(lines.find((l) => l.level === 40)?.msg).toMatch(/allowPrivate is ON/);
   });
 
   it('enqueue never throws: an invalid or unserializable event is logged and dropped', async () => {
     const { logger, lines } = captureLogger();
-    const sender = createWebhookSender({ url: 'https://hooks.example.com/h', logger });
-    expect(() => sender.enqueue({ event: 'e' } as unknown as SessionEvent)).not.toThrow();
-    expect(() => sender.enqueue({ ...makeEvent(), big: 1n } as unknown as SessionEvent)).not.toThrow();
+    const delivery = createMemoryDelivery({ url: 'https://hooks.example.com/h', logger });
+    expect(() => delivery.enqueue({ event: 'e' } as unknown as SessionEvent)).not.toThrow();
+    expect(() => delivery.enqueue({ ...makeEvent(), big: 1n } as unknown as SessionEvent)).not.toThrow();
     expect(lines.filter((l) => /dropped/.test(l.msg))).toHaveLength(2);
-    await sender.close();
-    expect(() => sender.enqueue(undefined as unknown as SessionEvent)).not.toThrow();
+    await delivery.close();
+    expect(() => delivery.enqueue(undefined as unknown as SessionEvent)).not.toThrow();
   });
 
   it('refuses impossible numbers', () => {
-    expect(() => createWebhookSender({ url: 'https://hooks.example.com/h', schedule: [] })).toThrow(/schedule/);
-    expect(() => createWebhookSender({ url: 'https://hooks.example.com/h', schedule: [0, -1] })).toThrow(/schedule/);
-    expect(() => createWebhookSender({ url: 'https://hooks.example.com/h', concurrency: 0 })).toThrow(/concurrency/);
+    expect(() => createMemoryDelivery({ url: 'https://hooks.example.com/h', schedule: [] })).toThrow(/schedule/);
+    expect(() => createMemoryDelivery({ url: 'https://hooks.example.com/h', schedule: [0, -1] })).toThrow(/schedule/);
+    expect(() => createMemoryDelivery({ url: 'https://hooks.example.com/h', concurrency: 0 })).toThrow(/concurrency/);
   });
 });
 
-describe('createWebhookSender delivery', () => {
+describe('createMemoryDelivery delivery', () => {
   it('delivers after enqueue, and enqueue returns at once', async () => {
     const r = await receiver();
     const { logger, lines } = captureLogger();
     // A resolver that takes 300 ms: enqueue must not wait for it.
     const lookup = async () => (await sleep(300), [{ address: '127.0.0.1', family: 4 }]);
-    const sender = createWebhookSender({ url: `https://localhost:${r.port}/hooks/secret-token`, allowPrivate: true, ca, logger, lookup });
+    const delivery = createMemoryDelivery({ url: `https://localhost:${r.port}/hooks/secret-token`, allowPrivate: true, ca, logger, lookup });
     const event = makeEvent();
     const t0 = performance.now();
-    sender.enqueue(event);
+    delivery.enqueue(event);
     const enqueueMs = performance.now() - t0;
     console.info(`[measure] enqueue returned in ${enqueueMs.toFixed(2)} ms`);
     // Well under the 300 ms resolver: enqueue never waits for DNS (the first call also compiles the event schema).
@@ -98,7 +98,7 @@ describe('createWebhookSender delivery', () => {
     expect(r.requests).toHaveLength(0);
     await waitFor(() => r.requests.length === 1, { timeoutMs: 5000 });
     expect(JSON.parse(r.requests[0]?.body ?? '')).toEqual(event);
-    await sender.close();
+    await delivery.close();
     expect(lines.find((l) => l.msg === 'webhook delivered')).toMatchObject({ attempt: 1, sessionId: 'sess_paused_1' });
     // The secret path never reaches the logs.
     expect(JSON.stringify(lines)).not.toContain('secret-token');
@@ -107,9 +107,9 @@ describe('createWebhookSender delivery', () => {
   it('retries 500, 500 then 200 with the identical event every time', async () => {
     const r = await scripted(500, 500, 200);
     const { logger, lines } = captureLogger();
-    const sender = createWebhookSender({ url: `${r.origin}/h`, allowPrivate: true, ca, logger, schedule: [0, 50, 100] });
+    const delivery = createMemoryDelivery({ url: `${r.origin}/h`, allowPrivate: true, ca, logger, schedule: [0, 50, 100] });
     const event = makeEvent();
-    sender.enqueue(event);
+    delivery.enqueue(event);
     await waitFor(() => lines.some((l) => l.msg === 'webhook delivered'), { timeoutMs: 5000 });
     expect(r.requests).toHaveLength(3);
     const bodies = r.requests.map((q) => q.body);
@@ -126,17 +126,17 @@ describe('createWebhookSender delivery', () => {
     expect(retries.map((l) => l.nextDelayMs)).toEqual([50, 100]);
     const gaps = r.requests.slice(1).map((q, i) => q.receivedAt - (r.requests[i]?.receivedAt ?? 0));
     console.info(`[measure] retry gaps ${gaps.join(', ')} ms; planned ${retries.map((l) => l.nextDelayMs).join(', ')} ms`);
-    await sender.close();
+    await delivery.close();
   });
 
   it('follows the Standard Webhooks schedule by default: the first retry is planned 5 s after the first failure', async () => {
     const r = await scripted(500, 200);
     const { logger, lines } = captureLogger();
-    const sender = createWebhookSender({ url: `${r.origin}/h`, allowPrivate: true, ca, logger });
-    sender.enqueue(makeEvent());
+    const delivery = createMemoryDelivery({ url: `${r.origin}/h`, allowPrivate: true, ca, logger });
+    delivery.enqueue(makeEvent());
     await waitFor(() => lines.some((l) => l.nextDelayMs !== undefined), { timeoutMs: 5000 });
     expect(lines.find((l) => l.nextDelayMs !== undefined)?.nextDelayMs).toBe(STANDARD_WEBHOOKS_SCHEDULE_MS[1]);
-    await sender.close();
+    await delivery.close();
   });
 
   it('times out a slow receiver and retries', async () => {
@@ -146,14 +146,14 @@ describe('createWebhookSender delivery', () => {
       if (!res.destroyed) res.writeHead(200).end();
     });
     const { logger, lines } = captureLogger();
-    const sender = createWebhookSender({ url: `${r.origin}/h`, allowPrivate: true, ca, logger, timeoutMs: 400, schedule: [0, 20] });
-    sender.enqueue(makeEvent());
+    const delivery = createMemoryDelivery({ url: `${r.origin}/h`, allowPrivate: true, ca, logger, timeoutMs: 400, schedule: [0, 20] });
+    delivery.enqueue(makeEvent());
     await waitFor(() => lines.some((l) => l.msg === 'webhook delivered'), { timeoutMs: 5000 });
     const failed = lines.find((l) => l.msg === 'webhook attempt failed; will retry');
     expect(failed).toMatchObject({ attempt: 1, result: 'timeout' });
     expect(failed?.durationMs).toBeGreaterThanOrEqual(400);
     expect(lines.find((l) => l.msg === 'webhook delivered')).toMatchObject({ attempt: 2 });
-    await sender.close();
+    await delivery.close();
   });
 
   it('keeps at most `concurrency` attempts in flight and sends a private copy of the event', async () => {
@@ -165,11 +165,11 @@ describe('createWebhookSender delivery', () => {
       inFlight--;
       res.writeHead(200).end();
     });
-    const sender = createWebhookSender({ url: `${r.origin}/h`, allowPrivate: true, ca, logger: captureLogger().logger, concurrency: 2 });
+    const delivery = createMemoryDelivery({ url: `${r.origin}/h`, allowPrivate: true, ca, logger: captureLogger().logger, concurrency: 2 });
     const events = ['a', 'b', 'c', 'd', 'e'].map((id) => makeEvent(id));
-    for (const e of events) sender.enqueue(e);
+    for (const e of events) delivery.enqueue(e);
     (events[0] as SessionEvent).session.id = 'mutated-after-enqueue';
-    await sender.close();
+    await delivery.close();
     expect(r.requests).toHaveLength(5);
     expect(peak).toBe(2);
     expect(r.requests.map((q) => (JSON.parse(q.body) as SessionEvent).session.id).sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
@@ -178,51 +178,51 @@ describe('createWebhookSender delivery', () => {
   it('moves the event to the dead-letter list once the schedule runs out', async () => {
     const r = await scripted(500);
     const { logger, lines } = captureLogger();
-    const sender = createWebhookSender({ url: `${r.origin}/h`, allowPrivate: true, ca, logger, schedule: [0, 10, 10] });
-    sender.enqueue(makeEvent());
+    const delivery = createMemoryDelivery({ url: `${r.origin}/h`, allowPrivate: true, ca, logger, schedule: [0, 10, 10] });
+    delivery.enqueue(makeEvent());
     await waitFor(() => lines.some((l) => /dead-letter list/.test(l.msg)), { timeoutMs: 5000 });
     expect(r.requests).toHaveLength(3);
-    await sender.close();
+    await delivery.close();
   });
 });
 
-describe('createWebhookSender bounds (the in-process queue is not durable, and bounded)', () => {
+describe('createMemoryDelivery bounds (the in-process queue is not durable, and bounded)', () => {
   it('keeps the newest keepDelivered delivered events, and refuses events past maxPending with a log line', async () => {
     const r = await receiver();
     const { logger, lines } = captureLogger();
-    const sender = createWebhookSender({ url: `${r.origin}/h`, allowPrivate: true, ca, logger, keepDelivered: 2, maxPending: 1 });
+    const delivery = createMemoryDelivery({ url: `${r.origin}/h`, allowPrivate: true, ca, logger, keepDelivered: 2, maxPending: 1 });
     for (const id of ['m1', 'm2', 'm3']) {
-      sender.enqueue({ id: `msg_${id}`, payload: makeEvent(id) });
-      await waitFor(async () => (await sender.show(`msg_${id}`))?.state === 'delivered', { timeoutMs: 5000 });
+      delivery.enqueue({ id: `msg_${id}`, payload: makeEvent(id) });
+      await waitFor(async () => (await delivery.show(`msg_${id}`))?.state === 'delivered', { timeoutMs: 5000 });
     }
-    expect(await sender.show('msg_m1')).toBeUndefined();
-    expect((await sender.list()).map((e) => e.id)).toEqual(['msg_m3', 'msg_m2']);
-    expect(await sender.stats()).toEqual({ pending: 0, delivering: 0, delivered: 2, dead: 0 });
-    sender.enqueue({ id: 'msg_a', payload: makeEvent('a') });
-    sender.enqueue({ id: 'msg_b', payload: makeEvent('b') });
+    expect(await delivery.show('msg_m1')).toBeUndefined();
+    expect((await delivery.list()).map((e) => e.id)).toEqual(['msg_m3', 'msg_m2']);
+    expect(await delivery.stats()).toEqual({ pending: 0, delivering: 0, delivered: 2, dead: 0 });
+    delivery.enqueue({ id: 'msg_a', payload: makeEvent('a') });
+    delivery.enqueue({ id: 'msg_b', payload: makeEvent('b') });
     await waitFor(() => lines.some((l) => /not queued; dropped/.test(l.msg)), { timeoutMs: 5000 });
     expect(lines.find((l) => /not queued; dropped/.test(l.msg))).toMatchObject({ sessionId: 'b' });
-    await sender.close();
+    await delivery.close();
   });
 });
 
-describe('createWebhookSender close', () => {
+describe('createMemoryDelivery close', () => {
   it('flushes events enqueued just before close', async () => {
     const r = await receiver();
-    const sender = createWebhookSender({ url: `${r.origin}/h`, allowPrivate: true, ca, logger: captureLogger().logger });
-    for (const id of ['s1', 's2', 's3']) sender.enqueue(makeEvent(id));
-    await sender.close();
+    const delivery = createMemoryDelivery({ url: `${r.origin}/h`, allowPrivate: true, ca, logger: captureLogger().logger });
+    for (const id of ['s1', 's2', 's3']) delivery.enqueue(makeEvent(id));
+    await delivery.close();
     expect(r.requests.map((q) => (JSON.parse(q.body) as SessionEvent).session.id).sort()).toEqual(['s1', 's2', 's3']);
   });
 
   it('gives a retry waiting for its backoff one final attempt at close', async () => {
     const r = await scripted(500, 200);
     const { logger, lines } = captureLogger();
-    const sender = createWebhookSender({ url: `${r.origin}/h`, allowPrivate: true, ca, logger, schedule: [0, 30_000] });
-    sender.enqueue(makeEvent());
+    const delivery = createMemoryDelivery({ url: `${r.origin}/h`, allowPrivate: true, ca, logger, schedule: [0, 30_000] });
+    delivery.enqueue(makeEvent());
     await waitFor(() => lines.some((l) => l.msg === 'webhook attempt failed; will retry'), { timeoutMs: 5000 });
     const t0 = performance.now();
-    await sender.close({ timeoutMs: 5000 });
+    await delivery.close({ timeoutMs: 5000 });
     expect(performance.now() - t0).toBeLessThan(2000);
     expect(r.requests).toHaveLength(2);
     expect(lines.find((l) => l.msg === 'webhook delivered')).toMatchObject({ attempt: 2 });
@@ -234,19 +234,19 @@ describe('createWebhookSender close', () => {
       if (!res.destroyed) res.writeHead(200).end();
     });
     const { logger, lines } = captureLogger();
-    const sender = createWebhookSender({ url: `${r.origin}/h`, allowPrivate: true, ca, logger, concurrency: 1 });
-    sender.enqueue(makeEvent('slow'));
-    sender.enqueue(makeEvent('queued'));
+    const delivery = createMemoryDelivery({ url: `${r.origin}/h`, allowPrivate: true, ca, logger, concurrency: 1 });
+    delivery.enqueue(makeEvent('slow'));
+    delivery.enqueue(makeEvent('queued'));
     await waitFor(() => r.requests.length === 1, { timeoutMs: 5000 });
     const t0 = performance.now();
-    await sender.close({ timeoutMs: 200 });
+    await delivery.close({ timeoutMs: 200 });
     const closeMs = performance.now() - t0;
     console.info(`[measure] close({ timeoutMs: 200 }) resolved after ${closeMs.toFixed(0)} ms`);
     expect(closeMs).toBeGreaterThanOrEqual(190);
     expect(closeMs).toBeLessThan(1000);
     const dropped = lines.filter((l) => /close timeout; dropped/.test(l.msg)).map((l) => l.sessionId);
     expect(dropped.sort()).toEqual(['queued', 'slow']);
-    sender.enqueue(makeEvent('late'));
+    delivery.enqueue(makeEvent('late'));
     expect(lines.find((l) => /after close; dropped/.test(l.msg))).toMatchObject({ sessionId: 'late' });
     // The event waiting for a slot is never sent once dropped.
     await sleep(1800);

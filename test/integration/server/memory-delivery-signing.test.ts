@@ -1,16 +1,16 @@
 /**
- * The in-process sender (memory store) sends Standard Webhooks headers: one webhook-id per event
+ * Memory delivery (the memory store's engine) sends Standard Webhooks headers: one webhook-id per event
  * on every attempt, signed with the secret; with two secrets (a rotation), signed with both.
  */
 import { Webhook } from 'standardwebhooks';
 import { afterAll, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { createMemoryEventStore, createWebhookReceiver } from '../../../client/webhooks/index.js';
-import { createWebhookSender } from '../../../server/webhooks/create-webhook-sender.js';
+import { createMemoryDelivery } from '../../../server/webhooks/memory-delivery.js';
 import { startHttpsReceiver, type HttpsReceiver } from '../../helpers/tls.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
-const SECRET = `whsec_${Buffer.from('in-process-sender-secret-0123456789').toString('base64')}`;
+const SECRET = `whsec_${Buffer.from('memory-delivery-secret-0123456789').toString('base64')}`;
 let receiver: HttpsReceiver | undefined;
 
 afterAll(async () => {
@@ -20,7 +20,7 @@ afterAll(async () => {
 it('retries carry the same webhook-id and each attempt verifies with standardwebhooks', async () => {
   let calls = 0;
   receiver = await startHttpsReceiver((_request, res) => void res.writeHead(++calls < 3 ? 503 : 200).end('{}'));
-  const sender = createWebhookSender({
+  const delivery = createMemoryDelivery({
     url: `${receiver.origin}/hook`,
     allowPrivate: true,
     ca: receiver.certificate.cert,
@@ -29,9 +29,9 @@ it('retries carry the same webhook-id and each attempt verifies with standardweb
     logger: pino({ enabled: false }),
   });
   const payload = { event: 'session.resumed', session: { id: 's1' }, timestamp: '2026-11-23T10:00:00.000Z' };
-  sender.enqueue({ id: 'msg_fixed_1', payload });
+  delivery.enqueue({ id: 'msg_fixed_1', payload });
   await waitFor(() => receiver!.requests.length === 3, { what: 'three attempts' });
-  await sender.close();
+  await delivery.close();
   for (const request of receiver.requests) {
     expect(request.headers['webhook-id']).toBe('msg_fixed_1');
     expect(new Webhook(SECRET).verify(request.body, request.headers as Record<string, string>)).toEqual(payload);
@@ -57,9 +57,9 @@ it('rotation: signed with two secrets, every delivery passes a receiver holding 
       res.writeHead(200).end('{}');
     });
   });
-  const sender = createWebhookSender({ url: `${rotating.origin}/hook`, allowPrivate: true, ca: rotating.certificate.cert, secret: [oldSecret, newSecret], schedule: [0], logger: pino({ enabled: false }) });
+  const delivery = createMemoryDelivery({ url: `${rotating.origin}/hook`, allowPrivate: true, ca: rotating.certificate.cert, secret: [oldSecret, newSecret], schedule: [0], logger: pino({ enabled: false }) });
   try {
-    for (const id of ['sess_rot_1', 'sess_rot_2']) sender.enqueue({ id: `msg_${id}`, payload: { event: 'session.resumed', session: { id }, timestamp: '2026-11-25T10:00:00.000Z' } });
+    for (const id of ['sess_rot_1', 'sess_rot_2']) delivery.enqueue({ id: `msg_${id}`, payload: { event: 'session.resumed', session: { id }, timestamp: '2026-11-25T10:00:00.000Z' } });
     await waitFor(() => rotating.requests.length === 2 && answers[2]!.length === 2, { what: 'two deliveries' });
     // Standard Webhooks: one v1 signature per secret, space-separated.
     expect(rotating.requests[0]!.headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
@@ -67,7 +67,7 @@ it('rotation: signed with two secrets, every delivery passes a receiver holding 
     await waitFor(() => kits[0]!.handled.length === 2 && kits[1]!.handled.length === 2);
     expect(kits[2]!.handled).toEqual([]);
   } finally {
-    await sender.close();
+    await delivery.close();
     await rotating.close();
     for (const { kit } of kits) await kit.close();
   }

@@ -1,5 +1,5 @@
 /**
- * The durable webhook outbox on a private 3-primary Redis Cluster (REDIS_CLUSTER_NODES): two
+ * Redis delivery (durable) on a private 3-primary Redis Cluster (REDIS_CLUSTER_NODES): two
  * server instances, resumes spread over both, and every event delivered, signed, with one
  * webhook-id per event (BullMQ on a Cluster connection, its keys under the `{outbox}` tag).
  */
@@ -13,7 +13,7 @@ import {
   writeFixtures,
   type HttpsReceiver,
   type ServerProcess,
-} from '../../helpers/outbox-fixture.js';
+} from '../../helpers/delivery-fixture.js';
 import { startRedisCluster, type RedisCluster } from '../../helpers/redis-cluster.js';
 import { waitFor } from '../../helpers/wait-for.js';
 

@@ -1,34 +1,34 @@
-/** The durable outbox on Redis as the server, the worker and the CLI start it from the typed config. */
+/** Redis delivery (durable) as the server, the worker and the CLI start it from the typed config. */
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 import type { DeliveryObserver } from '../webhooks/delivery-types.js';
 import type { ConnectionErrorLog } from '../redis/connection-error-log.js';
-import { createRedisOutbox, type RedisOutbox } from '../webhooks/redis-outbox.js';
+import { createRedisDelivery, type RedisDelivery } from '../webhooks/redis-delivery.js';
 
-/** Which parts of the outbox a process runs: the relay hands written events to the queue, the worker delivers them. */
-export interface OutboxRoles {
+/** Which parts of Redis delivery a process runs: the outbox relay hands written events to the queue, the worker delivers them. */
+export interface DeliveryRoles {
   worker: boolean;
   relay: boolean;
 }
 
-/** The outbox with the BullMQ connection it runs on. */
-export interface OutboxRuntime {
-  outbox: RedisOutbox;
-  /** Closes the outbox, then its BullMQ connection. */
+/** Redis delivery with the BullMQ connection it runs on. */
+export interface RedisDeliveryRuntime {
+  delivery: RedisDelivery;
+  /** Closes the engine, then its BullMQ connection. */
   close(options?: { timeoutMs?: number }): Promise<void>;
 }
 
-/** Options of `startOutbox`. */
-export interface StartOutboxOptions {
+/** Options of `startRedisDelivery`. */
+export interface StartRedisDeliveryOptions {
   config: ServerConfig;
   /** The shared connection the session store writes events with. */
   client: RedisConnection;
-  /** BullMQ's connection (`createQueueConnection`); closed with the outbox. */
+  /** BullMQ's connection (`createQueueConnection`); closed with the engine. */
   connection: RedisConnection;
   logger: Logger;
-  roles: OutboxRoles;
+  roles: DeliveryRoles;
   /** Told about every attempt and delivery (the metrics); default none. */
   observer?: DeliveryObserver;
   /** Where connection errors go (one line per outage); default: a log line each. */
@@ -38,18 +38,18 @@ export interface StartOutboxOptions {
 }
 
 /**
- * Creates the outbox over `client` and `connection`, delivering as `config.webhook` says.
- * @example const { outbox, close } = await startOutbox({ config, client, connection, logger, roles: { worker: true, relay: true } });
+ * Creates Redis delivery over `client` and `connection`, delivering as `config.webhook` says.
+ * @example const { delivery, close } = await startRedisDelivery({ config, client, connection, logger, roles: { worker: true, relay: true } });
  */
-export async function startOutbox(options: StartOutboxOptions): Promise<OutboxRuntime> {
+export async function startRedisDelivery(options: StartRedisDeliveryOptions): Promise<RedisDeliveryRuntime> {
   const { config, connection, logger, roles, observer, errors } = options;
   const webhook = config.webhook;
   const onConnectionError = errors
     ? (source: string, err: Error) => errors.report(source, err)
     : (source: string, err: Error) => logger.warn({ err: err.message }, `${source} error`);
-  connection.on('error', (err: Error) => onConnectionError('Redis (outbox) connection', err));
+  connection.on('error', (err: Error) => onConnectionError('Redis (delivery queue) connection', err));
   const ca = webhook?.caFile ? await readFile(webhook.caFile) : undefined;
-  const outbox = createRedisOutbox({
+  const delivery = createRedisDelivery({
     client: options.client,
     connection,
     keyPrefix: config.redisKeyPrefix,
@@ -63,12 +63,12 @@ export async function startOutbox(options: StartOutboxOptions): Promise<OutboxRu
     ...(observer ? { observer } : {}),
     onConnectionError,
     ...(options.onMalformedJob ? { onMalformedJob: options.onMalformedJob } : {}),
-    logger: logger.child({ component: 'webhook-outbox' }),
+    logger: logger.child({ component: 'webhook-delivery' }),
   });
   return {
-    outbox,
+    delivery,
     async close(closeOptions) {
-      await outbox.close(closeOptions);
+      await delivery.close(closeOptions);
       // BullMQ's connection queues commands while disconnected: QUIT would wait for Redis to come back.
       if (connection.status === 'ready') await connection.quit().catch(() => undefined);
       else connection.disconnect();

@@ -1,8 +1,9 @@
 /**
- * The delivery engine on Redis (x-decisions: webhook-outbox): the engine
+ * Redis delivery, the delivery engine of the Redis store: the engine
  * (server/webhooks/delivery-engine.ts) over the BullMQ queue (server/webhooks/bullmq-queue.ts),
- * plus the relay (server/webhooks/outbox-relay.ts) that hands over the events of resumes whose
- * process died before its enqueue. Once an event is queued, its intent and event key go: the
+ * plus the transactional outbox's relay (x-decisions: webhook-outbox;
+ * server/webhooks/outbox-relay.ts) that hands over the events of resumes whose process died
+ * before its enqueue. Once an event is queued, its intent and event key go: the
  * job holds the event from then on.
  */
 import type { Cluster, Redis } from 'ioredis';
@@ -10,7 +11,7 @@ import { pino, type Logger } from 'pino';
 import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import { checkKeyPrefix, DEFAULT_REDIS_KEY_PREFIX, intentMember, redisKeys } from '../redis/redis-keys.js';
-import type { OutboxEvent } from '../core/outbox-event.js';
+import type { WebhookMessage } from '../core/webhook-message.js';
 import { createBullmqQueue, type BullmqQueueOptions } from './bullmq-queue.js';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryTarget } from './delivery-engine.js';
@@ -22,8 +23,8 @@ export const DEFAULT_RELAY_INTERVAL_MS = 1000;
 /** Default age of an intent before the relay acts on it, in ms. */
 export const DEFAULT_RELAY_MIN_AGE_MS = 2000;
 
-/** Options of `createRedisOutbox`, checked at creation. */
-export interface RedisOutboxOptions extends Omit<DeliveryTarget, 'url'> {
+/** Options of `createRedisDelivery`, checked at creation. */
+export interface RedisDeliveryOptions extends Omit<DeliveryTarget, 'url'> {
   /** The store's client (fails fast): intents and events. */
   client: Redis | Cluster;
   /** A client for BullMQ (ioredis with `maxRetriesPerRequest: null`); owned by the caller. */
@@ -84,7 +85,7 @@ export interface RedisOutboxOptions extends Omit<DeliveryTarget, 'url'> {
   observer?: DeliveryObserver;
   /**
    * Where attempts are logged.
-   * @defaultValue pino named webhook-outbox
+   * @defaultValue pino named webhook-delivery
    */
   logger?: Logger;
   /** Gets BullMQ's connection errors instead of the logger (see `BullmqQueueOptions.onConnectionError`). */
@@ -94,7 +95,7 @@ export interface RedisOutboxOptions extends Omit<DeliveryTarget, 'url'> {
 }
 
 /** The engine on Redis, plus one relay pass on demand. */
-export interface RedisOutbox extends DeliveryEngine {
+export interface RedisDelivery extends DeliveryEngine {
   /** One relay pass (also run on a timer); returns how many events it handed to the queue. */
   relayOnce(): Promise<number>;
   /** False when no instance ever created the queue under this key prefix. */
@@ -102,18 +103,18 @@ export interface RedisOutbox extends DeliveryEngine {
 }
 
 /**
- * Creates the outbox; with `worker` and `relay` off it only serves the operator's reads and replays (CLI).
+ * Creates the Redis delivery engine; with `worker` and `relay` off it only serves the operator's reads and replays (CLI).
  * @example
- * const outbox = createRedisOutbox({ client, connection: new Redis(url, { maxRetriesPerRequest: null }),
+ * const delivery = createRedisDelivery({ client, connection: new Redis(url, { maxRetriesPerRequest: null }),
  *   url: 'https://hooks.example.org/in', secret: process.env.WEBHOOK_SECRET, schedule: [0, 5000, 300000] });
- * await createApp({ store, apiKeys, webhookSender: outbox });
+ * await createApp({ store, apiKeys, webhookDelivery: delivery });
  */
-export function createRedisOutbox(options: RedisOutboxOptions): RedisOutbox {
+export function createRedisDelivery(options: RedisDeliveryOptions): RedisDelivery {
   const keys = redisKeys(checkKeyPrefix(options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX));
   const schedule = options.schedule ?? STANDARD_WEBHOOKS_SCHEDULE_MS;
-  const logger = options.logger ?? pino({ name: 'webhook-outbox' });
+  const logger = options.logger ?? pino({ name: 'webhook-delivery' });
   const worker = options.worker ?? true;
-  if (worker && !options.url) throw new OptionsError('The outbox worker needs the webhook URL.', { option: 'url' });
+  if (worker && !options.url) throw new OptionsError('The delivery worker needs the webhook URL.', { option: 'url' });
   const check = options.url ? validateWebhookUrl(options.url, { allowPrivate: options.allowPrivate, allowLoopbackHttp: options.insecureLocalhost }) : undefined;
   const queue = createBullmqQueue({
     connection: options.connection,
@@ -126,16 +127,16 @@ export function createRedisOutbox(options: RedisOutboxOptions): RedisOutbox {
   });
   const { client } = options;
   // Queued: the job holds the event now; its intent and event key go (sent together, one key each).
-  const settle = (events: readonly OutboxEvent[]) =>
+  const settle = (events: readonly WebhookMessage[]) =>
     Promise.all(
       events.flatMap((event) => [client.zrem(keys.intents, intentMember(event.payload.session.id, event.id)), client.del(keys.event(event.payload.session.id, event.id))]),
     );
-  const publish = async (event: OutboxEvent) => {
+  const publish = async (event: WebhookMessage) => {
     await queue.add(event, schedule[0] ?? 0);
     await settle([event]);
   };
   // The relay hands over a whole batch in one BullMQ addBulk.
-  const publishMany = async (events: OutboxEvent[]) => {
+  const publishMany = async (events: WebhookMessage[]) => {
     await queue.addMany(events, schedule[0] ?? 0);
     await settle(events);
   };

@@ -1,12 +1,13 @@
 /**
- * The event a resume writes in the same atomic step as its transition, and the identity it keeps
- * on every delivery attempt and replay: the one type the stores, the delivery engine and the
- * HTTP layer all speak.
+ * A webhook message in Standard Webhooks' sense: the event a resume writes in the same atomic
+ * step as its transition, with the identity (`webhook-id`) it keeps on every delivery attempt
+ * and replay. The one type the stores, the delivery engine and the HTTP layer all speak,
+ * whatever the store.
  */
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 
 /** A webhook event written in the same step as the resume; `id` is its `webhook-id` on every attempt and replay. */
-export interface OutboxEvent {
+export interface WebhookMessage {
   /** Stable identity (Standard Webhooks `webhook-id`), e.g. `msg_6f1c…`; also the delivery job's id. */
   id: string;
   /** The JSON body sent to the receiver. */
@@ -14,6 +15,6 @@ export interface OutboxEvent {
 }
 
 /** The `session.resumed` event of a resume at `timestamp`, with a fresh identity. */
-export function resumedEvent(id: string, sessionId: string, timestamp: string): OutboxEvent {
+export function resumedEvent(id: string, sessionId: string, timestamp: string): WebhookMessage {
   return { id, payload: { event: 'session.resumed', session: { id: sessionId }, timestamp } };
 }

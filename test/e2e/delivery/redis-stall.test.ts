@@ -19,7 +19,7 @@ import {
   writeFixtures,
   type HttpsReceiver,
   type ServerProcess,
-} from '../../helpers/outbox-fixture.js';
+} from '../../helpers/delivery-fixture.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 const STALL_MS = 1500;

@@ -1,6 +1,6 @@
 /**
  * Durable delivery under crashes: three instances on one Redis, a receiver that answers 503
- * for its first OUTBOX_TEST_OUTAGE_MS (default 20 000 ms), 100 resumes spread over the
+ * for its first DELIVERY_TEST_OUTAGE_MS (default 20 000 ms), 100 resumes spread over the
  * instances while 5 SIGKILL-and-restart cycles hit them. Every event must arrive, each with
  * one webhook-id on all its attempts. Own redis-server, loopback only.
  */
@@ -16,10 +16,10 @@ import {
   writeFixtures,
   type HttpsReceiver,
   type ServerProcess,
-} from '../../helpers/outbox-fixture.js';
+} from '../../helpers/delivery-fixture.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
-const OUTAGE_MS = Number(process.env.OUTBOX_TEST_OUTAGE_MS ?? 20_000);
+const OUTAGE_MS = Number(process.env.DELIVERY_TEST_OUTAGE_MS ?? 20_000);
 const SESSIONS = Array.from({ length: 100 }, (_, i) => `crash_${i}`);
 // Attempts span about 40 s: longer than the outage plus a stalled job's takeover (about 8 s).
 const SCHEDULE = '0,1s,2s,3s,4s,5s,5s,5s,5s,5s,5s';

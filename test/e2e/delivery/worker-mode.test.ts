@@ -15,7 +15,7 @@ import {
   writeFixtures,
   type HttpsReceiver,
   type ServerProcess,
-} from '../../helpers/outbox-fixture.js';
+} from '../../helpers/delivery-fixture.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));

@@ -18,7 +18,7 @@ import {
   writeFixtures,
   type HttpsReceiver,
   type ServerProcess,
-} from '../../helpers/outbox-fixture.js';
+} from '../../helpers/delivery-fixture.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 const SESSIONS = Array.from({ length: 60 }, (_, i) => `stall_${i}`);

@@ -1,5 +1,5 @@
 /**
- * Pieces the outbox e2e tests share: a private redis-server with its pid (for kill -STOP), a
+ * Pieces the delivery e2e tests share: a private redis-server with its pid (for kill -STOP), a
  * recording HTTPS receiver, and reference-server processes on that Redis delivering to it.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -10,10 +10,10 @@ import { startRedisServer, type RedisServer } from './redis-server.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 import { startHttpsReceiver, type HttpsReceiver, type ReceiverHandler } from './tls.js';
 
-/** The API key every outbox test server accepts. */
-export const API_KEY = 'outbox-test-key';
+/** The API key every delivery test server accepts. */
+export const API_KEY = 'delivery-test-key';
 /** A signing secret in the Standard Webhooks form. */
-export const SECRET = `whsec_${Buffer.from('outbox-test-secret-0123456789abcdef').toString('base64')}`;
+export const SECRET = `whsec_${Buffer.from('delivery-test-secret-0123456789abcdef').toString('base64')}`;
 
 /** A private Redis plus its process id. */
 export async function startPrivateRedis(): Promise<RedisServer & { pid: () => Promise<number> }> {
@@ -33,7 +33,7 @@ export async function startPrivateRedis(): Promise<RedisServer & { pid: () => Pr
 
 /** Writes the seed file and the receiver's CA; returns their paths. */
 export function writeFixtures(receiver: HttpsReceiver, sessionIds: string[]): { caFile: string; sessionsFile: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'outbox-'));
+  const dir = mkdtempSync(join(tmpdir(), 'delivery-'));
   const caFile = join(dir, 'ca.pem');
   const sessionsFile = join(dir, 'sessions.json');
   writeFileSync(caFile, receiver.certificate.cert);

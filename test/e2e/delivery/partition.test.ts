@@ -22,7 +22,7 @@ import {
   writeFixtures,
   type HttpsReceiver,
   type ServerProcess,
-} from '../../helpers/outbox-fixture.js';
+} from '../../helpers/delivery-fixture.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { Redis } from 'ioredis';
 

@@ -1,6 +1,6 @@
 /**
- * The delivery engine of the memory store: the engine (server/webhooks/delivery-engine.ts)
- * over the in-process queue (server/webhooks/memory-queue.ts). Same schedule, Retry-After,
+ * Memory delivery, the delivery engine of the memory store: the engine
+ * (server/webhooks/delivery-engine.ts) over the in-process queue (server/webhooks/memory-queue.ts). Same schedule, Retry-After,
  * 410, dead letters, replay, history and logging as on Redis; NOT durable: pending events, the
  * history and the dead letters live in this process only, bounded (10 000 undelivered events).
  */
@@ -11,8 +11,8 @@ import { createDeliveryEngine, type DeliveryEngine, type DeliveryTarget } from '
 import type { DeliveryObserver } from './delivery-types.js';
 import { createMemoryQueue, type MemoryQueueOptions } from './memory-queue.js';
 
-/** Options of `createWebhookSender`, checked at creation. */
-export interface CreateWebhookSenderOptions extends DeliveryTarget, Omit<MemoryQueueOptions, 'target' | 'logger'> {
+/** Options of `createMemoryDelivery`, checked at creation. */
+export interface MemoryDeliveryOptions extends DeliveryTarget, Omit<MemoryQueueOptions, 'target' | 'logger'> {
   /**
    * Delay before each attempt in ms, the first included.
    * @defaultValue the Standard Webhooks example
@@ -22,7 +22,7 @@ export interface CreateWebhookSenderOptions extends DeliveryTarget, Omit<MemoryQ
   observer?: DeliveryObserver;
   /**
    * Where attempts are logged.
-   * @defaultValue a pino logger named webhook-sender on stdout
+   * @defaultValue a pino logger named webhook-delivery on stdout
    */
   logger?: Logger;
 }
@@ -31,12 +31,12 @@ export interface CreateWebhookSenderOptions extends DeliveryTarget, Omit<MemoryQ
  * Creates the in-process engine for one webhook URL; throws `OptionsError` for bad options.
  *
  * @example
- * const sender = createWebhookSender({ url: 'https://hooks.example.com/session-events', secret: process.env.WEBHOOK_SECRET });
+ * const delivery = createMemoryDelivery({ url: 'https://hooks.example.com/session-events', secret: process.env.WEBHOOK_SECRET });
  */
-export function createWebhookSender(options: CreateWebhookSenderOptions): DeliveryEngine {
+export function createMemoryDelivery(options: MemoryDeliveryOptions): DeliveryEngine {
   const check = validateWebhookUrl(options.url, { allowPrivate: options.allowPrivate, allowLoopbackHttp: options.insecureLocalhost });
   if (!check.ok) throw new OptionsError(`Invalid webhook URL: ${check.reason}`, { option: 'url' });
-  const logger = options.logger ?? pino({ name: 'webhook-sender' });
+  const logger = options.logger ?? pino({ name: 'webhook-delivery' });
   const { schedule, observer, concurrency, maxPending, keepDelivered, keepDead, ...target } = options;
   const queue = createMemoryQueue({
     target: check.url.origin,
