@@ -123,7 +123,9 @@ function checkApiKey(apiKey: unknown): string {
   if (typeof apiKey !== 'string' || !apiKey.trim()) {
     throw new OptionsError('createSessionsClient: apiKey is required (the key sent as Authorization: Bearer <apiKey>).');
   }
-  // RFC 6750 §2.1: a b64token is visible ASCII, no spaces or control characters.
+  // Looser than RFC 6750's b64token (runtime/bearer-token.ts), which our server holds its own
+  // keys to: the service's key format is not shown (source spec), so any visible ASCII passes and
+  // only what could never be meant (whitespace, control, non-ASCII: a bad copy) is refused.
   if (!/^[\x21-\x7e]+$/.test(apiKey)) {
     throw new OptionsError('createSessionsClient: apiKey contains whitespace, control or non-ASCII characters; check how it was copied.');
   }

@@ -3,6 +3,7 @@
  * the two files allowed to see `process.env` (it is handed in by `server/main.ts`).
  */
 import { randomBytes } from 'node:crypto';
+import { BEARER_TOKEN_CHARACTERS, isBearerToken } from '@session-resume-api/runtime/bearer-token';
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import { redactUrl } from '@session-resume-api/runtime/redact-url';
 import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
@@ -245,10 +246,10 @@ function apiKeySettings(read: EnvReader): Pick<ServerConfig, 'apiKeys' | 'apiKey
   }
   const apiKeyGenerated = configuredKeys.length === 0;
   const apiKeys = apiKeyGenerated ? [`dev_${randomBytes(18).toString('base64url')}`] : configuredKeys;
-  const badKey = apiKeys.find((key) => !/^[A-Za-z0-9\-._~+/]+=*$/.test(key));
+  const badKey = apiKeys.find((key) => !isBearerToken(key));
   if (badKey !== undefined) {
     // RFC 6750 §2.1 b64token: anything else could never be sent in a Bearer header.
-    throw new ConfigError('API_KEYS holds a key with characters a Bearer token cannot carry (allowed: A-Z a-z 0-9 - . _ ~ + / and trailing =).');
+    throw new ConfigError(`API_KEYS holds a key with characters a Bearer token cannot carry (allowed: ${BEARER_TOKEN_CHARACTERS}).`);
   }
   return { apiKeys, apiKeyGenerated };
 }

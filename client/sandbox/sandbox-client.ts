@@ -3,6 +3,7 @@
  * (`npm run sandbox`), built with openapi-fetch over the control API's generated types
  * (spec/sandbox.yaml). Browser-safe: no Node built-ins.
  */
+import { isBearerToken } from '@session-resume-api/runtime/bearer-token';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { SANDBOX_KEY_PREFIX } from '@session-resume-api/runtime/sandbox-key';
 import createClient, { type Client } from 'openapi-fetch';
@@ -65,8 +66,6 @@ export class SandboxClientError extends Error {
 }
 
 
-/** A bearer token's characters (RFC 6750 b64token), so the key travels in `Authorization` unchanged. */
-const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 /**
  * Creates the client; throws TypeError for an empty `baseUrl` or a key without the `sandbox_` prefix.
@@ -78,7 +77,7 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
   if (typeof options?.baseUrl !== 'string' || !/^https?:\/\/[^/]/i.test(options.baseUrl)) {
     throw new OptionsError('createSandboxClient: baseUrl must be an http(s) URL such as http://127.0.0.1:3000.', { option: 'baseUrl' });
   }
-  if (typeof options.apiKey !== 'string' || !options.apiKey.startsWith(SANDBOX_KEY_PREFIX) || !TOKEN68.test(options.apiKey.slice(SANDBOX_KEY_PREFIX.length))) {
+  if (typeof options.apiKey !== 'string' || !options.apiKey.startsWith(SANDBOX_KEY_PREFIX) || !isBearerToken(options.apiKey.slice(SANDBOX_KEY_PREFIX.length))) {
     throw new OptionsError('createSandboxClient: apiKey must start with sandbox_ (e.g. from newSandboxKey()); other keys get 401 from the sandbox.', { option: 'apiKey' });
   }
   const fetchFn = options.fetch ?? ((request: Request) => globalThis.fetch(request));

@@ -2,6 +2,7 @@
  * The bearer check (x-decisions: unauthorized): parses `Authorization`,
  * compares the key in constant time, and builds the RFC 6750 §3 challenge.
  */
+import { BEARER_TOKEN_PATTERN } from '@session-resume-api/runtime/bearer-token';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { secretDigest, secretMatches } from '@session-resume-api/runtime/secret-digest';
 import { toHex } from '@session-resume-api/runtime/sha256';
@@ -17,7 +18,7 @@ export const REALM = 'session-resume-api';
 
 // RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token; the scheme is case-insensitive
 // (RFC 7235 §2.1).
-const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const BEARER = new RegExp(`^bearer +(${BEARER_TOKEN_PATTERN}) *$`, 'i');
 
 /** Parses an Authorization header value: missing, malformed (another scheme, no token) or a bearer token. */
 export function parseBearer(header: string | undefined): BearerCredentials {

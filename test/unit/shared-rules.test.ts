@@ -1,14 +1,18 @@
 /**
  * The rules both packages hold once (runtime/): the integer rule and its text form, `host:port`,
- * the `whsec_` secret, and the one OptionsError whose deprecated names are the same class.
+ * the `whsec_` secret, the bearer token's characters, and the one OptionsError whose deprecated names are the same class.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { isBearerToken } from '@session-resume-api/runtime/bearer-token';
 import { parseHostPort } from '@session-resume-api/runtime/host-port';
 import { checkInteger, isIntegerIn, OptionsError, parseWholeNumber } from '@session-resume-api/runtime/options-error';
 import { checkWebhookSecret, isWebhookSecret, WEBHOOK_SECRET_MIN_BYTES } from '@session-resume-api/runtime/webhook-secret';
 import { AppOptionsError, DeliveryConfigError, RedisTargetError } from '../../server/index.js';
 import { DedupeWindowError } from '../../client/webhooks/index.js';
+import { createSandboxClient } from '../../client/sandbox/index.js';
+import { parseBearer } from '../../server/auth/bearer-auth.js';
+import { loadConfig } from '../../server/config.js';
 
 describe('the integer rule', () => {
   it('takes safe integers within inclusive bounds only', () => {
@@ -60,5 +64,44 @@ describe('one OptionsError', () => {
   it('the deprecated exported names are OptionsError itself', () => {
     expect([AppOptionsError, DeliveryConfigError, RedisTargetError, DedupeWindowError].every((c) => c === OptionsError)).toBe(true);
     expect(new OptionsError('m', { option: 'x' })).toBeInstanceOf(TypeError);
+  });
+});
+
+describe('the bearer token', () => {
+  const accepted = (token: string) => ({
+    rule: isBearerToken(token),
+    header: (() => {
+      const parsed = parseBearer(`Bearer ${token}`);
+      return parsed.kind === 'token' && parsed.token === token;
+    })(),
+    apiKeys: (() => {
+      try {
+        return loadConfig({ API_KEYS: token }).apiKeys.join() === token;
+      } catch {
+        return false;
+      }
+    })(),
+    sandboxClient: (() => {
+      try {
+        createSandboxClient({ baseUrl: 'http://127.0.0.1:1', apiKey: `sandbox_${token}` });
+        return true;
+      } catch {
+        return false;
+      }
+    })(),
+  });
+
+  it('takes RFC 6750 b64token characters with trailing = only', () => {
+    expect(['abc', 'a-._~+/b', 'ab==', 'a=b', 'a b', 'a,b', 'é', ''].map(isBearerToken)).toEqual([true, true, true, false, false, false, false, false]);
+  });
+
+  it('the Authorization parse, the API_KEYS check and the sandbox client agree on every token (property)', () => {
+    const token = fc.oneof(fc.stringMatching(/^[A-Za-z0-9\-._~+/]+=*$/), fc.string({ minLength: 1 }).filter((t) => t.trim() === t && !t.includes(',')));
+    fc.assert(
+      fc.property(token, (t) => {
+        const seen = accepted(t);
+        return seen.header === seen.rule && seen.apiKeys === seen.rule && seen.sandboxClient === seen.rule;
+      }),
+    );
   });
 });
