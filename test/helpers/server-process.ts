@@ -14,7 +14,7 @@ export interface ServerProcess {
   url: string;
   pid: number;
   output(): string;
-  /** Resolves with the exit code once the spawned process (node, or npm) has exited. */
+  /** Resolves with the exit code once the spawned process (node, or npm) has exited and its output is all read. */
   exited: Promise<number | null>;
   /** Sends `signal` (default SIGTERM) and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -38,7 +38,8 @@ function spawnServer(env: Record<string, string>, launcher: ServerLauncher = 'no
   let log = '';
   proc.stdout.on('data', (d: Buffer) => (log += d.toString()));
   proc.stderr.on('data', (d: Buffer) => (log += d.toString()));
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the output's last lines ("stopped") may still be in the pipes at 'exit'.
+  const exited = new Promise<number | null>((resolve) => proc.once('close', (code) => resolve(code)));
   return { proc, output: () => log, exited };
 }
 
