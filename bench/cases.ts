@@ -52,24 +52,9 @@ export interface CaseResult {
   result: LoadResult;
 }
 
-/** One case: its group, name, baseline, how to start its target and what to send. */
-export interface CaseSpec {
-  group: string;
-  /** Start every case of this run of consecutive same-group cases at once and alternate their loads. */
-  interleaved?: boolean;
-  name: string;
-  baseline: string;
-  compareWith?: string[];
-  start(): Promise<Target>;
-  /** The same target by name, for `isolate` runs (bench/serve-target.ts). */
-  isolated?: { name: TargetName; redisUrl?: string };
-  /** Runs before start (e.g. fills Redis up to a size); resolves with the seconds it took. */
-  prepare?(): Promise<number>;
-  path: string | ((n: number) => string);
-  method: 'GET' | 'POST';
-  headers?: Record<string, string>;
-  body?: string | ((n: number) => string);
-}
+import type { CaseSpec } from './case-spec.js';
+
+export type { CaseSpec } from './case-spec.js';
 
 const resumeHeaders = { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' };
 const event = (id: string, timestamp: string): string =>

@@ -16,7 +16,7 @@ import { Webhook } from 'standardwebhooks';
 import { createMemoryEventStore, createWebhookReceiver, type WebhookReceiver } from '../client/webhooks/index.js';
 import { createRedisEventStore } from '../client/webhooks/redis/index.js';
 import { listen } from '../test/helpers/listen.js';
-import type { Target } from './targets.js';
+import type { Target } from './target.js';
 
 /** The secret every signed bench delivery is signed with (bench/receiver-baseline.ts signs). */
 export const BENCH_WEBHOOK_SECRET = `whsec_${Buffer.alloc(32, 42).toString('base64')}`;

@@ -4,9 +4,9 @@
  * Each server runs as its own process, as a developer starts it.
  */
 import { getFreePort } from '../test/helpers/free-port.js';
-import type { CaseSpec } from './cases.js';
+import type { CaseSpec } from './case-spec.js';
 import { buildServerForBench, firstAnswer, PRISM_LAUNCHER, RESUME_PATH, SANDBOX_KEY, SANDBOX_LAUNCHER, spawnServer, stopProcess, type Launcher } from './cold-start.js';
-import type { Target } from './targets.js';
+import type { Target } from './target.js';
 
 async function startProcessTarget(launcher: Launcher, env: Record<string, string> = {}): Promise<Target> {
   // The sandbox rows run the build, as `npm run sandbox` does after its build check.

@@ -18,13 +18,11 @@ import { createRedisClient } from '../server/redis/redis-client.js';
 import { waitUntilConnected } from '../server/redis/create-redis-connection.js';
 import { createRedisSessionStore } from '../server/sessions/redis-session-store.js';
 import type { SessionStore } from '../server/sessions/session-store.js';
-import { listen, type Listening } from '../test/helpers/listen.js';
+import { listen } from '../test/helpers/listen.js';
+import type { Target } from './target.js';
 import { startHandWrittenReceiver, startHonoFetchReceiver, startSignedKitReceiver } from './receiver-targets.js';
 
-/** A started target: its base URL and how to stop everything it started. */
-export interface Target extends Listening {
-  stop(): Promise<void>;
-}
+export type { Target } from './target.js';
 
 /** The key the bench sends to the reference server and the baselines. */
 export const BENCH_KEY = 'bench-key';

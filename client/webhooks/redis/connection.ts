@@ -1,14 +1,18 @@
 /**
  * Where the Redis store connects: a redis:// URL, an ioredis client (a `Redis` or a
- * `Cluster`, duplicated, never closed by the store) or Redis Cluster seed nodes. One code path
- * for a single node and a cluster: every key of the store carries one hash tag, so the same
- * scripts run on both.
+ * `Cluster`, duplicated, never closed by the store) or Redis Cluster seed nodes. The
+ * connections themselves come from the one factory both packages use
+ * (runtime/redis-connection.ts), with ioredis loaded on demand (an optional peer dependency).
  */
-import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
-import { parseHostPort } from '@session-resume-api/runtime/host-port';
 import { checkOption } from '@session-resume-api/runtime/options-error';
-import type { RedisConnection } from '@session-resume-api/runtime/redis-connection';
-import type { RedisLibraries } from './libraries.js';
+import {
+  openRedisConnection,
+  parseSeed,
+  type RedisConnection,
+  type RedisConnectionOptions,
+  type RedisConstructors,
+  type RedisTarget,
+} from '@session-resume-api/runtime/redis-connection';
 
 export type { RedisConnection } from '@session-resume-api/runtime/redis-connection';
 
@@ -19,37 +23,27 @@ export interface ConnectionSource {
   clusterNodes?: readonly string[];
 }
 
-/** `host:port` → ioredis startup node; throws OptionsError for anything else. */
-export function parseSeed(seed: string, where: string): { host: string; port: number } {
-  const node = parseHostPort(seed);
-  checkOption(node, `${where}: clusterNodes entries must be "host:port" (got ${JSON.stringify(seed)})`, 'clusterNodes');
-  return node;
-}
+/** Opens one more connection to the checked target, for one role. */
+export type Connector = (options: RedisConnectionOptions) => RedisConnection;
 
 /** Checks `source` (exactly one of url, client, clusterNodes) and returns a connection factory. */
-export function createConnector(source: ConnectionSource, libs: Pick<RedisLibraries, 'Redis' | 'Cluster'>, where: string) {
-  const { url, client, clusterNodes } = source;
+export function createConnector(source: ConnectionSource, ioredis: RedisConstructors, where: string): Connector {
+  const target = checkSource(source, where);
+  return (options) => openRedisConnection(ioredis, target, options);
+}
+
+function checkSource({ url, client, clusterNodes }: ConnectionSource, where: string): RedisTarget {
   const given = [url, client, clusterNodes].filter((v) => v !== undefined).length;
   checkOption(given === 1, `${where}: give exactly one of url (a redis:// URL), client (an ioredis Redis or Cluster) or clusterNodes (["host:port", ...])`);
-  checkOption(url === undefined || (typeof url === 'string' && /^rediss?:\/\//.test(url)), `${where}: url must start with redis:// or rediss:// (got ${url})`);
-  checkOption(
-    client === undefined || (typeof client === 'object' && client !== null && typeof (client as Redis).duplicate === 'function'),
-    `${where}: client must be an ioredis Redis or Cluster instance`,
-  );
-  checkOption(clusterNodes === undefined || (Array.isArray(clusterNodes) && clusterNodes.length > 0), `${where}: clusterNodes must be a non-empty list of "host:port"`);
-  const seeds = clusterNodes?.map((s) => parseSeed(s, where));
-
-  /**
-   * A new connection with `node` options (per node on a cluster) and `cluster`-wide ones.
-   * The offline queue is a connection-wide setting on both kinds of client.
-   */
-  return (node: RedisOptions, shared: { enableOfflineQueue?: boolean } = {}): RedisConnection => {
-    if (client?.isCluster) {
-      const cluster = client as Cluster;
-      return cluster.duplicate([], { ...shared, redisOptions: { ...cluster.options.redisOptions, ...node } } satisfies ClusterOptions);
-    }
-    if (client) return (client as Redis).duplicate({ ...node, ...shared });
-    if (seeds) return new libs.Cluster(seeds, { ...shared, redisOptions: node });
-    return new libs.Redis(url!, { lazyConnect: false, ...node, ...shared });
-  };
+  if (url !== undefined) {
+    checkOption(typeof url === 'string' && /^rediss?:\/\//.test(url), `${where}: url must start with redis:// or rediss:// (got ${url})`, 'url');
+    return { url };
+  }
+  if (client !== undefined) {
+    checkOption(typeof client === 'object' && client !== null && typeof client.duplicate === 'function', `${where}: client must be an ioredis Redis or Cluster instance`, 'client');
+    return { client };
+  }
+  checkOption(Array.isArray(clusterNodes) && clusterNodes.length > 0, `${where}: clusterNodes must be a non-empty list of "host:port"`, 'clusterNodes');
+  for (const seed of clusterNodes) parseSeed(seed, where);
+  return { clusterNodes };
 }

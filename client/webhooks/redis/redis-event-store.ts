@@ -21,6 +21,7 @@
  * connections carry none of our commands, and our scripts touch none of BullMQ's keys).
  */
 import type { Queue as QueueType } from 'bullmq';
+import { openPrimaries } from '@session-resume-api/runtime/redis-connection';
 import { StoreUnavailableError, type DeadLetter, type ProcessingOptions, type ReceiverStore, type RecordOutcome } from '../store.js';
 import type { BatchData } from './batch-worker.js';
 import type { RedisConnection } from './connection.js';
@@ -51,17 +52,18 @@ function openConnections(connect: ReturnType<typeof checkOptions>, keys: StoreKe
   // the deliveries of one turn share one command already (record-batch.ts), and a pipeline
   // per turn around it only added its own cost. The store's own connection: its scripts are
   // defined here and nowhere else (BullMQ's fifty stay off the ack path).
-  const failFast = { commandTimeout: recordTimeoutMs, maxRetriesPerRequest: 1 };
-  const store = withStoreCommands(connect(failFast, { enableOfflineQueue: false }));
-  store.on('error', () => {}); // reported through the failing commands
-  // BullMQ's queue connection (hand-over, dead letters): BullMQ on a cluster needs its keys in
-  // one slot, so the queue prefix is the hash tag itself.
-  const queueConnection = connect(failFast, { enableOfflineQueue: false });
-  queueConnection.on('error', () => {});
+  // Connection errors are reported through the failing commands (the factory's default).
+  const store = withStoreCommands(connect({ commandTimeoutMs: recordTimeoutMs }));
+  // BullMQ's queue connection (the hand-over and the reconcile, both off the answer path: an
+  // event stays in the inbox until its job exists) takes the role BullMQ asks for, as on the
+  // server. BullMQ on a cluster needs its keys in one slot, so the queue prefix is the hash tag.
+  const queueConnection = connect({ role: 'blocking' });
   const queue: QueueType<BatchData> = new libs.Queue<BatchData>(queueName, { connection: queueConnection, prefix: keys.bullPrefix, streams: { events: { maxLen: EVENTS_MAX_LEN } } });
   queue.on('error', () => {});
   const clock = createRedisClock();
-  const connected = new Promise<void>((resolve) => (store.status === 'ready' ? resolve() : store.once('ready', () => resolve())));
+  // Without an offline queue, a command sent while a cluster node's connection is still opening
+  // fails: the record path starts once every primary's connection is open.
+  const connected = new Promise<void>((resolve) => (store.status === 'ready' ? resolve() : store.once('ready', () => resolve()))).then(() => openPrimaries(store));
   // Ready: connected, BullMQ ready, and Redis's time read (the record path states deadlines in it).
   const ready = Promise.all([queue.waitUntilReady(), connected.then(async () => clock.observe(timeMs(await store.sraTime(keys.inbox))))]).then(() => undefined);
   ready.catch(() => {});
@@ -104,7 +106,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
   const { store, queueConnection, queue, clock, ready } = openConnections(connect, keys, queueName, recordTimeoutMs);
   let isReady = false;
   void ready.then(() => (isReady = true));
-  const connectWorker = () => connect({ maxRetriesPerRequest: null });
+  const connectWorker = () => connect({ role: 'blocking' });
   const processing = createStoreProcessing({ ...o, libs, queue, store, keys, queueName, connectWorker, ready });
   const advanceSession = createSessionOrder(store, keys);
   let started: { windowMs: number; bucketMs: number } | undefined;
