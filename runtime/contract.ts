@@ -84,8 +84,9 @@ export function formatSchemaErrors(errors: readonly ErrorObject[] | null | undef
 /** Options of `loadContract`. */
 export interface LoadContractOptions {
   /**
-   * Compile each schema on its first use instead of at load (default false). For the documents
-   * shipped with the package, which CI lints and tests: start-up then compiles only what it uses.
+   * Compile each schema on its first use instead of at load. For the documents shipped with the
+   * package, which CI lints and tests: start-up then compiles only what it uses.
+   * @defaultValue `false`
    */
   lazy?: boolean;
 }

@@ -6,9 +6,15 @@
 
 /** Options of `OptionsError`. */
 export interface OptionsErrorOptions {
-  /** The option at fault, as the factory names it, e.g. `'dedupeWindowSeconds'`. */
+  /**
+   * The option at fault, as the factory names it, e.g. `'dedupeWindowSeconds'`.
+   * @defaultValue none: the error names no option
+   */
   option?: string;
-  /** The underlying failure, when a check of another library refused the value. */
+  /**
+   * The underlying failure, when a check of another library refused the value.
+   * @defaultValue none: no `cause`
+   */
   cause?: unknown;
 }
 

@@ -6,13 +6,15 @@
 
 /** Options of `StoreUnavailableError`. */
 export interface StoreUnavailableErrorOptions {
-  /** The underlying failure. */
+  /**
+   * The underlying failure.
+   * @defaultValue none: no `cause`
+   */
   cause?: unknown;
   /**
    * Whether the command may still have run: true for a timeout or a lost connection (its effect
    * is unknown: x-decisions: resume-unavailable-outcome), false when it surely did not run.
-   *
-   * @defaultValue true
+   * @defaultValue `true`
    */
   outcomeUnknown?: boolean;
 }

@@ -39,8 +39,8 @@ export interface WebhookUrlOptions {
   allowLoopbackHttp?: boolean;
   /**
    * What the refusal of a plain `http://` URL on a loopback host adds, naming the switch that
-   * allows it where the URL is checked (e.g. the server's `WEBHOOK_INSECURE_LOCALHOST=1`);
-   * default: nothing added.
+   * allows it where the URL is checked (e.g. the server's `WEBHOOK_INSECURE_LOCALHOST=1`).
+   * @defaultValue none: the refusal names no switch
    */
   loopbackHttpHint?: string;
 }

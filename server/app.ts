@@ -50,7 +50,7 @@ export interface AppDeps {
   /**
    * The former name of `webhookDelivery`, still accepted; giving both is an `OptionsError`.
    * @deprecated Use `webhookDelivery`. Removed in the next major version.
-   * @defaultValue none
+   * @defaultValue none: see `webhookDelivery`
    */
   webhookSender?: WebhookDelivery;
   /**

@@ -33,7 +33,10 @@ export interface DeliverEventOptions {
    * @defaultValue `false`
    */
   insecureLocalhost?: boolean;
-  /** CA certificate(s) to trust instead of the system roots (PEM). */
+  /**
+   * CA certificate(s) to trust instead of the system roots (PEM).
+   * @defaultValue none: the system roots
+   */
   ca?: string | Buffer;
   /**
    * Resolver returning all addresses of a host.
@@ -50,11 +53,14 @@ export interface DeliverEventOptions {
    * @defaultValue `session-resume-api-webhooks/<version>`
    */
   userAgent?: string;
-  /** Extra headers of this attempt, computed from the exact body sent (e.g. Standard Webhooks signing). */
+  /**
+   * Extra headers of this attempt, computed from the exact body sent (e.g. Standard Webhooks signing).
+   * @defaultValue none: only Host, Content-Type, Content-Length and User-Agent
+   */
   headers?: (body: string) => Record<string, string>;
   /**
-   * Keep-alive connections, one agent per checked address (delivery-agents.ts);
-   * default none: a new connection per attempt.
+   * Keep-alive connections, one agent per checked address (delivery-agents.ts).
+   * @defaultValue none: a new connection per attempt
    */
   agents?: DeliveryAgents;
 }

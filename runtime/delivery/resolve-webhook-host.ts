@@ -27,6 +27,10 @@ export type HostResolution =
 
 /** Options: the URL rules (`allowPrivate`, `allowLoopback`) and the resolver (default: the system's, all addresses). */
 export interface ResolveWebhookHostOptions extends WebhookUrlOptions {
+  /**
+   * Resolver returning every address of the host; for tests.
+   * @defaultValue the system's getaddrinfo (`dns.lookup` with `all: true`)
+   */
   lookup?: WebhookLookup;
 }
 

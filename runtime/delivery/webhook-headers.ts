@@ -20,10 +20,13 @@ export interface WebhookHeadersOptions {
    * Signing secret, `whsec_` + base64 (at least 24 bytes), or several during a rotation: each
    * signs, one `v1,` signature per secret in `webhook-signature`, space-separated (Standard
    * Webhooks), so a receiver holding any one of them accepts.
-   * @defaultValue undefined: unsigned deliveries
+   * @defaultValue none: unsigned (`webhook-id` and `webhook-timestamp` only)
    */
   secret?: string | readonly string[] | undefined;
-  /** Clock of `webhook-timestamp` (default `() => new Date()`). */
+  /**
+   * Clock of `webhook-timestamp`.
+   * @defaultValue `() => new Date()`
+   */
   now?: () => Date;
 }
 

@@ -16,7 +16,10 @@ export interface ServerMetricsOptions {
    * @defaultValue a new `Registry`
    */
   registry?: Registry;
-  /** Also collect prom-client's default process metrics (CPU, memory, event loop, GC; default true). */
+  /**
+   * Also collect prom-client's default process metrics (CPU, memory, event loop, GC).
+   * @defaultValue `true`
+   */
   defaultMetrics?: boolean;
 }
 

@@ -8,13 +8,17 @@
 import { checkInteger } from '@session-resume-api/runtime/options-error';
 import type { RedisConnection } from './create-redis-connection.js';
 
+/** Default longest wait for the replicas' acknowledgement of a script's writes, in ms. */
+export const DEFAULT_REPLICA_ACK_TIMEOUT_MS = 500;
+
 /** Options of `withReplicaAcks`. */
 export interface ReplicaAckOptions {
   /** Replicas that must acknowledge each script's writes (at least 1). */
   replicas: number;
   /**
-   * Longest wait for them, in ms.
-   * @defaultValue 500; keep it under the command timeout
+   * Longest wait for them, in ms; keep it under the connection's command timeout, or the command
+   * times out first.
+   * @defaultValue {@link DEFAULT_REPLICA_ACK_TIMEOUT_MS} (500)
    */
   timeoutMs?: number;
 }
@@ -36,7 +40,7 @@ type Exec = [Error | null, unknown][] | null;
  */
 export function withReplicaAcks<T extends RedisConnection>(client: T, options: ReplicaAckOptions): T {
   checkInteger('withReplicaAcks: replicas', options.replicas, { min: 1 });
-  const timeoutMs = options.timeoutMs ?? 500;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_REPLICA_ACK_TIMEOUT_MS;
   const acked = (method: 'eval' | 'evalsha') =>
     async (...args: (string | number | Buffer)[]): Promise<unknown> => {
       const pipeline = client.pipeline();

@@ -11,27 +11,12 @@ import { chosenWebhookDelivery } from '../webhooks/chosen-webhook-delivery.js';
 import type { WebhookDelivery } from '../webhooks/webhook-delivery.js';
 import { createControlRouter } from './control-router.js';
 import { createPreferForcing } from './prefer-forcing.js';
-import { createSandboxWorlds, type SandboxWorld } from './sandbox-worlds.js';
+import { createSandboxWorlds, type SandboxWorld, type SandboxWorldsOptions } from './sandbox-worlds.js';
 
-/** Options of `createSandbox`. */
-export interface SandboxOptions {
+/** Options of `createSandbox`; the bounds of its worlds are those of `SandboxWorldsOptions`, with their defaults. */
+export interface SandboxOptions extends Pick<SandboxWorldsOptions, 'maxWorlds' | 'maxEvents' | 'maxSessions'> {
   /** Sessions each world starts with (the server's seed set). */
   seeds: readonly SessionSeed[];
-  /**
-   * Worlds kept at once; the least recently used is dropped beyond it.
-   * @defaultValue `DEFAULT_MAX_WORLDS` (1000)
-   */
-  maxWorlds?: number;
-  /**
-   * Events kept per world.
-   * @defaultValue `DEFAULT_MAX_EVENTS` (1000)
-   */
-  maxEvents?: number;
-  /**
-   * Sessions one world holds at most, seeds included (`SANDBOX_MAX_SESSIONS`).
-   * @defaultValue `DEFAULT_MAX_SESSIONS` (1000)
-   */
-  maxSessions?: number;
   /**
    * Also delivers every event (WEBHOOK_URL).
    * @defaultValue none: the feed only
@@ -40,7 +25,7 @@ export interface SandboxOptions {
   /**
    * The former name of `webhookDelivery`, still accepted; giving both is an `OptionsError`.
    * @deprecated Use `webhookDelivery`. Removed in the next major version.
-   * @defaultValue none
+   * @defaultValue none: see `webhookDelivery`
    */
   webhookSender?: WebhookDelivery;
   /**

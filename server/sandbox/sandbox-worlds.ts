@@ -71,7 +71,7 @@ export interface SandboxWorldsOptions {
    */
   maxEvents?: number;
   /**
-   * Sessions one world holds at most, seeds included.
+   * Sessions one world holds at most, seeds included (the server's `SANDBOX_MAX_SESSIONS`).
    * @defaultValue {@link DEFAULT_MAX_SESSIONS} (1000)
    */
   maxSessions?: number;

@@ -25,9 +25,15 @@ export interface SeedResult {
 export interface SeedStoreOptions {
   store: SessionStore;
   source: SeedSource;
-  /** Omit for a store that starts empty every time (memory). */
+  /**
+   * Where the seed version is kept, so a store that keeps its sessions is seeded once per seed set.
+   * @defaultValue none: seeds at every start (a store that starts empty every time, memory)
+   */
   marker?: SeedMarker;
-  /** Seed even when the marker matches (the `seed` command). Default false. */
+  /**
+   * Seed even when the marker matches (the `seed` command).
+   * @defaultValue `false`
+   */
   force?: boolean;
 }
 

@@ -31,7 +31,11 @@ export type IdempotentAnswers = Record<'resumed' | 'not_found' | 'not_paused', R
 
 /** Per-call options of `SessionStore.resume` (the client's `ResumeOptions` are what a caller sends; these, what the store records). */
 export interface StoreResumeOptions {
-  /** Record the answer under (scope, key) for the store's TTL (24 h by default) in the same atomic step as the resume; a 404 is not recorded. */
+  /**
+   * Record the answer under (scope, key) for the store's TTL ({@link IDEMPOTENCY_TTL_SECONDS}, 24 h,
+   * unless the store was given another) in the same atomic step as the resume; a 404 is not recorded.
+   * @defaultValue none: nothing is recorded (a request without an Idempotency-Key)
+   */
   idempotency?: {
     /** Whose keys these are (the API key's id): keys of different callers never meet. */
     scope: string;

@@ -23,11 +23,20 @@ export interface DeliveryRuntime {
 export interface StartDeliveryOptions {
   config: ServerConfig;
   logger: Logger;
-  /** The process's Redis: Redis delivery runs on it; without it, memory delivery. */
+  /**
+   * The process's Redis: Redis delivery runs on it.
+   * @defaultValue none: memory delivery
+   */
   redis?: RedisRuntime;
-  /** Whether this process delivers (a worker always does). @defaultValue `config.webhook.worker` (WEBHOOK_WORKER), else true */
+  /**
+   * Whether this process delivers (a worker always does).
+   * @defaultValue `config.webhook.worker` (WEBHOOK_WORKER), else `true`
+   */
   worker?: boolean;
-  /** Counts every attempt and watches the engine's counts. */
+  /**
+   * Counts every attempt and watches the engine's counts.
+   * @defaultValue none: no metrics
+   */
   metrics?: ServerMetrics;
 }
 

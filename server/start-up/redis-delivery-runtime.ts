@@ -29,11 +29,20 @@ export interface StartRedisDeliveryOptions {
   connection: RedisConnection;
   logger: Logger;
   roles: DeliveryRoles;
-  /** Told about every attempt and delivery (the metrics); default none. */
+  /**
+   * Told about every attempt and delivery (the metrics).
+   * @defaultValue none: nobody is told
+   */
   observer?: DeliveryObserver;
-  /** Where connection errors go (one line per outage); default: a log line each. */
+  /**
+   * Where connection errors go (one line per outage).
+   * @defaultValue none: a warning for each error
+   */
   errors?: ConnectionErrorLog;
-  /** Told about jobs the reads skip because they hold no event; default: a warning. */
+  /**
+   * Told about jobs the reads skip because they hold no event.
+   * @defaultValue none: a warning for each
+   */
   onMalformedJob?: (id: string, problem: string) => void;
 }
 

@@ -37,7 +37,10 @@ export interface RedisRuntime {
 
 /** Options of `connectRedisRuntime`. */
 export interface RedisRuntimeOptions {
-  /** Told about jobs the delivery engine's reads skip because they hold no event (the operator commands); default: a warning. */
+  /**
+   * Told about jobs the delivery engine's reads skip because they hold no event (the operator commands).
+   * @defaultValue none: a warning for each
+   */
   onMalformedJob?: (id: string, problem: string) => void;
 }
 

@@ -75,15 +75,20 @@ export interface BullmqQueueOptions {
   readOnly?: boolean;
   /**
    * Where queue errors are logged.
-   * @defaultValue pino named webhook-delivery
+   * @defaultValue a pino logger named `webhook-delivery`
    */
   logger?: Logger;
-  /** Gets the queue's and the worker's connection errors instead of the logger (one line per outage: server/redis/connection-error-log.ts). */
+  /**
+   * Gets the queue's and the worker's connection errors instead of the logger (one line per
+   * outage: server/redis/connection-error-log.ts).
+   * @defaultValue none: a warning on the logger for each error
+   */
   onConnectionError?: (source: string, error: Error) => void;
   /**
    * Told about a job the operator's reads skip because it holds no event (no payload, or one
-   * without `event` and `session.id`: written by something else under this prefix); default:
-   * a warning on the logger. Reads never fail because of one.
+   * without `event` and `session.id`: written by something else under this prefix). Reads never
+   * fail because of one.
+   * @defaultValue none: a warning on the logger
    */
   onMalformedJob?: (id: string, problem: string) => void;
 }

@@ -38,14 +38,20 @@ export interface DeliveryTarget {
    * @defaultValue `false`
    */
   insecureLocalhost?: boolean;
-  /** CA certificate(s) to trust instead of the system roots (PEM). */
+  /**
+   * CA certificate(s) to trust instead of the system roots (PEM).
+   * @defaultValue none: the system roots
+   */
   ca?: string | Buffer;
   /**
    * Resolver returning every address of a host; for tests.
    * @defaultValue the system's
    */
   lookup?: WebhookLookup;
-  /** Standard Webhooks signing secret (`whsec_` + base64), or several (rotation: each signs); undefined: unsigned (webhook-id and webhook-timestamp still sent). */
+  /**
+   * Standard Webhooks signing secret (`whsec_` + base64), or several (rotation: each signs).
+   * @defaultValue none: unsigned (`webhook-id` and `webhook-timestamp` still sent)
+   */
   secret?: string | readonly string[] | undefined;
   /**
    * Deadline of one attempt in ms: the receiver has 5 s to answer.
@@ -71,14 +77,17 @@ export interface DeliveryEngineOptions {
   /**
    * Delay before each attempt in ms, the first included; its length is the number of attempts
    * (`WEBHOOK_RETRY_SCHEDULE`).
-   * @defaultValue the Standard Webhooks example
+   * @defaultValue {@link STANDARD_WEBHOOKS_SCHEDULE_MS} (the Standard Webhooks example)
    */
   schedule?: readonly number[];
-  /** Hooks for metrics, called after every attempt and delivery. */
+  /**
+   * Hooks for metrics, called after every attempt and delivery.
+   * @defaultValue none: no hooks
+   */
   observer?: DeliveryObserver;
   /**
    * Where attempts are logged.
-   * @defaultValue pino named webhook-delivery
+   * @defaultValue a pino logger named `webhook-delivery`
    */
   logger?: Logger;
 }

@@ -7,22 +7,17 @@
 import { pino, type Logger } from 'pino';
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
-import { createDeliveryEngine, type DeliveryEngine, type DeliveryTarget } from './delivery-engine.js';
-import type { DeliveryObserver } from './delivery-types.js';
+import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions, type DeliveryTarget } from './delivery-engine.js';
 import { createMemoryQueue, type MemoryQueueOptions } from './memory-queue.js';
 
-/** Options of `createMemoryDelivery`, checked at creation. */
-export interface MemoryDeliveryOptions extends DeliveryTarget, Omit<MemoryQueueOptions, 'target' | 'logger'> {
+/**
+ * Options of `createMemoryDelivery`, checked at creation: the target, the queue's bounds and
+ * the engine's schedule and observer, each with its default where it is declared.
+ */
+export interface MemoryDeliveryOptions extends DeliveryTarget, Omit<MemoryQueueOptions, 'target' | 'logger'>, Pick<DeliveryEngineOptions, 'schedule' | 'observer'> {
   /**
-   * Delay before each attempt in ms, the first included.
-   * @defaultValue the Standard Webhooks example
-   */
-  schedule?: readonly number[];
-  /** Hooks for metrics. */
-  observer?: DeliveryObserver;
-  /**
-   * Where attempts are logged.
-   * @defaultValue a pino logger named webhook-delivery on stdout
+   * Where attempts, close and drops are logged.
+   * @defaultValue a pino logger named `webhook-delivery`
    */
   logger?: Logger;
 }

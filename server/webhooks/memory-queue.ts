@@ -44,7 +44,7 @@ export interface MemoryQueueOptions {
   keepDead?: number;
   /**
    * Where close and drops are logged.
-   * @defaultValue pino named webhook-delivery
+   * @defaultValue a pino logger named `webhook-delivery`
    */
   logger?: Logger;
 }

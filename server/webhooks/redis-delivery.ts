@@ -14,8 +14,7 @@ import { checkKeyPrefix, DEFAULT_REDIS_KEY_PREFIX, intentMember, redisKeys } fro
 import type { WebhookMessage } from '../core/webhook-message.js';
 import { createBullmqQueue, type BullmqQueueOptions } from './bullmq-queue.js';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
-import { createDeliveryEngine, type DeliveryEngine, type DeliveryTarget } from './delivery-engine.js';
-import type { DeliveryObserver } from './delivery-types.js';
+import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions, type DeliveryTarget } from './delivery-engine.js';
 import { relayPass, startTimer } from './outbox-relay.js';
 
 /** Default interval of the relay's look for events no job took, in ms. */
@@ -23,8 +22,15 @@ export const DEFAULT_RELAY_INTERVAL_MS = 1000;
 /** Default age of an intent before the relay acts on it, in ms. */
 export const DEFAULT_RELAY_MIN_AGE_MS = 2000;
 
-/** Options of `createRedisDelivery`, checked at creation. */
-export interface RedisDeliveryOptions extends Omit<DeliveryTarget, 'url'> {
+/**
+ * Options of `createRedisDelivery`, checked at creation. The target, the engine's schedule and
+ * observer and the BullMQ queue's settings are those of `DeliveryTarget`, `DeliveryEngineOptions`
+ * and `BullmqQueueOptions`, each with its default where it is declared.
+ */
+export interface RedisDeliveryOptions
+  extends Omit<DeliveryTarget, 'url'>,
+    Pick<DeliveryEngineOptions, 'schedule' | 'observer'>,
+    Pick<BullmqQueueOptions, 'concurrency' | 'lockDurationMs' | 'stalledIntervalMs' | 'keepDelivered' | 'onConnectionError' | 'onMalformedJob'> {
   /** The store's client (fails fast): intents and events. */
   client: Redis | Cluster;
   /** A client for BullMQ (ioredis with `maxRetriesPerRequest: null`); owned by the caller. */
@@ -34,28 +40,21 @@ export interface RedisDeliveryOptions extends Omit<DeliveryTarget, 'url'> {
    * @defaultValue {@link DEFAULT_REDIS_KEY_PREFIX} (`'session-resume:'`)
    */
   keyPrefix?: string;
-  /** The receiver's https:// URL; required when `worker` is on. */
-  url?: string;
   /**
-   * Delay before each attempt in ms, the first included.
-   * @defaultValue {@link STANDARD_WEBHOOKS_SCHEDULE_MS} (the Standard Webhooks example)
+   * The receiver's https:// URL; required when `worker` is on.
+   * @defaultValue none: only with `worker` off (the operator's reads and replays)
    */
-  schedule?: readonly number[];
+  url?: string;
   /**
    * Deliver from this instance.
    * @defaultValue `true`
    */
   worker?: boolean;
   /**
-   * Run the relay in this instance.
+   * Run the outbox relay in this instance.
    * @defaultValue `true`
    */
   relay?: boolean;
-  /**
-   * Attempts in flight at once in this instance.
-   * @defaultValue `DEFAULT_CONCURRENCY` (50)
-   */
-  concurrency?: number;
   /**
    * How often the relay looks for events no job took, in ms.
    * @defaultValue {@link DEFAULT_RELAY_INTERVAL_MS} (1000)
@@ -67,31 +66,10 @@ export interface RedisDeliveryOptions extends Omit<DeliveryTarget, 'url'> {
    */
   relayMinAgeMs?: number;
   /**
-   * How long a job's lock lasts without renewal, in ms.
-   * @defaultValue `DELIVERY_LOCK.durationMs` (8000)
-   */
-  lockDurationMs?: number;
-  /**
-   * How often jobs whose lock lapsed are looked for, in ms.
-   * @defaultValue `DELIVERY_LOCK.stalledIntervalMs` (1000)
-   */
-  stalledIntervalMs?: number;
-  /**
-   * Delivered events kept with their attempts.
-   * @defaultValue `KEEP_DELIVERED` (1000 events, at most 3600 s)
-   */
-  keepDelivered?: BullmqQueueOptions['keepDelivered'];
-  /** Hooks for metrics. */
-  observer?: DeliveryObserver;
-  /**
-   * Where attempts are logged.
-   * @defaultValue pino named webhook-delivery
+   * Where attempts and the relay's failures are logged.
+   * @defaultValue a pino logger named `webhook-delivery`
    */
   logger?: Logger;
-  /** Gets BullMQ's connection errors instead of the logger (see `BullmqQueueOptions.onConnectionError`). */
-  onConnectionError?: BullmqQueueOptions['onConnectionError'];
-  /** Told about jobs the reads skip (see `BullmqQueueOptions.onMalformedJob`). */
-  onMalformedJob?: BullmqQueueOptions['onMalformedJob'];
 }
 
 /** The engine on Redis, plus one relay pass on demand. */
