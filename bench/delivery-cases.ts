@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import { createQueueConnection, createRedisConnection, waitUntilConnected } from '../server/redis/create-redis-connection.js';
 import { pino } from 'pino';
 import { getTestCertificate } from '../test/helpers/tls.js';
 import { redisKeys } from '../server/redis/redis-keys.js';
@@ -264,8 +264,9 @@ async function drainBacklog({ origin, queue, producer, instance }: DrainSetup, s
  */
 async function backlogDrains(run: Run, sizes: readonly number[]): Promise<Drained[]> {
   const keyPrefix = `bench-delivery-${run.queues++}:`;
-  const client = new Redis(run.options.redisUrl, { maxRetriesPerRequest: 1 });
-  const connection = new Redis(run.options.redisUrl, { maxRetriesPerRequest: null });
+  const client = createRedisConnection({ url: run.options.redisUrl });
+  await waitUntilConnected(client);
+  const connection = createQueueConnection({ url: run.options.redisUrl });
   const producer = createRedisDelivery({ client, connection, keyPrefix, worker: false, relay: false, logger: pino({ enabled: false }) });
   const queue = new Queue(DELIVERY_QUEUE_NAME, { connection, prefix: redisKeys(keyPrefix).queuePrefix });
   const [instance] = await instances(run, 1, 0, keyPrefix);

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:https';
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
+import { createQueueConnection, createRedisConnection, waitUntilConnected } from '../server/redis/create-redis-connection.js';
 import { pino } from 'pino';
 import { startRedisServer } from '../test/helpers/redis-server.js';
 import { getTestCertificate } from '../test/helpers/tls.js';
@@ -72,8 +72,9 @@ async function engineRate(engine: DeliveryEngine): Promise<number> {
 
 const receiver = await startReceiver();
 const redis = await startRedisServer();
-const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+const client = createRedisConnection({ url: redis.url });
+await waitUntilConnected(client);
+const connection = createQueueConnection({ url: redis.url });
 try {
   const url = `${receiver.origin}/h`;
   const common = { url, ca: certificate.cert, allowPrivate: true, logger };

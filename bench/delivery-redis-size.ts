@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
+import { createQueueConnection, createRedisConnection, waitUntilConnected, type RedisConnection } from '../server/redis/create-redis-connection.js';
 import { pino } from 'pino';
 import { createRedisSessionStore } from '../server/sessions/redis-session-store.js';
 import { createRedisDelivery } from '../server/webhooks/redis-delivery.js';
@@ -22,7 +22,7 @@ const N = Number(values.events);
 const prefix = `delivery-size:${randomUUID()}:`;
 
 /** Bytes per key group under the prefix. */
-async function measure(client: Redis): Promise<Record<string, { keys: number; bytes: number }>> {
+async function measure(client: RedisConnection): Promise<Record<string, { keys: number; bytes: number }>> {
   const groups: Record<string, { keys: number; bytes: number }> = {};
   let cursor = '0';
   do {
@@ -54,8 +54,9 @@ const perEvent = (groups: Record<string, { bytes: number }>, skip: string[] = []
     .reduce((sum, [, g]) => sum + g.bytes, 0) / N;
 
 async function main(): Promise<void> {
-  const client = new Redis(values['redis-url'], { maxRetriesPerRequest: 1 });
-  const connection = new Redis(values['redis-url'], { maxRetriesPerRequest: null });
+  const client = createRedisConnection({ url: values['redis-url'] });
+  await waitUntilConnected(client);
+  const connection = createQueueConnection({ url: values['redis-url'] });
   let delivered = 0;
   const receiver = createServer((req, res) => {
     req.resume();

@@ -9,14 +9,15 @@
  *   tsx bench/delivery-worker.ts <redisUrl> <keyPrefix> <url> <firstDelayMs>
  */
 import { createInterface } from 'node:readline';
-import { Redis } from 'ioredis';
+import { createQueueConnection, createRedisConnection, waitUntilConnected } from '../server/redis/create-redis-connection.js';
 import { pino } from 'pino';
 import { createRedisDelivery } from '../server/webhooks/redis-delivery.js';
 import { enqueueEvents } from './delivery-enqueue.js';
 
 const [redisUrl = '', keyPrefix = '', url = '', firstDelayMs = '0'] = process.argv.slice(2);
-const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
-const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+const client = createRedisConnection({ url: redisUrl });
+await waitUntilConnected(client);
+const connection = createQueueConnection({ url: redisUrl });
 const delivery = createRedisDelivery({
   client,
   connection,
