@@ -38,7 +38,7 @@ export default defineConfig({
           maxWorkers: 3,
           sequence: { groupOrder: 1 },
           include: ['test/{integration,e2e,contract,browser,adversarial}/**/*.test.ts'],
-          globalSetup: ['test/setup/redis.ts', 'test/setup/packages.ts'],
+          globalSetup: ['test/setup/build.ts', 'test/setup/redis.ts', 'test/setup/packages.ts'],
         },
       },
     ],
