@@ -218,8 +218,7 @@ function sandboxWorld(sandbox: Sandbox, worldId: string | undefined): ResumeWorl
 function withWebhookDelivery(deps: AppDeps): AppDeps {
   if (!deps || typeof deps !== 'object' || deps.webhookSender === undefined) return deps;
   const { webhookSender: _deprecated, ...rest } = deps;
-  const webhookDelivery = chosenWebhookDelivery(deps, 'createApp: deps');
-  return webhookDelivery === undefined ? rest : { ...rest, webhookDelivery };
+  return { ...rest, webhookDelivery: chosenWebhookDelivery(deps, 'createApp: deps') };
 }
 
 function checkDeps(deps: AppDeps): void {
