@@ -5,7 +5,8 @@
  */
 import type { Server } from 'node:http';
 import { Command } from 'commander';
-import { pino } from 'pino';
+import type { Logger } from 'pino';
+import { createProcessLogger } from './start-up/process-logger.js';
 import { loadConfig, redisTargetOf, SANDBOX_FLAG_HELP, type ServerConfig } from './config.js';
 import { devKeyBanner } from './dev-key-banner.js';
 import { closeHttpServer } from './http/close-http-server.js';
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
     .parse(process.argv)
     .opts<{ sandbox?: boolean }>();
   const config = loadConfig(process.env, flags);
-  const logger = pino({ level: config.logLevel, base: { service: 'session-resume-api', pid: process.pid } });
+  const logger = createProcessLogger({ level: config.logLevel, service: 'session-resume-api' });
   warnAboutConfig(config, logger);
   const metrics = await startMetrics(config, logger);
   const storeLine = storeStartUpLine(config);
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
 }
 
 /** Start-up warnings about settings meant for local use only. */
-function warnAboutConfig(config: ServerConfig, logger: pino.Logger): void {
+function warnAboutConfig(config: ServerConfig, logger: Logger): void {
   if (config.webhookInsecureLocalhost) {
     logger.warn('WEBHOOK_INSECURE_LOCALHOST=1: a plain http:// WEBHOOK_URL on a loopback host is accepted (local testing only; never in production)');
   }
@@ -67,7 +68,7 @@ function warnAboutConfig(config: ServerConfig, logger: pino.Logger): void {
 }
 
 /** The app over the store and the engine, with the sandbox when asked for. */
-async function buildApp(config: ServerConfig, logger: pino.Logger, sessions: SessionRuntime, delivery: DeliveryRuntime) {
+async function buildApp(config: ServerConfig, logger: Logger, sessions: SessionRuntime, delivery: DeliveryRuntime) {
   // Imported here so that a broken spec (thrown while loading runtime/contract.ts) is reported
   // like every other startup problem, not as an uncaught import error.
   const { createApp } = await import('./app.js');

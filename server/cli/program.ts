@@ -7,7 +7,7 @@
  * (server/cli/seed-command.ts).
  */
 import { Command, CommanderError, Help } from 'commander';
-import { pino } from 'pino';
+import { createProcessLogger } from '../start-up/process-logger.js';
 import { ConfigError, loadConfig, redisTargetOf, SANDBOX_FLAG_HELP, type Env, type ServerConfig } from '../config.js';
 import { SERVER_VERSION } from '../version.js';
 import { renderEnvironmentHelp } from './environment-help.js';
@@ -87,7 +87,7 @@ function redisConfig(env: Env): ServerConfig & { target: RedisTarget } {
 }
 
 async function withRedisDelivery(config: ReturnType<typeof redisConfig>, io: CliIo, run: (delivery: RedisDelivery, keyPrefix: string) => Promise<number>) {
-  const logger = pino({ level: 'warn' }, pino.destination(2));
+  const logger = createProcessLogger({ level: 'warn', fd: 2 });
   // A job without an event (written under this prefix by something else) is named and skipped: the rest is still shown.
   const onMalformedJob = (id: string, problem: string) => io.err(`skipped job ${id}: ${problem} (not an event this server wrote)\n`);
   const redis = await connectRedisRuntime(config, config.target, logger, { onMalformedJob });
@@ -103,7 +103,7 @@ async function withRedisDelivery(config: ReturnType<typeof redisConfig>, io: Cli
 /** Delivers webhooks (and runs the outbox relay) on Redis without serving HTTP, until SIGTERM or SIGINT. */
 async function runWorker(config: ReturnType<typeof redisConfig>): Promise<number> {
   if (!config.webhook) throw new ConfigError('A worker delivers webhooks: set WEBHOOK_URL.');
-  const logger = pino({ level: config.logLevel, base: { service: 'session-resume-api-worker', pid: process.pid } });
+  const logger = createProcessLogger({ level: config.logLevel, service: 'session-resume-api-worker' });
   const storeLine = storeStartUpLine(config);
   logger.info(storeLine.fields, storeLine.message);
   const redis = await connectRedisRuntime(config, config.target, logger);
