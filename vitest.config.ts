@@ -4,6 +4,9 @@ import { defineConfig } from 'vitest/config';
 // - unit: no sockets, Redis or child processes; runs in seconds, with the type tests.
 // - integration: real servers, real Redis, Prism, Chromium and processes. Finds (or starts) Redis
 //   once and provides its URL to every suite: test/setup/redis.ts.
+// - slow (only with TEST_FULL=1, which CI sets; `npm run test:full`): the runtime, packed-tarball
+//   and long fault suites under test/slow/.
+const full = process.env.TEST_FULL === '1';
 /** The unit tier's files and guard, shared with the mutation run (vitest.mutation.config.ts). */
 export const unitTier = {
   name: 'unit',
@@ -37,7 +40,7 @@ export default defineConfig({
           // pause or flood anything start their own redis-server and ports.
           maxWorkers: 3,
           sequence: { groupOrder: 1 },
-          include: ['test/{integration,e2e,contract,browser,adversarial}/**/*.test.ts'],
+          include: ['test/{integration,e2e,contract,browser,adversarial}/**/*.test.ts', ...(full ? ['test/slow/**/*.test.ts'] : [])],
           globalSetup: ['test/setup/build.ts', 'test/setup/redis.ts', 'test/setup/packages.ts'],
         },
       },
