@@ -23,7 +23,6 @@ import { createResumeHandler, type ResumeWorld } from './http/resume-handler.js'
 import type { Sandbox } from './sandbox/create-sandbox.js';
 import { SessionsLostError } from './errors/store-errors.js';
 import type { SessionStore } from './sessions/session-store.js';
-import { chosenWebhookDelivery } from './webhooks/chosen-webhook-delivery.js';
 import type { WebhookDelivery } from './webhooks/webhook-delivery.js';
 
 /** What the app is built from. */
@@ -47,12 +46,6 @@ export interface AppDeps {
    * @defaultValue none: no events are sent
    */
   webhookDelivery?: WebhookDelivery;
-  /**
-   * The former name of `webhookDelivery`, still accepted; giving both is an `OptionsError`.
-   * @deprecated Use `webhookDelivery`. Removed in the next major version.
-   * @defaultValue none: see `webhookDelivery`
-   */
-  webhookSender?: WebhookDelivery;
   /**
    * Origins allowed by CORS; `*` allows any.
    * @defaultValue none: CORS off
@@ -100,8 +93,7 @@ export interface AppDeps {
  * const app = await createApp({ store: createMemorySessionStore(), apiKeys: ['key1'] });
  * app.listen(3000);
  */
-export async function createApp(given: AppDeps): Promise<Express> {
-  const deps = withWebhookDelivery(given);
+export async function createApp(deps: AppDeps): Promise<Express> {
   checkDeps(deps);
   const logger = deps.logger ?? pino({ enabled: false });
   const authenticate = createAuthentication(deps.sandbox?.checkKey ?? createApiKeyCheck(deps.apiKeys));
@@ -212,13 +204,6 @@ const keyIdOf = (authenticate: Authenticate) => (req: Request) => authenticate(r
 function sandboxWorld(sandbox: Sandbox, worldId: string | undefined): ResumeWorld | undefined {
   if (worldId === undefined) return undefined;
   return { store: sandbox.world(worldId), emit: (event) => sandbox.emit(worldId, event) };
-}
-
-/** The deps with the delivery under its one name (`webhookSender` is its deprecated one). */
-function withWebhookDelivery(deps: AppDeps): AppDeps {
-  if (!deps || typeof deps !== 'object' || deps.webhookSender === undefined) return deps;
-  const { webhookSender: _deprecated, ...rest } = deps;
-  return { ...rest, webhookDelivery: chosenWebhookDelivery(deps, 'createApp: deps') };
 }
 
 function checkDeps(deps: AppDeps): void {

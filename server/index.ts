@@ -13,7 +13,6 @@ export { createApp } from './app.js';
 export { checkAppContract } from './start-up/contract-self-check.js';
 /** The one error of this package for an option it cannot work with; `option` names the option. */
 export { OptionsError } from '@session-resume-api/runtime/options-error';
-export { AppOptionsError, DeliveryConfigError, RedisTargetError } from './errors/deprecated-names.js';
 export type { AppDeps } from './app.js';
 export { createMemorySessionStore } from './sessions/memory-session-store.js';
 export type { MemorySessionStoreOptions } from './sessions/memory-session-store.js';
@@ -28,8 +27,6 @@ export { createMemoryDelivery } from './webhooks/memory-delivery.js';
 export type { MemoryDeliveryOptions } from './webhooks/memory-delivery.js';
 export { createRedisDelivery } from './webhooks/redis-delivery.js';
 export type { RedisDelivery, RedisDeliveryOptions } from './webhooks/redis-delivery.js';
-export { createRedisOutbox, createWebhookSender } from './webhooks/deprecated-names.js';
-export type { CreateWebhookSenderOptions, OutboxEvent, RedisOutbox, RedisOutboxOptions, WebhookSender } from './webhooks/deprecated-names.js';
 export { createDeliveryEngine } from './webhooks/delivery-engine.js';
 export type { DeliveryEngine, DeliveryEngineOptions, DeliveryTarget } from './webhooks/delivery-engine.js';
 export { createMemoryQueue } from './webhooks/memory-queue.js';

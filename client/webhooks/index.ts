@@ -11,7 +11,6 @@ export {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_RETRY_DELAY_MS,
 } from './receiver.js';
-export { DedupeWindowError } from './deprecated-names.js';
 export type { EventContext, EventOrder, ReceiverLogger, WebhookReceiver, WebhookReceiverOptions } from './receiver.js';
 export type { FetchHandler } from './web-handler.js';
 export type { HttpAnswer, ReadRequest } from './request-checks.js';

@@ -22,7 +22,6 @@ export {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_RETRY_DELAY_MS,
 } from './receiver-options.js';
-export { DedupeWindowError } from './deprecated-names.js';
 export type { EventContext, EventOrder, ReceiverLogger, WebhookReceiver, WebhookReceiverOptions } from './receiver-options.js';
 
 /**

@@ -35,8 +35,6 @@ export interface ServerMetrics {
   countRequests(req: IncomingMessage, res: ServerResponse, next: () => void): void;
   /** Reads `inspector.stats()` at each scrape into `session_resume_outbox_events{state}`. */
   watchDelivery(inspector: Pick<DeliveryInspector, 'stats'>): void;
-  /** @deprecated Use `watchDelivery` (the same function). Removed in the next major version. */
-  watchOutbox(inspector: Pick<DeliveryInspector, 'stats'>): void;
 }
 
 /** Attempt results (`session_resume_webhook_attempts_total{result}`). */
@@ -94,7 +92,6 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
       next();
     },
     watchDelivery,
-    watchOutbox: watchDelivery,
   };
 }
 

@@ -7,7 +7,6 @@ import type { RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import type { WebhookMessage } from '../core/webhook-message.js';
 import type { SessionSeed } from '../sessions/session-store.js';
-import { chosenWebhookDelivery } from '../webhooks/chosen-webhook-delivery.js';
 import type { WebhookDelivery } from '../webhooks/webhook-delivery.js';
 import { createControlRouter } from './control-router.js';
 import { createPreferForcing } from './prefer-forcing.js';
@@ -22,12 +21,6 @@ export interface SandboxOptions extends Pick<SandboxWorldsOptions, 'maxWorlds' |
    * @defaultValue none: the feed only
    */
   webhookDelivery?: WebhookDelivery;
-  /**
-   * The former name of `webhookDelivery`, still accepted; giving both is an `OptionsError`.
-   * @deprecated Use `webhookDelivery`. Removed in the next major version.
-   * @defaultValue none: see `webhookDelivery`
-   */
-  webhookSender?: WebhookDelivery;
   /**
    * Where the control API reports a defect.
    * @defaultValue nowhere
@@ -59,7 +52,7 @@ export interface Sandbox {
  * const app = await createApp({ store: createMemorySessionStore(), apiKeys: ['unused'], sandbox, corsOrigins: ['*'] });
  */
 export function createSandbox(options: SandboxOptions): Sandbox {
-  const delivery = chosenWebhookDelivery(options, 'createSandbox: options');
+  const delivery = options.webhookDelivery;
   const worlds = createSandboxWorlds({
     seeds: options.seeds,
     ...(options.maxWorlds !== undefined ? { maxWorlds: options.maxWorlds } : {}),

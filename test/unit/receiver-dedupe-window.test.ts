@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import {
   createMemoryEventStore,
   createWebhookReceiver,
-  DedupeWindowError,
   OptionsError,
   SIGNATURE_TOLERANCE_SECONDS,
 } from '../../client/webhooks/index.js';
@@ -20,9 +19,6 @@ describe('dedupe window against the signature tolerance', () => {
     expect(make).toThrow(OptionsError);
     expect(make).toThrow(expect.objectContaining({ option: 'dedupeWindowSeconds' }));
     expect(make).toThrow(/set dedupeWindowSeconds to at least 300/);
-    // The deprecated name is the same class.
-    expect(make).toThrow(DedupeWindowError);
-    expect(DedupeWindowError).toBe(OptionsError);
   });
 
   it('accepts a window equal to the tolerance with a secret, and any positive window without one', async () => {

@@ -1,6 +1,6 @@
 /**
  * The rules both packages hold once (runtime/): the integer rule and its text form, `host:port`,
- * the `whsec_` secret, the bearer token's characters, and the one OptionsError whose deprecated names are the same class.
+ * the `whsec_` secret, the bearer token's characters, and the one OptionsError.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -8,8 +8,6 @@ import { isBearerToken } from '@session-resume-api/runtime/bearer-token';
 import { parseHostPort } from '@session-resume-api/runtime/host-port';
 import { checkInteger, isIntegerIn, OptionsError, parseWholeNumber } from '@session-resume-api/runtime/options-error';
 import { checkWebhookSecret, isWebhookSecret, WEBHOOK_SECRET_MIN_BYTES } from '@session-resume-api/runtime/webhook-secret';
-import { AppOptionsError, DeliveryConfigError, RedisTargetError } from '../../server/index.js';
-import { DedupeWindowError } from '../../client/webhooks/index.js';
 import { createSandboxClient } from '../../client/sandbox/index.js';
 import { parseBearer } from '../../server/auth/bearer-auth.js';
 import { loadConfig } from '../../server/config.js';
@@ -61,8 +59,7 @@ describe('the whsec_ secret', () => {
 });
 
 describe('one OptionsError', () => {
-  it('the deprecated exported names are OptionsError itself', () => {
-    expect([AppOptionsError, DeliveryConfigError, RedisTargetError, DedupeWindowError].every((c) => c === OptionsError)).toBe(true);
+  it('is a TypeError', () => {
     expect(new OptionsError('m', { option: 'x' })).toBeInstanceOf(TypeError);
   });
 });

@@ -8,7 +8,7 @@ import { ContractError, contract, specPath } from '@session-resume-api/runtime/c
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createApp, type AppDeps } from '../../../server/app.js';
-import { AppOptionsError, checkAppContract } from '../../../server/index.js';
+import { checkAppContract } from '../../../server/index.js';
 import { resumeUrl } from '@session-resume-api/runtime/resume-path';
 import { createMemorySessionStore } from '../../../server/sessions/memory-session-store.js';
 import { StoreUnavailableError } from '../../../server/errors/store-errors.js';
@@ -154,16 +154,6 @@ describe('webhook delivery wiring', () => {
       expect((await post(url, 'sc_resume-ok')).status).toBe(200);
     }
   });
-
-  it('the deprecated name webhookSender still receives the events; both names at once are refused', async () => {
-    const { events, delivery } = recorder();
-    const { url } = await serve({ webhookSender: delivery });
-    expect((await post(url, 'sc_resume-ok')).status).toBe(200);
-    expect(events).toHaveLength(1);
-    const both = createApp({ store: createMemorySessionStore(), apiKeys: [API_KEY], webhookDelivery: delivery, webhookSender: delivery });
-    await expect(both).rejects.toThrow(OptionsError);
-    await expect(both).rejects.toThrow(/webhookDelivery and .*webhookSender are both given/);
-  });
 });
 
 describe('rate limit per API key', () => {
@@ -227,8 +217,6 @@ describe('createApp options', () => {
   it('refuses missing or empty API keys, bad origins and bad rate limits', async () => {
     await expect(createApp({ store, apiKeys: [] })).rejects.toThrow(expect.objectContaining({ name: 'OptionsError', option: 'apiKeys' }));
     await expect(createApp({ store, apiKeys: [] })).rejects.toThrow(OptionsError);
-    // The deprecated name is the same class.
-    await expect(createApp({ store, apiKeys: [] })).rejects.toThrow(AppOptionsError);
     await expect(createApp({ store, apiKeys: [''] })).rejects.toThrow(/apiKeys/);
     await expect(createApp({ store, apiKeys: ['k'], corsOrigins: [''] })).rejects.toThrow(/corsOrigins/);
     await expect(createApp({ store, apiKeys: ['k'], rateLimit: { limit: 0, windowMs: 1000 } })).rejects.toThrow(/rateLimit.limit/);
