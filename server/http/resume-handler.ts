@@ -115,9 +115,11 @@ export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
 
 /** The Idempotency-Key header, or undefined when absent; 400 when sent twice, empty or longer than 255 characters. */
 function readIdempotencyKey(req: Request): string | undefined {
-  // node:http joins repeated headers into one "a, b": headersDistinct keeps them apart.
-  const values = req.headersDistinct['idempotency-key'];
-  if (values === undefined) return undefined;
+  const joined = req.headers['idempotency-key'];
+  if (joined === undefined) return undefined;
+  // node:http joins repeated headers into one "a, b"; headersDistinct keeps them apart but copies
+  // every header, so it is built only when the value has a comma.
+  const values = typeof joined === 'string' && !joined.includes(',') ? [joined] : (req.headersDistinct['idempotency-key'] ?? []);
   if (values.length > 1) throw new HttpError(400, 'bad_request', 'Send one Idempotency-Key header: several make the key ambiguous.');
   const key = values[0] ?? '';
   if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {

@@ -3,6 +3,7 @@
  * memory store and on Redis (random key prefix on the shared Redis).
  */
 import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -109,6 +110,31 @@ for (const [name, makeStore] of Object.entries(stores)) {
       expect(long.status).toBe(400);
       expect(contract.validate('Error', await long.json())).toMatchObject({ ok: true });
     });
+
+    it('two Idempotency-Key headers are refused with 400; one key holding a comma is one key', async () => {
+      const url = await serve(await makeStore());
+      const two = await postRaw(url, 'p2', ['Idempotency-Key', 'k-one', 'Idempotency-Key', 'k-two']);
+      expect(two.status).toBe(400);
+      expect(two.body).toMatch(/Send one Idempotency-Key header/);
+      const comma = await postRaw(url, 'p2', ['Idempotency-Key', 'k-one, k-two']);
+      expect(comma.status).toBe(200);
+      expect((await postRaw(url, 'p2', ['Idempotency-Key', 'k-one, k-two'])).replayed).toBe('true');
+    });
+  });
+}
+
+/** A resume whose headers are sent exactly as listed (fetch would join repeated ones into one line). */
+async function postRaw(url: string, id: string, headers: string[]): Promise<{ status: number; body: string; replayed: string | undefined }> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path: `/v1/sessions/${id}/resume`, headers: ['Host', `127.0.0.1:${port}`, 'Content-Length', '0', 'Authorization', `Bearer ${KEYS[0]}`, ...headers] }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('end', () => {
+        const replayed = res.headers['idempotent-replayed'];
+        resolve({ status: res.statusCode ?? 0, body, replayed: typeof replayed === 'string' ? replayed : undefined });
+      });
+    });
+    req.on('error', reject).end();
   });
 }
 
