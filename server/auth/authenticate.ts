@@ -10,20 +10,23 @@ export type Authenticate = (req: Request) => string | undefined;
 
 /**
  * Wraps `checkKey` so that each request's Authorization header is checked once and the verdict
- * kept with the request (in a WeakMap: nothing outlives it).
+ * kept with the request: nothing outlives it.
  *
  * @example
  * const authenticate = createAuthentication(createApiKeyCheck(['key1']));
  * const handlers = { bearerAuth: (req: Request) => authenticate(req) !== undefined };
  */
 export function createAuthentication(checkKey: ApiKeyCheck): Authenticate {
-  const verdicts = new WeakMap<Request, string | null>();
+  // Kept on the request under a symbol of this check's own: a WeakMap keyed by every request
+  // costs the garbage collector an ephemeron per request.
+  const verdict = Symbol('api key id');
   return (req) => {
-    let keyId = verdicts.get(req);
+    const held = req as Request & { [verdict]?: string | null };
+    let keyId = held[verdict];
     if (keyId === undefined) {
       const credentials = parseBearer(req.headers.authorization);
       keyId = (credentials.kind === 'token' ? checkKey(credentials.token) : undefined) ?? null;
-      verdicts.set(req, keyId);
+      held[verdict] = keyId;
     }
     return keyId ?? undefined;
   };
