@@ -6,9 +6,8 @@
  * server/. Siblings: webhooks/ (the receiver kit, Node), msw/ (frontend test handlers), cli/ (the
  * `session-resume-api` command).
  */
-export { createSessionsClient, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_DELAY_MS, DEFAULT_TIMEOUT_MS } from './sessions-client.js';
+export { createSessionsClient } from './sessions-client.js';
 export type { ResumeOptions, SessionsClient, SessionsClientOptions } from './sessions-client.js';
-export { NOT_PAUSED_MARKER } from './outcome.js';
 export type { ResumeOutcome, ResumeOutcomeKind } from './outcome.js';
 export { parseRateLimit } from './rate-limit.js';
 export type { RateLimitInfo } from './rate-limit.js';
@@ -17,6 +16,6 @@ export { SessionsClientError } from './errors.js';
 export { OptionsError } from '@session-resume-api/runtime/options-error';
 export type { SessionsClientErrorCode } from './errors.js';
 export type { FetchLike } from './retry.js';
-export { classifyAddress, isAllowedAddressClass, validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
+export { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 export type { AddressClass, WebhookUrlCheck, WebhookUrlOptions, WebhookUrlProblem } from '@session-resume-api/runtime/webhook-url';
 export type { ErrorBody, ResumeResult } from '@session-resume-api/runtime/types';

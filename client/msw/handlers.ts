@@ -13,7 +13,6 @@ import type { ResumeScenario } from './resume-scenario.js';
 import { resumeScenarios } from './scenarios.generated.js';
 
 export type { ResumeScenario } from './resume-scenario.js';
-export { resumeScenarios } from './scenarios.generated.js';
 
 /** Options of `createResumeHandlers`. */
 export interface ResumeHandlersOptions {

@@ -4,33 +4,24 @@
  * once. This subpath loads no Redis library: the shared Redis store is
  * `session-resume-api/webhooks/redis`.
  */
-export {
-  createWebhookReceiver,
-  DEFAULT_DEDUPE_WINDOW_SECONDS,
-  DEFAULT_MAX_ATTEMPTS,
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_RETRY_DELAY_MS,
-} from './receiver.js';
+export { createWebhookReceiver, DEFAULT_MAX_BODY_BYTES } from './receiver.js';
 export type { EventContext, EventOrder, ReceiverLogger, WebhookReceiver, WebhookReceiverOptions } from './receiver.js';
 export type { FetchHandler } from './web-handler.js';
 export type { HttpAnswer, ReadRequest } from './request-checks.js';
-export { headerValue } from './webhook-headers.js';
-export { readEventTolerantly } from './tolerant-event.js';
-export type { ReceivedEvent, TolerantReading } from './tolerant-event.js';
+export type { ReceivedEvent } from './tolerant-event.js';
 export type { ErrorStatus, ReceiveResult } from './answers.js';
 export type { NodeHandler } from './node-handler.js';
-export { createMemoryEventStore, DEFAULT_MEMORY_CONCURRENCY, DEFAULT_MEMORY_MAX_EVENTS } from './memory-event-store.js';
+export { createMemoryEventStore } from './memory-event-store.js';
 export type { MemoryEventStoreOptions } from './memory-event-store.js';
 export { OptionsError } from '@session-resume-api/runtime/options-error';
 export { StoreUnavailableError } from './store.js';
 export type { DeadLetter, HandlerRun, OrderPoint, ProcessingOptions, ReceiverStore, RecordOutcome, RecordedEvent, SessionPosition } from './store.js';
-export { isOlderPosition } from './store.js';
 export { canonicalJson, dedupeKey, eventNameOf, sessionIdOf } from '@session-resume-api/runtime/event-identity';
 export type { MetricsRegistry } from './metrics-registry.js';
 export { generateUrlToken } from './url-token.js';
-export { createSignatureVerifier, SIGNATURE_TOLERANCE_SECONDS } from './verify-signature.js';
+export { createSignatureVerifier } from './verify-signature.js';
 export type { SignatureVerdict, SignatureVerifier, WebhookHeaders } from './verify-signature.js';
-export { createProbeEvent, isProbeEvent, WEBHOOK_PROBE_EVENT, WEBHOOK_PROBE_SESSION_ID } from '@session-resume-api/runtime/webhook-probe';
+export { createProbeEvent } from '@session-resume-api/runtime/webhook-probe';
 export type { SessionEvent, WebhookAck } from '@session-resume-api/runtime/types';
 export { deliverEvent, DELIVERY_TIMEOUT_MS } from '@session-resume-api/runtime/delivery/deliver-event';
 export type { DeliverEventOptions, DeliveryFailureReason, DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';

@@ -8,8 +8,8 @@ import {
   createMemoryEventStore,
   createWebhookReceiver,
   OptionsError,
-  SIGNATURE_TOLERANCE_SECONDS,
 } from '../../client/webhooks/index.js';
+import { SIGNATURE_TOLERANCE_SECONDS } from '../../client/webhooks/verify-signature.js';
 
 const secret = `whsec_${Buffer.from('k'.repeat(32)).toString('base64')}`;
 

@@ -8,7 +8,7 @@ import { ContractError, contract, specPath } from '@session-resume-api/runtime/c
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createApp, type AppDeps } from '../../../server/app.js';
-import { checkAppContract } from '../../../server/index.js';
+import { checkAppContract } from '../../../server/start-up/contract-self-check.js';
 import { resumeUrl } from '@session-resume-api/runtime/resume-path';
 import { createMemorySessionStore } from '../../../server/sessions/memory-session-store.js';
 import { StoreUnavailableError } from '../../../server/errors/store-errors.js';
