@@ -1,0 +1,102 @@
+/**
+ * The API report of each package entry (api/<entry>.api.md), written by Microsoft's
+ * api-extractor from the declarations the build emits (.ci/build.mjs: <package>/dist/types).
+ * The reports are committed: a change to an exported name or type shows in review as a diff of
+ * them, as `spec:diff` shows a change to the wire.
+ *
+ * Usage: tsx tools/api/api-report.ts [--accept]
+ *   (no flag)  compares each entry with its committed report; exits 1 naming the entries that differ
+ *   --accept   rewrites the committed reports (`npm run api:report`)
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CompilerState, Extractor, ExtractorConfig, ExtractorLogLevel, type IConfigFile } from '@microsoft/api-extractor';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const accept = process.argv.includes('--accept');
+
+/** Report name → the package and the subpath of its `exports` whose `types` the report reads. */
+const ENTRIES = {
+  client: { pkg: 'client', subpath: './client' },
+  webhooks: { pkg: 'client', subpath: './webhooks' },
+  'webhooks-redis': { pkg: 'client', subpath: './webhooks/redis' },
+  msw: { pkg: 'client', subpath: './msw' },
+  sandbox: { pkg: 'client', subpath: './sandbox' },
+  server: { pkg: 'server', subpath: '.' },
+} as const;
+
+/** The built declaration file of one entry, as package.json's `exports` names it. */
+function typesOf(pkg: string, subpath: string): string {
+  const { exports } = JSON.parse(readFileSync(join(root, pkg, 'package.json'), 'utf8')) as { exports: Record<string, { types: string }> };
+  return join(root, pkg, exports[subpath]!.types);
+}
+
+function configOf(name: string, pkg: string, subpath: string): ExtractorConfig {
+  const configObject: IConfigFile = {
+    projectFolder: root,
+    mainEntryPointFilePath: typesOf(pkg, subpath),
+    compiler: {
+      overrideTsconfig: {
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023', 'DOM'], types: ['node'], skipLibCheck: true, strict: true },
+        files: [typesOf(pkg, subpath)],
+      },
+    },
+    apiReport: { enabled: true, reportFileName: name, reportFolder: join(root, 'api'), reportTempFolder: join(root, '.tmp/api') },
+    docModel: { enabled: false },
+    dtsRollup: { enabled: false },
+    tsdocMetadata: { enabled: false },
+    messages: {
+      compilerMessageReporting: { default: { logLevel: ExtractorLogLevel.Warning } },
+      extractorMessageReporting: {
+        default: { logLevel: ExtractorLogLevel.Warning },
+        // A type users meet but cannot import by name (an option's shape, a generated wire type):
+        // listed in the report, where review sees it, rather than printed on every run.
+        'ae-forgotten-export': { logLevel: ExtractorLogLevel.None, addToApiReportFile: true },
+        // Release tags (@public, @beta) are not used: every export is public.
+        'ae-missing-release-tag': { logLevel: ExtractorLogLevel.None },
+        // TSDoc coverage of members is the lint's and the review's; the report pins names and types.
+        'ae-undocumented': { logLevel: ExtractorLogLevel.None },
+        // `@defaultValue {@link DEFAULT_X} (literal)` may name a constant the entry does not
+        // export: the literal is what a reader gets, and test/unit/default-values.test.ts checks it.
+        'ae-unresolved-link': { logLevel: ExtractorLogLevel.None },
+      },
+      tsdocMessageReporting: { default: { logLevel: ExtractorLogLevel.None } },
+    },
+  };
+  return ExtractorConfig.prepare({ configObject, configObjectFullPath: undefined, packageJsonFullPath: join(root, pkg, 'package.json') });
+}
+
+function main(): number {
+  const typescriptCompilerFolder = dirname(fileURLToPath(import.meta.resolve('typescript/package.json')));
+  const changed: string[] = [];
+  let state: CompilerState | undefined;
+  for (const [name, { pkg, subpath }] of Object.entries(ENTRIES)) {
+    const config = configOf(name, pkg, subpath);
+    // One program for every entry: the declarations are parsed once.
+    state ??= CompilerState.create(config, { additionalEntryPoints: Object.values(ENTRIES).map((e) => typesOf(e.pkg, e.subpath)) });
+    const result = Extractor.invoke(config, { localBuild: accept, compilerState: state, typescriptCompilerFolder, messageCallback: quietInfo });
+    if (result.apiReportChanged) changed.push(name);
+    if (!result.succeeded && !result.apiReportChanged) {
+      console.error(`api-extractor failed on ${name}: ${result.errorCount} errors, ${result.warningCount} warnings`);
+      return 1;
+    }
+  }
+  if (changed.length === 0) return 0;
+  if (accept) {
+    console.log(`api/: rewrote ${changed.map((n) => `${n}.api.md`).join(', ')}; commit them with the change.`);
+    return 0;
+  }
+  console.error(
+    `The public API changed: ${changed.map((n) => `api/${n}.api.md`).join(', ')} differ from the build (new text in .tmp/api/). ` +
+      'If the change is meant, run `npm run api:report` and commit the reports (docs/contributing.md#the-api-reports).',
+  );
+  return 1;
+}
+
+/** api-extractor's progress lines ("Analysis will use…") say nothing a run needs. */
+function quietInfo(message: { logLevel: ExtractorLogLevel; handled: boolean }): void {
+  if (message.logLevel === ExtractorLogLevel.Info || message.logLevel === ExtractorLogLevel.Verbose) message.handled = true;
+}
+
+process.exitCode = main();
