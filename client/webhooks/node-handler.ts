@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ReceiveResult } from './answers.js';
+import type { ReceiverLogger } from './receiver-options.js';
 import { ANSWER_HEADERS, checkRequestLine, tooLarge, UNEXPECTED_FAILURE, type RequestLimits } from './request-checks.js';
 
 /** A request handler for node:http and express (a `next` argument is accepted and never called). */
@@ -12,6 +13,8 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (er
 
 interface AdapterOptions extends RequestLimits {
   receive(rawBody: string | Uint8Array, headers: IncomingMessage['headers']): Promise<ReceiveResult>;
+  /** Where a failure answered 500 is logged. */
+  logger?: ReceiverLogger | undefined;
 }
 
 /** Reads the request body up to `limit` bytes; resolves 'too_large' as soon as it is exceeded. */
@@ -62,7 +65,7 @@ function send(res: ServerResponse, result: ReceiveResult): void {
 }
 
 /** Builds the adapter over `receive`. */
-export function createNodeHandler({ receive, urlToken, maxBodyBytes }: AdapterOptions): NodeHandler {
+export function createNodeHandler({ receive, urlToken, maxBodyBytes, logger }: AdapterOptions): NodeHandler {
   return (req, res) => {
     void (async () => {
       // express keeps the full path in originalUrl when the route is mounted under a prefix.
@@ -81,8 +84,11 @@ export function createNodeHandler({ receive, urlToken, maxBodyBytes }: AdapterOp
       (result) => {
         if (result) send(res, result);
       },
-      // Not reachable by input (receive never throws); answer so that the sender retries.
-      () => send(res, UNEXPECTED_FAILURE),
+      // Not reachable by input (receive never throws): logged, and answered so that the sender retries.
+      (err: unknown) => {
+        logger?.error?.({ err }, 'webhook receiver failed; answered 503 so that the sender retries');
+        send(res, UNEXPECTED_FAILURE);
+      },
     );
   };
 }

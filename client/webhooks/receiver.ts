@@ -66,8 +66,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   let closing: Promise<void> | undefined;
   return {
     receive: counted,
-    handler: createNodeHandler({ receive: counted, urlToken, maxBodyBytes }),
-    fetch: createFetchHandler({ receive: counted, urlToken, maxBodyBytes }),
+    handler: createNodeHandler({ receive: counted, urlToken, maxBodyBytes, logger }),
+    fetch: createFetchHandler({ receive: counted, urlToken, maxBodyBytes, logger }),
     answer: async (request) => {
       const result = checkRequestLine({ method: request.method, url: request.url, contentLength: undefined }, { urlToken, maxBodyBytes }) ?? (await counted(request.body ?? '', request.headers));
       return { ...result, headers: ANSWER_HEADERS[result.status] };

@@ -4,6 +4,7 @@
  * Cloudflare Workers). The same checks and answers as the Node adapter; web-platform APIs only.
  */
 import type { ReceiveResult } from './answers.js';
+import type { ReceiverLogger } from './receiver-options.js';
 import { ANSWER_HEADERS, checkRequestLine, tooLarge, UNEXPECTED_FAILURE, type RequestLimits } from './request-checks.js';
 import type { WebhookHeaders } from './webhook-headers.js';
 
@@ -12,6 +13,8 @@ export type FetchHandler = (request: Request) => Promise<Response>;
 
 interface WebAdapterOptions extends RequestLimits {
   receive(rawBody: string | Uint8Array, headers: WebhookHeaders): Promise<ReceiveResult>;
+  /** Where a failure answered 500 is logged. */
+  logger?: ReceiverLogger | undefined;
 }
 
 /**
@@ -34,6 +37,7 @@ async function readBody(request: Request, limit: number): Promise<Uint8Array | '
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
+      // A stream that cannot be cancelled has already failed or ended: the 413 stands either way.
       await reader.cancel().catch(() => {});
       return 'too_large';
     }
@@ -65,7 +69,7 @@ export function toResponse(result: ReceiveResult): Response {
 }
 
 /** Builds `fetch(request)` over the core's `receive`. */
-export function createFetchHandler({ receive, urlToken, maxBodyBytes }: WebAdapterOptions): FetchHandler {
+export function createFetchHandler({ receive, urlToken, maxBodyBytes, logger }: WebAdapterOptions): FetchHandler {
   return async (request) => {
     try {
       // The URL is parsed only when a token is to be checked in it.
@@ -74,8 +78,9 @@ export function createFetchHandler({ receive, urlToken, maxBodyBytes }: WebAdapt
       if (refused) return toResponse(refused);
       const body = await readBody(request, maxBodyBytes);
       return toResponse(body === 'too_large' ? tooLarge(maxBodyBytes) : await receive(body, request.headers));
-    } catch {
+    } catch (err) {
       // The body stream failed (the client went away) or something no input can cause.
+      logger?.error?.({ err }, 'webhook receiver failed; answered 503 so that the sender retries');
       return toResponse(UNEXPECTED_FAILURE);
     }
   };
