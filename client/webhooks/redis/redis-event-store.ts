@@ -46,7 +46,7 @@ const EVENTS_MAX_LEN = 100;
  * The store's connections: its own (recording, its scripts), BullMQ's queue connection, and a
  * promise of both being ready with Redis's time read once.
  */
-function openConnections(connect: ReturnType<typeof checkOptions>, keys: StoreKeys, queueName: string, recordTimeoutMs: number) {
+function openConnections(connect: ReturnType<typeof checkOptions>, keys: StoreKeys, queueName: string, recordTimeoutMs: number, onQueueError: (error: Error) => void) {
   // Request path: fail fast while Redis is down (no offline queue) or hung (command timeout),
   // so the answer is a quick 503 and never a 200 for an unrecorded event. No auto-pipelining:
   // the deliveries of one turn share one command already (record-batch.ts), and a pipeline
@@ -59,7 +59,7 @@ function openConnections(connect: ReturnType<typeof checkOptions>, keys: StoreKe
   // server. BullMQ on a cluster needs its keys in one slot, so the queue prefix is the hash tag.
   const queueConnection = connect({ role: 'blocking' });
   const queue: QueueType<BatchData> = new libs.Queue<BatchData>(queueName, { connection: queueConnection, prefix: keys.bullPrefix, streams: { events: { maxLen: EVENTS_MAX_LEN } } });
-  queue.on('error', () => {});
+  queue.on('error', onQueueError);
   const clock = createRedisClock();
   // Without an offline queue, a command sent while a cluster node's connection is still opening
   // fails: the record path starts once every primary's connection is open.
@@ -103,7 +103,12 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
   const connect = checkOptions(options ?? {}, libs);
   const { prefix, queueName, recordTimeoutMs, process: runWorker, ...o } = withDefaults(options);
   const keys = storeKeys(prefix, queueName);
-  const { store, queueConnection, queue, clock, ready } = openConnections(connect, keys, queueName, recordTimeoutMs);
+  // Reported through the receiver's logger once a receiver started the store; the connection
+  // keeps retrying, so a Redis still down by then is reported again.
+  let report: ProcessingOptions['onStoreError'];
+  const { store, queueConnection, queue, clock, ready } = openConnections(connect, keys, queueName, recordTimeoutMs, (error) =>
+    report?.(error, 'receiver queue: Redis connection error'),
+  );
   let isReady = false;
   void ready.then(() => (isReady = true));
   const connectWorker = () => connect({ role: 'blocking' });
@@ -126,6 +131,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
       if (started) throw new Error('createRedisEventStore: start() was called twice; one store serves one receiver');
       const windowMs = Math.round(p.windowSeconds * 1000);
       started = { windowMs, bucketMs: Math.max(1, Math.ceil(windowMs / BUCKETS_PER_WINDOW)) };
+      report = p.onStoreError;
       processing.start(p, started.bucketMs, runWorker);
     },
 
