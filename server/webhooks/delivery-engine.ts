@@ -235,13 +235,13 @@ function judge(result: DeliveryResult, at: string, schedule: readonly number[], 
 
 function report(log: Logger, observer: DeliveryObserver | undefined, job: QueuedEvent, outcome: AttemptOutcome, attempts: number): void {
   const fields = { ...identity(job.payload), webhookId: job.id, attempt: job.attemptsMade + 1, attempts, durationMs: outcome.attempt.durationMs };
-  safely(() => observer?.attempt?.(outcome.attempt));
+  safely(log, () => observer?.attempt?.(outcome.attempt));
   const { next } = outcome;
   if (next.kind === 'delivered') {
     log.info({ ...fields, status: outcome.attempt.status }, 'webhook delivered');
     const created = Date.parse(job.payload.timestamp);
     const seconds = (Date.now() - (Number.isFinite(created) ? created : job.queuedAt)) / 1000;
-    safely(() => observer?.delivered?.(Math.max(0, seconds)));
+    safely(log, () => observer?.delivered?.(Math.max(0, seconds)));
     return;
   }
   const failure = { ...fields, result: outcome.attempt.result, status: outcome.attempt.status, detail: outcome.detail };
@@ -250,12 +250,12 @@ function report(log: Logger, observer: DeliveryObserver | undefined, job: Queued
   else log.error(failure, `webhook delivery failed ${fields.attempt} times; moved to the dead-letter list`);
 }
 
-/** An observer must never break a delivery. */
-function safely(call: () => void): void {
+/** An observer must never break a delivery: one that throws is logged, and the delivery goes on. */
+function safely(log: Logger, call: () => void): void {
   try {
     call();
-  } catch {
-    // The observer contract says it never throws; one that does is ignored.
+  } catch (err) {
+    log.error({ err }, 'webhook delivery observer threw; the delivery goes on');
   }
 }
 

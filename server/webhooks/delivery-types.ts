@@ -49,7 +49,7 @@ export interface DeliveryRecord {
 /** Events per state (`webhooks stats --json` prints this shape). */
 export type DeliveryStats = Record<DeliveryState, number>;
 
-/** Hooks the engine calls as it works; metrics implement them. Each must return at once and never throw. */
+/** Hooks the engine calls as it works; metrics implement them. Each must return at once; one that throws is logged and the delivery goes on. */
 export interface DeliveryObserver {
   /** After every attempt. */
   attempt?(attempt: DeliveryAttempt): void;
