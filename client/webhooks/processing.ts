@@ -42,8 +42,9 @@ export function failureReporter(o: ResolvedReceiverOptions, logger: ReceiverLogg
   return (error: unknown, recorded: RecordedEvent, final: boolean) => {
     try {
       report(error, { ...contextOf(recorded), event: recorded.event, final });
-    } catch {
-      // a throwing onError must not stop the queue
+    } catch (err) {
+      // A throwing onError must not stop the queue; it is logged instead.
+      logger?.error?.({ err, id: recorded.id }, 'onError threw while reporting a failed event');
     }
   };
 }

@@ -69,7 +69,7 @@ export interface HandlerRun {
 }
 
 /**
- * Runs one processing attempt and reports it to `onHandlerRun` (whose own throw is ignored);
+ * Runs one processing attempt and reports it to `onHandlerRun` (whose own throw goes to `onStoreError`);
  * the attempt's error is rethrown for the store's retry logic.
  */
 export async function runHandler(p: ProcessingOptions, recorded: RecordedEvent): Promise<void> {
@@ -77,8 +77,9 @@ export async function runHandler(p: ProcessingOptions, recorded: RecordedEvent):
   const report = (result: HandlerRun['result']) => {
     try {
       p.onHandlerRun?.({ result, recorded, durationMs: performance.now() - started });
-    } catch {
-      // an observer must not change the outcome of processing
+    } catch (err) {
+      // An observer must not change the outcome of processing.
+      p.onStoreError?.(err, 'receiver: onHandlerRun threw; processing goes on');
     }
   };
   try {

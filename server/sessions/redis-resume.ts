@@ -84,6 +84,7 @@ export async function resumeOnRedis(context: RedisResumeContext, id: string, opt
   // Redis this ZREM follows the ZADD on the same connection, so it also clears an intent
   // whose ZADD timed out here and runs late.
   const dropIntent = () => {
+    // Failing here leaves the intent for the relay, which drops an intent without its event.
     if (events) void client.zrem(keys.intents, intent).catch(() => undefined);
   };
   const bound = await claimWithIntent(context, id, options, intent).catch((err: unknown) => {

@@ -66,6 +66,7 @@ function openConnections(connect: ReturnType<typeof checkOptions>, keys: StoreKe
   const connected = new Promise<void>((resolve) => (store.status === 'ready' ? resolve() : store.once('ready', () => resolve()))).then(() => openPrimaries(store));
   // Ready: connected, BullMQ ready, and Redis's time read (the record path states deadlines in it).
   const ready = Promise.all([queue.waitUntilReady(), connected.then(async () => clock.observe(timeMs(await store.sraTime(keys.inbox))))]).then(() => undefined);
+  // Not an unhandled rejection: a failure reaches the caller of `record`, which awaits `ready`.
   ready.catch(() => {});
   return { store, queueConnection, queue, clock, ready };
 }
