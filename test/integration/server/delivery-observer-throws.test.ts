@@ -8,7 +8,9 @@ import { waitFor } from '../../helpers/wait-for.js';
 
 let receiver: HttpsReceiver;
 beforeAll(async () => {
-  receiver = await startHttpsReceiver((_request, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  receiver = await startHttpsReceiver((_request, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  });
 });
 afterAll(() => receiver.close());
 
