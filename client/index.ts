@@ -2,8 +2,8 @@
  * Package session-resume-api, entry `./client`: the typed client. Browser-safe: nothing reachable
  * from here imports a Node built-in (test/unit/boundaries.test.ts).
  *
- * Where it sits: over spec/ (wire types, the URL rules, backoff, the resume path); never imports
- * server/. Siblings: webhooks/ (the receiver kit, Node), msw/ (frontend test handlers), cli/ (the
+ * Where it sits: over the shared runtime (runtime/: wire types generated from spec/, the URL
+ * rules, backoff, the resume path), bundled in at build; never imports server/. Siblings: webhooks/ (the receiver kit, Node), msw/ (frontend test handlers), cli/ (the
  * `session-resume-api` command).
  */
 export { createSessionsClient } from './sessions-client.js';

@@ -1,7 +1,7 @@
 /**
- * Exponential backoff with full jitter, the one formula both sides use: the client between
- * resume attempts, the service between webhook deliveries when no fixed schedule applies.
- * Browser-safe.
+ * Exponential backoff, the one formula of the packages: with full jitter for the client
+ * between resume attempts, without it for the receiver's memory store between handler
+ * attempts (as BullMQ's `exponential` backoff does on the Redis store). Browser-safe.
  */
 
 /** Growth factor of the backoff between attempts. */
@@ -17,6 +17,15 @@ export interface BackoffPolicy {
 
 /**
  * Delay in ms before the attempt that follows failed attempt number `failedAttempt` (1-based):
+ * `baseDelayMs × 2^(failedAttempt − 1)`.
+ * @example exponentialDelayMs(3, 1000) // 4000
+ */
+export function exponentialDelayMs(failedAttempt: number, baseDelayMs: number): number {
+  return baseDelayMs * BACKOFF_FACTOR ** Math.max(0, failedAttempt - 1);
+}
+
+/**
+ * Delay in ms before the attempt that follows failed attempt number `failedAttempt` (1-based):
  * uniform in [0, min(maxDelayMs, baseDelayMs × 2^(failedAttempt − 1))) ("full jitter"), so that
  * many callers failing together do not retry together.
  *
@@ -26,6 +35,6 @@ export interface BackoffPolicy {
  * @example fullJitterDelayMs(3, { baseDelayMs: 1000, maxDelayMs: 60_000 }) // in [0, 4000)
  */
 export function fullJitterDelayMs(failedAttempt: number, policy: BackoffPolicy, random: () => number = Math.random): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * BACKOFF_FACTOR ** Math.max(0, failedAttempt - 1));
+  const ceiling = Math.min(policy.maxDelayMs, exponentialDelayMs(failedAttempt, policy.baseDelayMs));
   return Math.floor(random() * ceiling);
 }

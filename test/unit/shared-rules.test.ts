@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { exponentialDelayMs } from '@session-resume-api/runtime/backoff';
 import { isBearerToken } from '@session-resume-api/runtime/bearer-token';
 import { parseHostPort } from '@session-resume-api/runtime/host-port';
 import { checkInteger, isIntegerIn, OptionsError, parseWholeNumber } from '@session-resume-api/runtime/options-error';
@@ -55,6 +56,12 @@ describe('the whsec_ secret', () => {
 
   it('agrees with Buffer on the number of bytes for any key length (property)', () => {
     fc.assert(fc.property(fc.uint8Array({ maxLength: 80 }), (key) => isWebhookSecret(`whsec_${Buffer.from(key).toString('base64')}`) === key.length >= WEBHOOK_SECRET_MIN_BYTES));
+  });
+});
+
+describe('one backoff', () => {
+  it('doubles from the base per failed attempt, as BullMQ\'s exponential backoff does', () => {
+    expect([1, 2, 3, 4].map((n) => exponentialDelayMs(n, 1000))).toEqual([1000, 2000, 4000, 8000]);
   });
 });
 

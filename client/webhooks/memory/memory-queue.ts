@@ -2,6 +2,7 @@
  * The processing side of the memory store: a queue run with bounded concurrency, retries with
  * exponential backoff, dead letters, and a close that waits for the attempts under way.
  */
+import { exponentialDelayMs } from '@session-resume-api/runtime/backoff';
 import { runHandler, type ProcessingOptions, type RecordedEvent } from '../store.js';
 import { later } from './later.js';
 import type { Entry } from './memory-records.js';
@@ -82,9 +83,8 @@ async function attempt(entry: Entry, p: ProcessingOptions, queue: AttemptContext
   } catch (error) {
     entry.error = error instanceof Error ? error.message : String(error);
     const final = entry.attemptsMade >= p.maxAttempts || queue.closed();
-    // Retry with exponential backoff: retryDelayMs, 2×, 4×, ...
     if (final) entry.state = 'dead';
-    else queue.retryLater(entry, p.retryDelayMs * 2 ** (entry.attemptsMade - 1));
+    else queue.retryLater(entry, exponentialDelayMs(entry.attemptsMade, p.retryDelayMs));
     p.onFailure(error, recorded, final);
   }
 }
