@@ -55,7 +55,7 @@ export interface BullmqQueueOptions {
   stalledIntervalMs?: number;
   /**
    * Delivered jobs kept with their history.
-   * @defaultValue {@link KEEP_DELIVERED} (1000 jobs, at most 3600 s)
+   * @defaultValue {@link KEEP_DELIVERED}`.count` (1000 jobs, at most 3600 s)
    */
   keepDelivered?: { count: number; ageSeconds: number };
   /**

@@ -34,7 +34,7 @@ export interface MemoryQueueOptions {
   maxPending?: number;
   /**
    * Delivered events kept with their history.
-   * @defaultValue {@link KEEP_DELIVERED} (1000, each at most 3600 s)
+   * @defaultValue {@link KEEP_DELIVERED}`.count` (1000, each at most 3600 s)
    */
   keepDelivered?: number;
   /**
