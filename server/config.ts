@@ -9,7 +9,7 @@ import { redactUrl } from '@session-resume-api/runtime/redact-url';
 import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
 import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 import { parseHostPort } from '@session-resume-api/runtime/host-port';
-import { parseWholeNumber } from '@session-resume-api/runtime/options-error';
+import { OptionsError, parseWholeNumber } from '@session-resume-api/runtime/options-error';
 import { DEFAULT_REDIS_KEY_PREFIX } from './redis/redis-keys.js';
 import { DEFAULT_MAX_SESSIONS } from './sandbox/sandbox-worlds.js';
 import { DEFAULT_IDEMPOTENCY_MAX_KEYS, IDEMPOTENCY_TTL_SECONDS } from './sessions/session-store.js';
@@ -84,11 +84,6 @@ export interface ConfigFlags {
   sandbox?: boolean;
 }
 
-/** Thrown for an unusable environment; the message names the variable and what to fix. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
 /** The environment shape `loadConfig` reads. */
 export type Env = Record<string, string | undefined>;
 
@@ -145,7 +140,7 @@ export const ENVIRONMENT = {
   NODE_ENV: { default: 'unset', meaning: 'production turns VALIDATE_RESPONSES off by default' },
 } as const satisfies Record<string, EnvVariable>;
 
-/** Reads and checks the configuration; throws `ConfigError` for the first problem found. */
+/** Reads and checks the configuration; throws `OptionsError` (`option` names the variable) for the first problem found. */
 export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
   const sandbox = flags.sandbox === true;
   refuseBlank(env);
@@ -188,7 +183,7 @@ const REFUSED_WHEN_BLANK = {
 function refuseBlank(env: Env): void {
   for (const [name, unset] of Object.entries(REFUSED_WHEN_BLANK)) {
     if (env[name] !== undefined && env[name].trim() === '') {
-      throw new ConfigError(`${name} is set but blank: give it a value, or unset it for ${unset}.`);
+      throw new OptionsError(`${name} is set but blank: give it a value, or unset it for ${unset}.`, { option: name });
     }
   }
 }
@@ -214,7 +209,7 @@ function createEnvReader(env: Env): EnvReader {
       const raw = text(name);
       if (raw === undefined) return fallback;
       const value = parseWholeNumber(raw, { min, max });
-      if (value === undefined) throw new ConfigError(`${name}=${raw} must be a whole number from ${min} to ${max}.`);
+      if (value === undefined) throw new OptionsError(`${name}=${raw} must be a whole number from ${min} to ${max}.`, { option: name });
       return value;
     },
     list: (name) =>
@@ -233,7 +228,7 @@ function listenSettings(read: EnvReader, sandbox: boolean): Pick<ServerConfig, '
   const host = read.text('HOST') ?? ENVIRONMENT.HOST.default;
   if (/[[\]\s/]/.test(host)) {
     // Node's listen() takes a bare address: "[::1]" would fail later as an unknown host.
-    throw new ConfigError(`HOST=${host} must be a bare address or host name (for IPv6 without brackets, e.g. ::1).`);
+    throw new OptionsError(`HOST=${host} must be a bare address or host name (for IPv6 without brackets, e.g. ::1).`, { option: 'HOST' });
   }
   return { port, portVariable, host };
 }
@@ -242,14 +237,14 @@ function apiKeySettings(read: EnvReader): Pick<ServerConfig, 'apiKeys' | 'apiKey
   const configuredKeys = read.list('API_KEYS');
   // Set but holding no key (" , "): a typo, never a request for a random key.
   if (read.env.API_KEYS !== undefined && configuredKeys.length === 0) {
-    throw new ConfigError('API_KEYS is set but holds no key: give comma-separated keys, or leave it unset for a generated development key.');
+    throw new OptionsError('API_KEYS is set but holds no key: give comma-separated keys, or leave it unset for a generated development key.', { option: 'API_KEYS' });
   }
   const apiKeyGenerated = configuredKeys.length === 0;
   const apiKeys = apiKeyGenerated ? [`dev_${randomBytes(18).toString('base64url')}`] : configuredKeys;
   const badKey = apiKeys.find((key) => !isBearerToken(key));
   if (badKey !== undefined) {
     // RFC 6750 §2.1 b64token: anything else could never be sent in a Bearer header.
-    throw new ConfigError(`API_KEYS holds a key with characters a Bearer token cannot carry (allowed: ${BEARER_TOKEN_CHARACTERS}).`);
+    throw new OptionsError(`API_KEYS holds a key with characters a Bearer token cannot carry (allowed: ${BEARER_TOKEN_CHARACTERS}).`, { option: 'API_KEYS' });
   }
   return { apiKeys, apiKeyGenerated };
 }
@@ -259,12 +254,12 @@ type RedisSettings = Pick<ServerConfig, 'redisUrl' | 'redisClusterNodes' | 'redi
 function redisSettings(read: EnvReader, sandbox: boolean): RedisSettings {
   const redisUrl = read.text('REDIS_URL');
   if (redisUrl && sandbox) {
-    throw new ConfigError('REDIS_URL is set, but the sandbox keeps its worlds in memory: unset REDIS_URL to run --sandbox.');
+    throw new OptionsError('REDIS_URL is set, but the sandbox keeps its worlds in memory: unset REDIS_URL to run --sandbox.', { option: 'REDIS_URL' });
   }
   if (redisUrl) parseRedisUrl(redisUrl);
   const redisClusterNodes = clusterNodes(read.list('REDIS_CLUSTER_NODES'));
   if (redisUrl && redisClusterNodes) {
-    throw new ConfigError('Set REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both.');
+    throw new OptionsError('Set REDIS_URL (one Redis) or REDIS_CLUSTER_NODES (a Redis Cluster), not both.', { option: 'REDIS_URL' });
   }
   return {
     ...(redisUrl ? { redisUrl } : {}),
@@ -292,21 +287,23 @@ export interface RedisUrlParts {
  */
 export function parseRedisUrl(raw: string, name = 'REDIS_URL'): RedisUrlParts {
   const shown = redactUrl(raw);
-  if (!/^rediss?:\/\//i.test(raw)) throw new ConfigError(`${name}=${shown} must start with redis:// or rediss://.`);
+  if (!/^rediss?:\/\//i.test(raw)) throw new OptionsError(`${name}=${shown} must start with redis:// or rediss://.`, { option: name });
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(
+    // No cause: URL's error carries the input, and with it the password.
+    throw new OptionsError(
       `${name}=${shown} is not a valid URL: check the port (1 to 65535), that an IPv6 address is in brackets (redis://[::1]:6379) and that a password's @ : / are percent-encoded.`,
+      { option: name },
     );
   }
-  if (!url.hostname) throw new ConfigError(`${name}=${shown} has no host: give one, e.g. redis://127.0.0.1:6379 (or unset ${name} for the in-memory store).`);
-  if (url.port === '0') throw new ConfigError(`${name}=${shown}: port 0 is not a Redis port (1 to 65535).`);
+  if (!url.hostname) throw new OptionsError(`${name}=${shown} has no host: give one, e.g. redis://127.0.0.1:6379 (or unset ${name} for the in-memory store).`, { option: name });
+  if (url.port === '0') throw new OptionsError(`${name}=${shown}: port 0 is not a Redis port (1 to 65535).`, { option: name });
   const path = url.pathname === '/' ? '' : url.pathname.slice(1);
   const dbText = path || url.searchParams.get('db') || '0';
   const db = parseWholeNumber(dbText, { min: 0, max: 99_999 });
-  if (db === undefined) throw new ConfigError(`${name}=${shown}: the database after the host must be a number, e.g. redis://127.0.0.1:6379/0.`);
+  if (db === undefined) throw new OptionsError(`${name}=${shown}: the database after the host must be a number, e.g. redis://127.0.0.1:6379/0.`, { option: name });
   return { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : 6379, db, tls: url.protocol === 'rediss:' };
 }
 
@@ -319,7 +316,7 @@ function webhookSettings(read: EnvReader, sandbox: boolean): Pick<ServerConfig, 
   const settings = webhookInsecureLocalhost ? { webhookInsecureLocalhost } : {};
   if (!webhookUrl) {
     const orphan = WEBHOOK_DELIVERY_VARIABLES.find((name) => read.text(name) !== undefined);
-    if (orphan) throw new ConfigError(`${orphan} is set but WEBHOOK_URL is not, so no event would be delivered: set WEBHOOK_URL, or unset ${orphan}.`);
+    if (orphan) throw new OptionsError(`${orphan} is set but WEBHOOK_URL is not, so no event would be delivered: set WEBHOOK_URL, or unset ${orphan}.`, { option: orphan });
     return settings;
   }
   const allowPrivate = read.flag('WEBHOOK_ALLOW_PRIVATE');
@@ -331,7 +328,7 @@ function webhookSettings(read: EnvReader, sandbox: boolean): Pick<ServerConfig, 
     allowLoopbackHttp: sandbox || webhookInsecureLocalhost,
     loopbackHttpHint: 'For a receiver on a loopback host, set WEBHOOK_INSECURE_LOCALHOST=1 (local testing only).',
   });
-  if (!check.ok) throw new ConfigError(`WEBHOOK_URL is refused: ${check.reason}`);
+  if (!check.ok) throw new OptionsError(`WEBHOOK_URL is refused: ${check.reason}`, { option: 'WEBHOOK_URL' });
   const caFile = read.text('WEBHOOK_CA_FILE');
   const concurrency = read.integer('WEBHOOK_CONCURRENCY', ENVIRONMENT.WEBHOOK_CONCURRENCY.default, 1, 1000);
   const insecureLocalhost = check.url.protocol === 'http:';
@@ -355,7 +352,7 @@ function httpSettings(read: EnvReader, sandbox: boolean): Pick<ServerConfig, 'me
   const corsOrigins = read.list('CORS_ORIGINS').length || !sandbox ? read.list('CORS_ORIGINS') : ['*'];
   for (const origin of corsOrigins) {
     if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
-      throw new ConfigError(`CORS_ORIGINS entry "${origin}" must be an origin like https://app.example.org (no path) or *.`);
+      throw new OptionsError(`CORS_ORIGINS entry "${origin}" must be an origin like https://app.example.org (no path) or *.`, { option: 'CORS_ORIGINS' });
     }
   }
   return { ...(metricsPort === undefined ? {} : { metricsPort }), ...(rateLimit ? { rateLimit } : {}), corsOrigins };
@@ -363,7 +360,7 @@ function httpSettings(read: EnvReader, sandbox: boolean): Pick<ServerConfig, 'me
 
 function logSettings(read: EnvReader): Pick<ServerConfig, 'logLevel' | 'validateResponses'> {
   const logLevel = read.text('LOG_LEVEL') ?? ENVIRONMENT.LOG_LEVEL.default;
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL=${logLevel} must be one of ${LOG_LEVELS.join(', ')}.`);
+  if (!LOG_LEVELS.includes(logLevel)) throw new OptionsError(`LOG_LEVEL=${logLevel} must be one of ${LOG_LEVELS.join(', ')}.`, { option: 'LOG_LEVEL' });
   const validateResponses = read.text('VALIDATE_RESPONSES') === undefined ? read.text('NODE_ENV') !== 'production' : read.flag('VALIDATE_RESPONSES');
   return { logLevel, validateResponses };
 }
@@ -379,9 +376,8 @@ function clusterNodes(entries: string[]): string[] | undefined {
   if (entries.length === 0) return undefined;
   for (const entry of entries) {
     if (!parseHostPort(entry)) {
-      throw new ConfigError(
-        `REDIS_CLUSTER_NODES entry "${entry}" must be host:port (for example 10.0.0.5:7000 or [::1]:7000), comma-separated, no scheme.`,
-      );
+      throw new OptionsError(
+        `REDIS_CLUSTER_NODES entry "${entry}" must be host:port (for example 10.0.0.5:7000 or [::1]:7000), comma-separated, no scheme.`, { option: 'REDIS_CLUSTER_NODES' });
     }
   }
   return entries;
@@ -394,12 +390,12 @@ function clusterNodes(entries: string[]): string[] | undefined {
 function webhookSecrets(text: string | undefined): string[] | undefined {
   if (text === undefined) return undefined;
   const secrets = text.split(',').map((s) => s.trim());
-  if (secrets.some((s) => s === '')) throw new ConfigError('WEBHOOK_SECRET is refused: it has a blank entry; give whsec_ secrets separated by single commas.');
-  if (new Set(secrets).size !== secrets.length) throw new ConfigError('WEBHOOK_SECRET is refused: a secret is listed twice.');
+  if (secrets.some((s) => s === '')) throw new OptionsError('WEBHOOK_SECRET is refused: it has a blank entry; give whsec_ secrets separated by single commas.', { option: 'WEBHOOK_SECRET' });
+  if (new Set(secrets).size !== secrets.length) throw new OptionsError('WEBHOOK_SECRET is refused: a secret is listed twice.', { option: 'WEBHOOK_SECRET' });
   try {
     createWebhookHeaders({ secret: secrets });
   } catch (err) {
-    throw new ConfigError(`WEBHOOK_SECRET is refused: ${(err as Error).message}`);
+    throw new OptionsError(`WEBHOOK_SECRET is refused: ${(err as Error).message}`, { option: 'WEBHOOK_SECRET', cause: err });
   }
   return secrets;
 }
@@ -413,7 +409,7 @@ function webhookDelivery(read: EnvReader) {
     try {
       schedule = parseRetrySchedule(scheduleText);
     } catch (err) {
-      throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE=${scheduleText}: ${(err as Error).message}`);
+      throw new OptionsError(`WEBHOOK_RETRY_SCHEDULE=${scheduleText}: ${(err as Error).message}`, { option: 'WEBHOOK_RETRY_SCHEDULE', cause: err });
     }
   }
   const worker = read.env.WEBHOOK_WORKER === undefined ? true : read.flag('WEBHOOK_WORKER');
@@ -425,5 +421,5 @@ function flag(env: Env, name: string): boolean {
   const raw = env[name]?.trim().toLowerCase();
   if (!raw || ['0', 'false', 'no'].includes(raw)) return false;
   if (['1', 'true', 'yes'].includes(raw)) return true;
-  throw new ConfigError(`${name}=${env[name]} must be 1 or 0.`);
+  throw new OptionsError(`${name}=${env[name]} must be 1 or 0.`, { option: name });
 }

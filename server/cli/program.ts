@@ -7,8 +7,9 @@
  * (server/cli/seed-command.ts).
  */
 import { Command, CommanderError, Help } from 'commander';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createProcessLogger } from '../start-up/process-logger.js';
-import { ConfigError, loadConfig, redisTargetOf, SANDBOX_FLAG_HELP, type Env, type ServerConfig } from '../config.js';
+import { loadConfig, redisTargetOf, SANDBOX_FLAG_HELP, type Env, type ServerConfig } from '../config.js';
 import { SERVER_VERSION } from '../version.js';
 import { renderEnvironmentHelp } from './environment-help.js';
 import type { RedisTarget } from '../redis/create-redis-connection.js';
@@ -82,7 +83,7 @@ function listEveryCommand(program: Command): void {
 function redisConfig(env: Env): ServerConfig & { target: RedisTarget } {
   const config = loadConfig(env);
   const target = redisTargetOf(config);
-  if (!target) throw new ConfigError('The worker and the webhooks commands run on Redis: set REDIS_URL or REDIS_CLUSTER_NODES.');
+  if (!target) throw new OptionsError('The worker and the webhooks commands run on Redis: set REDIS_URL or REDIS_CLUSTER_NODES.', { option: 'REDIS_URL' });
   return { ...config, target };
 }
 
@@ -102,7 +103,7 @@ async function withRedisDelivery(config: ReturnType<typeof redisConfig>, io: Cli
 
 /** Delivers webhooks (and runs the outbox relay) on Redis without serving HTTP, until SIGTERM or SIGINT. */
 async function runWorker(config: ReturnType<typeof redisConfig>): Promise<number> {
-  if (!config.webhook) throw new ConfigError('A worker delivers webhooks: set WEBHOOK_URL.');
+  if (!config.webhook) throw new OptionsError('A worker delivers webhooks: set WEBHOOK_URL.', { option: 'WEBHOOK_URL' });
   const logger = createProcessLogger({ level: config.logLevel, service: 'session-resume-api-worker' });
   const storeLine = storeStartUpLine(config);
   logger.info(storeLine.fields, storeLine.message);

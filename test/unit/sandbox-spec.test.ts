@@ -3,8 +3,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { parse } from 'yaml';
-import { ConfigError, loadConfig } from '../../server/config.js';
+import { loadConfig } from '../../server/config.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const doc = parse(readFileSync(join(root, 'spec/sandbox.yaml'), 'utf8')) as Record<string, unknown>;
@@ -49,7 +50,7 @@ describe('loadConfig with --sandbox', () => {
 
   it('accepts an http:// loopback WEBHOOK_URL in sandbox mode only, and refuses REDIS_URL there', () => {
     expect(loadConfig({ WEBHOOK_URL: 'http://localhost:8080/h' }, { sandbox: true }).webhook?.url).toBe('http://localhost:8080/h');
-    expect(() => loadConfig({ WEBHOOK_URL: 'http://localhost:8080/h' })).toThrow(ConfigError);
+    expect(() => loadConfig({ WEBHOOK_URL: 'http://localhost:8080/h' })).toThrow(OptionsError);
     expect(() => loadConfig({ WEBHOOK_URL: 'http://10.1.2.3/h' }, { sandbox: true })).toThrow(/WEBHOOK_URL is refused/);
     expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }, { sandbox: true })).toThrow(/unset REDIS_URL/);
   });

@@ -4,14 +4,15 @@
  * variable, when it is not a whole number.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, redisTargetOf } from '../../../server/config.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { loadConfig, redisTargetOf } from '../../../server/config.js';
 
 const WEBHOOK = { WEBHOOK_URL: 'https://hooks.example.org/in' };
 
 describe('whole-number settings', () => {
   it('refuses a fraction, trailing junk, a sign or an exponent, naming the variable and its range', () => {
     for (const bad of ['1.5', '80abc', 'abc80', '+80', '-1', '1e3', '0x50', '8 0']) {
-      expect(() => loadConfig({ PORT: bad }), bad).toThrow(new ConfigError(`PORT=${bad} must be a whole number from 0 to 65535.`));
+      expect(() => loadConfig({ PORT: bad }), bad).toThrow(new OptionsError(`PORT=${bad} must be a whole number from 0 to 65535.`, { option: 'PORT' }));
     }
   });
 
@@ -65,7 +66,7 @@ describe('other settings', () => {
   it('accepts CORS origins without a path only', () => {
     expect(loadConfig({ CORS_ORIGINS: 'https://a.example.org, http://localhost:5173,*' }).corsOrigins).toEqual(['https://a.example.org', 'http://localhost:5173', '*']);
     for (const bad of ['https://a.example.org/app', 'a.example.org', 'xhttps://a.example.org', 'ftp://a.example.org']) {
-      expect(() => loadConfig({ CORS_ORIGINS: bad }), bad).toThrow(ConfigError);
+      expect(() => loadConfig({ CORS_ORIGINS: bad }), bad).toThrow(OptionsError);
     }
   });
 

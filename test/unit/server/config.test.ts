@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseRedisUrl } from '../../../server/config.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { loadConfig, parseRedisUrl } from '../../../server/config.js';
 import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 
 describe('loadConfig', () => {
@@ -23,7 +24,8 @@ describe('loadConfig', () => {
 
   it('refuses an API_KEYS that is set but blank or empty, instead of generating a key', () => {
     for (const blank of ['', ' ', ' , ', ',,']) {
-      expect(() => loadConfig({ API_KEYS: blank }), JSON.stringify(blank)).toThrow(ConfigError);
+      expect(() => loadConfig({ API_KEYS: blank }), JSON.stringify(blank)).toThrow(OptionsError);
+      expect(() => loadConfig({ API_KEYS: blank })).toThrow(expect.objectContaining({ option: 'API_KEYS' }));
       expect(() => loadConfig({ API_KEYS: blank })).toThrow(/^API_KEYS is set but (blank|holds no key)/);
     }
   });
@@ -31,13 +33,13 @@ describe('loadConfig', () => {
   it('refuses a target or a credential that is set but empty, naming it, rather than falling back', () => {
     for (const name of ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'WEBHOOK_URL', 'WEBHOOK_SECRET']) {
       expect(() => loadConfig({ [name]: '' }), name).toThrow(new RegExp(`^${name} is set but blank`));
-      expect(() => loadConfig({ [name]: '  ' }), name).toThrow(ConfigError);
+      expect(() => loadConfig({ [name]: '  ' }), name).toThrow(OptionsError);
     }
   });
 
   it('refuses a REDIS_URL without a host, naming the variable, instead of connecting to 127.0.0.1:6379', () => {
     for (const url of ['redis://', 'redis:///0', 'rediss://', 'redis://:secret@']) {
-      expect(() => loadConfig({ REDIS_URL: url }), url).toThrow(ConfigError);
+      expect(() => loadConfig({ REDIS_URL: url }), url).toThrow(OptionsError);
       expect(() => loadConfig({ REDIS_URL: url }), url).toThrow(/^REDIS_URL=/);
     }
     expect(() => loadConfig({ REDIS_URL: 'redis://' })).toThrow(/has no host/);
@@ -58,7 +60,7 @@ describe('loadConfig', () => {
       } catch (err) {
         error = err;
       }
-      expect(error, url).toBeInstanceOf(ConfigError);
+      expect(error, url).toBeInstanceOf(OptionsError);
       expect((error as Error).message, url).toMatch(message);
       expect((error as Error).message).not.toContain('hunter2');
     }
@@ -138,12 +140,12 @@ describe('loadConfig', () => {
   it('keeps Idempotency-Keys 24 h, at most 100 000 in memory, and 1000 sessions per sandbox world by default', () => {
     expect(loadConfig({})).toMatchObject({ idempotency: { ttlSeconds: 86_400, maxKeys: 100_000 }, sandboxMaxSessions: 1000 });
     expect(() => loadConfig({ IDEMPOTENCY_TTL: '0' })).toThrow(/IDEMPOTENCY_TTL=0 must be a whole number from 1/);
-    expect(() => loadConfig({ IDEMPOTENCY_MAX_KEYS: 'many' })).toThrow(ConfigError);
+    expect(() => loadConfig({ IDEMPOTENCY_MAX_KEYS: 'many' })).toThrow(OptionsError);
   });
 
   it('refuses an http:// webhook URL with a message that says webhook URLs must use HTTPS, even with WEBHOOK_ALLOW_PRIVATE', () => {
     for (const env of [{ WEBHOOK_URL: 'http://hooks.example.org/x' }, { WEBHOOK_URL: 'http://127.0.0.1:9/x', WEBHOOK_ALLOW_PRIVATE: '1' }]) {
-      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(OptionsError);
       expect(() => loadConfig(env)).toThrow(/Webhook URLs must use HTTPS/);
     }
   });
@@ -152,7 +154,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WEBHOOK_URL: 'https://u:p@hooks.example.org/x' })).toThrow(/credentials/);
     expect(() => loadConfig({ WEBHOOK_URL: 'https://127.0.0.1:8443/x' })).toThrow(/loopback/);
     expect(() => loadConfig({ WEBHOOK_URL: 'https://10.0.0.5/x' })).toThrow(/private/);
-    expect(() => loadConfig({ WEBHOOK_URL: 'https://169.254.169.254/x', WEBHOOK_ALLOW_PRIVATE: '1' })).toThrow(ConfigError);
+    expect(() => loadConfig({ WEBHOOK_URL: 'https://169.254.169.254/x', WEBHOOK_ALLOW_PRIVATE: '1' })).toThrow(OptionsError);
     const config = loadConfig({ WEBHOOK_URL: 'https://127.0.0.1:8443/x', WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_CA_FILE: '/tmp/ca.pem' });
     expect(config.webhook).toMatchObject({ url: 'https://127.0.0.1:8443/x', allowPrivate: true, caFile: '/tmp/ca.pem' });
   });
@@ -193,7 +195,7 @@ describe('loadConfig', () => {
     );
   });
 
-  it('REDIS_CLUSTER_NODES: any text is either a list of host:port seeds or a ConfigError, never another error (property)', () => {
+  it('REDIS_CLUSTER_NODES: any text is either a list of host:port seeds or a OptionsError, never another error (property)', () => {
     const host = fc.oneof(fc.domain(), fc.ipV4(), fc.ipV6().map((ip) => `[${ip}]`));
     const seed = fc.tuple(host, fc.integer({ min: 1, max: 65535 })).map(([h, p]) => `${h}:${p}`);
     fc.assert(
@@ -207,7 +209,7 @@ describe('loadConfig', () => {
           const nodes = loadConfig({ REDIS_CLUSTER_NODES: raw }).redisClusterNodes ?? [];
           for (const node of nodes) expect(node).toMatch(/:\d+$/);
         } catch (err) {
-          expect(err).toBeInstanceOf(ConfigError);
+          expect(err).toBeInstanceOf(OptionsError);
         }
       }),
     );

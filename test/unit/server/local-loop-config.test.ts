@@ -4,7 +4,8 @@
  * flag; the start-up line names the target's origin only, the schedule, signing and the deliverer.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../server/config.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { loadConfig } from '../../../server/config.js';
 import { formatSchedule, webhookStartUpLine } from '../../../server/start-up-summary.js';
 import { isLoopbackHost, validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 
@@ -30,7 +31,7 @@ describe('WEBHOOK_INSECURE_LOCALHOST', () => {
   );
 
   it('refuses http:// on loopback without the flag, naming it; other hosts are not told about it', () => {
-    expect(() => loadConfig({ WEBHOOK_URL: 'http://127.0.0.1:3001/x' })).toThrow(ConfigError);
+    expect(() => loadConfig({ WEBHOOK_URL: 'http://127.0.0.1:3001/x' })).toThrow(OptionsError);
     expect(() => loadConfig({ WEBHOOK_URL: 'http://localhost:3001/x' })).toThrow(/set WEBHOOK_INSECURE_LOCALHOST=1/);
     expect(() => loadConfig({ WEBHOOK_URL: 'http://hooks.example.org/x' })).toThrow(/^(?!.*WEBHOOK_INSECURE_LOCALHOST).*must use HTTPS/s);
   });
