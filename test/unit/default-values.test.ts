@@ -105,7 +105,8 @@ export function literalValue(literal: string): string | number | undefined {
 function moduleOf(file: string, text: string, name: string): string {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   for (const statement of source.statements) {
-    const bindings = ts.isImportDeclaration(statement) ? statement.importClause?.namedBindings : undefined;
+    if (!ts.isImportDeclaration(statement)) continue;
+    const bindings = statement.importClause?.namedBindings;
     if (!bindings || !ts.isNamedImports(bindings) || !bindings.elements.some((e) => e.name.text === name)) continue;
     const specifier = (statement.moduleSpecifier as ts.StringLiteral).text;
     const runtime = '@session-resume-api/runtime/';
