@@ -5,6 +5,9 @@
 import { Command, CommanderError } from 'commander';
 import { PACKAGE_VERSION } from '../version.js';
 import { addVersionFlags } from '@session-resume-api/runtime/cli-version';
+import { UsageError } from '@session-resume-api/runtime/usage-error';
+
+export { UsageError };
 
 /** Exit codes of the CLI, one per outcome (documented in docs/cli.md). */
 export const EXIT = {
@@ -19,10 +22,6 @@ export const EXIT = {
   rate_limited: 6,
 } as const;
 
-/** Thrown by a command for a usage problem (missing key, bad option); printed and mapped to exit 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
 
 function applyToAll(command: Command, visit: (c: Command) => void): void {
   visit(command);

@@ -19,7 +19,7 @@ import { connectRedisRuntime } from '../start-up/redis-runtime.js';
 import { DELIVERY_CLOSE_MS, REDIS_DOWN_CLOSE_MS, untilStopped } from '../start-up/stop-on-signal.js';
 import { createSeedCommand } from './seed-command.js';
 import { createWebhooksCommand } from './webhooks-command.js';
-import { ServerUsageError } from './usage-error.js';
+import { UsageError } from '@session-resume-api/runtime/usage-error';
 import { addVersionFlags } from '@session-resume-api/runtime/cli-version';
 import { storeStartUpLine } from '../start-up-summary.js';
 import type { RedisDelivery } from '../webhooks/redis-delivery.js';
@@ -64,7 +64,7 @@ export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise
     // missing argument) is a usage error, 2, as in the client's command line.
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : USAGE_EXIT;
     io.err(`session-resume-api-server: ${err instanceof Error ? err.message : String(err)}\n`);
-    return err instanceof ServerUsageError ? USAGE_EXIT : 1;
+    return err instanceof UsageError ? USAGE_EXIT : 1;
   }
 }
 

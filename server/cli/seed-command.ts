@@ -10,7 +10,7 @@ import { createRedisSeedMarker, resetRedisSessions } from '../sessions/session-s
 import { createRedisSessionStore } from '../sessions/redis-session-store.js';
 import { seedStore } from '../sessions/seed-on-start.js';
 import { openSeedSource } from '../sessions/session-seeds.js';
-import { ServerUsageError } from './usage-error.js';
+import { UsageError } from '@session-resume-api/runtime/usage-error';
 import { redisLocation } from '../start-up-summary.js';
 
 /** Options of the `seed` command. */
@@ -41,7 +41,7 @@ export function createSeedCommand(env: Env): Command {
       const config = loadConfig(env);
       const target = redisTargetOf(config);
       if (!target) {
-        throw new ServerUsageError('seed needs REDIS_URL or REDIS_CLUSTER_NODES: the in-memory store is seeded at every start.');
+        throw new UsageError('seed needs REDIS_URL or REDIS_CLUSTER_NODES: the in-memory store is seeded at every start.');
       }
       const source = await openSeedSource(config.sessionsFile);
       const redis = createRedisConnection(target, { commandTimeoutMs: 10_000 });

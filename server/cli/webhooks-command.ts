@@ -9,7 +9,7 @@ import { parseWholeNumber } from '@session-resume-api/runtime/options-error';
 import type { DeadEvent } from '../webhooks/delivery-queue.js';
 import type { DeliveryRecord, DeliveryState } from '../webhooks/delivery-types.js';
 import type { RedisDelivery } from '../webhooks/redis-delivery.js';
-import { ServerUsageError } from './usage-error.js';
+import { UsageError } from '@session-resume-api/runtime/usage-error';
 
 /** Where the commands write. */
 export interface WebhooksIo {
@@ -119,7 +119,7 @@ function addReplay(group: Command, run: Run, io: WebhooksIo): void {
     .description('deliver one dead event again (by webhook-id), or every one with --all; the webhook-id stays')
     .option('--all', 'replay every dead event')
     .action((id: string | undefined, options: { all?: boolean }) => {
-      if (!id && !options.all) throw new ServerUsageError('Give a webhook-id (see `webhooks dead`) or --all.');
+      if (!id && !options.all) throw new UsageError('Give a webhook-id (see `webhooks dead`) or --all.');
       return run(async (delivery) => {
         if (options.all) {
           io.out(`replayed ${await delivery.replayAll()} event(s)\n`);
@@ -137,7 +137,7 @@ function addReplay(group: Command, run: Run, io: WebhooksIo): void {
 
 function positiveInteger(value: string): number {
   const limit = parseWholeNumber(value, { min: 1 });
-  if (limit === undefined) throw new ServerUsageError(`--limit ${value} must be a whole number ≥ 1.`);
+  if (limit === undefined) throw new UsageError(`--limit ${value} must be a whole number ≥ 1.`);
   return limit;
 }
 
