@@ -96,7 +96,9 @@ export interface AppDeps {
 export async function createApp(deps: AppDeps): Promise<Express> {
   checkDeps(deps);
   const logger = deps.logger ?? pino({ enabled: false });
-  const authenticate = createAuthentication(deps.sandbox?.checkKey ?? createApiKeyCheck(deps.apiKeys));
+  // Built in sandbox mode too: the key check is where apiKeys is checked.
+  const apiKeyCheck = createApiKeyCheck(deps.apiKeys);
+  const authenticate = createAuthentication(deps.sandbox?.checkKey ?? apiKeyCheck);
   // The shipped spec is already loaded and compiled (runtime/contract.ts, at import): reuse it.
   const contract = deps.specPath === undefined ? shippedContract : loadContract(deps.specPath);
   const resume = createResumeRoute(deps, contract, logger, authenticate);
@@ -208,9 +210,6 @@ function sandboxWorld(sandbox: Sandbox, worldId: string | undefined): ResumeWorl
 
 function checkDeps(deps: AppDeps): void {
   if (!deps || typeof deps.store?.resume !== 'function') throw new OptionsError('createApp: deps.store must be a SessionStore.', { option: 'store' });
-  if (!Array.isArray(deps.apiKeys) || deps.apiKeys.length === 0 || deps.apiKeys.some((k) => typeof k !== 'string' || !k)) {
-    throw new OptionsError('createApp: deps.apiKeys must be a non-empty list of non-empty strings.', { option: 'apiKeys' });
-  }
   if (deps.corsOrigins && (!Array.isArray(deps.corsOrigins) || deps.corsOrigins.some((o) => typeof o !== 'string' || !o))) {
     throw new OptionsError('createApp: deps.corsOrigins must be a list of origins such as https://app.example.org.', { option: 'corsOrigins' });
   }

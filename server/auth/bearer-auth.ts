@@ -45,11 +45,12 @@ export interface ApiKeyCheck {
 /**
  * Builds the key check. Tokens and keys are compared as SHA-256 digests (equal length) with
  * `timingSafeEqual`, and every key is compared on every call, so the time taken reveals
- * neither a key's length nor which key nearly matched. Throws when `apiKeys` is empty.
+ * neither a key's length nor which key nearly matched. Throws `OptionsError` unless `apiKeys`
+ * is a non-empty list of non-empty strings: the one check of `createApp`'s `apiKeys`.
  */
 export function createApiKeyCheck(apiKeys: readonly string[]): ApiKeyCheck {
-  if (apiKeys.length === 0 || apiKeys.some((k) => typeof k !== 'string' || k === '')) {
-    throw new OptionsError('apiKeys must be a non-empty list of non-empty strings.', { option: 'apiKeys' });
+  if (!Array.isArray(apiKeys) || apiKeys.length === 0 || apiKeys.some((k) => typeof k !== 'string' || k === '')) {
+    throw new OptionsError('createApp: deps.apiKeys must be a non-empty list of non-empty strings.', { option: 'apiKeys' });
   }
   const keys = apiKeys.map((key) => ({ digest: secretDigest(key), id: toHex(secretDigest(key)).slice(0, 16) }));
   return (token) => {
