@@ -1,31 +1,30 @@
 /**
- * Exponential backoff with full jitter, the one formula both sides use: the client between
- * resume attempts, the service between webhook deliveries when no fixed schedule applies.
- * Browser-safe.
+ * Exponential backoff with full jitter: the client's wait between resume attempts when the
+ * answer gives no Retry-After. The shape and its numbers are the contract's (x-retry-policy
+ * `backoff`). Browser-safe.
  */
 
-/** Growth factor of the backoff between attempts. */
-export const BACKOFF_FACTOR = 2;
-
-/** The two numbers of a backoff: the first delay's scale and the cap of every delay, in ms. */
+/** The numbers of a backoff, as x-retry-policy `backoff` states them (ms). */
 export interface BackoffPolicy {
   /** Delay scale of the first retry, in ms. */
-  baseDelayMs: number;
+  readonly baseMs: number;
+  /** Growth of the scale from one failure to the next. */
+  readonly factor: number;
   /** Upper bound of any delay, in ms. */
-  maxDelayMs: number;
+  readonly maxMs: number;
 }
 
 /**
  * Delay in ms before the attempt that follows failed attempt number `failedAttempt` (1-based):
- * uniform in [0, min(maxDelayMs, baseDelayMs × 2^(failedAttempt − 1))) ("full jitter"), so that
+ * uniform in [0, min(maxMs, baseMs × factor^(failedAttempt − 1))) ("full jitter"), so that
  * many callers failing together do not retry together.
  *
  * @param failedAttempt - 1 for the first failure
- * @param policy - base and cap, in ms
+ * @param policy - base, factor and cap
  * @param [random=Math.random] - a source in [0, 1), injectable for tests
- * @example fullJitterDelayMs(3, { baseDelayMs: 1000, maxDelayMs: 60_000 }) // in [0, 4000)
+ * @example fullJitterDelayMs(3, { baseMs: 1000, factor: 2, maxMs: 60_000 }) // in [0, 4000)
  */
 export function fullJitterDelayMs(failedAttempt: number, policy: BackoffPolicy, random: () => number = Math.random): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * BACKOFF_FACTOR ** Math.max(0, failedAttempt - 1));
+  const ceiling = Math.min(policy.maxMs, policy.baseMs * policy.factor ** Math.max(0, failedAttempt - 1));
   return Math.floor(random() * ceiling);
 }
