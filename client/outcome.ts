@@ -4,10 +4,11 @@
  */
 import type { ResumeResult } from '@session-resume-api/runtime/types';
 import { parseRateLimit, type RateLimitInfo } from './rate-limit.js';
-import { parseRetryAfter } from './retry.js';
+import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
+import { retryAfterMs } from '@session-resume-api/runtime/retry-after';
 
 /** The marker the service puts in the body text of a resume refused because the session is not paused. */
-export const NOT_PAUSED_MARKER = 'not_paused';
+export const NOT_PAUSED_MARKER = RESUME_RETRY_POLICY.outcomes.notPaused.marker;
 
 /** Fields of every outcome: the final HTTP status and how many requests were sent (1 + retries). */
 interface OutcomeBase {
@@ -99,7 +100,8 @@ export function toResumeOutcome(answer: ResumeAnswer): ResumeOutcome {
   // x-decisions: unauthorized; 403 is also read as a refused key.
   if (status === 401 || status === 403) return { kind: 'unauthorized', ...failed };
   if (status === 429) {
-    const retryAfterSeconds = parseRetryAfter(answer.headers.get('retry-after'), answer.now);
+    const askedMs = retryAfterMs(answer.headers.get('retry-after'), answer.now);
+    const retryAfterSeconds = askedMs === undefined ? undefined : Math.ceil(askedMs / 1000);
     return { kind: 'rate_limited', ...failed, retryAfterSeconds };
   }
   return { kind: 'unexpected', ...failed };

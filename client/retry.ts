@@ -1,9 +1,12 @@
 /**
- * The fetch layer under openapi-fetch: one timeout per attempt, and retries of 429, 502, 503,
- * 504 and network failures with backoff, honouring Retry-After up to a cap
- * (x-decisions: rate-limit, store-unavailable). Browser-safe: no Node built-ins.
+ * The fetch layer under openapi-fetch: one timeout per attempt, and the retries the resume
+ * operation's x-retry-policy states (statuses, network failures, Retry-After as a floor up to a
+ * cap, backoff), with every attempt re-sending the same request and so the same Idempotency-Key
+ * (x-decisions: resume-retry-policy). Browser-safe: no Node built-ins.
  */
 import { fullJitterDelayMs } from '@session-resume-api/runtime/backoff';
+import { RESUME_RETRY_POLICY, type ResumeRetryPolicy } from '@session-resume-api/runtime/behaviour';
+import { cappedRetryAfterMs, retryAfterMs } from '@session-resume-api/runtime/retry-after';
 import { describeFetchError, failureCode, SessionsClientError, type SessionsClientErrorCode } from './errors.js';
 
 /**
@@ -11,12 +14,6 @@ import { describeFetchError, failureCode, SessionsClientError, type SessionsClie
  * attempt's signal again; pass `init` on to the real fetch, or timeouts may not fire.
  */
 export type FetchLike = (input: Request, init?: { signal?: AbortSignal }) => Promise<Response>;
-
-/** Statuses worth another attempt: rate limited (RFC 6585 §4) and gateway/unavailable (RFC 9110 §15.6.3-5). */
-export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
-
-/** Base of the exponential backoff when the answer has no Retry-After, in ms. */
-const BACKOFF_BASE_MS = 250;
 
 /** Settings of `createRetryingFetch`. */
 export interface RetryOptions {
@@ -27,6 +24,11 @@ export interface RetryOptions {
   timeoutMs: number;
   /** Longest single wait between attempts, in ms; a Retry-After beyond it ends the retries. */
   maxRetryDelayMs: number;
+  /**
+   * The rules of each decision.
+   * @defaultValue {@link RESUME_RETRY_POLICY} (the contract's x-retry-policy)
+   */
+  policy?: ResumeRetryPolicy;
 }
 
 /** Per-request settings of one call through `createRetryingFetch`. */
@@ -47,23 +49,11 @@ export interface BufferedAnswer {
 const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([204, 205, 304]);
 
 /**
- * Reads Retry-After (RFC 9110 §10.2.3): `delay-seconds` or an HTTP-date. Returns whole seconds
- * from `now` (never negative), or undefined when the header is absent or unreadable.
+ * The policy's full-jitter exponential backoff for `attempt` (1-based), never above `capMs`
+ * (the client's longest wait) nor the policy's own `backoff.maxMs`.
  */
-export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
-  if (value == null) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text);
-  // HTTP-date (RFC 9110 §5.6.7): IMF-fixdate, or the obsolete RFC 850 and asctime forms.
-  if (!/[a-z]/i.test(text)) return undefined;
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, Math.ceil((at - now) / 1000));
-}
-
-/** Full-jitter exponential backoff for `attempt` (1-based), capped at `capMs`. */
-export function backoffDelay(attempt: number, capMs: number, random: () => number = Math.random): number {
-  return fullJitterDelayMs(attempt, { baseDelayMs: BACKOFF_BASE_MS, maxDelayMs: capMs }, random);
+export function backoffDelay(attempt: number, capMs: number, random: () => number = Math.random, policy: ResumeRetryPolicy = RESUME_RETRY_POLICY): number {
+  return fullJitterDelayMs(attempt, { ...policy.backoff, maxMs: Math.min(policy.backoff.maxMs, capMs) }, random);
 }
 
 /** What one attempt came to, as the retry rule reads it. */
@@ -76,14 +66,24 @@ export type AttemptResult =
 /** What follows an attempt: another one after `delayMs`, or none (the result stands). */
 export type RetryDecision = { retry: true; delayMs: number } | { retry: false };
 
+/** Whether the policy retries an attempt that got no answer for this reason. */
+function retriesFailure(code: SessionsClientErrorCode, policy: ResumeRetryPolicy): boolean {
+  // Refused, reset, DNS or CORS failure: browsers do not say which, so all are one kind.
+  if (code === 'network') return policy.networkFailures === 'retry';
+  if (code === 'timeout') return policy.timedOutAttempts === 'retry';
+  return false;
+}
+
 /**
  * The retry rule, without I/O: whether attempt number `attempt` (1-based) is followed by
- * another, and after how long. Retried: network failures and 429, 502, 503, 504 answers, while
- * `attempt` ≤ `maxRetries`. A timed-out or aborted attempt is not: the service may still be
- * working on it. The wait is the answer's Retry-After, else the backoff; a wait beyond
- * `maxRetryDelayMs` ends the retries (the answer goes back to the caller).
+ * another, and after how long, as the policy says (x-retry-policy): its retryable statuses
+ * and failures, while `attempt` ≤ `maxRetries`; an aborted attempt never. The wait is the
+ * answer's Retry-After on the policy's statuses (a floor), else the backoff; a Retry-After
+ * beyond `maxRetryDelayMs` ends the retries (the answer goes back to the caller) unless the
+ * policy says to wait the cap.
  *
  * @param [clock] - `now` for an HTTP-date Retry-After (default Date.now()), `random` for the jitter (default Math.random)
+ * @param [policy] - the rules (default the contract's {@link RESUME_RETRY_POLICY})
  * @example nextAttempt({ kind: 'answered', status: 503, retryAfter: '2' }, 1, { maxRetries: 2, maxRetryDelayMs: 10_000 }) // { retry: true, delayMs: 2000 }
  */
 export function nextAttempt(
@@ -91,17 +91,16 @@ export function nextAttempt(
   attempt: number,
   limits: Pick<RetryOptions, 'maxRetries' | 'maxRetryDelayMs'>,
   clock: { now?: number; random?: () => number } = {},
+  policy: ResumeRetryPolicy = RESUME_RETRY_POLICY,
 ): RetryDecision {
   if (attempt > limits.maxRetries) return { retry: false };
-  // Refused, reset, DNS or CORS failure: browsers do not say which, so all are retried.
-  if (result.kind === 'failed') {
-    return result.code === 'network' ? { retry: true, delayMs: backoffDelay(attempt, limits.maxRetryDelayMs, clock.random) } : { retry: false };
-  }
-  if (!RETRYABLE_STATUSES.has(result.status)) return { retry: false };
-  const retryAfter = parseRetryAfter(result.retryAfter, clock.now);
-  const delayMs = retryAfter === undefined ? backoffDelay(attempt, limits.maxRetryDelayMs, clock.random) : retryAfter * 1000;
-  // A server asking for a longer wait than we accept gets its answer back to the caller.
-  return delayMs > limits.maxRetryDelayMs ? { retry: false } : { retry: true, delayMs };
+  const backoff = () => ({ retry: true as const, delayMs: backoffDelay(attempt, limits.maxRetryDelayMs, clock.random, policy) });
+  if (result.kind === 'failed') return retriesFailure(result.code, policy) ? backoff() : { retry: false };
+  if (!policy.retryableStatuses.includes(result.status)) return { retry: false };
+  const askedMs = policy.retryAfter.statuses.includes(result.status) ? retryAfterMs(result.retryAfter, clock.now) : undefined;
+  if (askedMs === undefined) return backoff();
+  const delayMs = cappedRetryAfterMs(askedMs, { maxMs: limits.maxRetryDelayMs, aboveMax: policy.retryAfter.aboveMax });
+  return delayMs === undefined ? { retry: false } : { retry: true, delayMs };
 }
 
 /** Waits `ms`, or rejects with the signal's reason when it aborts first. */
@@ -214,7 +213,7 @@ function attemptError(error: unknown, deadline: Deadline, at: AttemptContext, wh
  * same headers (one Idempotency-Key).
  */
 export function createRetryingFetch(options: RetryOptions): (request: Request, hooks?: AttemptHooks) => Promise<BufferedAnswer> {
-  const { maxRetries, timeoutMs } = options;
+  const { maxRetries, timeoutMs, policy = RESUME_RETRY_POLICY } = options;
   return async (request, hooks) => {
     const at: AttemptContext = { url: request.url, caller: hooks && 'signal' in hooks ? hooks.signal : request.signal, attempt: 1, timeoutMs };
     for (; ; at.attempt++) {
@@ -226,12 +225,13 @@ export function createRetryingFetch(options: RetryOptions): (request: Request, h
       } catch (error) {
         deadline.release();
         const failure = attemptError(error, deadline, at, 'request');
-        const next = nextAttempt({ kind: 'failed', code: failure.code }, at.attempt, options);
+        const next = nextAttempt({ kind: 'failed', code: failure.code }, at.attempt, options, {}, policy);
         if (!next.retry) throw failure;
         await waitBetween(next.delayMs, at);
         continue;
       }
-      const next = nextAttempt({ kind: 'answered', status: response.status, retryAfter: response.headers.get('retry-after') }, at.attempt, options);
+      const answered = { kind: 'answered' as const, status: response.status, retryAfter: response.headers.get('retry-after') };
+      const next = nextAttempt(answered, at.attempt, options, {}, policy);
       if (!next.retry) return readAnswer(response, deadline, at);
       await response.body?.cancel().catch(() => undefined);
       deadline.release();

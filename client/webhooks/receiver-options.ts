@@ -2,6 +2,7 @@
  * The options and the public shape of a webhook receiver, their defaults and their checks:
  * written once, read by `createWebhookReceiver` and its parts.
  */
+import { WEBHOOK_DELIVERY_POLICY } from '@session-resume-api/runtime/behaviour';
 import { checkInteger, OptionsError } from '@session-resume-api/runtime/options-error';
 import type { ReceiveResult } from './answers.js';
 import type { HttpAnswer, ReadRequest } from './request-checks.js';
@@ -48,9 +49,9 @@ export interface WebhookReceiverOptions {
   onEvent(event: ReceivedEvent, context: EventContext): unknown;
   /**
    * Seconds a processed-event record is kept for dedupe. With a `secret`, at least
-   * `SIGNATURE_TOLERANCE_SECONDS` (300): a signed delivery replayed while its timestamp is
+   * `SIGNATURE_TOLERANCE_SECONDS`: a signed delivery replayed while its timestamp is
    * still accepted must still be a duplicate.
-   * @defaultValue {@link DEFAULT_DEDUPE_WINDOW_SECONDS} (3600: about an hour)
+   * @defaultValue {@link DEFAULT_DEDUPE_WINDOW_SECONDS}
    */
   dedupeWindowSeconds?: number;
   /**
@@ -147,8 +148,8 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-/** Default seconds a received event is remembered for dedupe (the suggested window: about an hour). */
-export const DEFAULT_DEDUPE_WINDOW_SECONDS = 3600;
+/** Default seconds a received event is remembered for dedupe: x-delivery-policy `dedupe.windowMs` (about an hour). */
+export const DEFAULT_DEDUPE_WINDOW_SECONDS = WEBHOOK_DELIVERY_POLICY.dedupe.windowMs / 1000;
 /** Default processing attempts before an event is dead-lettered. */
 export const DEFAULT_MAX_ATTEMPTS = 5;
 /** Default delay before the first retry, ms (doubled on each further retry). */

@@ -7,11 +7,15 @@
  * module's own check of the timestamp, never from the library's error text.
  */
 import { Webhook } from 'standardwebhooks';
+import { WEBHOOK_DELIVERY_POLICY } from '@session-resume-api/runtime/behaviour';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { checkWebhookSecret, WEBHOOK_SECRET_RULE } from '@session-resume-api/runtime/webhook-secret';
 
-/** Seconds a `webhook-timestamp` may be away from the receiver's clock (fixed by the standard's library: 5 minutes). */
-export const SIGNATURE_TOLERANCE_SECONDS = 5 * 60;
+/**
+ * Seconds a `webhook-timestamp` may be away from the receiver's clock: x-delivery-policy
+ * `signature.toleranceMs`, which states the tolerance the standard's library enforces.
+ */
+export const SIGNATURE_TOLERANCE_SECONDS = WEBHOOK_DELIVERY_POLICY.signature.toleranceMs / 1000;
 
 import { signatureHeaders, type WebhookHeaders } from './webhook-headers.js';
 

@@ -5,6 +5,7 @@
  * Uses node:https directly: fetch/undici follow redirects and skip custom lookups. Kept
  * connections (option `agents`) are per checked address, so the guard holds for them too.
  */
+import { WEBHOOK_DELIVERY_POLICY } from '../behaviour.js';
 import { VERSION } from '../version.js';
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request } from 'node:https';
@@ -19,7 +20,7 @@ import { resolveWebhookHost, type CheckedAddress, type WebhookLookup } from './r
 export interface DeliverEventOptions {
   /**
    * One deadline for DNS + connect + TLS + answer, in ms: a receiver answers 200 within 5 s.
-   * @defaultValue {@link DELIVERY_TIMEOUT_MS} (5000)
+   * @defaultValue {@link DELIVERY_TIMEOUT_MS}
    */
   timeoutMs?: number;
   /**
@@ -110,8 +111,8 @@ export type DeliveryResult =
   | (AttemptDetails & { delivered: true; status: 200; resolvedAddress: string })
   | (AttemptDetails & { delivered: false; reason: DeliveryFailureReason; status?: number; message: string });
 
-/** Default deadline of one attempt: a receiver must answer 200 within 5 s. */
-export const DELIVERY_TIMEOUT_MS = 5000;
+/** Default deadline of one attempt: a receiver answers 200 within x-delivery-policy `answerDeadlineMs`. */
+export const DELIVERY_TIMEOUT_MS = WEBHOOK_DELIVERY_POLICY.answerDeadlineMs;
 /** Default cap on the answer body read, in bytes. */
 export const MAX_RESPONSE_BYTES = 65_536;
 const DEFAULT_USER_AGENT = `session-resume-api-webhooks/${VERSION}`;

@@ -8,6 +8,14 @@
  * Browser-safe: data and pure functions only.
  */
 import type { components } from '../../generated/sandbox.js';
+import { WEBHOOK_DELIVERY_POLICY } from '../behaviour.js';
+
+const { answerDeadlineMs, dedupe, signature, retry } = WEBHOOK_DELIVERY_POLICY;
+/** The policy's numbers as the rules' texts say them. */
+const DEADLINE = `${answerDeadlineMs / 1000} s`;
+const TOLERANCE = `${signature.toleranceMs / 60_000} minutes`;
+const WINDOW = `${dedupe.windowMs / 3_600_000} h`;
+const LAST_RETRY = `${Math.max(...retry.scheduleMs) / 3_600_000} h`;
 
 /** A sandbox world's delivery profile, as sent and answered by the control API. */
 export type DeliveryProfile = components['schemas']['DeliveryProfile'];
@@ -63,8 +71,8 @@ export const DELIVERY_RULES = [
   },
   {
     id: 'ack',
-    title: '200 within 5 s',
-    rule: 'Each delivery is answered 200 within 5 s; slow work is done after answering. Only 200 counts: another 2xx, a redirect (never followed), a timeout or an error is a failed delivery.',
+    title: `200 within ${DEADLINE}`,
+    rule: `Each delivery is answered 200 within ${DEADLINE}; slow work is done after answering. Only 200 counts: another 2xx, a redirect (never followed), a timeout or an error is a failed delivery.`,
     decisions: ['webhook-ack', 'webhook-retry'],
     broken: 'The service counts the delivery as failed and sends the event again on its retry schedule (waiting at least what a 429 or 503 asks with Retry-After), then lists it as a dead letter.',
     faults: [
@@ -81,8 +89,8 @@ export const DELIVERY_RULES = [
   },
   {
     id: 'ack-burst',
-    title: '200 within 5 s under a burst',
-    rule: 'Under a burst of concurrent distinct deliveries, the slowest answer (p99) still comes within 5 s.',
+    title: `200 within ${DEADLINE} under a burst`,
+    rule: `Under a burst of concurrent distinct deliveries, the slowest answer (p99) still comes within ${DEADLINE}.`,
     decisions: ['webhook-ack', 'webhook-retry'],
     broken: 'The service sends up to 50 deliveries at once per instance; those answered late are failed deliveries, retried on the schedule, so a slow burst grows into more load.',
   },
@@ -133,7 +141,7 @@ export const DELIVERY_RULES = [
   {
     id: 'dedupe-shared',
     title: 'duplicates not processed again by another instance',
-    rule: 'The record of processed events is kept in storage every instance shares (for about an hour), so a duplicate reaching another instance is not processed again.',
+    rule: `The record of processed events is kept in storage every instance shares (for about ${WINDOW}), so a duplicate reaching another instance is not processed again.`,
     decisions: ['dedupe-window'],
     broken: 'A retry reaching another instance is processed a second time when each instance remembers only its own events.',
   },
@@ -156,7 +164,7 @@ export const DELIVERY_RULES = [
     title: 'late event answered 200',
     rule: 'An event whose timestamp is hours old (a delivery delayed by retries) is answered 200; the timestamp is the time of the event, never of the delivery.',
     decisions: ['event-timestamp', 'webhook-retry'],
-    broken: 'Retries come up to a day after the event; a receiver that refuses old events loses every event that needed a retry.',
+    broken: `Retries come up to ${LAST_RETRY} after the event; a receiver that refuses old events loses every event that needed a retry.`,
     faults: [
       { field: 'delayMs', description: 'Wait before the first attempt of each delivery, in ms.', kind: 'ms', min: 0, max: MAX_PROFILE_DELAY_MS, default: 0 },
       { field: 'jitterMs', description: 'A random extra wait from 0 to this, in ms, added to delayMs.', kind: 'ms', min: 0, max: MAX_PROFILE_DELAY_MS, default: 0 },
@@ -189,7 +197,7 @@ export const DELIVERY_RULES = [
   {
     id: 'signature-invalid',
     title: 'bad signatures refused',
-    rule: 'A delivery whose body does not match its signature, signed with another secret, or with a timestamp more than 5 minutes off, is refused (401, never 2xx).',
+    rule: `A delivery whose body does not match its signature, signed with another secret, or with a timestamp more than ${TOLERANCE} off, is refused (401, never 2xx).`,
     decisions: ['webhook-signing'],
     broken: 'Anyone who knows the URL can make the receiver process forged or replayed events.',
   },

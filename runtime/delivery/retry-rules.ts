@@ -1,17 +1,18 @@
 /**
  * The delivery engine's retry rules, pure and shared by every side that delivers (the server's
- * engine, the CLI's `listen` forwarder): the schedule, the receiver's Retry-After, and what
- * follows a failed attempt (x-decisions: webhook-outbox).
+ * engine, the CLI's `listen` forwarder, `webhook grade`'s account of a failure): the schedule,
+ * the receiver's Retry-After, and what follows a failed attempt. The numbers and statuses are
+ * the session webhook's x-delivery-policy (x-decisions: webhook-retry, webhook-outbox).
  */
+import { WEBHOOK_DELIVERY_POLICY, type WebhookDeliveryPolicy } from '../behaviour.js';
 import { OptionsError } from '../options-error.js';
+import { cappedRetryAfterMs, retryAfterMs } from '../retry-after.js';
 
 /**
- * The Standard Webhooks example schedule (x-decisions: webhook-outbox): the delay before each
- * attempt, in ms: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h.
+ * The engine's default schedule, x-delivery-policy `retry.scheduleMs` (the Standard Webhooks
+ * example): the delay before each attempt, the first included, in ms.
  */
-export const STANDARD_WEBHOOKS_SCHEDULE_MS: readonly number[] = Object.freeze(
-  [0, 5, 300, 1800, 7200, 18_000, 36_000, 50_400, 72_000, 86_400].map((s) => s * 1000),
-);
+export const STANDARD_WEBHOOKS_SCHEDULE_MS: readonly number[] = WEBHOOK_DELIVERY_POLICY.retry.scheduleMs;
 
 const UNIT_MS: Record<string, number> = { '': 1000, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -36,21 +37,6 @@ export function parseRetrySchedule(text: string): number[] {
   });
 }
 
-/** Longest Retry-After the delivery engine honours, in ms (24 h): a longer one is cut to this. */
-export const MAX_RETRY_AFTER_MS = 86_400_000;
-
-/**
- * A receiver's Retry-After (RFC 9110 §10.2.3: seconds or an HTTP-date) in ms from `now`,
- * between 0 and 24 h; undefined when absent or unreadable.
- * @example retryAfterMs('120') // 120000
- */
-export function retryAfterMs(value: string | undefined, now: number = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : /[a-z]/i.test(text) ? Date.parse(text) - now : Number.NaN;
-  return Number.isFinite(ms) ? Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS) : undefined;
-}
-
 /**
  * The delay before attempt `attemptsMade + 1`: the schedule's entry, never shorter than the
  * receiver asked with Retry-After (x-decisions: webhook-outbox).
@@ -65,10 +51,22 @@ export function scheduledDelayMs(schedule: readonly number[], attemptsMade: numb
 export type NextStep = { kind: 'retry'; delayMs: number } | { kind: 'dead'; reason: 'gone' | 'exhausted' };
 
 /**
+ * The wait a receiver's Retry-After asks on `status`, as the policy honours it: only on its
+ * `retryAfter.statuses`, at most its cap (a longer one waits the cap, or gives up the floor,
+ * as `retryAfter.aboveMax` says); 0 when there is nothing to honour.
+ */
+function askedDelayMs(failure: { status?: number | undefined; retryAfter?: string | undefined }, now: number, policy: WebhookDeliveryPolicy): number {
+  if (failure.status === undefined || !policy.retryAfter.statuses.includes(failure.status)) return 0;
+  const asked = retryAfterMs(failure.retryAfter, now);
+  return asked === undefined ? 0 : (cappedRetryAfterMs(asked, policy.retryAfter) ?? 0);
+}
+
+/**
  * Decides what follows failed attempt number `attemptsMade` (1-based) that got `status` (when the
- * receiver answered) and `retryAfter` (its header): 410 Gone ends the event at once; a schedule
- * run out ends it; otherwise the next scheduled delay, never shorter than a Retry-After sent
- * with 429 or 503.
+ * receiver answered) and `retryAfter` (its header), as x-delivery-policy says: a status that
+ * ends the event (410 Gone) ends it at once; a schedule run out ends it; otherwise the next
+ * scheduled delay, never shorter than a Retry-After sent with 429 or 503 (up to the cap).
+ * @param [policy] - the rules (default the contract's {@link WEBHOOK_DELIVERY_POLICY})
  * @example nextStep([0, 5000, 300000], 1, { status: 503, retryAfter: '60' }) // { kind: 'retry', delayMs: 60000 }
  */
 export function nextStep(
@@ -76,10 +74,9 @@ export function nextStep(
   attemptsMade: number,
   failure: { status?: number | undefined; retryAfter?: string | undefined },
   now: number = Date.now(),
+  policy: WebhookDeliveryPolicy = WEBHOOK_DELIVERY_POLICY,
 ): NextStep {
-  if (failure.status === 410) return { kind: 'dead', reason: 'gone' };
+  if (failure.status !== undefined && policy.retry.endsEventStatuses.includes(failure.status)) return { kind: 'dead', reason: 'gone' };
   if (attemptsMade >= schedule.length) return { kind: 'dead', reason: 'exhausted' };
-  const honoured = failure.status === 429 || failure.status === 503;
-  const asked = honoured ? (retryAfterMs(failure.retryAfter, now) ?? 0) : 0;
-  return { kind: 'retry', delayMs: scheduledDelayMs(schedule, attemptsMade, asked) };
+  return { kind: 'retry', delayMs: scheduledDelayMs(schedule, attemptsMade, askedDelayMs(failure, now, policy)) };
 }

@@ -3,6 +3,7 @@
  * makes (paused → running). Outcomes the spec names are
  * returned as values; only infrastructure failures throw (`StoreUnavailableError`).
  */
+import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
 import type { WebhookMessage } from '../core/webhook-message.js';
 
 /** A session as the reference server keeps it; `status` stays open (x-decisions: session-status). */
@@ -71,8 +72,8 @@ export interface SessionStore {
   ping(): Promise<void>;
 }
 
-/** Default time an Idempotency-Key and its answer are kept, in seconds (x-decisions: idempotency-key; `IDEMPOTENCY_TTL`). */
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+/** Default time an Idempotency-Key and its answer are kept, in seconds: x-retry-policy `idempotencyKey.retentionMs` (`IDEMPOTENCY_TTL`). */
+export const IDEMPOTENCY_TTL_SECONDS = RESUME_RETRY_POLICY.idempotencyKey.retentionMs / 1000;
 
 /** Default cap on the Idempotency-Keys one memory store keeps (`IDEMPOTENCY_MAX_KEYS`); about 250 B each. */
 export const DEFAULT_IDEMPOTENCY_MAX_KEYS = 100_000;

@@ -7,7 +7,6 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSessionsClient, SessionsClientError, type SessionsClient } from '../../client/index.js';
 import { toResumeOutcome } from '../../client/outcome.js';
-import { parseRetryAfter } from '../../client/retry.js';
 import { PACKAGE_VERSION } from '../../client/version.js';
 import { getFreePort } from '../helpers/free-port.js';
 import { startResumeStub, type ResumeStub } from '../helpers/resume-stub.js';
@@ -210,17 +209,6 @@ describe('options are checked at creation', () => {
 });
 
 describe('pure parts', () => {
-  it('parses Retry-After as delay-seconds or HTTP-date (RFC 9110 §10.2.3)', () => {
-    const now = Date.parse('Sun, 06 Nov 1994 08:49:00 GMT');
-    expect(parseRetryAfter('30', now)).toBe(30);
-    expect(parseRetryAfter(' 0 ', now)).toBe(0);
-    expect(parseRetryAfter('Sun, 06 Nov 1994 08:49:37 GMT', now)).toBe(37);
-    expect(parseRetryAfter('Sunday, 06-Nov-94 08:49:37 GMT', now)).toBe(37);
-    expect(parseRetryAfter('Sun Nov  6 08:49:37 1994', now)).toBeGreaterThanOrEqual(0);
-    expect(parseRetryAfter('Sat, 05 Nov 1994 08:49:37 GMT', now)).toBe(0);
-    for (const bad of [null, undefined, '', '-5', '1.5', 'soon', '12 seconds']) expect(parseRetryAfter(bad, now)).toBeUndefined();
-  });
-
   it('decides the marker before the status, and success before the marker', () => {
     const answer = (status: number, text: string) =>
       toResumeOutcome({ sessionId: 's', status, headers: new Headers(), text, attempts: 1 });

@@ -4,7 +4,7 @@
  * problems elsewhere are still reported.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +29,7 @@ function lint(spec?: unknown): Finding[] {
   mkdirSync(join(dir, 'spec'));
   // The ruleset's overrides name `openapi.yaml` next to it, so the copy keeps the layout.
   copyFileSync(join(root, 'spec/.spectral.yaml'), join(dir, 'spec/.spectral.yaml'));
+  cpSync(join(root, 'spec/functions'), join(dir, 'spec/functions'), { recursive: true });
   // The ruleset extends an npm package, resolved from the copy's node_modules.
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
   const text = spec === undefined ? readFileSync(join(root, 'spec/openapi.yaml'), 'utf8') : stringify(spec);
@@ -67,5 +68,41 @@ describe('Spectral + OWASP on spec/openapi.yaml', () => {
       ]),
     );
     expect(found, found.join('\n')).toHaveLength(4);
+  });
+});
+
+describe('the behaviour rules (x-retry-policy, x-delivery-policy)', () => {
+  const RESUME = ['paths', '/v1/sessions/{session_id}/resume', 'post', 'x-retry-policy'];
+  const DELIVERY = ['webhooks', 'sessionEvent', 'post', 'x-delivery-policy'];
+
+  it('report a malformed field and policies at odds with themselves', () => {
+    const spec = structuredClone(original);
+    const retry = spec.paths['/v1/sessions/{session_id}/resume'].post['x-retry-policy'];
+    retry.retryableStatuses = [400, 429, 503];
+    retry.retryAfter.aboveMax = 'sometimes';
+    retry.attempts.maxTotalMs = 1;
+    retry.retryAfter.maxMs = 1;
+    retry.decisions = ['no-such-decision'];
+    const delivery = spec.webhooks.sessionEvent.post['x-delivery-policy'];
+    delivery.dedupe.windowMs = 1000;
+    delivery.retry.scheduleMs = [0, 5000, 1000];
+    const found = lint(spec).map((f) => `${f.code} at ${f.path.join('.')}`);
+    expect(found).toEqual(
+      expect.arrayContaining([
+        `behaviour-policies-consistent at ${[...RESUME, 'retryableStatuses'].join('.')}`,
+        `x-retry-policy-shape at ${[...RESUME, 'retryAfter', 'aboveMax'].join('.')}`,
+        `behaviour-policies-consistent at ${[...RESUME, 'attempts', 'maxTotalMs'].join('.')}`,
+        `behaviour-policies-consistent at ${[...RESUME, 'retryAfter', 'maxMs'].join('.')}`,
+        `behaviour-policies-consistent at ${[...RESUME, 'decisions', '0'].join('.')}`,
+        `behaviour-policies-consistent at ${[...DELIVERY, 'dedupe', 'windowMs'].join('.')}`,
+        `behaviour-policies-consistent at ${[...DELIVERY, 'retry', 'scheduleMs', '2'].join('.')}`,
+      ]),
+    );
+  });
+
+  it('report a policy that is absent', () => {
+    const spec = structuredClone(original);
+    delete spec.webhooks.sessionEvent.post['x-delivery-policy'];
+    expect(lint(spec).map((f) => f.code)).toContain('x-delivery-policy-shape');
   });
 });

@@ -1,12 +1,13 @@
 /**
- * The client's retry layer (client/retry.ts): the rule (`nextAttempt`, `backoffDelay`,
- * `parseRetryAfter`) as pure functions, and the adapter (`createRetryingFetch`) over an injected
+ * The client's retry layer (client/retry.ts): the rule (`nextAttempt`, `backoffDelay`) as
+ * pure functions, read from the contract's x-retry-policy, and the adapter (`createRetryingFetch`) over an injected
  * fetch: per-attempt deadline, caller abort, network failures, bodies. No sockets.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SessionsClientError } from '../../client/errors.js';
-import { backoffDelay, createRetryingFetch, nextAttempt, parseRetryAfter, replayable, type FetchLike } from '../../client/retry.js';
+import { RESUME_RETRY_POLICY, type ResumeRetryPolicy } from '@session-resume-api/runtime/behaviour';
+import { backoffDelay, createRetryingFetch, nextAttempt, replayable, type FetchLike } from '../../client/retry.js';
 
 const NOW = Date.UTC(2026, 10, 23, 10, 0, 0);
 const LIMITS = { maxRetries: 2, maxRetryDelayMs: 10_000 };
@@ -44,41 +45,11 @@ describe('backoffDelay: full-jitter exponential backoff, base 250 ms', () => {
   });
 });
 
-describe('parseRetryAfter (RFC 9110 §10.2.3)', () => {
-  it('reads delay-seconds, trimmed', () => {
-    expect(parseRetryAfter('30', NOW)).toBe(30);
-    expect(parseRetryAfter(' 0 ', NOW)).toBe(0);
-  });
-
-  it('reads an HTTP-date in each of its three forms as whole seconds from now, rounded up', () => {
-    const now = Date.UTC(1994, 10, 6, 8, 49, 0);
-    expect(parseRetryAfter('Sun, 06 Nov 1994 08:49:37 GMT', now)).toBe(37);
-    expect(parseRetryAfter('Sunday, 06-Nov-94 08:49:37 GMT', now)).toBe(37);
-    expect(parseRetryAfter('Sun, 06 Nov 1994 08:49:37 GMT', now + 500)).toBe(37);
-    expect(parseRetryAfter('Sat, 05 Nov 1994 08:49:37 GMT', now)).toBe(0);
-  });
-
-  it('measures an HTTP-date from the current time when no clock is given', () => {
-    const inAMinute = new Date(Date.now() + 60_000).toUTCString();
-    expect(parseRetryAfter(inAMinute)).toBeGreaterThan(50);
-    expect(parseRetryAfter(inAMinute)).toBeLessThanOrEqual(60);
-  });
-
-  it('gives undefined for an absent or unreadable value', () => {
-    for (const bad of [null, undefined, '', '-5', '1.5', 'soon', '12 seconds', '30s', 'x30', '2026-13-45']) expect(parseRetryAfter(bad, NOW)).toBeUndefined();
-  });
-
-  it('gives undefined, never a number from a digits-only date (a date needs a month or day name)', () => {
-    // Date.parse reads '2026' as a year: without the letters rule it would be a date far in the past.
-    expect(parseRetryAfter('1.0', NOW)).toBeUndefined();
-    expect(parseRetryAfter('2026-11-23', NOW)).toBeUndefined();
-  });
-});
-
 describe('nextAttempt: whether and when another attempt follows', () => {
-  it('retries 429, 502, 503 and 504, and no other status', () => {
-    for (const status of [429, 502, 503, 504]) expect(nextAttempt(answered(status, '1'), 1, LIMITS)).toEqual({ retry: true, delayMs: 1000 });
-    for (const status of [200, 201, 400, 401, 404, 409, 500, 501, 505]) expect(nextAttempt(answered(status, '1'), 1, LIMITS)).toEqual({ retry: false });
+  it('retries 429, 500, 502, 503 and 504, and no other status', () => {
+    for (const status of [429, 503]) expect(nextAttempt(answered(status, '1'), 1, LIMITS)).toEqual({ retry: true, delayMs: 1000 });
+    for (const status of [500, 502, 504]) expect(nextAttempt(answered(status, '1'), 1, LIMITS, { random: half })).toEqual({ retry: true, delayMs: 125 });
+    for (const status of [200, 201, 400, 401, 404, 408, 409, 422, 501, 505]) expect(nextAttempt(answered(status, '1'), 1, LIMITS)).toEqual({ retry: false });
   });
 
   it('honours Retry-After on a 429 as on a 503', () => {
@@ -315,5 +286,47 @@ describe('replayable', () => {
 
   it('gives a null-body status no body', () => {
     for (const status of [204, 205, 304]) expect(replayable({ response: new Response(null, { status }), text: '', attempts: 1 }).body).toBeNull();
+  });
+});
+
+describe('nextAttempt follows the retry policy it is given', () => {
+  const policy = (change: Partial<ResumeRetryPolicy>): ResumeRetryPolicy => ({ ...RESUME_RETRY_POLICY, ...change });
+
+  it('by default is the contract\'s x-retry-policy: its statuses, its Retry-After statuses, a timeout reported', () => {
+    for (const status of RESUME_RETRY_POLICY.retryableStatuses) expect(nextAttempt(answered(status), 1, LIMITS).retry).toBe(true);
+    for (const status of RESUME_RETRY_POLICY.retryAfter.statuses) expect(nextAttempt(answered(status, '2'), 1, LIMITS)).toEqual({ retry: true, delayMs: 2000 });
+    expect(nextAttempt({ kind: 'failed', code: 'timeout' }, 1, LIMITS).retry).toBe((RESUME_RETRY_POLICY.timedOutAttempts as string) === 'retry');
+  });
+
+  it('reads Retry-After only on the statuses the policy names (a 502\'s is not a floor)', () => {
+    expect(nextAttempt(answered(502, '7'), 1, LIMITS, { random: half })).toEqual({ retry: true, delayMs: 125 });
+    expect(nextAttempt(answered(502, '7'), 1, LIMITS, { random: half }, policy({ retryAfter: { ...RESUME_RETRY_POLICY.retryAfter, statuses: [502] } }))).toEqual({ retry: true, delayMs: 7000 });
+  });
+
+  it('retries a timed-out attempt when the policy says retry, and a network failure only when it says so', () => {
+    expect(nextAttempt({ kind: 'failed', code: 'timeout' }, 1, LIMITS, { random: half }, policy({ timedOutAttempts: 'retry' }))).toEqual({ retry: true, delayMs: 125 });
+    expect(nextAttempt({ kind: 'failed', code: 'network' }, 1, LIMITS, {}, policy({ networkFailures: 'report' }))).toEqual({ retry: false });
+    expect(nextAttempt({ kind: 'failed', code: 'aborted' }, 1, LIMITS, {}, policy({ timedOutAttempts: 'retry' }))).toEqual({ retry: false });
+  });
+
+  it('waits the cap above it when the policy says waitMax, and gives up when it says giveUp', () => {
+    const waitMax = policy({ retryAfter: { ...RESUME_RETRY_POLICY.retryAfter, aboveMax: 'waitMax' } });
+    expect(nextAttempt(answered(429, '60'), 1, LIMITS, {}, waitMax)).toEqual({ retry: true, delayMs: LIMITS.maxRetryDelayMs });
+    expect(nextAttempt(answered(429, '60'), 1, LIMITS, {}, policy({}))).toEqual({ retry: false });
+  });
+
+  it('retries only the statuses the policy lists, with its backoff', () => {
+    const only500 = policy({ retryableStatuses: [500], backoff: { ...RESUME_RETRY_POLICY.backoff, baseMs: 1000, factor: 3 } });
+    expect(nextAttempt(answered(503, '1'), 1, LIMITS, {}, only500)).toEqual({ retry: false });
+    expect(nextAttempt(answered(500), 2, LIMITS, { random: half }, only500)).toEqual({ retry: true, delayMs: 1500 });
+  });
+
+  it('never retries a 4xx other than 429, nor not_paused, whatever the Retry-After', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 400, max: 499 }).filter((s) => s !== 429), fc.option(fc.string(), { nil: null }), fc.integer({ min: 1, max: 2 }), (status, header, attempt) => {
+        expect(nextAttempt(answered(status, header), attempt, LIMITS)).toEqual({ retry: false });
+      }),
+    );
+    expect(RESUME_RETRY_POLICY.retryableStatuses).not.toContain(RESUME_RETRY_POLICY.outcomes.notPaused.status);
   });
 });

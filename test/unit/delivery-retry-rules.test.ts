@@ -5,7 +5,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
-import { MAX_RETRY_AFTER_MS, nextStep, parseRetrySchedule, retryAfterMs, scheduledDelayMs, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
+import { WEBHOOK_DELIVERY_POLICY, type WebhookDeliveryPolicy } from '@session-resume-api/runtime/behaviour';
+import { nextStep, parseRetrySchedule, scheduledDelayMs, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 
 const NOW = Date.UTC(2026, 10, 23, 10, 0, 0);
 const DAY = 86_400_000;
@@ -52,19 +53,6 @@ describe('parseRetrySchedule', () => {
   });
 });
 
-describe('retryAfterMs', () => {
-  it('reads seconds and HTTP-dates from now, between 0 and 24 h', () => {
-    expect(retryAfterMs(' 120 ', NOW)).toBe(120_000);
-    expect(retryAfterMs(new Date(NOW + 90_000).toUTCString(), NOW)).toBe(90_000);
-    expect(retryAfterMs(new Date(NOW - 90_000).toUTCString(), NOW)).toBe(0);
-    expect(retryAfterMs('999999', NOW)).toBe(MAX_RETRY_AFTER_MS);
-  });
-
-  it('gives undefined for an absent or unreadable value', () => {
-    for (const bad of [undefined, '', '1.5', '-5', '12abc', 'soon', '2026-11-23']) expect(retryAfterMs(bad, NOW), String(bad)).toBeUndefined();
-  });
-});
-
 describe('nextStep', () => {
   const schedule = [0, 5000, 300_000];
 
@@ -88,5 +76,49 @@ describe('nextStep', () => {
     expect(nextStep(schedule, 1, { status: 410 }, NOW)).toEqual({ kind: 'dead', reason: 'gone' });
     expect(nextStep(schedule, 3, { status: 503 }, NOW)).toEqual({ kind: 'dead', reason: 'exhausted' });
     expect(nextStep(STANDARD_WEBHOOKS_SCHEDULE_MS, STANDARD_WEBHOOKS_SCHEDULE_MS.length - 1, {}, NOW)).toEqual({ kind: 'retry', delayMs: DAY });
+  });
+});
+
+describe('nextStep follows the delivery policy it is given', () => {
+  const schedule = [0, 5000, 300_000];
+  const policy = (retryAfter: Partial<WebhookDeliveryPolicy['retryAfter']>, retry: Partial<WebhookDeliveryPolicy['retry']> = {}): WebhookDeliveryPolicy => ({
+    ...WEBHOOK_DELIVERY_POLICY,
+    retryAfter: { ...WEBHOOK_DELIVERY_POLICY.retryAfter, ...retryAfter },
+    retry: { ...WEBHOOK_DELIVERY_POLICY.retry, ...retry },
+  });
+
+  it('uses the contract\'s schedule and cap by default: a Retry-After beyond the cap waits the cap', () => {
+    expect(STANDARD_WEBHOOKS_SCHEDULE_MS).toBe(WEBHOOK_DELIVERY_POLICY.retry.scheduleMs);
+    const beyond = String(WEBHOOK_DELIVERY_POLICY.retryAfter.maxMs / 1000 + 1);
+    expect(nextStep(schedule, 1, { status: 503, retryAfter: beyond }, NOW)).toEqual({ kind: 'retry', delayMs: WEBHOOK_DELIVERY_POLICY.retryAfter.maxMs });
+  });
+
+  it('waits at most the cap it is given, or only the schedule when the cap gives up', () => {
+    expect(nextStep(schedule, 1, { status: 503, retryAfter: '120' }, NOW, policy({ maxMs: 60_000 }))).toEqual({ kind: 'retry', delayMs: 60_000 });
+    expect(nextStep(schedule, 1, { status: 503, retryAfter: '60' }, NOW, policy({ maxMs: 60_000 }))).toEqual({ kind: 'retry', delayMs: 60_000 });
+    expect(nextStep(schedule, 1, { status: 503, retryAfter: '120' }, NOW, policy({ maxMs: 60_000, aboveMax: 'giveUp' }))).toEqual({ kind: 'retry', delayMs: 5000 });
+  });
+
+  it('honours Retry-After on the statuses it names, and ends the event on the statuses it names', () => {
+    expect(nextStep(schedule, 1, { status: 500, retryAfter: '60' }, NOW, policy({ statuses: [500] }))).toEqual({ kind: 'retry', delayMs: 60_000 });
+    expect(nextStep(schedule, 1, { status: 503, retryAfter: '60' }, NOW, policy({ statuses: [500] }))).toEqual({ kind: 'retry', delayMs: 5000 });
+    expect(nextStep(schedule, 1, { status: 404 }, NOW, policy({}, { endsEventStatuses: [404, 410] }))).toEqual({ kind: 'dead', reason: 'gone' });
+    expect(nextStep(schedule, 1, { status: 410 }, NOW, policy({}, { endsEventStatuses: [404] }))).toEqual({ kind: 'retry', delayMs: 5000 });
+  });
+
+  it('never waits less than the schedule nor more than the longer of the schedule and the cap, whatever the answer', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 100, max: 599 }), fc.option(fc.string(), { nil: undefined }), fc.integer({ min: 1, max: 2 }), (status, retryAfter, attemptsMade) => {
+        const step = nextStep(schedule, attemptsMade, { status, retryAfter }, NOW);
+        if (status === 410) {
+          expect(step).toEqual({ kind: 'dead', reason: 'gone' });
+          return;
+        }
+        if (step.kind !== 'retry') throw new Error('expected a retry');
+        const scheduled = schedule[attemptsMade] as number;
+        expect(step.delayMs).toBeGreaterThanOrEqual(scheduled);
+        expect(step.delayMs).toBeLessThanOrEqual(Math.max(scheduled, WEBHOOK_DELIVERY_POLICY.retryAfter.maxMs));
+      }),
+    );
   });
 });

@@ -61,7 +61,7 @@ describe('the whsec_ secret', () => {
 
 describe('one backoff', () => {
   it('doubles from the base per failed attempt, as BullMQ\'s exponential backoff does', () => {
-    expect([1, 2, 3, 4].map((n) => exponentialDelayMs(n, 1000))).toEqual([1000, 2000, 4000, 8000]);
+    expect([1, 2, 3, 4].map((n) => exponentialDelayMs(n, 1000, 2))).toEqual([1000, 2000, 4000, 8000]);
   });
 });
 

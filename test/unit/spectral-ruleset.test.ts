@@ -23,6 +23,8 @@ describe('spec/.spectral.yaml', () => {
     const rules = ruleset.get('rules') as YAMLMap | undefined;
     // The yaml parser hangs a comment above a collection's first entry on the collection itself.
     for (const [i, pair] of (rules?.items ?? []).entries()) {
+      // Rules of our own (the behaviour rules) switch nothing off.
+      if (String((pair.value as { value?: unknown } | null)?.value) !== 'off') continue;
       const comment = (pair.key as { commentBefore?: string }).commentBefore ?? (i === 0 ? rules?.commentBefore : undefined);
       exceptions.push({ where: `rules.${String(pair.key)}`, comment });
     }
@@ -45,7 +47,7 @@ describe('spec/.spectral.yaml', () => {
 
   it('switches rules off for named locations only, apart from info-contact', () => {
     const js = ruleset.toJS() as { rules?: Record<string, unknown>; overrides: Array<{ files: string[] }> };
-    expect(Object.keys(js.rules ?? {})).toEqual(['info-contact']);
+    expect(Object.entries(js.rules ?? {}).filter(([, rule]) => rule === 'off').map(([name]) => name)).toEqual(['info-contact']);
     for (const o of js.overrides) for (const file of o.files) expect(file).toMatch(/^openapi\.yaml#\/.+/);
   });
 });

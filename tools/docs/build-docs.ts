@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { parse, stringify } from 'yaml';
 import { specPath as defaultSpecPath } from '@session-resume-api/runtime/contract';
 import { renderDecisionRecordSection, type Decision } from './decisions-markdown.js';
+import { renderPoliciesMarkdown, type PolicyDocument } from './policies-markdown.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -34,12 +35,12 @@ export interface BuildDocsOptions {
 export async function buildDocs(options: BuildDocsOptions = {}): Promise<string> {
   const source = options.specPath ?? defaultSpecPath;
   const output = options.outputPath ?? defaultDocsHtmlPath;
-  const document = parse(await readFile(source, 'utf8')) as {
+  const document = parse(await readFile(source, 'utf8')) as PolicyDocument & {
     info: { title?: string };
     tags?: Record<string, unknown>[];
     'x-decisions'?: Decision[];
   };
-  document.tags = [...(document.tags ?? []), decisionRecordTag(document['x-decisions'] ?? [])];
+  document.tags = [...(document.tags ?? []), policiesTag(document), decisionRecordTag(document['x-decisions'] ?? [])];
   const dir = await mkdtemp(join(tmpdir(), 'session-resume-docs-'));
   try {
     const copy = join(dir, 'openapi.yaml');
@@ -77,6 +78,13 @@ export function withLocalAttributionLogo(html: string): string {
   const missing = OUTSIDE_LOGOS.filter((url) => !html.includes(url));
   if (missing.length) throw new Error(`the built reference no longer names Redoc's logo at ${missing.join(', ')}: check what its footer loads`);
   return OUTSIDE_LOGOS.reduce((page, url) => page.replaceAll(url, LOCAL_LOGO), html);
+}
+
+/** The behaviour policies as a section before the decisions: a tag with no operations, only a description. */
+function policiesTag(document: PolicyDocument): Record<string, unknown> {
+  // Redoc names the section by the tag: the tables come without their own heading.
+  const tables = renderPoliciesMarkdown(document).split('\n').slice(2).join('\n');
+  return { name: 'behaviour-policies', 'x-displayName': 'Behaviour policies', 'x-traitTag': true, description: tables };
 }
 
 /** The decisions as the reference's last section: a tag with no operations, only a description. */

@@ -1,4 +1,5 @@
 /** Renders the spec's `x-decisions` list as Markdown: a section of the HTML reference, and docs/decisions.md. */
+import { renderPoliciesMarkdown, type PolicyDocument } from './policies-markdown.js';
 
 /** One recorded decision (spec/openapi.yaml, `x-decisions`). */
 export interface Decision {
@@ -49,18 +50,19 @@ export function renderDecisionRecordSection(decisions: readonly Decision[]): str
   ].join('\n');
 }
 
-/** The whole docs/decisions.md page: a title, how it is made, then one section per decision with its source. */
-export function renderDecisionsPage(decisions: readonly Decision[]): string {
+/** The whole docs/decisions.md page: a title, how it is made, the behaviour policies, then one section per decision with its source. */
+export function renderDecisionsPage(decisions: readonly Decision[], document: PolicyDocument = {}): string {
   return [
     '# Decision record',
     '',
-    '<!-- Generated from x-decisions in spec/openapi.yaml by `npm run docs:decisions`; a test fails when it is out of date. -->',
+    '<!-- Generated from x-retry-policy, x-delivery-policy and x-decisions in spec/openapi.yaml by `npm run docs:decisions`; a test fails when it is out of date. -->',
     '',
     "Every point the service's own description leaves open, and what this toolkit decided. Each entry",
     'gives what that description says (its sections, for reviewers who have it), what',
     'spec/openapi.yaml chose, and how the client and the receiver tolerate the real service',
     'choosing otherwise. The same records close the HTML reference at `/docs`.',
     '',
+    renderPoliciesMarkdown(document),
     renderDecisionsMarkdown(decisions, { heading: '##' }),
   ].join('\n');
 }

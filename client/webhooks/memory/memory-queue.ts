@@ -7,6 +7,9 @@ import { runHandler, type ProcessingOptions, type RecordedEvent } from '../store
 import { later } from './later.js';
 import type { Entry } from './memory-records.js';
 
+/** Each handler retry waits twice the one before, as BullMQ's `exponential` backoff does on the Redis store. */
+const HANDLER_BACKOFF_FACTOR = 2;
+
 /** Runs queued entries, `concurrency` at a time, once `start` gave it the processing. */
 export function createMemoryQueue(concurrency: number) {
   const queue: Entry[] = [];
@@ -84,7 +87,7 @@ async function attempt(entry: Entry, p: ProcessingOptions, queue: AttemptContext
     entry.error = error instanceof Error ? error.message : String(error);
     const final = entry.attemptsMade >= p.maxAttempts || queue.closed();
     if (final) entry.state = 'dead';
-    else queue.retryLater(entry, exponentialDelayMs(entry.attemptsMade, p.retryDelayMs));
+    else queue.retryLater(entry, exponentialDelayMs(entry.attemptsMade, p.retryDelayMs, HANDLER_BACKOFF_FACTOR));
     p.onFailure(error, recorded, final);
   }
 }

@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../server/config.js';
 import {
   parseRetrySchedule,
-  retryAfterMs,
   scheduledDelayMs,
   nextStep,
   STANDARD_WEBHOOKS_SCHEDULE_MS,
@@ -86,21 +85,6 @@ describe('delivery retry delays', () => {
     expect(scheduledDelayMs(schedule, 1, 60_000)).toBe(60_000);
     expect(scheduledDelayMs(schedule, 2, 60_000)).toBe(300_000);
     expect(scheduledDelayMs(schedule, 9)).toBe(300_000);
-  });
-
-  it('read Retry-After as seconds or an HTTP-date, capped at 24 h; anything else is ignored', () => {
-    const now = Date.parse('2026-11-23T10:00:00Z');
-    expect(retryAfterMs('120', now)).toBe(120_000);
-    expect(retryAfterMs('Mon, 23 Nov 2026 10:01:00 GMT', now)).toBe(60_000);
-    expect(retryAfterMs('999999999', now)).toBe(86_400_000);
-    expect(retryAfterMs('-5', now)).toBeUndefined();
-    expect(retryAfterMs(undefined, now)).toBeUndefined();
-    fc.assert(
-      fc.property(fc.string(), (text) => {
-        const ms = retryAfterMs(text, now);
-        return ms === undefined || (ms >= 0 && ms <= 86_400_000);
-      }),
-    );
   });
 });
 
