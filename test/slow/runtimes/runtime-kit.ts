@@ -46,6 +46,8 @@ export const PLATFORMS = {
   neutral: { platform: 'neutral', mainFields: ['module', 'main'] },
   browser: { platform: 'browser' },
   workerd: { platform: 'browser', conditions: ['workerd', 'worker', 'browser'], external: ['cloudflare:*'], define: { 'navigator.userAgent': '"Cloudflare-Workers"' } },
+  /** Vercel's Edge build: the `edge-light` condition, one script (edge-runtime runs scripts, not modules). */
+  edge: { platform: 'browser', conditions: ['edge-light', 'worker', 'browser'], format: 'iife', globalName: 'edgeFunction' },
 } satisfies Record<string, BuildOptions>;
 
 /** Bundles `entry` of a project into one ES module for `platform`; throws esbuild's errors. */
