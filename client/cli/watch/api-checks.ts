@@ -38,7 +38,10 @@ export function checkApiExchange(exchange: Exchange & { status: number }, match:
   const findings: Finding[] = [checkRequest(exchange, match, operation, ctx.view), checkResponse(exchange, declared, marked, ctx.view)];
   if (exchange.status >= 300 && !marked && declared?.jsonSchema) findings.push(checkErrorBody(exchange, declared.jsonSchema, ctx.view));
   if (marked) findings.push(checkNotPaused(exchange, ctx));
-  if (ctx.behaviour.retryAfterStatuses.includes(exchange.status)) findings.push(checkRetryAfter(exchange));
+  if (ctx.behaviour.retryAfterStatuses.includes(exchange.status)) {
+    const retryAfter = checkRetryAfter(exchange, declared?.headers.get('retry-after')?.required !== false);
+    if (retryAfter) findings.push(retryAfter);
+  }
   const rate = checkRateLimit(exchange.responseHeaders);
   if (rate) findings.push(rate);
   return findings;
@@ -116,9 +119,10 @@ function checkNotPaused(exchange: Exchange & { status: number }, ctx: ApiCheckCo
   return faults.length ? { rule: 'not-paused', fault: faults.join('; ') } : { rule: 'not-paused' };
 }
 
-function checkRetryAfter(exchange: Exchange & { status: number }): Finding {
+/** Retry-After must be there where the answer declares it required, and readable wherever it is sent. */
+function checkRetryAfter(exchange: Exchange & { status: number }, required: boolean): Finding | undefined {
   const value = header(exchange.responseHeaders, 'retry-after');
-  if (value === undefined) return { rule: 'retry-after', fault: `status ${exchange.status} without Retry-After` };
+  if (value === undefined) return required ? { rule: 'retry-after', fault: `status ${exchange.status} without Retry-After` } : undefined;
   return retryAfterMs(value, exchange.endedAt) === undefined ? { rule: 'retry-after', fault: `Retry-After ${JSON.stringify(value)} is neither seconds nor an HTTP date` } : { rule: 'retry-after' };
 }
 

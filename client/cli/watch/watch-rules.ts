@@ -13,7 +13,7 @@ export const WATCH_RULES = [
   { id: 'error-shape', title: 'Every error answer is JSON in its declared shape (Error)' },
   { id: 'not-paused', title: 'An answer carrying not_paused has the declared not_paused status and error' },
   { id: 'idempotent-replay', title: 'A repeated Idempotency-Key gets the recorded answer with Idempotent-Replayed: true' },
-  { id: 'retry-after', title: `Every ${WATCH_BEHAVIOUR.retryAfterStatuses.join(' and ')} answer carries a readable Retry-After` },
+  { id: 'retry-after', title: `A ${WATCH_BEHAVIOUR.retryAfterStatuses.join(' or ')} answer carries Retry-After where the contract requires it, always readable` },
   { id: 'rate-limit-headers', title: 'RateLimit and RateLimit-Policy, when sent, come together, readable and within the limit' },
   { id: 'webhook-shape', title: 'Every delivery is a POST of a SessionEvent with well-formed webhook-id and webhook-timestamp' },
   { id: 'webhook-signature', title: 'Every delivery carries a webhook-signature that verifies with the secret' },
