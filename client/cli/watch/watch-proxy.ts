@@ -136,6 +136,15 @@ function forward(req: IncomingMessage, res: ServerResponse, base: URL, agent: Ht
   res.on('close', () => {
     if (!res.writableFinished) upstream.destroy();
   });
+  // Small exchanges: no Nagle wait between the header and body segments.
+  upstream.setNoDelay(true);
+  // A request without a body ends at once, so the upstream request is one framed message, not chunked.
+  const bodiless = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
+  if (bodiless) {
+    req.resume();
+    upstream.end();
+    return;
+  }
   req.on('data', (chunk: Buffer) => sent.add(chunk));
   req.pipe(upstream);
 }
