@@ -4,23 +4,19 @@
  */
 import { retryAfterMs } from '@session-resume-api/runtime/delivery/retry-rules';
 import { rateLimitProblems } from '../conformance/header-expectations.js';
-import type { WatchBehaviour } from './behaviour-numbers.js';
+import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
 import type { ContractView, DeclaredAnswer, Operation, PathMatch } from './contract-view.js';
 import { header, type Exchange, type HeaderList } from './exchange.js';
 import type { Finding } from './watch-rules.js';
 
-/** The marker that identifies a not_paused answer in its body text, whatever the status. */
-export const NOT_PAUSED_MARKER = 'not_paused';
+const NOT_PAUSED = RESUME_RETRY_POLICY.outcomes.notPaused;
 
 /** Headers the behaviour rules own: the shape rule leaves them to those. */
 const OWNED_HEADERS = new Set(['retry-after', 'ratelimit', 'ratelimit-policy']);
 
-/** What the API checks share: the contract view and the numbers. */
+/** What the API checks share. */
 export interface ApiCheckContext {
   view: ContractView;
-  behaviour: WatchBehaviour;
-  /** The status the spec gives the not_paused answer. */
-  notPausedStatus: number | undefined;
 }
 
 /** Whether `exchange` is a CORS preflight, which the contract leaves out of its operations. */
@@ -34,11 +30,11 @@ export function checkApiExchange(exchange: Exchange & { status: number }, match:
   // The path's operation declares the answers to every method there (405 included).
   const declaring = operation ?? match.operations.values().next().value;
   const declared = declaring?.answer(exchange.status);
-  const marked = exchange.responseBody?.includes(NOT_PAUSED_MARKER) === true;
+  const marked = exchange.responseBody?.includes(NOT_PAUSED.marker) === true;
   const findings: Finding[] = [checkRequest(exchange, match, operation, ctx.view), checkResponse(exchange, declared, marked, ctx.view)];
   if (exchange.status >= 300 && !marked && declared?.jsonSchema) findings.push(checkErrorBody(exchange, declared.jsonSchema, ctx.view));
   if (marked) findings.push(checkNotPaused(exchange, ctx));
-  if (ctx.behaviour.retryAfterStatuses.includes(exchange.status)) {
+  if ((RESUME_RETRY_POLICY.retryAfter.statuses as readonly number[]).includes(exchange.status)) {
     const retryAfter = checkRetryAfter(exchange, declared?.headers.get('retry-after')?.required !== false);
     if (retryAfter) findings.push(retryAfter);
   }
@@ -108,10 +104,10 @@ function checkErrorBody(exchange: Exchange, schema: Record<string, unknown>, vie
 
 function checkNotPaused(exchange: Exchange & { status: number }, ctx: ApiCheckContext): Finding {
   const faults: string[] = [];
-  if (ctx.notPausedStatus !== undefined && exchange.status !== ctx.notPausedStatus) faults.push(`status ${exchange.status}, not ${ctx.notPausedStatus}`);
+  if (exchange.status !== NOT_PAUSED.status) faults.push(`status ${exchange.status}, not ${NOT_PAUSED.status}`);
   const parsed = parseJson(exchange.responseBody ?? '');
   const body = parsed.ok ? (parsed.value as { error?: unknown; success?: unknown } | null) : undefined;
-  if (body?.error !== NOT_PAUSED_MARKER) faults.push(`body error is ${JSON.stringify(body?.error)}, not "${NOT_PAUSED_MARKER}"`);
+  if (body?.error !== NOT_PAUSED.code) faults.push(`body error is ${JSON.stringify(body?.error)}, not "${NOT_PAUSED.code}"`);
   else {
     const problems = ctx.view.problems({ $ref: '#/components/schemas/Error' }, body);
     if (problems.length) faults.push(`body ${problems.join('; ')}`);

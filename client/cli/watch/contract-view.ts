@@ -58,8 +58,6 @@ export interface ContractView {
   webhook: Operation | undefined;
   /** Problems of `value` against `schema` (a header value or a parsed body), empty when valid. */
   problems(schema: Node, value: unknown): string[];
-  /** The status whose declared examples carry `error: code` (e.g. 409 for `not_paused`). */
-  statusOfError(code: string): number | undefined;
 }
 
 /** Reads `contract.document` once. */
@@ -97,7 +95,6 @@ export function createContractView(contract: Contract): ContractView {
     },
     webhook,
     problems,
-    statusOfError: (code) => statusOfError(doc, code),
   };
 }
 
@@ -147,17 +144,4 @@ function declaredAnswer(doc: unknown, raw: unknown): DeclaredAnswer | undefined 
   }
   const media = ((response.content ?? {}) as Node)['application/json'] as Node | undefined;
   return { headers, jsonSchema: media?.schema as Node | undefined };
-}
-
-function statusOfError(doc: { paths: Record<string, unknown> }, code: string): number | undefined {
-  for (const item of Object.values(doc.paths) as Node[]) {
-    for (const method of METHODS) {
-      for (const [status, raw] of Object.entries(((item[method] as Node | undefined)?.responses ?? {}) as Node)) {
-        const media = (((resolveRef(doc, raw) as Node).content ?? {}) as Node)['application/json'] as Node | undefined;
-        const examples = Object.values((media?.examples ?? {}) as Node).map((e) => (resolveRef(doc, e) as Node).value as Node | undefined);
-        if (examples.some((v) => v?.error === code)) return Number(status);
-      }
-    }
-  }
-  return undefined;
 }

@@ -7,7 +7,8 @@
  */
 import { canonicalJson } from '@session-resume-api/runtime/event-identity';
 import { sha256Hex } from '@session-resume-api/runtime/sha256';
-import { NOT_PAUSED_MARKER, parseJson } from './api-checks.js';
+import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
+import { parseJson } from './api-checks.js';
 import { header, type Exchange } from './exchange.js';
 import type { RecentMap } from './recent-map.js';
 import type { Finding } from './watch-rules.js';
@@ -25,7 +26,7 @@ const ROUTE_STATUSES = new Set([200, 404, 409, 422]);
 
 /** Checks `exchange` against the answer recorded for its key, then records it when the service would. */
 export function checkReplay(exchange: Exchange & { status: number }, sessionId: string, recorded: RecentMap<RecordedAnswer>): Finding | undefined {
-  const keys = exchange.requestHeaders.get('idempotency-key');
+  const keys = exchange.requestHeaders.get(RESUME_RETRY_POLICY.idempotencyKey.header.toLowerCase());
   const key = keys?.length === 1 ? keys[0] : undefined;
   if (key === undefined || !ROUTE_STATUSES.has(exchange.status)) return undefined;
   const scope = `${sha256Hex(header(exchange.requestHeaders, 'authorization') ?? '')} ${key}`;
@@ -49,7 +50,8 @@ export function checkReplay(exchange: Exchange & { status: number }, sessionId: 
 
 /** The service records a resume's 200 and its not_paused answer, nothing else. */
 function isRecordable(status: number, body: string): boolean {
-  return status === 200 || (status !== 404 && body.includes(`"error":"${NOT_PAUSED_MARKER}"`));
+  const notPaused = RESUME_RETRY_POLICY.outcomes.notPaused;
+  return status === 200 || (status === notPaused.status && body.includes(`"error":"${notPaused.code}"`));
 }
 
 /** A JSON body's canonical text (member order and spacing do not count), else the text itself. */

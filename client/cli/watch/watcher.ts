@@ -9,7 +9,7 @@ import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { checkWebhookSecret } from '@session-resume-api/runtime/webhook-secret';
 import { Webhook } from 'standardwebhooks';
 import { checkApiExchange, isPreflight, type ApiCheckContext } from './api-checks.js';
-import { WATCH_BEHAVIOUR, type WatchBehaviour } from './behaviour-numbers.js';
+import { WEBHOOK_DELIVERY_POLICY } from '@session-resume-api/runtime/behaviour';
 import { createContractView } from './contract-view.js';
 import { pathOf, printableTarget, type Exchange } from './exchange.js';
 import { createRecentMap } from './recent-map.js';
@@ -94,13 +94,12 @@ interface Tally {
 export function createWatcher(options: WatcherOptions = {}): Watcher {
   const window = options.window ?? DEFAULT_WINDOW;
   if (!Number.isInteger(window) || window < 1) throw new OptionsError('window must be a whole number of at least 1.', { option: 'window' });
-  const behaviour: WatchBehaviour = options.scheduleMs ? { ...WATCH_BEHAVIOUR, deliveryScheduleMs: options.scheduleMs } : WATCH_BEHAVIOUR;
   if (options.secret !== undefined) checkWebhookSecret('--secret', options.secret);
   const view = createContractView(options.contract ?? shippedContract);
-  const api: ApiCheckContext = { view, behaviour, notPausedStatus: view.statusOfError('not_paused') };
+  const api: ApiCheckContext = { view };
   const hooks: WebhookCheckContext = {
     view,
-    behaviour,
+    scheduleMs: options.scheduleMs ?? WEBHOOK_DELIVERY_POLICY.retry.scheduleMs,
     signer: options.secret === undefined ? undefined : new Webhook(options.secret),
     idOfEvent: createRecentMap(window),
     lastAttempt: createRecentMap<LastAttempt>(window),

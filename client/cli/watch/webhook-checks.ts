@@ -8,7 +8,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { retryAfterMs, scheduledDelayMs } from '@session-resume-api/runtime/delivery/retry-rules';
 import { Webhook } from 'standardwebhooks';
 import { parseJson } from './api-checks.js';
-import type { WatchBehaviour } from './behaviour-numbers.js';
+import { WEBHOOK_DELIVERY_POLICY } from '@session-resume-api/runtime/behaviour';
 import type { ContractView } from './contract-view.js';
 import { header, type Exchange } from './exchange.js';
 import type { RecentMap } from './recent-map.js';
@@ -29,7 +29,8 @@ export interface LastAttempt {
 /** What the webhook checks share. */
 export interface WebhookCheckContext {
   view: ContractView;
-  behaviour: WatchBehaviour;
+  /** Delay before each attempt of one event, in ms, the first included. */
+  scheduleMs: readonly number[];
   /** The receiver's secret: signatures are checked only with it. */
   signer: Webhook | undefined;
   /** webhook-id of each event seen, by identity. */
@@ -42,16 +43,16 @@ export interface WebhookCheckContext {
 export function checkDelivery(exchange: Exchange, ctx: WebhookCheckContext): Finding[] {
   const parsed = parseJson(exchange.requestBody ?? '');
   const body = parsed.ok ? parsed.value : undefined;
-  const webhookId = header(exchange.requestHeaders, 'webhook-id');
+  const webhookId = header(exchange.requestHeaders, WEBHOOK_DELIVERY_POLICY.dedupe.idHeader);
   const findings: Finding[] = [checkShape(exchange, body, ctx.view)];
   if (ctx.signer) findings.push(checkSignature(exchange, ctx.signer));
   const timestamp = header(exchange.requestHeaders, 'webhook-timestamp');
   if (timestamp !== undefined && /^\d{1,15}$/.test(timestamp)) {
-    const offset = Math.abs(Number(timestamp) * 1000 - exchange.startedAt) / 1000;
-    const tolerance = ctx.behaviour.timestampToleranceSeconds;
-    findings.push(offset <= tolerance ? { rule: 'webhook-timestamp' } : { rule: 'webhook-timestamp', fault: `webhook-timestamp ${timestamp} is ${Math.round(offset)} s from the attempt (at most ${tolerance} s)` });
+    const offsetMs = Math.abs(Number(timestamp) * 1000 - exchange.startedAt);
+    const toleranceMs = WEBHOOK_DELIVERY_POLICY.signature.toleranceMs;
+    findings.push(offsetMs <= toleranceMs ? { rule: 'webhook-timestamp' } : { rule: 'webhook-timestamp', fault: `webhook-timestamp ${timestamp} is ${Math.round(offsetMs / 1000)} s from the attempt (at most ${toleranceMs / 1000} s)` });
   }
-  const identity = identityOf(body, ctx.behaviour.eventIdentity);
+  const identity = identityOf(body, WEBHOOK_DELIVERY_POLICY.dedupe.identity);
   if (webhookId !== undefined && identity !== undefined) findings.push(checkSameId(exchange, webhookId, identity, ctx));
   const spacing = webhookId === undefined ? undefined : checkSpacing(exchange, webhookId, ctx);
   if (spacing) findings.push(spacing);
@@ -105,22 +106,23 @@ function checkSameId(exchange: Exchange, webhookId: string, identity: string, ct
 
 function checkSpacing(exchange: Exchange, webhookId: string, ctx: WebhookCheckContext): Finding | undefined {
   const last = ctx.lastAttempt.get(webhookId);
-  const failed = exchange.status === undefined || exchange.status < 200 || exchange.status >= 300;
+  const failed = isFailure(exchange.status);
   const failures = last && isFailure(last.status) ? last.failures : 0;
   ctx.lastAttempt.set(webhookId, { startedAt: exchange.startedAt, failures: failures + (failed ? 1 : 0), status: exchange.status, retryAfter: header(exchange.responseHeaders, 'retry-after') });
   // A first attempt, or one after a delivered attempt (an operator's replay), has no schedule to keep.
   if (!last || !isFailure(last.status)) return undefined;
-  const honoured = last.status === 429 || last.status === 503;
+  const honoured = last.status !== undefined && (WEBHOOK_DELIVERY_POLICY.retryAfter.statuses as readonly number[]).includes(last.status);
   const asked = honoured ? (retryAfterMs(last.retryAfter, last.startedAt) ?? 0) : 0;
-  const expected = scheduledDelayMs(ctx.behaviour.deliveryScheduleMs, last.failures, asked);
+  const expected = scheduledDelayMs(ctx.scheduleMs, last.failures, asked);
   const gap = exchange.startedAt - last.startedAt;
   return gap + EARLY_SLACK_MS >= expected
     ? { rule: 'attempt-spacing' }
     : { rule: 'attempt-spacing', fault: `attempt ${last.failures + 1} came ${gap} ms after attempt ${last.failures}, the schedule${asked > 0 ? ' and Retry-After' : ''} ask at least ${expected} ms` };
 }
 
+/** Whether an attempt failed: no answer, or one the contract does not count as delivered. */
 function isFailure(status: number | undefined): boolean {
-  return status === undefined || status < 200 || status >= 300;
+  return status === undefined || !(WEBHOOK_DELIVERY_POLICY.deliveredStatuses as readonly number[]).includes(status);
 }
 
 /** The event's identity: the values at the identity fields, JSON-encoded; undefined when one is missing. */
