@@ -12,6 +12,7 @@ import { generateWebhookSecret } from '../../client/cli/listen/run-listen.js';
 import { runConformance } from '../../client/cli/conformance/run-conformance.js';
 import { newSandboxKey } from '../../client/sandbox/index.js';
 import { getFreePort } from '../helpers/free-port.js';
+import { requestRaw } from '../helpers/raw-http.js';
 import { listen, type Listening } from '../helpers/listen.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { startServerProcess } from '../helpers/server-process.js';
@@ -68,8 +69,11 @@ describe('watch in front of the reference server', () => {
     const report = await runConformance({ baseUrl: api, apiKey: API_KEY, pausedSession: 'sess_paused_1', notPausedSession: 'sess_running_1' });
     expect(report.results.filter((r) => r.outcome === 'fail')).toEqual([]);
     for (const key of ['watch-k1', 'watch-k1']) await resume(api, 'sess_paused_2', { 'idempotency-key': key });
+    // curl -X POST: no Content-Length, no body. The proxy passes it on as a bodiless request.
+    const raw = `POST /v1/sessions/sess_paused_3/resume HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\nConnection: close\r\n\r\n`;
+    expect((await requestRaw(Number(new URL(api).port), raw)).status).toBe(200);
     // Each resume's event: refused once (503, Retry-After: 1), delivered on the retry.
-    await waitFor(() => receiver.deliveries() >= 4, { timeoutMs: 20_000, what: 'two events, each delivered twice' });
+    await waitFor(() => receiver.deliveries() >= 6, { timeoutMs: 20_000, what: 'three events, each delivered twice' });
     const result = await watch.stop();
     expect(drifted(result)).toEqual([]);
     expect(result.driftLines).toEqual([]);

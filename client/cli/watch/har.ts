@@ -82,7 +82,8 @@ export function parseHar(text: string): Exchange[] {
   try {
     document = JSON.parse(text);
   } catch (cause) {
-    throw new HarError(`not JSON (${(cause as Error).message})`, { cause });
+    // The parser's message quotes the text, which may hold a token: it is not repeated.
+    throw new HarError('not JSON', { cause });
   }
   if (!validateHar(document)) {
     const first = validateHar.errors?.[0];

@@ -75,17 +75,23 @@ function capture() {
   };
 }
 
-/** Raw header pairs without the hop-by-hop ones, flat as `rawHeaders` is; `host` replaced when given. */
-function forwardable(raw: readonly string[], host?: string): string[] {
-  const out: string[] = [];
+/**
+ * Headers to pass on, without the hop-by-hop ones and with `host` replaced when given: a name
+ * sent several times keeps every value (node:http writes an array as repeated lines).
+ */
+function forwardable(raw: readonly string[], host?: string): Record<string, string | string[]> {
+  const out: Record<string, string[]> = {};
+  const names = new Map<string, string>();
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] as string;
     const lower = name.toLowerCase();
     if (HOP_BY_HOP.has(lower) || (host !== undefined && lower === 'host')) continue;
-    out.push(name, raw[i + 1] as string);
+    const key = names.get(lower) ?? name;
+    names.set(lower, key);
+    (out[key] ??= []).push(raw[i + 1] as string);
   }
-  if (host !== undefined) out.push('host', host);
-  return out;
+  if (host !== undefined) out.host = [host];
+  return Object.fromEntries(Object.entries(out).map(([name, values]) => [name, values.length === 1 ? (values[0] as string) : values]));
 }
 
 function pairs(raw: readonly string[]): [string, string][] {
@@ -138,7 +144,8 @@ function forward(req: IncomingMessage, res: ServerResponse, base: URL, agent: Ht
   });
   // Small exchanges: no Nagle wait between the header and body segments.
   upstream.setNoDelay(true);
-  // A request without a body ends at once, so the upstream request is one framed message, not chunked.
+  // A request without a body ends at once: node:http frames it with Content-Length: 0, never chunked
+  // (a chunked request declares a body, which the service judges by its Content-Type).
   const bodiless = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
   if (bodiless) {
     req.resume();
