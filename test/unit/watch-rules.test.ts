@@ -2,10 +2,12 @@
  * `watch`'s rules on exchanges built here: a clean exchange passes every rule it reaches, and
  * each behaviour drift of the issue's list is named by exactly one rule with its exchange.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
 import { headerList, type Exchange } from '../../client/cli/watch/exchange.js';
 import { createWatcher } from '../../client/cli/watch/watcher.js';
+import { WATCH_RULES } from '../../client/cli/watch/watch-rules.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0123456789ab';
 const T0 = Date.parse('2026-11-28T01:00:00.000Z');
@@ -133,4 +135,11 @@ describe('watch rules', () => {
     expect(report).toContain('access_token=[redacted]');
     expect(report).not.toContain('sk_test_secret_key');
   });
+});
+
+it('docs/cli.md lists every watch rule, in report order', () => {
+  const page = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
+  const section = page.slice(page.indexOf('## watch'));
+  const rows = [...section.matchAll(/^\| ([a-z-]+) \|/gm)].map((m) => m[1]).filter((cell) => cell !== 'rule');
+  expect(rows).toEqual(WATCH_RULES.map((r) => r.id));
 });
