@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { printableHeader, printableTarget } from '../../client/cli/watch/exchange.js';
 import { HarError, parseHar } from '../../client/cli/watch/har.js';
 
 const headerArb = fc.record({ name: fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/), value: fc.string({ maxLength: 40 }) });
@@ -70,5 +71,19 @@ describe('parseHar', () => {
       /entries\/0\/startedDateTime "x" is not a date/,
     );
     expect(() => parseHar('{"log":{}}')).toThrow(/\/log must have required property 'entries'/);
+  });
+});
+
+describe('redaction of what a request carries', () => {
+  const token = fc.stringMatching(/^[A-Za-z0-9_-]{8,40}$/);
+  it('a credential in the query or the Authorization header is never printable, whatever surrounds it', () => {
+    fc.assert(
+      fc.property(fc.webPath(), fc.constantFrom('access_token', 'token', 'api_key', 'key', 'Access_Token'), token, fc.webQueryParameters(), (path, name, secret, rest) => {
+        const target = `${path || '/'}?${rest ? `${rest}&` : ''}${name}=${secret}`;
+        expect(printableTarget(target)).not.toContain(secret);
+        expect(printableHeader('Authorization', `Bearer ${secret}`)).toBe('Bearer [redacted]');
+        expect(printableHeader('webhook-signature', `v1,${secret}`)).toBe('[redacted]');
+      }),
+    );
   });
 });
