@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseRetrySchedule } from '@session-resume-api/runtime/delivery/retry-rules';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { redactUrl, redactWebhookUrl } from '@session-resume-api/runtime/redact-url';
 import { readCliEnv } from './config.js';
 import { EXIT, UsageError } from './program.js';
 import { HarError, parseHar } from './watch/har.js';
@@ -118,8 +119,8 @@ async function proxyUntilStopped(flags: WatchFlags, watcher: Watcher): Promise<v
     await Promise.all(proxies.map((p) => p.close()));
     throw new UsageError(`cannot listen: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
   }
-  if (flags.target !== undefined) process.stderr.write(`watch: API ${proxies[0]?.url} → ${flags.target}\n`);
-  if (flags.webhookTarget !== undefined) process.stderr.write(`watch: webhooks ${proxies.at(-1)?.url} → ${flags.webhookTarget}\n`);
+  if (flags.target !== undefined) process.stderr.write(`watch: API ${proxies[0]?.url} → ${redactUrl(flags.target)}\n`);
+  if (flags.webhookTarget !== undefined) process.stderr.write(`watch: webhooks ${proxies.at(-1)?.url} → ${redactWebhookUrl(flags.webhookTarget)}\n`);
   process.stderr.write('watch: watching; stop with Ctrl-C for the report\n');
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

@@ -6,6 +6,7 @@
  */
 import { contract as shippedContract, type Contract } from '@session-resume-api/runtime/contract';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { redactWebhookUrl } from '@session-resume-api/runtime/redact-url';
 import { checkWebhookSecret } from '@session-resume-api/runtime/webhook-secret';
 import { Webhook } from 'standardwebhooks';
 import { checkApiExchange, isPreflight, type ApiCheckContext } from './api-checks.js';
@@ -148,7 +149,9 @@ export function createWatcher(options: WatcherOptions = {}): Watcher {
 }
 
 function refOf(exchange: Exchange, fault: string): ExchangeRef {
-  return { method: exchange.method, path: printableTarget(exchange.target), status: exchange.status ?? null, time: new Date(exchange.startedAt).toISOString(), fault };
+  // A receiver may keep its URL token in the last path segment of its webhook URL.
+  const path = exchange.kind === 'webhook' ? redactWebhookUrl(exchange.target) : printableTarget(exchange.target);
+  return { method: exchange.method, path, status: exchange.status ?? null, time: new Date(exchange.startedAt).toISOString(), fault };
 }
 
 /** Why a rule saw nothing to grade. */
