@@ -1,7 +1,6 @@
 #!/bin/sh
-# A shell client: one curl per id, with curl's own retries (--retry 2: 408, 429, 500, 502, 503,
-# 504 and timeouts, waiting Retry-After or 1 s, then 2 s) and a 10 s deadline, but no
-# Idempotency-Key.
+# A shell client: one curl per id, with curl's own --retry 2 and a 10 s deadline per attempt,
+# and no Idempotency-Key.
 for id in $SESSION_RESUME_SESSION_IDS; do
   status=$(curl -s -o /dev/null -w '%{http_code}' --retry 2 --max-time 10 -X POST \
     -H "Authorization: Bearer $SESSION_RESUME_API_KEY" "$SESSION_RESUME_BASE_URL/v1/sessions/$id/resume")
