@@ -35,14 +35,14 @@ export function checkBackoff(ctx: CheckContext): Verdict {
       const tried = attemptsOf(ctx.obs, scenario).length;
       return tried === 0 ? attempts : { grade: 'fail', evidence: `${scenario.sessionId}: still retrying a 503 after ${tried} attempts when the run ended.` };
     }
-    if (attempts.length > ctx.policy.maxAttempts) {
-      return { grade: 'fail', evidence: `${scenario.sessionId}: ${attempts.length} attempts against a 503 on every one; the retry policy allows at most ${ctx.policy.maxAttempts}.` };
+    if (attempts.length > ctx.policy.attempts.max) {
+      return { grade: 'fail', evidence: `${scenario.sessionId}: ${attempts.length} attempts against a 503 on every one; the retry policy allows at most ${ctx.policy.attempts.max}.` };
     }
     calls.push(attempts);
   }
   const counts = calls.map((c) => c.length).join(', ');
   const { text, jittered, compared } = spreads(calls.map(retryDelays));
-  const seen = `${calls.length} calls met a 503 without Retry-After on every attempt: ${counts} attempts (at most ${ctx.policy.maxAttempts})`;
+  const seen = `${calls.length} calls met a 503 without Retry-After on every attempt: ${counts} attempts (at most ${ctx.policy.attempts.max})`;
   if (!compared) return { grade: 'not-observable', evidence: `${seen}; fewer than two were retried, so their waits cannot be compared.` };
   if (!jittered) return { grade: 'fail', evidence: `${seen}; waits ${text}: the same waits on every call, no jitter.` };
   return { grade: 'pass', evidence: `${seen}; waits ${text}: jittered.` };

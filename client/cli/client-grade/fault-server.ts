@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
 import { resumeUrl } from '@session-resume-api/runtime/resume-path';
 import { contractAnswer, type ContractAnswer } from './contract-answers.js';
 import type { Attempt } from './observations.js';
@@ -32,6 +33,9 @@ export interface FaultServer {
   close(): Promise<void>;
 }
 
+/** The request header of the Idempotency-Key, as node:http names it. */
+const KEY_HEADER = RESUME_RETRY_POLICY.idempotencyKey.header.toLowerCase();
+
 /** Bytes of a request body kept for the evidence. */
 const BODY_KEPT = 1024;
 
@@ -56,7 +60,7 @@ function record(run: Run, req: IncomingMessage, scenario: Scenario | undefined, 
     ...(scenario ? { scenario } : {}),
     number: scenario ? run.attempts.filter((a) => a.scenario === scenario).length + 1 : 1,
     authorization: headers.authorization ?? [],
-    idempotencyKeys: headers['idempotency-key'] ?? [],
+    idempotencyKeys: headers[KEY_HEADER] ?? [],
     ...(contentType === undefined ? {} : { contentType }),
     ...body,
     receivedAt: run.now(),

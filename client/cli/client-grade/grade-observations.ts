@@ -2,9 +2,9 @@
  * What every check of `client grade` shares: the observations, the policy they are judged by,
  * and the verdicts for a call that never came or did not end in time.
  */
+import type { ResumeRetryPolicy } from '@session-resume-api/runtime/behaviour';
 import type { Verdict } from '../grade-report.js';
 import { attemptsOf, callSettled, type Attempt, type Observations } from './observations.js';
-import type { ResumeRetryPolicy } from './retry-policy.js';
 import type { Scenario } from './scenarios.js';
 
 /** What a check reads. */
@@ -32,5 +32,5 @@ export function scenariosOf(ctx: CheckContext, rule: Scenario['rule']): Scenario
 
 /** Whether the policy retries what `attempt` met: its status, or a request without an answer. */
 export function retryable(policy: ResumeRetryPolicy, attempt: Attempt): boolean {
-  return attempt.status === undefined ? policy.retryNetworkFailures : policy.retryableStatuses.includes(attempt.status);
+  return attempt.status === undefined ? policy.networkFailures === 'retry' : (policy.retryableStatuses as readonly number[]).includes(attempt.status);
 }

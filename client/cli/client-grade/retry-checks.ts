@@ -14,12 +14,15 @@ const WAIT_TOLERANCE_MS = 20;
 /** What the first attempt met, for people. */
 const met = (first: Attempt) => (first.status === undefined ? 'a reset connection' : `a ${first.status}`);
 
-/** The shortest wait a retry of `first` is held to: its Retry-After, but no more than the policy's cap. */
-function shortestWaitMs(ctx: CheckContext, first: Attempt): number {
-  return first.retryAfterSeconds === undefined ? 0 : Math.min(first.retryAfterSeconds * 1000, ctx.policy.maxRetryDelayMs);
+/** The Retry-After of `first` as the policy reads it (on its statuses only), and whether it asks for more than the policy's cap. */
+function askedWait(ctx: CheckContext, first: Attempt): { askedMs: number; aboveMax: boolean } | undefined {
+  const statuses: readonly number[] = ctx.policy.retryAfter.statuses;
+  if (first.retryAfterSeconds === undefined || first.status === undefined || !statuses.includes(first.status)) return undefined;
+  const askedMs = first.retryAfterSeconds * 1000;
+  return { askedMs, aboveMax: askedMs > ctx.policy.retryAfter.maxMs };
 }
 
-/** The verdict on the call of `rule`'s scenario: retried when the policy retries its first answer, after the wait it asked for. */
+/** The call of `scenario` judged against its first answer: retried when the policy retries it, never before the Retry-After floor, not at all when it asks beyond the cap and the policy gives up. */
 function judgeRetry(ctx: CheckContext, scenario: Scenario | undefined): Verdict {
   if (!scenario) return { grade: 'not-observable', evidence: 'no scenario of this rule in this run.' };
   const attempts = settledAttempts(ctx, scenario);
@@ -27,16 +30,19 @@ function judgeRetry(ctx: CheckContext, scenario: Scenario | undefined): Verdict 
   const [first, second] = attempts as [Attempt, ...Attempt[]];
   const seen = `${scenario.sessionId}: ${describeAttempts(attempts)}`;
   const due = retryable(ctx.policy, first);
+  const asked = askedWait(ctx, first);
+  const aboveMax: string = ctx.policy.retryAfter.aboveMax;
+  const givesUp = asked?.aboveMax === true && aboveMax === 'giveUp';
+  const cap = `the retry policy's cap of ${ctx.policy.retryAfter.maxMs} ms`;
   if (!second) {
     if (!due) return { grade: 'pass', evidence: `${seen}; the retry policy does not retry ${met(first)}: reported.` };
-    if (first.retryAfterSeconds !== undefined && first.retryAfterSeconds * 1000 > ctx.policy.maxRetryDelayMs) {
-      return { grade: 'pass', evidence: `${seen}; Retry-After asked for more than the ${ctx.policy.maxRetryDelayMs} ms the policy waits: reported.` };
-    }
+    if (givesUp) return { grade: 'pass', evidence: `${seen}; Retry-After asked for more than ${cap}: reported, not retried.` };
     return { grade: 'fail', evidence: `${seen}: not retried, although the retry policy retries ${met(first)}.` };
   }
   if (!due) return { grade: 'fail', evidence: `${seen}: retried, although the retry policy reports ${met(first)} without retrying.` };
+  if (givesUp) return { grade: 'fail', evidence: `${seen}: retried, although Retry-After asked for more than ${cap}, beyond which the policy gives up and reports.` };
   const waited = second.receivedAt - (first.endedAt ?? first.receivedAt);
-  const floor = shortestWaitMs(ctx, first);
+  const floor = asked === undefined ? 0 : asked.aboveMax ? ctx.policy.retryAfter.maxMs : asked.askedMs;
   if (waited + WAIT_TOLERANCE_MS < floor) {
     return { grade: 'fail', evidence: `${seen}: retried after ${Math.round(waited)} ms, sooner than the ${floor} ms the answer asked for.` };
   }

@@ -5,6 +5,7 @@
  * not-observable, with the evidence and, for a failure, what the real service does about it.
  */
 import { randomBytes } from 'node:crypto';
+import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
 import type { GradeEntry, Verdict } from '../grade-report.js';
 import { UsageError } from '../program.js';
 import { checkBackoff } from './backoff-check.js';
@@ -16,7 +17,6 @@ import type { Observations, RunEnd } from './observations.js';
 import { checkNoRetry4xx, checkNotPaused } from './outcome-checks.js';
 import { checkRequest } from './request-check.js';
 import { checkRetry429, checkRetry500, checkRetry503, checkRetryAfterCap, checkRetryNetwork } from './retry-checks.js';
-import { RESUME_RETRY_POLICY } from './retry-policy.js';
 import { runClientCommand, waitForStop } from './run-client.js';
 import { createScenarios, type FaultSettings, type Scenario } from './scenarios.js';
 import { checkTimeout } from './timeout-check.js';
@@ -79,7 +79,7 @@ export interface ClientGradeIo {
 
 async function listen(options: ClientGradeOptions, scenarios: readonly Scenario[]): Promise<FaultServer> {
   try {
-    return await startFaultServer({ scenarios, port: options.port ?? 0, hangLimitMs: RESUME_RETRY_POLICY.attemptTimeoutMs + HANG_GRACE_MS });
+    return await startFaultServer({ scenarios, port: options.port ?? 0, hangLimitMs: RESUME_RETRY_POLICY.attempts.attemptTimeoutMs + HANG_GRACE_MS });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES') throw new UsageError(`cannot listen on 127.0.0.1:${options.port} (${code}): give a free --port, or 0 for any.`, { cause: error });
@@ -102,7 +102,7 @@ export async function observeClient(options: ClientGradeOptions, io: ClientGrade
   } finally {
     await server.close();
   }
-  return { scenarios, attempts: server.attempts, end, apiKey, hangLimitMs: RESUME_RETRY_POLICY.attemptTimeoutMs + HANG_GRACE_MS };
+  return { scenarios, attempts: server.attempts, end, apiKey, hangLimitMs: RESUME_RETRY_POLICY.attempts.attemptTimeoutMs + HANG_GRACE_MS };
 }
 
 /** Grades `obs` rule by rule, in the list's order (`only`: those rules alone). */

@@ -3,7 +3,7 @@
  * the faults its attempts meet, in order (the last one repeats), and the rule it serves.
  */
 import type { ClientRuleId } from './client-rules.js';
-import { RESUME_RETRY_POLICY } from './retry-policy.js';
+import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
 
 /** What the grader does with one attempt. */
 export type Fault =
@@ -37,7 +37,7 @@ export interface FaultSettings {
 }
 
 /** Retry-After of the long 429: one second more than the longest wait the policy accepts. */
-export const LONG_RETRY_AFTER_SECONDS = Math.ceil(RESUME_RETRY_POLICY.maxRetryDelayMs / 1000) + 1;
+export const LONG_RETRY_AFTER_SECONDS = Math.ceil(RESUME_RETRY_POLICY.retryAfter.maxMs / 1000) + 1;
 
 const answer = (example: string, retryAfterSeconds?: number): Fault =>
   retryAfterSeconds === undefined ? { kind: 'answer', example } : { kind: 'answer', example, retryAfterSeconds };

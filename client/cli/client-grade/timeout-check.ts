@@ -13,7 +13,7 @@ export function checkTimeout(ctx: CheckContext): Verdict {
   const attempts = attemptsOf(ctx.obs, scenario);
   const hung = attempts[0] as Attempt | undefined;
   if (!hung) return { grade: 'not-observable', evidence: `no request resumed ${scenario.sessionId}: the client is to resume each id of SESSION_RESUME_SESSION_IDS once, in order.` };
-  const deadline = `the retry policy's attempt deadline is ${ctx.policy.attemptTimeoutMs} ms`;
+  const deadline = `the retry policy's attempt deadline is ${ctx.policy.attempts.attemptTimeoutMs} ms`;
   if (hung.abandonedBy === 'grader') {
     return { grade: 'fail', evidence: `${scenario.sessionId}: no answer for ${ctx.obs.hangLimitMs} ms and the client was still waiting (${deadline}); the grader reset the connection.` };
   }
