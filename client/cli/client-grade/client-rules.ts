@@ -34,7 +34,7 @@ export const CLIENT_RULES = [
   {
     id: 'retry-after-cap',
     title: 'long Retry-After honoured or reported',
-    broken: 'The service answers 429 again to every request before Retry-After has passed; a client that waits less only adds load.',
+    broken: 'Beyond the cap, a client following the contract gives the wait back to its caller instead of holding the call that long; a retry sooner than Retry-After gets 429 again and counts against the limit.',
   },
   {
     id: 'retry-network',
@@ -44,7 +44,7 @@ export const CLIENT_RULES = [
   {
     id: 'retry-500',
     title: '500 as the retry policy says',
-    broken: 'The service answers 500 (internal_error) only for a defect; the retry policy says whether another attempt can help.',
+    broken: 'A 500 (internal_error) says nothing of whether the resume applied: only a retry with the same Idempotency-Key finds out, when the policy retries it.',
   },
   {
     id: 'idempotency-key',
