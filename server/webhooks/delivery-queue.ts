@@ -29,8 +29,16 @@ export interface AttemptOutcome {
   detail?: string;
 }
 
+/**
+ * An attempt the endpoint's circuit held: no request, no attempt counted; the queue hands the
+ * event back after `delayMs` (x-decisions: endpoint-health).
+ */
+export interface HeldAttempt {
+  held: { delayMs: number };
+}
+
 /** Makes one attempt of one event; never throws for delivery failures. */
-export type AttemptHandler = (event: QueuedEvent) => Promise<AttemptOutcome>;
+export type AttemptHandler = (event: QueuedEvent) => Promise<AttemptOutcome | HeldAttempt>;
 
 /** One event in the dead-letter list (`webhooks dead --json` prints this shape). */
 export interface DeadEvent {

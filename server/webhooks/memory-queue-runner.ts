@@ -49,6 +49,13 @@ export function createRunner({ records, concurrency, logger }: RunnerOptions): R
       if (wait > 0 && !state.closing) await waitOrWake(entry, wait);
       const outcome = await attempt(entry);
       if (!outcome || entry.abandoned) return;
+      if ('held' in outcome) {
+        // The endpoint's circuit holds it: no attempt was made, none is counted.
+        if (state.closing) return dropWhileClosing(records, entry, logger, 'held by the endpoint circuit');
+        entry.record.state = 'pending';
+        wait = outcome.held.delayMs;
+        continue;
+      }
       entry.attemptsMade++;
       entry.record.attempts.push(outcome.attempt);
       if (outcome.next.kind === 'delivered') return records.finish(entry, 'delivered');
@@ -56,7 +63,7 @@ export function createRunner({ records, concurrency, logger }: RunnerOptions): R
         entry.reason = outcome.detail ?? outcome.next.reason;
         return records.finish(entry, 'dead');
       }
-      if (state.closing) return dropWhileClosing(records, entry, logger);
+      if (state.closing) return dropWhileClosing(records, entry, logger, 'attempt failed');
       entry.record.state = 'pending';
       wait = outcome.next.delayMs;
     }
@@ -85,10 +92,10 @@ export function createRunner({ records, concurrency, logger }: RunnerOptions): R
   };
 }
 
-/** An attempt failed while the queue closes: the event is not retried. */
-function dropWhileClosing(records: Records, entry: Entry, logger: Logger): void {
+/** An attempt failed (or was held) while the queue closes: the event is not retried. */
+function dropWhileClosing(records: Records, entry: Entry, logger: Logger, what: string): void {
   records.forget(entry);
-  logger.error({ webhookId: entry.id, attempt: entry.attemptsMade }, 'webhook attempt failed while the queue closes; dropped, not retried');
+  logger.error({ webhookId: entry.id, attempt: entry.attemptsMade }, `webhook ${what} while the queue closes; dropped, not retried`);
 }
 
 /**
