@@ -1,10 +1,12 @@
 /**
- * The figures of endpoint health (x-decisions: endpoint-health): when the circuit of the
+ * The figures of endpoint health, read from the contract (the session webhook's
+ * `x-delivery-policy.endpointHealth`, x-decisions: endpoint-health): when the circuit of the
  * webhook endpoint opens, how often a probe runs while it is open, when it is disabled, and how
  * often an instance rereads the state every instance shares.
  */
+import { WEBHOOK_DELIVERY_POLICY } from '@session-resume-api/runtime/behaviour';
 
-/** The figures the circuit of one endpoint follows. */
+/** The figures the circuit of one endpoint follows (each one the contract's, by default). */
 export interface EndpointHealthPolicy {
   /** Consecutive failed attempts that open the circuit. */
   openAfterFailures: number;
@@ -26,15 +28,5 @@ export interface EndpointHealthPolicy {
   refreshMs: number;
 }
 
-/** The defaults (x-decisions: endpoint-health). */
-export const ENDPOINT_HEALTH_POLICY: EndpointHealthPolicy = Object.freeze({
-  openAfterFailures: 10,
-  openAfterSlowDowns: 3,
-  slowDownStatuses: Object.freeze([429, 502, 504]),
-  disableStatuses: Object.freeze([410]),
-  firstProbeAfterMs: 30_000,
-  probeBackoffFactor: 2,
-  maxProbeIntervalMs: 1_800_000,
-  disableAfterMs: 86_400_000,
-  refreshMs: 1000,
-});
+/** The contract's figures. */
+export const ENDPOINT_HEALTH_POLICY: EndpointHealthPolicy = WEBHOOK_DELIVERY_POLICY.endpointHealth;
