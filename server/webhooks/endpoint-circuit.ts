@@ -10,6 +10,7 @@
 import type { Logger } from 'pino';
 import { admission, HEALTHY, nextHealth, type Admission, type EndpointHealth, type EndpointState, type HealthSignal } from './endpoint-circuit-rules.js';
 import { ENDPOINT_HEALTH_POLICY, type EndpointHealthPolicy } from './endpoint-health-policy.js';
+import type { DeliveryObserver } from './delivery-types.js';
 
 /** Where the state of an endpoint lives. */
 export interface EndpointHealthStore {
@@ -54,6 +55,18 @@ export interface EndpointCircuitOptions {
    * @defaultValue none
    */
   onChange?: (change: EndpointChange) => void;
+}
+
+/** The change hook of a delivery: the caller's, then the observer's (metrics). */
+export function changeHooks(options: EndpointHealthOptions | undefined, observer: DeliveryObserver | undefined): Pick<EndpointCircuitOptions, 'onChange'> {
+  const given = options === false ? undefined : options?.onChange;
+  if (!given && !observer?.endpointChanged) return {};
+  return {
+    onChange: (change) => {
+      given?.(change);
+      observer?.endpointChanged?.(change);
+    },
+  };
 }
 
 /**

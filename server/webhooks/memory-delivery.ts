@@ -9,7 +9,7 @@ import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions, type DeliveryTarget } from './delivery-engine.js';
 import { createMemoryQueue, type MemoryQueueOptions } from './memory-queue.js';
-import { createEndpointCircuit, createMemoryHealthStore, type EndpointHealthOptions } from './endpoint-circuit.js';
+import { changeHooks, createEndpointCircuit, createMemoryHealthStore, type EndpointHealthOptions } from './endpoint-circuit.js';
 
 /**
  * Options of `createMemoryDelivery`, checked at creation: the target, the queue's bounds and
@@ -40,7 +40,7 @@ export function createMemoryDelivery(options: MemoryDeliveryOptions): DeliveryEn
   const logger = options.logger ?? pino({ name: 'webhook-delivery' });
   const { schedule, observer, concurrency, maxPending, keepDelivered, keepDead, endpointHealth, ...target } = options;
   const circuit =
-    endpointHealth === false ? undefined : createEndpointCircuit({ ...endpointHealth, store: createMemoryHealthStore(), endpoint: check.url.origin, logger });
+    endpointHealth === false ? undefined : createEndpointCircuit({ ...endpointHealth, ...changeHooks(endpointHealth, observer), store: createMemoryHealthStore(), endpoint: check.url.origin, logger });
   const queue = createMemoryQueue({
     target: check.url.origin,
     logger: logger.child({ webhook: check.url.origin }),

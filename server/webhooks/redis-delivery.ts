@@ -16,7 +16,7 @@ import { createBullmqQueue, type BullmqQueueOptions } from './bullmq-queue.js';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions, type DeliveryTarget } from './delivery-engine.js';
 import { relayPass, startTimer } from './outbox-relay.js';
-import { createEndpointCircuit, type EndpointHealthOptions } from './endpoint-circuit.js';
+import { changeHooks, createEndpointCircuit, type EndpointHealthOptions } from './endpoint-circuit.js';
 import { createRedisHealthStore } from './redis-endpoint-health.js';
 
 /** Default interval of the relay's look for events no job took, in ms. */
@@ -128,7 +128,7 @@ export function createRedisDelivery(options: RedisDeliveryOptions): RedisDeliver
   const circuit =
     options.endpointHealth === false
       ? undefined
-      : createEndpointCircuit({ ...options.endpointHealth, store: createRedisHealthStore(client, keys.endpointHealth), endpoint: check?.ok ? check.url.origin : '', logger });
+      : createEndpointCircuit({ ...options.endpointHealth, ...changeHooks(options.endpointHealth, options.observer), store: createRedisHealthStore(client, keys.endpointHealth), endpoint: check?.ok ? check.url.origin : '', logger });
   const engine = createDeliveryEngine({
     ...(circuit ? { circuit } : {}),
     queue: { ...queue, add: publish },
