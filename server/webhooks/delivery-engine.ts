@@ -130,10 +130,8 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
   const logger = options.logger ?? pino({ name: 'webhook-delivery' });
   const agents = options.target && (options.target.keepAlive ?? true) ? createDeliveryAgents() : undefined;
   const { circuit } = options;
-  if (options.target) {
-    const handler = createAttemptHandler(options.target, schedule, logger, options.observer, agents);
-    queue.start(circuit ? guardAttempts(handler, circuit) : handler);
-  }
+  const handler = options.target && createAttemptHandler(options.target, schedule, logger, options.observer, agents);
+  if (handler) queue.start(circuit ? guardAttempts(handler, circuit) : handler);
   const pending = new Set<Promise<void>>();
   let closing = false;
   let closed: Promise<void> | undefined;
