@@ -196,6 +196,22 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
       await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
       return true;
     },
+    async listRetrying() {
+      const jobs = (await queue.getDelayed(0, -1)) as Job[];
+      return jobs.flatMap((job) => {
+        const last = malformation(job) === undefined ? attemptsOf(job).at(-1) : undefined;
+        return last ? [{ id: String(job.id), payload: (job.data as JobData).payload, failedAt: last.at }] : [];
+      });
+    },
+    async promote(id) {
+      const job = await queue.getJob(id);
+      if (!job || !(await job.isDelayed())) return false;
+      // Another instance may promote it first: then this one did nothing.
+      return job.promote().then(
+        () => true,
+        () => false,
+      );
+    },
     async close(timeoutMs) {
       // Attempts under way finish; waiting and delayed jobs stay in Redis for the next instance.
       await withTimeout(worker?.close() ?? Promise.resolve(), timeoutMs);

@@ -26,6 +26,7 @@ import type { WebhookDelivery } from './webhook-delivery.js';
 import type { EndpointCircuit } from './endpoint-circuit.js';
 import type { EndpointHealth } from './endpoint-circuit-rules.js';
 import { guardAttempts } from './endpoint-guard.js';
+import { recoverByTime, type RecoverOptions, type RecoverResult } from './recover-by-time.js';
 
 /** Where and how attempts go; needed only by an engine that delivers. */
 export interface DeliveryTarget {
@@ -110,6 +111,8 @@ export interface DeliveryEngine extends WebhookDelivery, DeliveryInspector {
   replay(id: string): Promise<boolean>;
   /** Replays every dead event; returns how many. */
   replayAll(): Promise<number>;
+  /** Lists, or puts back to be delivered now, the events whose last attempt failed in a window of time. */
+  recover(options: RecoverOptions): Promise<RecoverResult>;
   /** The endpoint's health, shared by every instance; undefined without a circuit. */
   endpoint(): Promise<EndpointHealth | undefined>;
   /** Closes the endpoint's circuit (re-enables a disabled endpoint); undefined without a circuit. */
@@ -179,6 +182,7 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
       for (const dead of await queue.listDead()) if (await queue.replay(dead.id, schedule[0] ?? 0)) count++;
       return count;
     },
+    recover: (recoverOptions) => recoverByTime(queue, recoverOptions, schedule[0] ?? 0),
     endpoint: async () => circuit?.read(),
     enableEndpoint: async () => circuit?.enable(),
   };

@@ -269,7 +269,9 @@ describe('retry rule', () => {
 describe('createMemoryDelivery endpoint health', () => {
   it('a failing endpoint opens the circuit (logged), holds events without using their attempts, and a delivered probe drains them once', async () => {
     let status = 500;
-    const r = await receiver((_req, res) => res.writeHead(status).end());
+    const r = await receiver((_req, res) => {
+      res.writeHead(status).end();
+    });
     const { logger, lines } = captureLogger();
     const clock = { now: Date.now() };
     const changes: string[] = [];
