@@ -11,6 +11,7 @@ import type { ServerMetrics } from '../metrics/index.js';
 import { webhookStartUpLine } from '../start-up-summary.js';
 import type { DeliveryEngine } from '../webhooks/delivery-engine.js';
 import type { RedisRuntime } from './redis-runtime.js';
+import { endpointHealthSettings } from './endpoint-notice-runtime.js';
 
 /** The started engine (undefined with webhooks off) and how to stop it. */
 export interface DeliveryRuntime {
@@ -76,6 +77,7 @@ async function startMemoryDelivery(webhook: NonNullable<ServerConfig['webhook']>
     schedule: webhook.schedule,
     concurrency: webhook.concurrency,
     ...(ca ? { ca } : {}),
+    ...endpointHealthSettings(webhook, ca, logger),
     ...(metrics ? { observer: metrics.observer } : {}),
     logger: logger.child({ component: 'webhook-delivery' }),
   });

@@ -5,6 +5,7 @@ import type { ServerConfig } from '../config.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 import type { DeliveryObserver } from '../webhooks/delivery-types.js';
 import type { ConnectionErrorLog } from '../redis/connection-error-log.js';
+import { endpointHealthSettings } from './endpoint-notice-runtime.js';
 import { createRedisDelivery, type RedisDelivery } from '../webhooks/redis-delivery.js';
 
 /** Which parts of Redis delivery a process runs: the outbox relay hands written events to the queue, the worker delivers them. */
@@ -67,6 +68,7 @@ export async function startRedisDelivery(options: StartRedisDeliveryOptions): Pr
       : {}),
     ...(webhook?.insecureLocalhost ? { insecureLocalhost: true } : {}),
     ...(ca ? { ca } : {}),
+    ...endpointHealthSettings(webhook, ca, logger),
     worker: roles.worker,
     relay: roles.relay,
     ...(observer ? { observer } : {}),

@@ -16,6 +16,8 @@ import { createBullmqQueue, type BullmqQueueOptions } from './bullmq-queue.js';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions, type DeliveryTarget } from './delivery-engine.js';
 import { relayPass, startTimer } from './outbox-relay.js';
+import { changeHooks, createEndpointCircuit, type EndpointHealthOptions } from './endpoint-circuit.js';
+import { createRedisHealthStore } from './redis-endpoint-health.js';
 
 /** Default interval of the relay's look for events no job took, in ms. */
 export const DEFAULT_RELAY_INTERVAL_MS = 1000;
@@ -70,6 +72,11 @@ export interface RedisDeliveryOptions
    * @defaultValue a pino logger named `webhook-delivery`
    */
   logger?: Logger;
+  /**
+   * The endpoint's circuit, shared on Redis by every instance (x-decisions: endpoint-health); `false` turns it off.
+   * @defaultValue on, with the policy's figures
+   */
+  endpointHealth?: EndpointHealthOptions;
 }
 
 /** The engine on Redis, plus one relay pass on demand. */
@@ -118,7 +125,12 @@ export function createRedisDelivery(options: RedisDeliveryOptions): RedisDeliver
     await queue.addMany(events, schedule[0] ?? 0);
     await settle(events);
   };
+  const circuit =
+    options.endpointHealth === false
+      ? undefined
+      : createEndpointCircuit({ ...options.endpointHealth, ...changeHooks(options.endpointHealth, options.observer), store: createRedisHealthStore(client, keys.endpointHealth), endpoint: check?.ok ? check.url.origin : '', logger });
   const engine = createDeliveryEngine({
+    ...(circuit ? { circuit } : {}),
     queue: { ...queue, add: publish },
     schedule,
     logger,
