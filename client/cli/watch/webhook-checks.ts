@@ -5,8 +5,7 @@
  * (x-decisions: webhook-standard-headers, webhook-signing, webhook-retry).
  */
 import { timingSafeEqual } from 'node:crypto';
-import { scheduledDelayMs } from '@session-resume-api/runtime/delivery/retry-rules';
-import { cappedRetryAfterMs, retryAfterMs } from '@session-resume-api/runtime/retry-after';
+import { nextStep } from '@session-resume-api/runtime/delivery/retry-rules';
 import { Webhook } from 'standardwebhooks';
 import { parseJson } from './api-checks.js';
 import { WEBHOOK_DELIVERY_POLICY } from '@session-resume-api/runtime/behaviour';
@@ -112,14 +111,14 @@ function checkSpacing(exchange: Exchange, webhookId: string, ctx: WebhookCheckCo
   ctx.lastAttempt.set(webhookId, { startedAt: exchange.startedAt, failures: failures + (failed ? 1 : 0), status: exchange.status, retryAfter: header(exchange.responseHeaders, 'retry-after') });
   // A first attempt, or one after a delivered attempt (an operator's replay), has no schedule to keep.
   if (!last || !isFailure(last.status)) return undefined;
-  const honoured = last.status !== undefined && (WEBHOOK_DELIVERY_POLICY.retryAfter.statuses as readonly number[]).includes(last.status);
-  const askedMs = honoured ? retryAfterMs(last.retryAfter, last.startedAt) : undefined;
-  const asked = askedMs === undefined ? 0 : (cappedRetryAfterMs(askedMs, WEBHOOK_DELIVERY_POLICY.retryAfter) ?? 0);
-  const expected = scheduledDelayMs(ctx.scheduleMs, last.failures, asked);
+  // The delay the delivery engine itself takes after that failure; an event it would have ended
+  // (410, the schedule run out) can only come back by an operator's replay: not graded.
+  const step = nextStep(ctx.scheduleMs, last.failures, { status: last.status, retryAfter: last.retryAfter }, last.startedAt);
+  if (step.kind === 'dead') return undefined;
   const gap = exchange.startedAt - last.startedAt;
-  return gap + EARLY_SLACK_MS >= expected
+  return gap + EARLY_SLACK_MS >= step.delayMs
     ? { rule: 'attempt-spacing' }
-    : { rule: 'attempt-spacing', fault: `attempt ${last.failures + 1} came ${gap} ms after attempt ${last.failures}, the schedule${asked > 0 ? ' and Retry-After' : ''} ask at least ${expected} ms` };
+    : { rule: 'attempt-spacing', fault: `attempt ${last.failures + 1} came ${gap} ms after attempt ${last.failures}, the schedule${last.retryAfter === undefined ? '' : ' and Retry-After'} ask at least ${step.delayMs} ms` };
 }
 
 /** Whether an attempt failed: no answer, or one the contract does not count as delivered. */
