@@ -5,7 +5,8 @@
  * (x-decisions: webhook-standard-headers, webhook-signing, webhook-retry).
  */
 import { timingSafeEqual } from 'node:crypto';
-import { retryAfterMs, scheduledDelayMs } from '@session-resume-api/runtime/delivery/retry-rules';
+import { scheduledDelayMs } from '@session-resume-api/runtime/delivery/retry-rules';
+import { cappedRetryAfterMs, retryAfterMs } from '@session-resume-api/runtime/retry-after';
 import { Webhook } from 'standardwebhooks';
 import { parseJson } from './api-checks.js';
 import { WEBHOOK_DELIVERY_POLICY } from '@session-resume-api/runtime/behaviour';
@@ -112,7 +113,7 @@ function checkSpacing(exchange: Exchange, webhookId: string, ctx: WebhookCheckCo
   // A first attempt, or one after a delivered attempt (an operator's replay), has no schedule to keep.
   if (!last || !isFailure(last.status)) return undefined;
   const honoured = last.status !== undefined && (WEBHOOK_DELIVERY_POLICY.retryAfter.statuses as readonly number[]).includes(last.status);
-  const asked = honoured ? (retryAfterMs(last.retryAfter, last.startedAt) ?? 0) : 0;
+  const asked = honoured ? (cappedRetryAfterMs(retryAfterMs(last.retryAfter, last.startedAt) ?? 0, WEBHOOK_DELIVERY_POLICY.retryAfter) ?? 0) : 0;
   const expected = scheduledDelayMs(ctx.scheduleMs, last.failures, asked);
   const gap = exchange.startedAt - last.startedAt;
   return gap + EARLY_SLACK_MS >= expected
