@@ -365,7 +365,7 @@ function notifySetting(read: EnvReader, rules: { allowPrivate: boolean; allowLoo
   const text = read.text('WEBHOOK_HEALTH_NOTIFY_URL');
   if (text === undefined) return undefined;
   const check = validateWebhookUrl(text, rules);
-  if (!check.ok) throw new ConfigError(`WEBHOOK_HEALTH_NOTIFY_URL is refused: ${check.reason}`);
+  if (!check.ok) throw new OptionsError(`WEBHOOK_HEALTH_NOTIFY_URL is refused: ${check.reason}`, { option: 'WEBHOOK_HEALTH_NOTIFY_URL' });
   return check.url.href;
 }
 
