@@ -2,7 +2,7 @@
  * The rules one answer of the resume API is graded by on its own: the request and answer
  * shapes, the error shape, the not_paused answer, Retry-After and the rate-limit fields.
  */
-import { retryAfterMs } from '@session-resume-api/runtime/delivery/retry-rules';
+import { retryAfterMs } from '@session-resume-api/runtime/retry-after';
 import { rateLimitProblems } from '../conformance/header-expectations.js';
 import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
 import type { ContractView, DeclaredAnswer, Operation, PathMatch } from './contract-view.js';

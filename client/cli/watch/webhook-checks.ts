@@ -5,7 +5,8 @@
  * (x-decisions: webhook-standard-headers, webhook-signing, webhook-retry).
  */
 import { timingSafeEqual } from 'node:crypto';
-import { retryAfterMs, scheduledDelayMs } from '@session-resume-api/runtime/delivery/retry-rules';
+import { scheduledDelayMs } from '@session-resume-api/runtime/delivery/retry-rules';
+import { retryAfterMs } from '@session-resume-api/runtime/retry-after';
 import { Webhook } from 'standardwebhooks';
 import { parseJson } from './api-checks.js';
 import { WEBHOOK_DELIVERY_POLICY } from '@session-resume-api/runtime/behaviour';
