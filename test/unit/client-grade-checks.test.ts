@@ -44,7 +44,7 @@ function observed(calls: [Scenario, Partial<Attempt>[]][]): Observations {
       clock = attempts.at(-1)?.endedAt ?? clock;
     });
   }
-  return { scenarios, attempts, end: { kind: 'exited', code: 0, signal: null }, apiKey: KEY, hangLimitMs: 12_000 };
+  return { scenarios, attempts, refused: 0, end: { kind: 'exited', code: 0, signal: null }, apiKey: KEY, hangLimitMs: 12_000 };
 }
 
 /** Back-off calls whose retries come `waits[call][retry]` ms after the previous answer. */
@@ -68,6 +68,11 @@ describe('client grade checks', () => {
     expect(entries.map((e) => e.rule)).toEqual(CLIENT_RULES.map((r) => r.id));
     expect(entries.filter((e) => e.grade === 'pass')).toEqual([]);
     expect(entries.filter((e) => e.grade === 'fail').map((e) => e.rule)).toEqual(['request']);
+  });
+
+  it('requests refused past the record\u2019s bound fail the request rule', () => {
+    const obs = { ...observed([[byRule('retry-503')[0] as Scenario, [{ status: 200 }]]]), refused: 3 };
+    expect(gradeOf(obs, 'request')?.evidence).toMatch(/^4 requests in one run for 16 session ids: the grader recorded 1 and refused the rest\./);
   });
 
   it('a run cut by the time limit leaves the open call not observable, never passed', () => {

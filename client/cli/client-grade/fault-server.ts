@@ -25,8 +25,10 @@ export interface FaultServerOptions {
 export interface FaultServer {
   /** Base URL, without /v1. */
   baseUrl: string;
-  /** Every request so far, in order of arrival. */
+  /** Every request so far, in order of arrival, up to {@link MAX_RECORDED_ATTEMPTS}. */
   attempts: readonly Attempt[];
+  /** Requests refused (connection reset, not recorded) once the record was full. */
+  refused(): number;
   /** Ms since the server started. */
   now(): number;
   /** Stops listening and ends every connection. */
@@ -35,6 +37,9 @@ export interface FaultServer {
 
 /** The request header of the Idempotency-Key, as node:http names it. */
 const KEY_HEADER = RESUME_RETRY_POLICY.idempotencyKey.header.toLowerCase();
+
+/** Most requests one run records (each: its headers and at most 1 kB of body); a client keeping the policy sends under 100. */
+export const MAX_RECORDED_ATTEMPTS = 10_000;
 
 /** Bytes of a request body kept for the evidence. */
 const BODY_KEPT = 1024;
@@ -45,6 +50,8 @@ interface Run {
   attempts: Attempt[];
   /** Set once the grader closes the server: a connection it ends then is not the client's doing. */
   closing: boolean;
+  /** Requests past the record's bound. */
+  refused: number;
   /** The hang timers still running: cleared on close. */
   timers: Set<ReturnType<typeof setTimeout>>;
   hangLimitMs: number;
@@ -113,9 +120,14 @@ function apply(run: Run, fault: Fault, attempt: Attempt, req: IncomingMessage, r
 /** Starts the server; rejects with the listen error (e.g. EADDRINUSE). */
 export async function startFaultServer(options: FaultServerOptions): Promise<FaultServer> {
   const started = performance.now();
-  const run: Run = { now: () => performance.now() - started, attempts: [], closing: false, timers: new Set(), hangLimitMs: options.hangLimitMs };
+  const run: Run = { now: () => performance.now() - started, attempts: [], closing: false, refused: 0, timers: new Set(), hangLimitMs: options.hangLimitMs };
   const byPath = new Map(options.scenarios.map((s) => [resumeUrl('', s.sessionId), { scenario: s, state: createSessionState() }]));
   const server = createServer((req, res) => {
+    if (run.attempts.length >= MAX_RECORDED_ATTEMPTS) {
+      run.refused += 1;
+      req.socket.resetAndDestroy();
+      return;
+    }
     let body = '';
     let bodyBytes = 0;
     req.on('data', (chunk: Buffer) => {
@@ -138,6 +150,7 @@ export async function startFaultServer(options: FaultServerOptions): Promise<Fau
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     attempts: run.attempts,
+    refused: () => run.refused,
     now: run.now,
     close: () =>
       new Promise<void>((resolve) => {

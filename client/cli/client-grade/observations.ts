@@ -52,6 +52,8 @@ export type RunEnd =
 export interface Observations {
   scenarios: readonly Scenario[];
   attempts: readonly Attempt[];
+  /** Requests refused unrecorded once the record was full (fault-server.ts, MAX_RECORDED_ATTEMPTS). */
+  refused: number;
   end: RunEnd;
   /** The API key the client was given. */
   apiKey: string;

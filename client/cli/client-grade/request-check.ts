@@ -40,6 +40,9 @@ export function checkRequest(ctx: CheckContext): Verdict {
   if (attempts.length === 0) {
     return { grade: 'fail', evidence: 'no request reached SESSION_RESUME_BASE_URL: the client is to resume each id of SESSION_RESUME_SESSION_IDS there.' };
   }
+  if (ctx.obs.refused > 0) {
+    return { grade: 'fail', evidence: `${attempts.length + ctx.obs.refused} requests in one run for ${ctx.obs.scenarios.length} session ids: the grader recorded ${attempts.length} and refused the rest.` };
+  }
   for (const attempt of attempts) {
     const problem = requestProblem(attempt, apiKey);
     if (problem) return { grade: 'fail', evidence: `request ${attempt.seq} of ${attempts.length}: ${problem}.` };

@@ -102,7 +102,7 @@ export async function observeClient(options: ClientGradeOptions, io: ClientGrade
   } finally {
     await server.close();
   }
-  return { scenarios, attempts: server.attempts, end, apiKey, hangLimitMs: RESUME_RETRY_POLICY.attempts.attemptTimeoutMs + HANG_GRACE_MS };
+  return { scenarios, attempts: server.attempts, refused: server.refused(), end, apiKey, hangLimitMs: RESUME_RETRY_POLICY.attempts.attemptTimeoutMs + HANG_GRACE_MS };
 }
 
 /** Grades `obs` rule by rule, in the list's order (`only`: those rules alone). */
