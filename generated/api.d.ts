@@ -139,6 +139,7 @@ export interface components {
             /** @constant */
             event: "webhook.endpoint.state_changed";
             /**
+             * Format: uri
              * @description The endpoint's origin (scheme, host, port); never its path or query.
              * @example https://hooks.example.com
              */
@@ -150,7 +151,10 @@ export interface components {
              * @enum {string}
              */
             reason?: "failures" | "slow_down" | "gone" | "failing_too_long";
-            /** @description Consecutive failed attempts. */
+            /**
+             * Format: int64
+             * @description Consecutive failed attempts.
+             */
             streak: number;
             /**
              * Format: date-time
