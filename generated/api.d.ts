@@ -152,7 +152,7 @@ export interface components {
              */
             reason?: "failures" | "slow_down" | "gone" | "failing_too_long";
             /**
-             * Format: int32
+             * Format: int64
              * @description Consecutive failed attempts.
              */
             streak: number;

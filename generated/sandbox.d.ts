@@ -90,6 +90,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_sandbox/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Emit again the caller's events of a window of time
+         * @description Recovery by time, as `session-resume-api-server webhooks recover` does on the
+         *     reference server: every event of the caller's feed whose `timestamp` falls in
+         *     `[since, until)` is appended to the feed again (a new `sequence`, the same
+         *     `webhookId` and payload), so a live `listen` forwards it again. The sandbox does not
+         *     see what `listen` delivered, so every event of the window counts as failed.
+         *     Idempotent: an event already recovered is not emitted again (until a reset). With
+         *     `dryRun` the events are listed and nothing changes.
+         */
+        post: operations["recoverEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_sandbox/events": {
         parameters: {
             query?: never;
@@ -147,6 +173,36 @@ export interface components {
             sessions: components["schemas"]["SandboxSession"][];
             /** @description Pass as `after` for the next page; absent on the last page. */
             next?: string;
+        };
+        RecoverRequest: {
+            /**
+             * Format: date-time
+             * @description Start of the window (inclusive).
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description End of the window (exclusive), later than `since`.
+             */
+            until: string;
+            /**
+             * @description List the events of the window, change nothing.
+             * @default false
+             */
+            dryRun: boolean;
+        };
+        RecoverResult: {
+            dryRun: boolean;
+            /** @description Events of the window. */
+            matched: number;
+            /** @description Events this call emitted again. */
+            requeued: number;
+            events: {
+                webhookId: string;
+                timestamp: string;
+                /** @description False in a dry run, or when it was recovered before. */
+                requeued: boolean;
+            }[];
         };
         /** @description One emitted session event. */
         SandboxEvent: {
@@ -373,6 +429,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeliveryProfile"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    recoverEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoverRequest"];
+            };
+        };
+        responses: {
+            /** @description The events of the window, and how many were emitted again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoverResult"];
                 };
             };
             400: components["responses"]["BadRequest"];

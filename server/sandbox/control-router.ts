@@ -63,6 +63,7 @@ export function createControlRouter(options: ControlRouterOptions): ControlRoute
   sessionRoutes(routes);
   profileRoutes(routes);
   eventRoutes(routes, streams);
+  recoverRoute(routes);
   api.all('/{*rest}', noSuchOperation);
   api.use(createErrorRenderer(options.logger));
   const router = express.Router();
@@ -75,7 +76,7 @@ function noSuchOperation(): never {
   throw new HttpError(
     404,
     'not_found',
-    'No such sandbox operation; there are POST /_sandbox/reset, GET /_sandbox/sessions, PUT /_sandbox/sessions/{id}, GET and PUT /_sandbox/delivery-profile and GET /_sandbox/events.',
+    'No such sandbox operation; there are POST /_sandbox/reset, GET /_sandbox/sessions, PUT /_sandbox/sessions/{id}, GET and PUT /_sandbox/delivery-profile, GET /_sandbox/events and POST /_sandbox/recover.',
   );
 }
 
@@ -146,6 +147,19 @@ function profileRoutes({ api, world, send }: RouteContext): void {
 }
 
 /** GET /events: the JSON list, or the live stream for text/event-stream. */
+/** POST /recover: the events of a window emitted again, once (or listed with dryRun). */
+function recoverRoute({ api, contract, world, send }: RouteContext): void {
+  api.post('/recover', express.json({ limit: BODY_LIMIT, strict: true }), (req, res) => {
+    const body = contract.validate('RecoverRequest' as SchemaName, req.body);
+    const { since, until, dryRun } = (req.body ?? {}) as { since?: string; until?: string; dryRun?: boolean };
+    const window = { since: Date.parse(since ?? ''), until: Date.parse(until ?? '') };
+    if (!body.ok || !(window.since < window.until)) {
+      throw new HttpError(400, 'bad_request', `Invalid body: ${body.ok ? 'until must be later than since' : body.message}; send {"since": "2026-11-21T16:00:00Z", "until": "2026-11-21T17:00:00Z"}.`);
+    }
+    send(res, 'RecoverResult', world(req).recover({ ...window, dryRun: dryRun === true }));
+  });
+}
+
 function eventRoutes({ api, contract, world, send }: RouteContext, streams: Set<Stream>): void {
   api.get('/events', (req, res) => {
     // Without Accept (or with */*) the JSON list; text/event-stream asks for the live stream.

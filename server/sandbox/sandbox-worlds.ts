@@ -26,6 +26,9 @@ export const DEFAULT_MAX_SESSIONS = 1000;
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
 
+/** What a recovery found and did (spec/sandbox.yaml `RecoverResult`). */
+export type SandboxRecovery = components['schemas']['RecoverResult'];
+
 /** One page of a world's sessions (spec/sandbox.yaml `SessionList`). */
 export type SessionPage = components['schemas']['SessionList'];
 
@@ -50,6 +53,11 @@ export interface SandboxWorld extends SessionStore {
   record(event: WebhookMessage): SandboxEvent;
   /** The kept events, oldest first, after sequence `after` (default 0: all). */
   events(after?: number): SandboxEvent[];
+  /**
+   * Emits again, once, every kept event whose timestamp is in `[since, until)` (ms since the
+   * epoch); with `dryRun` only lists them.
+   */
+  recover(window: { since: number; until: number; dryRun: boolean }): SandboxRecovery;
   /** Calls `listener` for each new event until the returned function is called. */
   subscribe(listener: (event: SandboxEvent) => void): () => void;
   /** Called once when the world is dropped (evicted); used to end live streams. */
@@ -175,6 +183,7 @@ function createWorld(seeds: readonly SessionSeed[], limits: { maxEvents: number;
     onDeliveryProfile: profile.listen,
     record: feed.record,
     events: feed.events,
+    recover: feed.recover,
     subscribe: feed.subscribe,
     onDrop(listener) {
       dropListeners.add(listener);
@@ -227,17 +236,36 @@ function createWorldSessions(seeds: readonly SessionSeed[], maxSessions: number,
 function createWorldFeed(maxEvents: number) {
   let feed: SandboxEvent[] = [];
   let sequence = 0;
+  // Recovery: webhook-ids emitted again, and the sequences of those copies (never recovered themselves).
+  const recovered = new Set<string>();
+  const copies = new Set<number>();
   const listeners = new Set<(event: SandboxEvent) => void>();
+  const record = (event: WebhookMessage): SandboxEvent => {
+    sequence += 1;
+    const entry: SandboxEvent = { sequence, webhookId: event.id, dedupeKey: dedupeKey(event.payload), payload: structuredClone(event.payload) };
+    feed.push(entry);
+    if (feed.length > maxEvents) feed.splice(0, feed.length - maxEvents);
+    // The recovery marks are bounded like the feed.
+    for (const copy of copies) if (copy < (feed[0]?.sequence ?? 0)) copies.delete(copy);
+    while (recovered.size > maxEvents) recovered.delete(recovered.values().next().value as string);
+    for (const listener of listeners) listener(entry);
+    return entry;
+  };
   return {
-    record(event: WebhookMessage): SandboxEvent {
-      sequence += 1;
-      const entry: SandboxEvent = { sequence, webhookId: event.id, dedupeKey: dedupeKey(event.payload), payload: structuredClone(event.payload) };
-      feed.push(entry);
-      if (feed.length > maxEvents) feed.splice(0, feed.length - maxEvents);
-      for (const listener of listeners) listener(entry);
-      return entry;
-    },
+    record,
     events: (after = 0) => feed.filter((e) => e.sequence > after),
+    recover({ since, until, dryRun }: { since: number; until: number; dryRun: boolean }): SandboxRecovery {
+      const inWindow = feed.filter((e) => !copies.has(e.sequence) && Date.parse(e.payload.timestamp) >= since && Date.parse(e.payload.timestamp) < until);
+      const events = inWindow.map((e) => {
+        const requeued = !dryRun && !recovered.has(e.webhookId);
+        if (requeued) {
+          recovered.add(e.webhookId);
+          copies.add(record({ id: e.webhookId, payload: e.payload as WebhookMessage['payload'] }).sequence);
+        }
+        return { webhookId: e.webhookId, timestamp: e.payload.timestamp, requeued };
+      });
+      return { dryRun, matched: events.length, requeued: events.filter((e) => e.requeued).length, events };
+    },
     subscribe(listener: (event: SandboxEvent) => void) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -245,6 +273,8 @@ function createWorldFeed(maxEvents: number) {
     reset() {
       feed = [];
       sequence = 0;
+      recovered.clear();
+      copies.clear();
     },
     clear: () => listeners.clear(),
   };

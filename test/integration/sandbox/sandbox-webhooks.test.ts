@@ -43,6 +43,36 @@ describe('sandbox webhooks', () => {
     expect(JSON.parse(received[0]!.body)).toEqual(feed.events[0]?.payload);
   });
 
+  it('recover emits the events of a window again, once, on the live stream listen reads; a dry run changes nothing', async () => {
+    const key = `sandbox_${randomUUID()}`;
+    const auth = { authorization: `Bearer ${key}` };
+    const since = new Date(Date.now() - 1000).toISOString();
+    expect((await fetch(`${sandbox.url}/v1/sessions/sess_paused_1/resume`, { method: 'POST', headers: auth })).status).toBe(200);
+    const until = new Date(Date.now() + 1000).toISOString();
+    const stream = await fetch(`${sandbox.url}/_sandbox/events`, { headers: { ...auth, accept: 'text/event-stream' } });
+    const reader = stream.body!.getReader();
+    let text = '';
+    const recover = async (body: object) =>
+      (await fetch(`${sandbox.url}/_sandbox/recover`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<{
+        matched: number;
+        requeued: number;
+        events: { webhookId: string }[];
+      }>;
+    const dry = await recover({ since, until, dryRun: true });
+    expect(dry).toMatchObject({ dryRun: true, matched: 1, requeued: 0 });
+    const feed = async () => ((await (await fetch(`${sandbox.url}/_sandbox/events`, { headers: auth })).json()) as { events: { webhookId: string }[] }).events;
+    expect(await feed()).toHaveLength(1);
+    expect(await recover({ since, until })).toMatchObject({ matched: 1, requeued: 1 });
+    expect(await recover({ since, until })).toMatchObject({ matched: 1, requeued: 0 });
+    const events = await feed();
+    expect(events.map((e) => e.webhookId)).toEqual([dry.events[0]!.webhookId, dry.events[0]!.webhookId]);
+    while (!text.includes('id: 2\n')) text += new TextDecoder().decode((await reader.read()).value);
+    expect(text).toContain(dry.events[0]!.webhookId);
+    await reader.cancel();
+    const bad = await fetch(`${sandbox.url}/_sandbox/recover`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ since: until, until: since }) });
+    expect(bad.status).toBe(400);
+  });
+
   it('a forced answer emits nothing', async () => {
     const before = received.length;
     const key = `sandbox_${randomUUID()}`;
