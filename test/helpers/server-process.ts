@@ -45,7 +45,8 @@ function spawnServer(env: Record<string, string>, launcher: ServerLauncher = 'no
 
 /** Starts the server and resolves once `/healthz` answers 200; rejects with its output if it exits first. */
 export async function startServerProcess(env: Record<string, string>, launcher: ServerLauncher = 'node'): Promise<ServerProcess> {
-  const port = await getFreePort();
+  // A documented port when the test sets PORT (the docs examples), a free one otherwise.
+  const port = env.PORT ? Number(env.PORT) : await getFreePort();
   const { proc, output, exited } = spawnServer({ PORT: String(port), ...env }, launcher);
   const signal = (sig: NodeJS.Signals) => (launcher === 'npm-start' ? process.kill(-proc.pid!, sig) : proc.kill(sig));
   const url = `http://127.0.0.1:${port}`;

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { currentDecisionsPage } from '../../tools/docs/write-decisions-page.js';
 import { SOURCE_LABEL } from '../../tools/docs/decisions-markdown.js';
 import { authorsMachineOrSourceCitation } from '../helpers/user-facing-text.js';
+import { loadConfig } from '../../server/config.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
@@ -133,5 +134,21 @@ describe('texts users read', () => {
 
   it('docs/decisions.md is rendered from x-decisions (run `npm run docs:decisions`)', () => {
     expect(read('docs/decisions.md')).toBe(currentDecisionsPage());
+  });
+});
+
+describe('URLs the pages show', () => {
+  const { port: serverPort } = loadConfig({});
+  const { port: sandboxPort } = loadConfig({}, { sandbox: true });
+  /** Lines of every fenced block of the pages, with their page. */
+  const codeLines = pages.flatMap((page) =>
+    [...read(page).matchAll(/^(```|~~~)[^\n]*\n([\s\S]*?)^\1/gm)].flatMap((m) => (m[2] ?? '').split('\n').map((line) => ({ page, line }))),
+  );
+
+  it(`the sandbox's control API and sandbox clients name the sandbox's port (${sandboxPort}), not the server's (${serverPort})`, () => {
+    const sandboxUrls = codeLines.filter(({ line }) => /\/_sandbox\/|createSandboxClient\(\{ *baseUrl/.test(line));
+    expect(sandboxUrls.length).toBeGreaterThan(0);
+    const wrong = sandboxUrls.filter(({ line }) => /127\.0\.0\.1:\d+|localhost:\d+/.test(line) && !line.includes(`:${sandboxPort}`));
+    expect(wrong.map(({ page, line }) => `${page}: ${line.trim().slice(0, 120)}`)).toEqual([]);
   });
 });
