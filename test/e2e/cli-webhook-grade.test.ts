@@ -38,7 +38,7 @@ interface Run {
 
 const grade = (...args: string[]) =>
   new Promise<Run>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'client/cli/main.ts', 'webhook', 'grade', ...args], { cwd: root, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['client/bin/session-resume-api.js', 'webhook', 'grade', ...args], { cwd: root, timeout: 60_000 }, (error, stdout, stderr) => {
       const entries = stdout
         .split('\n')
         .filter((line) => line.startsWith('{'))
@@ -286,7 +286,7 @@ describe('webhook grade passes nothing it did not observe', () => {
     const run = await grade(server.url, '--insecure-localhost', '--delay-ms', '100', '--burst', '5');
     const sentence = /The service counts this as a failed delivery/g;
     expect(run.stdout.match(sentence), run.stdout).toHaveLength(1);
-    expect(run.stdout).toMatch(/^FAIL  ack-burst .*answered 500.* The service retries it as said under ack\.$/m);
+    expect(run.stdout).toMatch(/^FAIL {2}ack-burst .*answered 500.* The service retries it as said under ack\.$/m);
     expect(run.code).toBe(1);
   });
 });

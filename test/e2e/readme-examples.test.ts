@@ -10,8 +10,7 @@
  * plain-text key and curl line `npm start` prints work as printed.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +33,6 @@ let sandbox: SandboxProcess;
 let redis: RedisServer;
 let receiver: ChildProcess;
 let naive: ChildProcess;
-let bin: string;
 
 /** Refuses to start when something else listens on a documented port: the pages' commands would reach it. */
 async function assertFree(port: number): Promise<void> {
@@ -67,14 +65,6 @@ beforeAll(async () => {
   redis = await startRedisServer();
   receiver = await startExample('examples/webhook-receiver/server.ts', { PORT: String(DOCUMENTED_PORTS.receiver), REDIS_URL: redis.url, WEBHOOK_URL_TOKEN: TOKEN });
   naive = await startExample('examples/naive-receiver/server.ts', { PORT: String(DOCUMENTED_PORTS.naive) });
-  // `npx session-resume-api` as a clone runs it once built; here from source, the same program.
-  bin = mkdtempSync(join(tmpdir(), 'readme-bin-'));
-  const shim = join(bin, 'npx');
-  writeFileSync(
-    shim,
-    `#!/usr/bin/env bash\nif [ "$1" = session-resume-api ]; then shift; exec "${process.execPath}" --import tsx "${root}client/cli/main.ts" "$@"; fi\necho "shim: only npx session-resume-api" >&2; exit 127\n`,
-  );
-  chmodSync(shim, 0o755);
 }, 90_000);
 
 afterAll(async () => {
@@ -83,7 +73,6 @@ afterAll(async () => {
   await server?.stop();
   await sandbox?.stop();
   await redis?.stop();
-  if (bin) rmSync(bin, { recursive: true, force: true });
 });
 
 /** Runs one command with bash in the repository, after the block's earlier exports. */
@@ -94,7 +83,7 @@ function run(command: string, exports: string[]): Promise<{ code: number; output
       'bash',
       ['-c', script],
       // 90 s: `client grade --run` lasts as long as the graded client's own waits (a curl loop waits about 45 s).
-      { cwd: root, timeout: 90_000, env: { PATH: `${bin}:${process.env.PATH ?? ''}`, KEY, TOKEN } },
+      { cwd: root, timeout: 90_000, env: { PATH: process.env.PATH ?? '', KEY, TOKEN } },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, output: `${stdout}${stderr}` }),
     );
   });

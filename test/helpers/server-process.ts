@@ -86,7 +86,7 @@ export async function startServerProcess(env: Record<string, string>, launcher: 
 /** Runs the server expecting it to refuse to start; resolves with its exit code and output. */
 export async function runServerExpectingExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const port = await getFreePort();
-  const { proc, output, stdout, stderr, exited } = spawnServer({ PORT: String(port), ...env });
+  const { proc, output, exited } = spawnServer({ PORT: String(port), ...env });
   const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
   const code = await exited;
   clearTimeout(timer);
