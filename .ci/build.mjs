@@ -12,7 +12,8 @@
 //
 // Usage: node .ci/build.mjs [--out DIR] [--if-stale] [--quiet]
 //   --out DIR    write DIR/client and DIR/server (package.json, README.md, dist/) instead of in place
-//   --if-stale   do nothing when every dist is newer than every source file (npm start uses it)
+//   --if-stale   do nothing when every dist is newer than every source file (npm start uses it);
+//                else say on stderr, even with --quiet, that it rebuilds
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -45,7 +46,7 @@ function newest(dir) {
 function isStale() {
   const sources = Math.max(...SOURCE_DIRS.map((d) => newest(join(root, d))), statSync(join(root, '.ci/build.mjs')).mtimeMs);
   return PACKAGES.some((p) => {
-    const stamp = join(root, p, 'dist/.built');
+    const stamp = join(outRoot ?? root, p, 'dist/.built');
     return !existsSync(stamp) || statSync(stamp).mtimeMs < sources;
   });
 }
@@ -180,7 +181,11 @@ async function buildDocsInto(distDir) {
 }
 
 async function main() {
-  if (args.includes('--if-stale') && !isStale()) return;
+  if (args.includes('--if-stale')) {
+    if (!isStale()) return;
+    // Said even with --quiet: a rebuild takes about half a minute, and silence looks like a hang.
+    console.error('The sources changed since the last build: rebuilding client/dist and server/dist first (about 30 s) …');
+  }
   const started = Date.now();
   const targets = PACKAGES.map((name) => {
     const pkgDir = join(root, name);

@@ -303,6 +303,10 @@ export interface RedisUrlParts {
 export function parseRedisUrl(raw: string, name = 'REDIS_URL'): RedisUrlParts {
   const shown = redactUrl(raw);
   if (!/^rediss?:\/\//i.test(raw)) throw new OptionsError(`${name}=${shown} must start with redis:// or rediss://.`, { option: name });
+  // `redis://user:pw@` or `redis://:6379`: URL refuses an empty host; say that, not "check the port".
+  const authority = raw.replace(/^rediss?:\/\//i, '').split(/[/?#]/)[0] ?? '';
+  const hostAndPort = authority.slice(authority.lastIndexOf('@') + 1);
+  if (hostAndPort === '' || hostAndPort.startsWith(':')) throw noHost(name, shown);
   let url: URL;
   try {
     url = new URL(raw);
@@ -313,13 +317,17 @@ export function parseRedisUrl(raw: string, name = 'REDIS_URL'): RedisUrlParts {
       { option: name },
     );
   }
-  if (!url.hostname) throw new OptionsError(`${name}=${shown} has no host: give one, e.g. redis://127.0.0.1:6379 (or unset ${name} for the in-memory store).`, { option: name });
+  if (!url.hostname) throw noHost(name, shown);
   if (url.port === '0') throw new OptionsError(`${name}=${shown}: port 0 is not a Redis port (1 to 65535).`, { option: name });
   const path = url.pathname === '/' ? '' : url.pathname.slice(1);
   const dbText = path || url.searchParams.get('db') || '0';
   const db = parseWholeNumber(dbText, { min: 0, max: 99_999 });
   if (db === undefined) throw new OptionsError(`${name}=${shown}: the database after the host must be a number, e.g. redis://127.0.0.1:6379/0.`, { option: name });
   return { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : 6379, db, tls: url.protocol === 'rediss:' };
+}
+
+function noHost(name: string, shown: string): OptionsError {
+  return new OptionsError(`${name}=${shown} has no host: give one, e.g. redis://127.0.0.1:6379 (or unset ${name} for the in-memory store).`, { option: name });
 }
 
 /** The WEBHOOK_* variables that shape deliveries; without WEBHOOK_URL they would do nothing. */

@@ -63,7 +63,8 @@ function warnAboutConfig(config: ServerConfig, logger: Logger): void {
     logger.warn('WEBHOOK_INSECURE_LOCALHOST=1: a plain http:// WEBHOOK_URL on a loopback host is accepted (local testing only; never in production)');
   }
   if (config.apiKeyGenerated && !config.sandbox) {
-    logger.warn({ apiKey: config.apiKeys[0] }, 'API_KEYS is unset: generated a development key for this run');
+    // The key itself is in the stderr banner only: the JSON log is shipped and kept, a key is not.
+    logger.warn('API_KEYS is unset: generated a development key for this run (printed on stderr, not logged)');
   }
 }
 

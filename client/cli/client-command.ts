@@ -7,7 +7,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { childEnv } from './config.js';
 import { CLIENT_RULES, type ClientRuleId } from './client-grade/client-rules.js';
 import { FAULT_DEFAULTS, formatRunEnd, gradeObservations, isClientRuleId, observeClient } from './client-grade/run-client-grade.js';
-import { formatGradeLine, formatGradeSummary } from './grade-report.js';
+import { createGradeLineFormatter, formatGradeSummary } from './grade-report.js';
 import { EXIT } from './program.js';
 import { wholeNumberArgument } from './whole-number-argument.js';
 
@@ -75,6 +75,7 @@ function createGradeCommand(): Command {
       const ended = formatRunEnd(obs.end);
       if (ended) process.stderr.write(`${ended}\n`);
       const entries = gradeObservations(obs, flags.only);
+      const formatGradeLine = createGradeLineFormatter();
       for (const entry of entries) print(flags.json ? JSON.stringify(entry) : formatGradeLine(entry));
       if (!flags.json) print(formatGradeSummary(entries));
       if (entries.some((e) => e.grade === 'fail')) process.exitCode = EXIT.failed;

@@ -6,8 +6,10 @@
 /** How a check went. */
 export interface Verdict {
   grade: 'pass' | 'fail' | 'not-observable';
-  /** What was sent and answered; for a failure, what the service will do. */
+  /** What was sent and what was answered (or that nothing was). */
   evidence: string;
+  /** For a failure: what the service does about it, by its retry rules (the text report says it once per run). */
+  next?: string;
 }
 
 /** One graded rule, as `--json` prints it (one object per line). */
@@ -18,9 +20,21 @@ export interface GradeEntry<Rule extends string = string> extends Verdict {
 
 const MARK = { pass: 'pass', fail: 'FAIL', 'not-observable': 'n/o' } as const;
 
-/** One report line: mark, rule id, evidence. */
-export function formatGradeLine(entry: GradeEntry): string {
-  return `${MARK[entry.grade].padEnd(5)} ${entry.rule.padEnd(25)} ${entry.evidence}`;
+/**
+ * The text report's line for each entry: mark, rule id, evidence, and what the service does
+ * about a failure the first time that sentence applies (later failures point back to it).
+ */
+export function createGradeLineFormatter(): (entry: GradeEntry) => string {
+  const said = new Map<string, string>();
+  return (entry) => {
+    let next = '';
+    if (entry.next !== undefined) {
+      const first = said.get(entry.next);
+      if (first === undefined) said.set(entry.next, entry.rule);
+      next = first === undefined ? ` ${entry.next}` : ` The service retries it as said under ${first}.`;
+    }
+    return `${MARK[entry.grade].padEnd(5)} ${entry.rule.padEnd(25)} ${entry.evidence}${next}`;
+  };
 }
 
 /** The closing line: how many rules passed, failed, could not be observed. */

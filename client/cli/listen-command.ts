@@ -11,6 +11,7 @@ import { isLoopbackHost, validateWebhookUrl } from '@session-resume-api/runtime/
 import { redactWebhookUrl } from '@session-resume-api/runtime/redact-url';
 import { newSandboxKey } from '@session-resume-api/runtime/sandbox-key';
 import { readCliEnv, type CliEnv } from './config.js';
+import { formatDelay } from './format-delay.js';
 import { runListen } from './listen/run-listen.js';
 import { UsageError } from './program.js';
 import { wholeNumberArgument } from './whole-number-argument.js';
@@ -72,9 +73,9 @@ export function createListenCommand(env: CliEnv = readCliEnv()): Command {
     .option('--api-key <key>', 'a sandbox_ key: the world to follow (env: SESSION_RESUME_API_KEY; default: a new one, printed)')
     .option('--secret <whsec>', 'the whsec_ secret to sign with (env: SESSION_RESUME_WEBHOOK_SECRET; default: generated and printed)')
     .addOption(
-      new Option('--retry-schedule <delays>', 'delay before each attempt, e.g. 0,1s,5s (default: the delivery engine\'s, 0,5s,5m,30m,2h,…,24h)')
+      new Option('--retry-schedule <delays>', 'delay before each attempt, each with a unit ms, s, m, h or d (a bare number is seconds), e.g. 0,500ms,5s')
         .argParser(schedule)
-        .default([...STANDARD_WEBHOOKS_SCHEDULE_MS], 'the engine\'s'),
+        .default([...STANDARD_WEBHOOKS_SCHEDULE_MS], `the delivery engine's, ${STANDARD_WEBHOOKS_SCHEDULE_MS.map(formatDelay).join(',')}`),
     )
     .addOption(new Option('--timeout-ms <ms>', 'deadline of each attempt in ms').argParser(milliseconds).default(DELIVERY_TIMEOUT_MS))
     .addOption(

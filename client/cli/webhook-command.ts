@@ -13,7 +13,7 @@ import { EXIT } from './program.js';
 import { runWebhookCheck } from './webhook-check.js';
 import { wholeNumberArgument } from './whole-number-argument.js';
 import { GRADE_DEFAULTS } from './webhook-grade/grade-context.js';
-import { formatGradeLine, formatGradeSummary } from './grade-report.js';
+import { createGradeLineFormatter, formatGradeSummary } from './grade-report.js';
 import { isRuleId, MAX_GRADE_URLS, runWebhookGrade } from './webhook-grade/run-grade.js';
 import { formatSendSummary, runWebhookSend } from './webhook-send.js';
 
@@ -160,6 +160,7 @@ function createGradeCommand(): Command {
   return addConnectionOptions(grade).action(async (urls: string[], flags: GradeFlags, command: Command) => {
     if (urls.length > MAX_GRADE_URLS) command.error(`error: at most ${MAX_GRADE_URLS} URLs (one per instance).`, { exitCode: EXIT.usage });
     const print = (line: string) => process.stdout.write(`${line}\n`);
+    const formatGradeLine = createGradeLineFormatter();
     const entries = await runWebhookGrade(
       urls,
       {

@@ -80,12 +80,19 @@ async function waitForReady(connection: RedisConnection, timeoutMs: number): Pro
       done();
       resolve();
     };
-    // A refused login does not heal by retrying: report it now, not after the timeout.
+    const variable = isCluster(connection) ? 'REDIS_CLUSTER_NODES' : 'REDIS_URL';
+    // A refused login or a host name that does not exist does not heal by retrying: report it
+    // now, not after the timeout.
     const onError = (error: Error) => {
       const code = redisAuthCode(error);
-      if (code === undefined) return;
-      done();
-      reject(authFailure(error, code, describe(connection), isCluster(connection) ? 'REDIS_CLUSTER_NODES' : 'REDIS_URL'));
+      if (code !== undefined) {
+        done();
+        reject(authFailure(error, code, describe(connection), variable));
+      } else if ((error as NodeJS.ErrnoException).code === 'ENOTFOUND') {
+        done();
+        const host = (error as { hostname?: string }).hostname ?? '?';
+        reject(new Error(`Redis ${describe(connection)}: the host name ${host} does not resolve (ENOTFOUND): fix the host in ${variable}.`, { cause: error }));
+      }
     };
     connection.once('ready', onReady);
     connection.on('error', onError);

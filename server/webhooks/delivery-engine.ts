@@ -19,6 +19,7 @@ import { checkInteger, checkOption, OptionsError } from '@session-resume-api/run
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import type { WebhookMessage } from '../core/webhook-message.js';
+import { adviceFor } from './answer-advice.js';
 import type { AttemptHandler, AttemptOutcome, DeadEvent, DeliveryQueue, QueuedEvent } from './delivery-queue.js';
 import { RESPONSE_KEEP_BYTES, withTimeout } from './delivery-queue.js';
 import type { AttemptResult, DeliveryInspector, DeliveryObserver } from './delivery-types.js';
@@ -221,7 +222,7 @@ function createAttemptHandler(
       headers: (body) => headers(job.id, body),
       ...(agents ? { agents } : {}),
     });
-    const outcome = judge(result, at, schedule, job.attemptsMade + 1);
+    const outcome = judge(result, at, schedule, job.attemptsMade + 1, target.secret !== undefined);
     report(log, observer, job, outcome, schedule.length);
     return outcome;
   };
@@ -239,7 +240,7 @@ const RESULT_OF: Record<string, AttemptResult> = {
 };
 
 /** The recorded attempt and what follows it. */
-function judge(result: DeliveryResult, at: string, schedule: readonly number[], attempt: number): AttemptOutcome {
+function judge(result: DeliveryResult, at: string, schedule: readonly number[], attempt: number, signed: boolean): AttemptOutcome {
   const kind = result.delivered ? ('delivered' as const) : (RESULT_OF[result.reason] ?? 'network');
   const recorded = {
     at,
@@ -251,7 +252,7 @@ function judge(result: DeliveryResult, at: string, schedule: readonly number[], 
     ...(!result.delivered && kind !== 'http_status' ? { reason: result.message } : {}),
   };
   if (result.delivered) return { attempt: recorded, next: { kind: 'delivered' } };
-  return { attempt: recorded, next: nextStep(schedule, attempt, result), detail: result.message };
+  return { attempt: recorded, next: nextStep(schedule, attempt, result), detail: adviceFor(result, signed) };
 }
 
 function report(log: Logger, observer: DeliveryObserver | undefined, job: QueuedEvent, outcome: AttemptOutcome, attempts: number): void {

@@ -4,8 +4,9 @@
  * without a key, and headless Chromium shows the resume operation and its responses, then the
  * webhook payload, then the decisions (in that order in the sidebar), each decision with its
  * three parts. The page asks nothing of any other host (no script, image or telemetry, not even
- * one its Content-Security-Policy would block), and is complete at the load event: no
- * "Loading" anywhere. Screenshots: test-output/docs-at-load.png, docs.png, docs-decisions.png.
+ * one its Content-Security-Policy would block). At the load event the overview is complete
+ * (no "Loading" anywhere, the servers' descriptions as plain text) and the sidebar lists every
+ * section, as docs/spec-review.md says. Screenshots: test-output/docs-at-load.png, docs.png, docs-decisions.png.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -62,6 +63,9 @@ describe('API reference at /docs', () => {
     const atLoad = await page.evaluate(() => ({ text: document.body.innerText, images: [...document.images].map((i) => i.src) }));
     expect(atLoad.text).not.toMatch(/Loading/i);
     expect(atLoad.text).toContain('Resume a paused agent session');
+    expect(atLoad.text).toContain('Local development: reference server of this toolkit (npm start)');
+    expect(atLoad.text).not.toContain('`');
+    expect([...new Set(atLoad.text.split('\n').filter((line) => /^(sessions|webhooks|Decision record)$/.test(line)))]).toEqual(['sessions', 'webhooks', 'Decision record']);
     expect(atLoad.images.filter((src) => !src.startsWith('data:') && !src.startsWith(baseUrl))).toEqual([]);
     const textOf = async (hash: string, waitFor: string) => {
       await page.goto(`${baseUrl}/docs${hash}`);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignatureVerifier } from '../../client/webhooks/verify-signature.js';
 import { generateWebhookSecret } from '../../client/cli/listen/run-listen.js';
 import { DELIVERY_RULES } from '@session-resume-api/runtime/delivery/delivery-rules';
+import { runWebhookGrade } from '../../client/cli/webhook-grade/run-grade.js';
 import { getFreePort } from '../helpers/free-port.js';
 import { listen, type Listening } from '../helpers/listen.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
@@ -26,21 +27,23 @@ interface Entry {
   title: string;
   grade: 'pass' | 'fail' | 'not-observable';
   evidence: string;
+  next?: string;
 }
 interface Run {
   code: number;
   entries: Entry[];
+  stdout: string;
   stderr: string;
 }
 
 const grade = (...args: string[]) =>
   new Promise<Run>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'client/cli/main.ts', 'webhook', 'grade', ...args], { cwd: root, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['client/bin/session-resume-api.js', 'webhook', 'grade', ...args], { cwd: root, timeout: 60_000 }, (error, stdout, stderr) => {
       const entries = stdout
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as Entry);
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, entries, stderr });
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, entries, stdout, stderr });
     });
   });
 
@@ -161,7 +164,8 @@ describe('webhook grade', () => {
     // A 2 s deadline: 20 requests of 150 ms one at a time take 3 s.
     const run = await grade(server.url, ...QUICK, '--timeout-ms', '2000');
     expect(failing(run)).toEqual(['ack-burst']);
-    expect(entry(run, 'ack-burst').evidence).toMatch(/20 concurrent distinct deliveries, p50 \d+ ms, p99 \d+ ms \(deadline 2000 ms\) \(\d+ of 20 failed\): .*gave no 200 within 2000 ms.*sends the event again in 5s/);
+    expect(entry(run, 'ack-burst').evidence).toMatch(/20 concurrent distinct deliveries, p50 \d+ ms, p99 \d+ ms \(deadline 2000 ms\) \(\d+ of 20 failed\): .*gave no 200 within 2000 ms/);
+    expect(entry(run, 'ack-burst').next).toMatch(/sends the event again in 5s/);
     expect(run.code).toBe(1);
   });
 
@@ -216,7 +220,7 @@ describe('webhook grade', () => {
     const run = await grade(server.url, '--only', 'ack', ...QUICK, '--timeout-ms', '300');
     expect(failing(run)).toEqual(['ack']);
     expect(entry(run, 'ack').evidence).toContain(answered);
-    expect(entry(run, 'ack').evidence).toMatch(/The service counts this as a failed delivery.*sends the event again in 5s, then after 5m, 30m, .*24h \(10 attempts in all\), then lists it as a dead letter\./);
+    expect(entry(run, 'ack').next).toMatch(/The service counts this as a failed delivery.*sends the event again in 5s, then after 5m, 30m, .*24h \(10 attempts in all\), then lists it as a dead letter\./);
     expect(run.code).toBe(1);
   });
 
@@ -228,5 +232,61 @@ describe('webhook grade', () => {
     expect(run.code).toBe(1);
     expect((await grade()).code).toBe(2);
     expect((await grade('https://example.com/hook', '--only', 'no-such-rule')).code).toBe(2);
+  });
+});
+
+/** A receiver that takes every request and never answers; counts what it was sent. */
+async function silentReceiver(): Promise<{ server: Listening; requests: () => number }> {
+  let count = 0;
+  const server = await listen((req) => {
+    count += 1;
+    req.resume();
+  });
+  servers.push(server);
+  return { server, requests: () => count };
+}
+
+describe('webhook grade passes nothing it did not observe', () => {
+  // Graded in-process, each rule alone: a deadline of 300 ms, the rule's own sends only.
+  const quick = { insecureLocalhost: true, secret: SECRET, timeoutMs: 300, delayMs: 0, settleMs: 0, burst: 5, copies: 2 };
+
+  it.each(DELIVERY_RULES.map((r) => r.id).filter((id) => id !== 'https'))(
+    'a receiver that never answers: %s alone is not pass, and says what was not observed',
+    { timeout: 30_000 },
+    async (id) => {
+      const { server } = await silentReceiver();
+      const entries = await runWebhookGrade([server.url], { ...quick, only: [id] });
+      const graded = entries.find((e) => e.rule === id) as Entry;
+      expect(graded.grade, JSON.stringify(graded)).not.toBe('pass');
+      // The reason: no answer within the deadline, or the earlier rule this one depends on.
+      expect(graded.evidence, JSON.stringify(graded)).toMatch(/no answer|no 200 within 300 ms|no duplicate|not delivered twice|one URL given|not run/);
+    },
+  );
+
+  it('a whole run: ack fails, nothing more is sent, and each rule that sends something is not pass', { timeout: 60_000 }, async () => {
+    const a = await silentReceiver();
+    const b = await silentReceiver();
+    // The execFile deadline of grade() (60 s) bounds the run; the requests show nothing was sent after ack.
+    const run = await grade(a.server.url, b.server.url, '--secret', SECRET, ...QUICK, '--timeout-ms', '1000');
+    expect(failing(run)).toEqual(['ack']);
+    expect(entry(run, 'ack').evidence).toMatch(/gave no 200 within 1000 ms/);
+    expect(entry(run, 'https').grade).toBe('pass');
+    // dedupe and dedupe-shared send nothing of their own: not observable, as no duplicate was answered.
+    for (const e of run.entries.filter((e) => e.rule.startsWith('dedupe'))) expect(e.grade).toBe('not-observable');
+    for (const e of run.entries.filter((e) => !['https', 'ack', 'dedupe', 'dedupe-shared'].includes(e.rule))) {
+      expect(e, JSON.stringify(e)).toMatchObject({ grade: 'not-observable', evidence: 'not run: the receiver answered no delivery so far (see ack).' });
+    }
+    expect(a.requests() + b.requests()).toBe(2);
+    expect(run.code).toBe(1);
+  });
+
+  it('the text report says once what the service does about a failure', { timeout: 60_000 }, async () => {
+    const server = await receiver((_event, _req, res) => void res.writeHead(500).end());
+    servers.push(server);
+    const run = await grade(server.url, '--insecure-localhost', '--delay-ms', '100', '--burst', '5');
+    const sentence = /The service counts this as a failed delivery/g;
+    expect(run.stdout.match(sentence), run.stdout).toHaveLength(1);
+    expect(run.stdout).toMatch(/^FAIL {2}ack-burst .*answered 500.* The service retries it as said under ack\.$/m);
+    expect(run.code).toBe(1);
   });
 });

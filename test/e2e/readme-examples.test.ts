@@ -1,21 +1,23 @@
 /**
- * Keeps the documentation's shell examples true: every fenced block tagged ```sh test in
- * README.md, docs/*.md and examples/webhook-receiver/README.md is run, in that order, against
- * one started reference server (port 3000 in the text), the example receiver (port 3001) and
- * the deliberately naive receiver of examples/naive-receiver (port 3002),
- * and each `# ` line under a command must appear in its output (`…` matches anything;
- * `# exit N` is the exit code). Also: the plain-text key and curl line `npm start` prints work
- * as printed.
+ * Keeps the documentation's shell examples true, as written: every fenced block tagged
+ * ```sh test in README.md, docs/*.md and examples/webhook-receiver/README.md is run, in that
+ * order, with the ports, URLs and variables the pages show. What the pages tell a reader to
+ * start is started on the port they name: the reference server (`npm start`, 3000), the sandbox
+ * (`npm run sandbox`, 3100), the example receiver (`PORT=3001`) and the deliberately naive
+ * receiver of examples/naive-receiver (3002). No command or expected line is rewritten: the
+ * test sets only the variables the pages use (`$KEY`, `$TOKEN`). Each `# ` line under a command
+ * must appear in its output (`…` matches anything; `# exit N` is the exit code). Also: the
+ * plain-text key and curl line `npm start` prints work as printed.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { matches, testedSteps } from '../helpers/doc-blocks.js';
-import { getFreePort } from '../helpers/free-port.js';
+import { connect } from 'node:net';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -23,61 +25,65 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const KEY = 'readme-key-1';
 const TOKEN = 'readme-token-0123456789abcdefghij';
 
+/** The ports the pages show: `npm start`, `npm run sandbox`, the example receiver, the naive receiver. */
+const DOCUMENTED_PORTS = { server: 3000, sandbox: 3100, receiver: 3001, naive: 3002 } as const;
+
 let server: ServerProcess;
+let sandbox: SandboxProcess;
 let redis: RedisServer;
 let receiver: ChildProcess;
-let receiverUrl: string;
 let naive: ChildProcess;
-let naiveUrl: string;
-let bin: string;
 
-/** Starts an example on a free port; resolves its base URL once it logs "listening". */
-async function startExample(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const port = await getFreePort();
+/** Refuses to start when something else listens on a documented port: the pages' commands would reach it. */
+async function assertFree(port: number): Promise<void> {
+  const taken = await new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => resolve(true)).once('error', () => resolve(false));
+    socket.once('close', () => socket.destroy());
+    socket.once('connect', () => socket.destroy());
+  });
+  if (taken) throw new Error(`port ${port} is in use: the docs examples run on the ports the pages show; stop what listens on 127.0.0.1:${port}.`);
+}
+
+/** Starts an example as its page says (`PORT=… node --conditions=source --import tsx …`); resolves once it logs "listening". */
+async function startExample(script: string, env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', script], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', PORT: String(port), ...env },
+    env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   await waitFor(() => out.includes('"listening"'), { timeoutMs: 30_000, what: script });
-  return { child, url: `http://127.0.0.1:${port}` };
+  return child;
 }
 
 beforeAll(async () => {
-  server = await startServerProcess({ API_KEYS: KEY });
+  for (const port of Object.values(DOCUMENTED_PORTS)) await assertFree(port);
+  server = await startServerProcess({ API_KEYS: KEY, PORT: String(DOCUMENTED_PORTS.server) });
+  sandbox = await startSandboxProcess({ SANDBOX_PORT: String(DOCUMENTED_PORTS.sandbox) });
   redis = await startRedisServer();
-  ({ child: receiver, url: receiverUrl } = await startExample('examples/webhook-receiver/server.ts', { REDIS_URL: redis.url, WEBHOOK_URL_TOKEN: TOKEN }));
-  ({ child: naive, url: naiveUrl } = await startExample('examples/naive-receiver/server.ts', {}));
-  // `npx session-resume-api` as a clone runs it once built; here from source, the same program.
-  bin = mkdtempSync(join(tmpdir(), 'readme-bin-'));
-  const shim = join(bin, 'npx');
-  writeFileSync(
-    shim,
-    `#!/usr/bin/env bash\nif [ "$1" = session-resume-api ]; then shift; exec "${process.execPath}" --import tsx "${root}client/cli/main.ts" "$@"; fi\necho "shim: only npx session-resume-api" >&2; exit 127\n`,
-  );
-  chmodSync(shim, 0o755);
+  receiver = await startExample('examples/webhook-receiver/server.ts', { PORT: String(DOCUMENTED_PORTS.receiver), REDIS_URL: redis.url, WEBHOOK_URL_TOKEN: TOKEN });
+  naive = await startExample('examples/naive-receiver/server.ts', { PORT: String(DOCUMENTED_PORTS.naive) });
 }, 90_000);
 
 afterAll(async () => {
   receiver?.kill('SIGTERM');
   naive?.kill('SIGTERM');
   await server?.stop();
+  await sandbox?.stop();
   await redis?.stop();
-  if (bin) rmSync(bin, { recursive: true, force: true });
 });
 
 /** Runs one command with bash in the repository, after the block's earlier exports. */
 function run(command: string, exports: string[]): Promise<{ code: number; output: string }> {
-  const local = (text: string) => text.replaceAll('http://127.0.0.1:3000', server.url).replaceAll('127.0.0.1:3001', receiverUrl.slice(7)).replaceAll('127.0.0.1:3002', naiveUrl.slice(7));
-  const script = [...exports, command].map(local).join('\n');
+  const script = [...exports, command].join('\n');
   return new Promise((resolve) => {
     execFile(
       'bash',
       ['-c', script],
       // 90 s: `client grade --run` lasts as long as the graded client's own waits (a curl loop waits about 45 s).
-      { cwd: root, timeout: 90_000, env: { PATH: `${bin}:${process.env.PATH ?? ''}`, KEY, TOKEN } },
+      { cwd: root, timeout: 90_000, env: { PATH: process.env.PATH ?? '', KEY, TOKEN } },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, output: `${stdout}${stderr}` }),
     );
   });
@@ -112,10 +118,7 @@ for (const file of pages) {
             continue;
           }
           const { code, output } = await run(step.command, exports);
-          for (const line of step.expected) {
-            const local = line.replaceAll('127.0.0.1:3001', receiverUrl.slice(7)).replaceAll('127.0.0.1:3002', naiveUrl.slice(7));
-            expect(matches(output, local), `${step.command}\n--- expected: ${local}\n--- got:\n${output}`).toBe(true);
-          }
+          for (const line of step.expected) expect(matches(output, line), `${step.command}\n--- expected: ${line}\n--- got:\n${output}`).toBe(true);
           if (step.exitCode !== undefined) expect(code, `${step.command}\n${output}`).toBe(step.exitCode);
         }
       }, 120_000);

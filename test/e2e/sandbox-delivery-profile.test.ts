@@ -3,14 +3,13 @@
  * `listen --forward-to`: at a local receiver, every event arrives twice (same webhook-id, same
  * body), the earlier event after the later one, a 429 with Retry-After is retried no sooner than
  * it asked (the server's retry rules), and concurrent copies arrive once the profile changes
- * while listening. Also the control API's answers: default, bounds, reset.
+ * while listening. Also the control API's answers: default, bounds, reset. (The page's curl
+ * examples run as written, on the sandbox's port, in test/e2e/readme-examples.test.ts.)
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxClient, newSandboxKey } from '../../client/sandbox/index.js';
-import { matches, testedSteps } from '../helpers/doc-blocks.js';
 import { listen, type Listening } from '../helpers/listen.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -66,25 +65,13 @@ describe('delivery profile', () => {
     expect((await client.deliveryProfile()).duplicateRate).toBe(0);
   });
 
-  it('the curl examples of docs/mock-sandbox-msw.md print what the page shows', { timeout: 60_000 }, async () => {
-    const blocks = testedSteps(readFileSync(`${root}docs/mock-sandbox-msw.md`, 'utf8'), 'sandbox-test');
-    expect(blocks.length).toBeGreaterThan(0);
-    const env = { PATH: process.env.PATH ?? '', KEY: newSandboxKey() };
-    for (const step of blocks.flat()) {
-      const output = await new Promise<string>((resolve) =>
-        execFile('bash', ['-c', step.command.replaceAll('http://127.0.0.1:3000', sandbox.url)], { env, timeout: 20_000 }, (_e, out, err) => resolve(`${out}${err}`)),
-      );
-      for (const line of step.expected) expect(matches(output, line), `${step.command}\n--- expected: ${line}\n--- got:\n${output}`).toBe(true);
-    }
-  });
-
   it('listen --forward-to delivers duplicates, out of order, and retries a 429 after its Retry-After', { timeout: 90_000 }, async () => {
     const apiKey = newSandboxKey();
     const world = createSandboxClient({ baseUrl: sandbox.url, apiKey });
     await world.setDeliveryProfile({ duplicateRate: 1, duplicateDelayMs: 200, outOfOrderRate: 1, retryScheduleMs: [0, 100, 100] });
 
     let output = '';
-    cli = spawn(process.execPath, ['--import', 'tsx', 'client/cli/main.ts', 'listen', '--forward-to', `${receiver.url}/hooks`, '--base-url', sandbox.url, '--api-key', apiKey], {
+    cli = spawn(process.execPath, ['client/bin/session-resume-api.js', 'listen', '--forward-to', `${receiver.url}/hooks`, '--base-url', sandbox.url, '--api-key', apiKey], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -20,7 +20,8 @@ export interface SandboxProcess {
 
 /** Starts the sandbox with `env` added (LOG_LEVEL warn unless given); resolves once the banner is out. */
 export async function startSandboxProcess(env: Record<string, string> = {}): Promise<SandboxProcess> {
-  const port = await getFreePort();
+  // The documented port when the test sets SANDBOX_PORT (the docs examples), a free one otherwise.
+  const port = env.SANDBOX_PORT ? Number(env.SANDBOX_PORT) : await getFreePort();
   const proc = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--sandbox'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', SANDBOX_PORT: String(port), ...env },

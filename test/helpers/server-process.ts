@@ -13,7 +13,12 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 export interface ServerProcess {
   url: string;
   pid: number;
+  /** stdout and stderr, interleaved as read. */
   output(): string;
+  /** stdout alone (the JSON log). */
+  stdout(): string;
+  /** stderr alone (banners, messages for people). */
+  stderr(): string;
   /** Resolves with the exit code once the spawned process (node, or npm) has exited and its output is all read. */
   exited: Promise<number | null>;
   /** Sends `signal` (default SIGTERM) and resolves with the exit code. */
@@ -36,17 +41,20 @@ function spawnServer(env: Record<string, string>, launcher: ServerLauncher = 'no
           stdio: ['ignore', 'pipe', 'pipe'],
         });
   let log = '';
-  proc.stdout.on('data', (d: Buffer) => (log += d.toString()));
-  proc.stderr.on('data', (d: Buffer) => (log += d.toString()));
+  let out = '';
+  let err = '';
+  proc.stdout.on('data', (d: Buffer) => ((log += d.toString()), (out += d.toString())));
+  proc.stderr.on('data', (d: Buffer) => ((log += d.toString()), (err += d.toString())));
   // 'close', not 'exit': the output's last lines ("stopped") may still be in the pipes at 'exit'.
   const exited = new Promise<number | null>((resolve) => proc.once('close', (code) => resolve(code)));
-  return { proc, output: () => log, exited };
+  return { proc, output: () => log, stdout: () => out, stderr: () => err, exited };
 }
 
 /** Starts the server and resolves once `/healthz` answers 200; rejects with its output if it exits first. */
 export async function startServerProcess(env: Record<string, string>, launcher: ServerLauncher = 'node'): Promise<ServerProcess> {
-  const port = await getFreePort();
-  const { proc, output, exited } = spawnServer({ PORT: String(port), ...env }, launcher);
+  // A documented port when the test sets PORT (the docs examples), a free one otherwise.
+  const port = env.PORT ? Number(env.PORT) : await getFreePort();
+  const { proc, output, stdout, stderr, exited } = spawnServer({ PORT: String(port), ...env }, launcher);
   const signal = (sig: NodeJS.Signals) => (launcher === 'npm-start' ? process.kill(-proc.pid!, sig) : proc.kill(sig));
   const url = `http://127.0.0.1:${port}`;
   let exitCode: number | null | undefined;
@@ -65,6 +73,8 @@ export async function startServerProcess(env: Record<string, string>, launcher: 
     url,
     pid: proc.pid!,
     output,
+    stdout,
+    stderr,
     exited,
     stop: async (sig = 'SIGTERM') => {
       if (proc.exitCode === null && proc.signalCode === null) signal(sig);

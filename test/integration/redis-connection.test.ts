@@ -41,3 +41,14 @@ describe('the one Redis connection factory', () => {
     expect(() => createConnector({ clusterNodes: ['10.0.0.5:99999'] }, { Redis, Cluster }, 'createRedisEventStore')).toThrow(/createRedisEventStore: seed node "10.0.0.5:99999" must be host:port/);
   });
 });
+
+describe('a Redis host that does not exist', () => {
+  it('is named with ENOTFOUND and the variable to fix, without waiting out the deadline', { timeout: 30_000 }, async () => {
+    const { waitUntilConnected } = await import('../../server/redis/create-redis-connection.js');
+    const connection = keep(createRedisConnection({ url: 'redis://localhots.invalid:6391' }));
+    // A deadline far beyond the test's own: the rejection comes from the lookup, not the timer.
+    await expect(waitUntilConnected(connection, 600_000)).rejects.toThrow(
+      'Redis at localhots.invalid:6391: the host name localhots.invalid does not resolve (ENOTFOUND): fix the host in REDIS_URL.',
+    );
+  });
+});

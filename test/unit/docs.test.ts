@@ -8,9 +8,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { currentDecisionsPage } from '../../tools/docs/write-decisions-page.js';
 import { SOURCE_LABEL } from '../../tools/docs/decisions-markdown.js';
 import { authorsMachineOrSourceCitation } from '../helpers/user-facing-text.js';
+import { loadConfig } from '../../server/config.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
@@ -133,5 +135,32 @@ describe('texts users read', () => {
 
   it('docs/decisions.md is rendered from x-decisions (run `npm run docs:decisions`)', () => {
     expect(read('docs/decisions.md')).toBe(currentDecisionsPage());
+  });
+});
+
+describe('URLs the pages show', () => {
+  const { port: serverPort } = loadConfig({});
+  const { port: sandboxPort } = loadConfig({}, { sandbox: true });
+  /** Lines of every fenced block of the pages, with their page. */
+  const codeLines = pages.flatMap((page) =>
+    [...read(page).matchAll(/^(```|~~~)[^\n]*\n([\s\S]*?)^\1/gm)].flatMap((m) => (m[2] ?? '').split('\n').map((line) => ({ page, line }))),
+  );
+
+  it(`the sandbox's control API and sandbox clients name the sandbox's port (${sandboxPort}), not the server's (${serverPort})`, () => {
+    const sandboxUrls = codeLines.filter(({ line }) => /\/_sandbox\/|createSandboxClient\(\{ *baseUrl/.test(line));
+    expect(sandboxUrls.length).toBeGreaterThan(0);
+    const wrong = sandboxUrls.filter(({ line }) => /127\.0\.0\.1:\d+|localhost:\d+/.test(line) && !line.includes(`:${sandboxPort}`));
+    expect(wrong.map(({ page, line }) => `${page}: ${line.trim().slice(0, 120)}`)).toEqual([]);
+  });
+});
+
+describe('counts the pages state', () => {
+  it("docs/spec-review.md states how many findings .redocly.lint-ignore.yaml ignores, as Redocly's output counts them", () => {
+    const ignored = Object.values(parse(read('.redocly.lint-ignore.yaml')) as Record<string, Record<string, string[]>>)
+      .flatMap((rules) => Object.values(rules))
+      .flat().length;
+    expect(ignored).toBeGreaterThan(0);
+    expect(read('docs/spec-review.md').replace(/\s+/g, ' ')).toContain(`ignores ${ignored} finding${ignored === 1 ? '' : 's'}`);
+    expect(read('docs/spec-review.md').replace(/\s+/g, ' ')).toContain(`"${ignored} problem${ignored === 1 ? ' is' : 's are'} explicitly ignored"`);
   });
 });

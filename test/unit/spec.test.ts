@@ -126,3 +126,11 @@ describe('SessionEvent schema (source spec §2, §6)', () => {
     expect(r.ok ? '' : r.message).toContain(message);
   });
 });
+
+describe('servers', () => {
+  it('describe themselves in plain text: the reference shows a server description as written, backticks included', () => {
+    const servers = (contract.document as { servers?: { description?: string }[] }).servers ?? [];
+    expect(servers.length).toBeGreaterThan(0);
+    expect(servers.map((s) => s.description ?? '').filter((d) => d.includes('`'))).toEqual([]);
+  });
+});

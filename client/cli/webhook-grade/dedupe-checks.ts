@@ -21,11 +21,16 @@ function duplicateFlag(result: DeliveryResult): boolean | undefined {
   }
 }
 
-/** How many times each group's event was processed, by the answers; undefined when they do not say. */
-function processedByAnswers(groups: readonly DuplicateGroup[]): number[] | undefined {
+/**
+ * How many times each group's event was processed, by the answers; undefined when they do not
+ * say, why not when a copy got no 200 (whether that copy was processed was not observed).
+ */
+function processedByAnswers(groups: readonly DuplicateGroup[]): number[] | string | undefined {
   const counts: number[] = [];
   for (const group of groups) {
-    const flags = group.results.filter((r) => r.delivered).map(duplicateFlag);
+    const missed = group.results.filter((r) => !r.delivered).length;
+    if (missed > 0) return `${group.label}: ${missed} of ${group.results.length} deliveries got no 200, so the answers do not show whether they were processed (--observe <url> would).`;
+    const flags = group.results.map(duplicateFlag);
     if (flags.length === 0 || flags.some((f) => f === undefined)) return undefined;
     counts.push(flags.filter((f) => f === false).length);
   }

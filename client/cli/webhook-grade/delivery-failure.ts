@@ -1,6 +1,7 @@
 /**
  * A failed delivery explained for `webhook grade`: what the receiver answered, and what the
- * service does next by its own retry rules (runtime/delivery/retry-rules.ts), in one sentence.
+ * service does next by its own retry rules (runtime/delivery/retry-rules.ts), in one sentence
+ * kept apart so the report says it once.
  */
 import type { DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
 import { nextStep, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
@@ -24,10 +25,6 @@ export function whatTheServiceDoes(result: FailedDelivery): string {
   );
 }
 
-/** The receiver's answer and the service's next step. */
-export function describeFailure(result: FailedDelivery): string {
-  return `${result.message} ${whatTheServiceDoes(result)}`;
-}
 
 /** The first failed delivery of `results`, if any. */
 export function firstFailure(results: readonly DeliveryResult[]): FailedDelivery | undefined {
@@ -40,5 +37,5 @@ export function failedVerdict(what: string, results: readonly DeliveryResult[]):
   if (!failure) return undefined;
   const count = results.filter((r) => !r.delivered).length;
   const share = results.length > 1 ? ` (${count} of ${results.length} failed)` : '';
-  return { grade: 'fail', evidence: `${what}${share}: ${describeFailure(failure)}` };
+  return { grade: 'fail', evidence: `${what}${share}: ${failure.message}`, next: whatTheServiceDoes(failure) };
 }

@@ -6,13 +6,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
 import { newWebhookId } from '../webhook-signing.js';
 import { urlName } from './ack-checks.js';
-import { describeFailure, failedVerdict, firstFailure } from './delivery-failure.js';
+import { failedVerdict, firstFailure } from './delivery-failure.js';
 import type { GradeContext, Verdict } from './grade-context.js';
 
 /** Not judged when the event's first delivery failed: that failure is another rule's. */
 function firstFailed(first: DeliveryResult): Verdict | undefined {
   const failure = firstFailure([first]);
-  return failure ? { grade: 'not-observable', evidence: `the first delivery of the event failed, so no duplicate was sent: ${describeFailure(failure)}` } : undefined;
+  return failure ? { grade: 'not-observable', evidence: `the first delivery of the event failed, so no duplicate was sent: ${failure.message}` } : undefined;
 }
 
 /** The event delivered, then again as soon as it was answered (same webhook-id, same body). */

@@ -97,6 +97,10 @@ export interface GradeContext {
   groups: { sameInstance: DuplicateGroup[]; otherInstance?: DuplicateGroup; repeated?: DuplicateGroup };
   /** Verdicts so far, by rule. */
   verdicts: Map<DeliveryRuleId, Verdict>;
+  /** Whether any delivery of this run got an answer (any status); a receiver that gave none is not sent more. */
+  answered: boolean;
+  /** The last delivery that got no answer at all (timeout, refused connection, …), while none was answered. */
+  unanswered?: Extract<DeliveryResult, { delivered: false }>;
 }
 
 /** Builds the context of one run. Throws `UsageError` for a secret that is not `whsec_` + base64. */
@@ -104,7 +108,7 @@ export function createGradeContext(urls: readonly string[], options: GradeOption
   const settings: GradeSettings = { ...GRADE_DEFAULTS, ...definedOnly(options) };
   const signer = createCliSigner(settings.secret);
   const run = randomBytes(4).toString('hex');
-  return {
+  const ctx: GradeContext = {
     urls,
     settings,
     newEvent: (label) => ({ event: 'session.resumed', session: { id: `sess_grade_${run}_${label}` }, timestamp: new Date().toISOString() }),
@@ -117,11 +121,15 @@ export function createGradeContext(urls: readonly string[], options: GradeOption
         timeoutMs: settings.timeoutMs,
         headers,
       });
+      if (result.delivered || result.status !== undefined) ctx.answered = true;
+      else if (!ctx.answered) ctx.unanswered = result;
       return withSigningAdvice(result, settings.secret !== undefined);
     },
     groups: { sameInstance: [] },
     verdicts: new Map(),
+    answered: false,
   };
+  return ctx;
 }
 
 function definedOnly<T extends object>(options: T): Partial<T> {

@@ -31,6 +31,9 @@ const CHECKS: Record<DeliveryRuleId, (ctx: GradeContext) => Promise<Verdict>> = 
   'signature-invalid': checkSignatureInvalid,
 };
 
+/** The rules that send nothing of their own: they judge the URL or the answers to earlier rules. */
+const SENDS_NOTHING: ReadonlySet<DeliveryRuleId> = new Set(['https', 'dedupe', 'dedupe-shared']);
+
 /** Whether `id` names a rule of the list. */
 export function isRuleId(id: string): id is DeliveryRuleId {
   return Object.hasOwn(CHECKS, id);
@@ -52,15 +55,23 @@ export async function runWebhookGrade(urls: readonly string[], options: GradeOpt
   const chosen = options.only ? new Set<DeliveryRuleId>(['https', ...options.only]) : undefined;
   for (const { id, title } of DELIVERY_RULES) {
     if (chosen && !chosen.has(id)) continue;
-    const https = ctx.verdicts.get('https');
-    const verdict: Verdict =
-      https && https.grade !== 'pass'
-        ? { grade: 'not-observable', evidence: 'not run: the service would refuse the URL (see https).' }
-        : await CHECKS[id](ctx);
+    const verdict = notRun(ctx, id) ?? (await CHECKS[id](ctx));
     ctx.verdicts.set(id, verdict);
     const entry = { rule: id, title, ...verdict };
     entries.push(entry);
     onEntry(entry);
   }
   return entries;
+}
+
+/**
+ * Why rule `id` is not checked: the service would refuse the URL, or the receiver answered
+ * nothing to the deliveries so far (each further one would only wait out its deadline).
+ */
+function notRun(ctx: GradeContext, id: DeliveryRuleId): Verdict | undefined {
+  const https = ctx.verdicts.get('https');
+  if (https && https.grade !== 'pass') return { grade: 'not-observable', evidence: 'not run: the service would refuse the URL (see https).' };
+  if (SENDS_NOTHING.has(id) || ctx.answered || !ctx.unanswered) return undefined;
+  const first = [...ctx.verdicts.keys()].find((rule) => !SENDS_NOTHING.has(rule));
+  return { grade: 'not-observable', evidence: `not run: the receiver answered no delivery so far (see ${first ?? 'above'}).` };
 }

@@ -12,11 +12,11 @@ afterAll(async () => {
   await server?.stop('SIGKILL');
 });
 
-/** The pino line main.ts writes when API_KEYS is unset: the generated key, and the server's pid (pino `base`). */
-function devKeyLine(log: string): { apiKey?: string; pid?: number } {
+/** The server's pid (pino `base`) from the JSON log line saying a development key was generated. */
+function devKeyLine(log: string): { pid?: number } {
   for (const line of log.split('\n')) {
     if (!line.startsWith('{')) continue;
-    const entry = JSON.parse(line) as { apiKey?: string; pid?: number; msg?: string };
+    const entry = JSON.parse(line) as { pid?: number; msg?: string };
     if (entry.msg?.includes('API_KEYS is unset')) return entry;
   }
   return {};
@@ -24,8 +24,11 @@ function devKeyLine(log: string): { apiKey?: string; pid?: number } {
 
 it('npm start: demo session resumes once, then not_paused; /openapi.yaml and /docs served; SIGTERM exits 0', { timeout: 60_000 }, async () => {
   server = await startServerProcess({}, 'npm-start');
-  const { apiKey, pid } = devKeyLine(server.output());
+  const { pid } = devKeyLine(server.output());
+  // The key is printed in the plain-text banner on stderr, never in the JSON log on stdout.
+  const apiKey = /Development API key \(generated for this run[^)]*\): (dev_\S+)/.exec(server.stderr())?.[1];
   expect(apiKey, server.output()).toMatch(/^dev_/);
+  expect(server.stdout(), server.stdout()).not.toContain(apiKey);
   const paused = DEMO_SESSIONS.find((s) => s.status === 'paused')!.id;
   const resume = () =>
     fetch(`${server!.url}/v1/sessions/${paused}/resume`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` } });

@@ -72,3 +72,21 @@ it('rotation: signed with two secrets, every delivery passes a receiver holding 
     for (const { kit } of kits) await kit.close();
   }
 });
+
+it.each([
+  [401, SECRET, /answered 401 to a signed delivery: it refused the signature\. Check that the receiver holds the signing secret the server signs with \(WEBHOOK_SECRET\)/],
+  [401, undefined, /answered 401 to an unsigned delivery: the receiver checks signatures; give the server its signing secret \(WEBHOOK_SECRET\)/],
+  [404, SECRET, /answered 404: .*the receiver's URL token/],
+])('the log explains a %i by its cause (secret %s)', async (status, secret, explained) => {
+  const answering = await startHttpsReceiver((_request, res) => void res.writeHead(status).end('{}'));
+  const lines: string[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+  const delivery = createMemoryDelivery({ url: `${answering.origin}/hook`, allowPrivate: true, ca: answering.certificate.cert, ...(secret ? { secret } : {}), schedule: [0], logger });
+  delivery.enqueue({ id: `msg_status_${status}`, payload: { event: 'session.resumed', session: { id: 's1' }, timestamp: '2026-11-23T10:00:00.000Z' } });
+  await waitFor(() => lines.some((l) => l.includes('dead-letter')), { what: 'the failed delivery logged' });
+  await delivery.close();
+  await answering.close();
+  const failure = JSON.parse(lines.find((l) => l.includes('dead-letter')) ?? '{}') as { detail?: string };
+  expect(failure.detail).toMatch(explained);
+  expect(failure.detail).not.toContain('only 200 counts');
+});

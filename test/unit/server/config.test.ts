@@ -43,6 +43,10 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ REDIS_URL: url }), url).toThrow(/^REDIS_URL=/);
     }
     expect(() => loadConfig({ REDIS_URL: 'redis://' })).toThrow(/has no host/);
+    for (const noHost of ['redis://user:pw@', 'redis://:pw@:6379', 'redis://:6379', 'rediss://user@/0']) {
+      expect(() => loadConfig({ REDIS_URL: noHost }), noHost).toThrow(/has no host: give one/);
+      expect(() => loadConfig({ REDIS_URL: noHost }), noHost).not.toThrow(/pw/);
+    }
   });
 
   it('names REDIS_URL for a malformed port, IPv6 bracket or database, and never shows its password', () => {

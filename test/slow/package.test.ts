@@ -1,8 +1,8 @@
 /**
  * The two published packages as their users get them: built and packed once per run
  * (`sharedPackages()`), each tarball installed alone into a fresh project, and used there under
- * Node 20 (this process), and under Node 24 too when TEST_NODE24=1 (CI sets it: the `node@24`
- * npm package, cached in .tmp/node24, downloaded once after a notice).
+ * Node 20 (this process) and Node 24 (the `node@24` npm package, cached in .tmp/node24,
+ * downloaded once after a notice). A slow suite: it runs with TEST_FULL=1 (CI, `npm run test:full`).
  * - session-resume-api: at most 10 packages and 5 MB in node_modules; the browser bundle of
  *   ./client at most 10 kB gzipped; the browser entries load no Node built-in; one OptionsError
  *   class whichever subpath exports it; types under moduleResolution node16, nodenext and bundler;
@@ -27,11 +27,10 @@ const tsc = join(root, 'node_modules/typescript/bin/tsc');
 // Kept between runs (gitignored): the Node 24 binary from the `node@24` npm package (about 190 MB).
 const node24Dir = join(root, '.tmp/node24');
 const node24 = join(node24Dir, 'node_modules/node/bin/node');
-const withNode24 = process.env.TEST_NODE24 === '1';
-/** The Node versions each package runs under: this process's, and Node 24 when TEST_NODE24=1. */
+/** The Node versions each package runs under: this process's, and Node 24. */
 const RUNTIMES: [string, () => string, RegExp][] = [
   ['Node 20', () => process.execPath, /^v20\./],
-  ...(withNode24 ? [['Node 24', () => node24, /^v24\./] as [string, () => string, RegExp]] : []),
+  ['Node 24', () => node24, /^v24\./],
 ];
 const VERSION = '0.2.0';
 
@@ -146,11 +145,11 @@ async function compile(dir: string): Promise<void> {
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sra-package-'));
-  const installNode24 = !withNode24 || existsSync(node24)
+  const installNode24 = existsSync(node24)
     ? Promise.resolve()
     : (async () => {
         process.stderr.write(
-          'package test: TEST_NODE24=1: downloading Node 24 once (the node@24 npm package, about 190 MB, into .tmp/node24) to run both packages under it.\n',
+          'package test: downloading Node 24 once (the node@24 npm package, about 190 MB, into .tmp/node24) to run both packages under it.\n',
         );
         mkdirSync(node24Dir, { recursive: true });
         writeFileSync(join(node24Dir, 'package.json'), '{"private":true}\n');
