@@ -7,9 +7,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundle, PLATFORMS, receiverProject, type ReceiverProject } from './runtime-kit.js';
 
-const ENTRY = `export { createMemoryEventStore, createWebhookReceiver, createSignatureVerifier } from 'session-resume-api/webhooks';\n`;
+const ENTRY = `export { createMemoryEventStore, createWebhookReceiver, createSignatureVerifier } from 'session-resume-api/webhooks';
+export { createDurableObjectStore, WebhookStoreObject } from 'session-resume-api/webhooks/cloudflare';
+`;
 
-describe('session-resume-api/webhooks bundled for the web', () => {
+describe('session-resume-api/webhooks and webhooks/cloudflare bundled for the web', () => {
   let project: ReceiverProject;
   beforeAll(async () => {
     project = await receiverProject('web-bundle', { 'entry.js': ENTRY });
@@ -18,7 +20,8 @@ describe('session-resume-api/webhooks bundled for the web', () => {
 
   it.each(Object.keys(PLATFORMS) as (keyof typeof PLATFORMS)[])('builds for %s with no Node built-in and no optional peer', async (platform) => {
     const code = await bundle(project.dir, 'entry.js', platform);
-    expect(code).toContain('createWebhookReceiver');
+    expect(code).toMatch(/createWebhookReceiver/);
+    expect(code).toMatch(/WebhookStoreObject/);
     expect(code).not.toMatch(/(?:from|import\(?|require\()\s*["'](?:node:|prom-client|ioredis|bullmq)/);
   });
 });
