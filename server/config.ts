@@ -331,7 +331,7 @@ function noHost(name: string, shown: string): OptionsError {
 }
 
 /** The WEBHOOK_* variables that shape deliveries; without WEBHOOK_URL they would do nothing. */
-const WEBHOOK_DELIVERY_VARIABLES = ['WEBHOOK_SECRET', 'WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_WORKER', 'WEBHOOK_CONCURRENCY', 'WEBHOOK_CA_FILE', 'WEBHOOK_ALLOW_PRIVATE'] as const;
+const WEBHOOK_DELIVERY_VARIABLES = ['WEBHOOK_SECRET', 'WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_WORKER', 'WEBHOOK_CONCURRENCY', 'WEBHOOK_CA_FILE', 'WEBHOOK_ALLOW_PRIVATE', 'WEBHOOK_HEALTH_NOTIFY_URL'] as const;
 
 function webhookSettings(read: EnvReader, sandbox: boolean): Pick<ServerConfig, 'webhook' | 'webhookInsecureLocalhost'> {
   const webhookUrl = read.text('WEBHOOK_URL');

@@ -196,6 +196,21 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
       await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
       return true;
     },
+    ...bullmqRecovery(queue),
+    async close(timeoutMs) {
+      // Attempts under way finish; waiting and delayed jobs stay in Redis for the next instance.
+      await withTimeout(worker?.close() ?? Promise.resolve(), timeoutMs);
+      await queue.close().catch(() => undefined);
+    },
+    async everWritten() {
+      return (await queue.getVersion()) !== null;
+    },
+  };
+}
+
+/** Recovery by time over BullMQ: the delayed jobs that failed at least once, and promoting one. */
+function bullmqRecovery(queue: Queue): Pick<DeliveryQueue, 'listRetrying' | 'promote'> {
+  return {
     async listRetrying() {
       const jobs = (await queue.getDelayed(0, -1)) as Job[];
       return jobs.flatMap((job) => {
@@ -211,14 +226,6 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
         () => true,
         () => false,
       );
-    },
-    async close(timeoutMs) {
-      // Attempts under way finish; waiting and delayed jobs stay in Redis for the next instance.
-      await withTimeout(worker?.close() ?? Promise.resolve(), timeoutMs);
-      await queue.close().catch(() => undefined);
-    },
-    async everWritten() {
-      return (await queue.getVersion()) !== null;
     },
   };
 }
