@@ -16,6 +16,8 @@ import type { WebhookLookup } from '@session-resume-api/runtime/delivery/resolve
 import { nextStep, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
 import { checkInteger, checkOption, OptionsError } from '@session-resume-api/runtime/options-error';
+import { checkTraceContext, newTraceContext, traceHeaders } from '@session-resume-api/runtime/trace-context';
+import type { OpenTelemetryApi } from '@session-resume-api/runtime/tracing';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import type { WebhookMessage } from '../core/webhook-message.js';
@@ -23,6 +25,8 @@ import type { AttemptHandler, AttemptOutcome, DeadEvent, DeliveryQueue, QueuedEv
 import { RESPONSE_KEEP_BYTES, withTimeout } from './delivery-queue.js';
 import type { AttemptResult, DeliveryInspector, DeliveryObserver } from './delivery-types.js';
 import type { WebhookDelivery } from './webhook-delivery.js';
+import { attemptSpan, endAttemptSpan } from './delivery-spans.js';
+import { serverTracing } from '../core/server-tracing.js';
 
 /** Where and how attempts go; needed only by an engine that delivers. */
 export interface DeliveryTarget {
@@ -90,6 +94,12 @@ export interface DeliveryEngineOptions {
    * @defaultValue a pino logger named `webhook-delivery`
    */
   logger?: Logger;
+  /**
+   * `@opentelemetry/api` (the module, an optional peer dependency): a client span per attempt,
+   * child of the event's trace. The trace headers are sent either way.
+   * @defaultValue none: no spans
+   */
+  opentelemetry?: OpenTelemetryApi;
 }
 
 /** The engine: takes events, delivers them, and answers the operator's questions. */
@@ -117,7 +127,7 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
   const schedule = checkSchedule(options.schedule ?? STANDARD_WEBHOOKS_SCHEDULE_MS);
   const logger = options.logger ?? pino({ name: 'webhook-delivery' });
   const agents = options.target && (options.target.keepAlive ?? true) ? createDeliveryAgents() : undefined;
-  if (options.target) queue.start(createAttemptHandler(options.target, schedule, logger, options.observer, agents));
+  if (options.target) queue.start(createAttemptHandler(options.target, { schedule, logger, observer: options.observer, agents, opentelemetry: options.opentelemetry }));
   const pending = new Set<Promise<void>>();
   let closing = false;
   let closed: Promise<void> | undefined;
@@ -167,14 +177,17 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
   };
 }
 
-/** The attempt every queue runs: deliver, record, log, observe, decide. */
-function createAttemptHandler(
-  target: DeliveryTarget,
-  schedule: readonly number[],
-  logger: Logger,
-  observer: DeliveryObserver | undefined,
-  agents: DeliveryAgents | undefined,
-): AttemptHandler {
+/** What the attempts share besides the target. */
+interface AttemptSetting {
+  schedule: readonly number[];
+  logger: Logger;
+  observer: DeliveryObserver | undefined;
+  agents: DeliveryAgents | undefined;
+  opentelemetry: OpenTelemetryApi | undefined;
+}
+
+/** The attempt every queue runs: deliver (with the event's trace headers), record, log, observe, decide. */
+function createAttemptHandler(target: DeliveryTarget, { schedule, logger, observer, agents, opentelemetry }: AttemptSetting): AttemptHandler {
   const check = validateWebhookUrl(target.url, { allowPrivate: target.allowPrivate, allowLoopbackHttp: target.insecureLocalhost });
   if (!check.ok) throw new OptionsError(`Invalid webhook URL: ${check.reason}`, { option: 'url' });
   const headers = createWebhookHeaders({ secret: target.secret });
@@ -188,8 +201,10 @@ function createAttemptHandler(
         'never enable it in production: webhooks must go only to public hosts.',
     );
   }
+  const tracing = serverTracing(opentelemetry);
   return async (job: QueuedEvent): Promise<AttemptOutcome> => {
     const at = new Date().toISOString();
+    const span = attemptSpan(tracing, check.url, job);
     const result = await deliverEvent(target.url, job.payload, {
       timeoutMs,
       allowPrivate: target.allowPrivate,
@@ -197,9 +212,10 @@ function createAttemptHandler(
       ca: target.ca,
       lookup: target.lookup,
       maxResponseBytes: RESPONSE_KEEP_BYTES,
-      headers: (body) => headers(job.id, body),
+      headers: (body) => ({ ...headers(job.id, body), ...traceHeaders(span.trace) }),
       ...(agents ? { agents } : {}),
     });
+    endAttemptSpan(span, result);
     const outcome = judge(result, at, schedule, job.attemptsMade + 1);
     report(log, observer, job, outcome, schedule.length);
     return outcome;
@@ -278,7 +294,9 @@ function snapshot(event: WebhookMessage | undefined, logger: Logger): WebhookMes
     return undefined;
   }
   try {
-    return { id: event.id, payload: JSON.parse(JSON.stringify(event.payload)) as SessionEvent };
+    // An event queued without a trace context (a bare SessionEvent) starts its own trace.
+    const trace = checkTraceContext(event.trace) ?? newTraceContext();
+    return { id: event.id, payload: JSON.parse(JSON.stringify(event.payload)) as SessionEvent, trace };
   } catch (err) {
     logger.error({ ...identity(event.payload), err }, 'webhook event cannot be serialized as JSON; dropped');
     return undefined;

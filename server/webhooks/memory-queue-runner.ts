@@ -38,7 +38,13 @@ export function createRunner({ records, concurrency, logger }: RunnerOptions): R
     try {
       if (entry.abandoned || !state.handler) return undefined;
       entry.record.state = 'delivering';
-      return await state.handler({ id: entry.id, payload: entry.record.event, attemptsMade: entry.attemptsMade, queuedAt: entry.queuedAt });
+      return await state.handler({
+        id: entry.id,
+        payload: entry.record.event,
+        attemptsMade: entry.attemptsMade,
+        queuedAt: entry.queuedAt,
+        ...(entry.trace ? { trace: entry.trace } : {}),
+      });
     } finally {
       slots.release();
     }
