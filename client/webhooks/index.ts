@@ -25,3 +25,5 @@ export { createProbeEvent } from '@session-resume-api/runtime/webhook-probe';
 export type { SessionEvent, WebhookAck } from '@session-resume-api/runtime/types';
 export { deliverEvent, DELIVERY_TIMEOUT_MS } from '@session-resume-api/runtime/delivery/deliver-event';
 export type { DeliverEventOptions, DeliveryFailureReason, DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
+export type { TraceContext } from '@session-resume-api/runtime/trace-context';
+export type { OpenTelemetryApi } from '@session-resume-api/runtime/tracing';

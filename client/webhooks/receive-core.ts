@@ -4,6 +4,7 @@
  * import): it runs unchanged in Node, Bun, Deno, Workers and browsers.
  */
 import { dedupeKey, type JsonObject } from '@session-resume-api/runtime/event-identity';
+import { readTraceContext } from '@session-resume-api/runtime/trace-context';
 import { isProbeEvent } from '@session-resume-api/runtime/webhook-probe';
 import { errorResult, type ReceiveResult } from './answers.js';
 import type { ReceiverLogger } from './receiver-options.js';
@@ -69,7 +70,8 @@ async function recordEvent(o: CoreOptions, value: JsonObject, event: Parameters<
   try {
     // §6 rules 2–4: recorded durably (shared store) before the 200; a duplicate is answered
     // 200 and not processed again.
-    const { id, duplicate } = await o.store.record(key, event, webhookIdOf(headers));
+    const trace = readTraceContext(headerValue(headers, 'traceparent'), headerValue(headers, 'tracestate'));
+    const { id, duplicate } = await o.store.record(key, event, webhookIdOf(headers), trace);
     return { status: 200, body: { received: true, duplicate, id } };
   } catch (error) {
     // Never a 200 for an event that is not recorded: 503 makes the sender retry.

@@ -6,6 +6,7 @@ import type { RedisConnection } from '../redis/create-redis-connection.js';
 import type { DeliveryObserver } from '../webhooks/delivery-types.js';
 import type { ConnectionErrorLog } from '../redis/connection-error-log.js';
 import { createRedisDelivery, type RedisDelivery } from '../webhooks/redis-delivery.js';
+import { loadOpenTelemetry } from './opentelemetry-runtime.js';
 
 /** Which parts of Redis delivery a process runs: the outbox relay hands written events to the queue, the worker delivers them. */
 export interface DeliveryRoles {
@@ -58,6 +59,7 @@ export async function startRedisDelivery(options: StartRedisDeliveryOptions): Pr
     : (source: string, err: Error) => logger.warn({ err: err.message }, `${source} error`);
   connection.on('error', (err: Error) => onConnectionError('Redis (delivery queue) connection', err));
   const ca = webhook?.caFile ? await readFile(webhook.caFile) : undefined;
+  const opentelemetry = await loadOpenTelemetry();
   const delivery = createRedisDelivery({
     client: options.client,
     connection,
@@ -70,6 +72,7 @@ export async function startRedisDelivery(options: StartRedisDeliveryOptions): Pr
     worker: roles.worker,
     relay: roles.relay,
     ...(observer ? { observer } : {}),
+    ...(opentelemetry ? { opentelemetry } : {}),
     onConnectionError,
     ...(options.onMalformedJob ? { onMalformedJob: options.onMalformedJob } : {}),
     logger: logger.child({ component: 'webhook-delivery' }),
