@@ -12,8 +12,9 @@ import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
 
 /** Starts the span of one resume request. */
 export function resumeSpan(tracing: Tracing | undefined, req: Request): TracedSpan {
-  // headersDistinct: a repeated traceparent stays two values (invalid), tracestate values join.
-  const parent = readTraceContext(req.headersDistinct.traceparent, req.headersDistinct.tracestate);
+  // node:http joins repeated values with ", ": two traceparents make one invalid value, and
+  // tracestate values join into one list, as the specification reads them.
+  const parent = readTraceContext(req.headers.traceparent, req.headers.tracestate);
   if (!tracing) return startSpan(undefined, { name: '', kind: SPAN_KIND.internal, parent });
   const nested = tracing.api.trace.getSpan(tracing.api.context.active()) !== undefined;
   return startSpan(tracing, {

@@ -93,6 +93,9 @@ describe('readTraceContext', () => {
 
   it('refuses a traceparent sent twice, and keeps the traceparent when only the tracestate is bad', () => {
     expect(readTraceContext([VALID, VALID])).toBeUndefined();
+    // node:http joins a repeated header into one value.
+    expect(readTraceContext(`${VALID}, ${VALID}`)).toBeUndefined();
+    expect(readTraceContext(`01-${TRACE_ID}-${SPAN_ID}-01, ${VALID}`)).toBeUndefined();
     expect(readTraceContext(VALID, 'a=1,a=2')).toEqual({ traceparent: VALID });
   });
 
