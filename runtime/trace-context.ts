@@ -83,11 +83,13 @@ export function readTracestate(value: unknown): string | undefined {
  * form; `tracestate` only alongside a valid `traceparent`.
  */
 export function readTraceContext(traceparent: unknown, tracestate?: unknown): TraceContext | undefined {
-  const single = Array.isArray(traceparent) ? (traceparent.length === 1 ? traceparent[0] : undefined) : traceparent;
+  const single: unknown = Array.isArray(traceparent) ? (traceparent.length === 1 ? traceparent[0] : undefined) : traceparent;
   const parsed = parseTraceparent(single);
   if (!parsed) return undefined;
-  const state = readTracestate(tracestate);
-  return { traceparent: formatTraceparent(parsed), ...(state !== undefined ? { tracestate: state } : {}) };
+  // A version-00 value (exactly 55 characters) is already in its kept form.
+  const kept = (single as string).length === 55 && (single as string).startsWith('00-') ? (single as string) : formatTraceparent(parsed);
+  const state = tracestate === undefined ? undefined : readTracestate(tracestate);
+  return state === undefined ? { traceparent: kept } : { traceparent: kept, tracestate: state };
 }
 
 /** Checks a trace context read back from storage: its fields, or undefined when it is not a valid one. */
@@ -102,13 +104,29 @@ export function checkTraceContext(value: unknown): TraceContext | undefined {
  * sampler records its side (x-decisions: webhook-outbox).
  */
 export function newTraceContext(): TraceContext {
-  const bytes = crypto.getRandomValues(new Uint8Array(24));
-  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
-  const traceId = hex.slice(0, 32);
-  const spanId = hex.slice(32);
+  const traceId = randomHex(16);
+  const spanId = randomHex(8);
   // All-zero ids are invalid; 2^-64 odds, but never sent.
   if (traceId === ZERO_TRACE || spanId === ZERO_SPAN) return newTraceContext();
-  return { traceparent: formatTraceparent({ traceId, spanId, traceFlags: 1 }) };
+  return { traceparent: `00-${traceId}-${spanId}-01` };
+}
+
+// Random bytes are drawn from the system in blocks: one getRandomValues call costs about as
+// much as a resume's other header reads together, so a call per trace would show on the path.
+const POOL_BYTES = 4096;
+const pool = new Uint8Array(POOL_BYTES);
+let poolAt = POOL_BYTES;
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
+/** `bytes` random bytes as lower-case hex. */
+function randomHex(bytes: number): string {
+  if (poolAt + bytes > POOL_BYTES) {
+    crypto.getRandomValues(pool);
+    poolAt = 0;
+  }
+  let hex = '';
+  for (let i = 0; i < bytes; i++) hex += HEX[pool[poolAt++]!];
+  return hex;
 }
 
 /** The headers of one delivery attempt carrying `trace`. */

@@ -100,7 +100,7 @@ export interface TracedSpan {
 
 /** Starts a span as `start` says; without `tracing`, a stand-in that only carries the trace context. */
 export function startSpan(tracing: Tracing | undefined, start: SpanStart): TracedSpan {
-  if (!tracing) return untraced(start.parent ?? newTraceContext());
+  if (!tracing) return new Untraced(start.parent ?? newTraceContext());
   const { api, tracer } = tracing;
   const parent = parentContext(api, start);
   const span = tracer.startSpan(start.name, { kind: start.kind, ...(start.attributes ? { attributes: start.attributes } : {}) }, parent);
@@ -125,8 +125,14 @@ export function startSpan(tracing: Tracing | undefined, start: SpanStart): Trace
   };
 }
 
-function untraced(trace: TraceContext): TracedSpan {
-  return { trace, set() {}, end() {}, run: (fn) => fn() };
+/** The stand-in without OpenTelemetry: only the trace context (a class: no closures per request). */
+class Untraced implements TracedSpan {
+  constructor(readonly trace: TraceContext) {}
+  set(): void {}
+  end(): void {}
+  run<T>(fn: () => T): T {
+    return fn();
+  }
 }
 
 function parentContext(api: OpenTelemetryApi, start: SpanStart): OtelContext {
