@@ -42,17 +42,21 @@ export interface OtelTracer {
  * (`import * as opentelemetry from '@opentelemetry/api'`).
  */
 export interface OpenTelemetryApi {
+  /** The API's `trace`: tracers and the span of a context. */
   trace: {
     getTracer(name: string, version?: string): OtelTracer;
     setSpanContext(context: OtelContext, spanContext: OtelSpanContext): OtelContext;
     getSpan(context: OtelContext): OtelSpan | undefined;
     setSpan(context: OtelContext, span: OtelSpan): OtelContext;
   };
+  /** The API's `context`: the active context, and running a function in another. */
   context: {
     active(): OtelContext;
     with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(context: OtelContext, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F>;
   };
+  /** A `TraceState` from a `tracestate` header value. */
   createTraceState(rawTraceState?: string): { serialize(): string };
+  /** The empty context a remote parent is set on. */
   ROOT_CONTEXT: OtelContext;
 }
 
