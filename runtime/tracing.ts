@@ -94,6 +94,8 @@ export interface SpanStart {
 export interface TracedSpan {
   /** The context to send onward: the span's own, else the parent's, else a new trace. */
   readonly trace: TraceContext;
+  /** Whether the span records: attributes are worth computing. */
+  readonly recording: boolean;
   /** Adds attributes (a span that does not record ignores them). */
   set(attributes: SpanAttributes): void;
   /** Ends the span; with `error`, its status is ERROR and `error.type` is set. */
@@ -104,7 +106,7 @@ export interface TracedSpan {
 
 /** Starts a span as `start` says; without `tracing`, a stand-in that only carries the trace context. */
 export function startSpan(tracing: Tracing | undefined, start: SpanStart): TracedSpan {
-  if (!tracing) return new Untraced(start.parent ?? newTraceContext());
+  if (!tracing) return new Untraced(start.parent);
   const { api, tracer } = tracing;
   const parent = parentContext(api, start);
   const span = tracer.startSpan(start.name, { kind: start.kind, ...(start.attributes ? { attributes: start.attributes } : {}) }, parent);
@@ -115,6 +117,7 @@ export function startSpan(tracing: Tracing | undefined, start: SpanStart): Trace
   const recording = span.isRecording();
   return {
     trace,
+    recording,
     set(attributes) {
       if (recording) for (const [key, value] of Object.entries(attributes)) span.setAttribute(key, value);
     },
@@ -129,9 +132,16 @@ export function startSpan(tracing: Tracing | undefined, start: SpanStart): Trace
   };
 }
 
-/** The stand-in without OpenTelemetry: only the trace context (a class: no closures per request). */
+/**
+ * The stand-in without OpenTelemetry: only the trace context, a new trace made when first
+ * asked for (a class: no closures per request).
+ */
 class Untraced implements TracedSpan {
-  constructor(readonly trace: TraceContext) {}
+  readonly recording = false;
+  constructor(private parent: TraceContext | undefined) {}
+  get trace(): TraceContext {
+    return (this.parent ??= newTraceContext());
+  }
   set(): void {}
   end(): void {}
   run<T>(fn: () => T): T {

@@ -11,10 +11,9 @@ import { HttpError } from '../errors/http-error.js';
 import { requestLogger } from './request-log.js';
 import type { WebhookDelivery } from '../webhooks/webhook-delivery.js';
 import { StoreUnavailableError } from '../errors/store-errors.js';
-import type { IdempotentAnswers, SessionStore } from '../sessions/session-store.js';
+import type { IdempotentAnswers, SessionStore, StoreResumeOptions } from '../sessions/session-store.js';
 import type { WebhookMessage } from '../core/webhook-message.js';
-import type { TraceContext } from '@session-resume-api/runtime/trace-context';
-import type { Tracing } from '@session-resume-api/runtime/tracing';
+import type { TracedSpan, Tracing } from '@session-resume-api/runtime/tracing';
 import { endResumeSpan, resumeSpan } from './resume-span.js';
 
 /** Longest accepted Idempotency-Key, in characters (x-decisions: idempotency-key). */
@@ -64,7 +63,7 @@ export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
     const span = resumeSpan(deps.tracing, req);
     let outcome: string | undefined;
     try {
-      outcome = await resume(req, res, span.trace);
+      outcome = await resume(req, res, span);
     } catch (err) {
       endResumeSpan(span, err instanceof HttpError ? err.status : 500, undefined);
       throw err;
@@ -78,7 +77,7 @@ function createResume(deps: ResumeHandlerDeps) {
   const { store, webhookDelivery } = deps;
   // Keys whose first request this instance is still answering (x-decisions: idempotency-key).
   const inFlight = new Set<string>();
-  return async (req: Request, res: Response, trace: TraceContext): Promise<string> => {
+  return async (req: Request, res: Response, span: TracedSpan): Promise<string> => {
     const id = String(req.params.session_id);
     const world = deps.worldOf?.(req);
     const key = readIdempotencyKey(req);
@@ -96,7 +95,7 @@ function createResume(deps: ResumeHandlerDeps) {
     if (flightKey !== undefined) inFlight.add(flightKey);
     let transition;
     try {
-      transition = await (world?.store ?? store).resume(id, key === undefined ? { trace } : { idempotency: { scope, key, answers: ANSWERS }, trace });
+      transition = await (world?.store ?? store).resume(id, storeOptions(key === undefined ? undefined : { scope, key, answers: ANSWERS }, span));
     } catch (err) {
       if (err instanceof StoreUnavailableError && err.outcomeUnknown) {
         throw new HttpError(503, 'service_unavailable', UNKNOWN_OUTCOME, { 'Retry-After': '1' }, { cause: err });
@@ -131,6 +130,19 @@ function createResume(deps: ResumeHandlerDeps) {
         res.status(ANSWERS[transition.kind].status).json(ANSWERS[transition.kind].body);
         return transition.kind;
     }
+  };
+}
+
+/**
+ * The store's options; the trace context is read only by a store that writes an event, so a
+ * resume that writes none (409, 404) never makes a new trace.
+ */
+function storeOptions(idempotency: StoreResumeOptions['idempotency'], span: TracedSpan): StoreResumeOptions {
+  return {
+    ...(idempotency ? { idempotency } : {}),
+    get trace() {
+      return span.trace;
+    },
   };
 }
 

@@ -29,6 +29,6 @@ export function resumeSpan(tracing: Tracing | undefined, req: Request): TracedSp
 
 /** Ends the span with the answer's status; only a 5xx is an error (HTTP server conventions). */
 export function endResumeSpan(span: TracedSpan, status: number, outcome: string | undefined): void {
-  span.set({ 'http.response.status_code': status, ...(outcome ? { 'session_resume.outcome': outcome } : {}) });
+  if (span.recording) span.set({ 'http.response.status_code': status, ...(outcome ? { 'session_resume.outcome': outcome } : {}) });
   span.end(status >= 500 ? String(status) : undefined);
 }

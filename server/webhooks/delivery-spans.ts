@@ -31,7 +31,7 @@ export function attemptSpan(tracing: Tracing | undefined, url: URL, job: QueuedE
 
 /** Ends an attempt's span with its outcome: the status, and `error.type` (the status, or why there was none) unless delivered. */
 export function endAttemptSpan(span: TracedSpan, result: DeliveryResult): void {
-  if (result.status !== undefined) span.set({ 'http.response.status_code': result.status });
+  if (result.status !== undefined && span.recording) span.set({ 'http.response.status_code': result.status });
   span.end(result.delivered ? undefined : result.status !== undefined ? String(result.status) : result.reason);
 }
 
