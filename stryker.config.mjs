@@ -8,6 +8,7 @@ export const ruleModules = [
   'client/outcome.ts',
   'client/rate-limit.ts',
   'runtime/backoff.ts',
+  'runtime/retry-after.ts',
   'runtime/event-identity.ts',
   'client/webhooks/verify-signature.ts',
   'client/webhooks/webhook-headers.ts',

@@ -21,6 +21,7 @@ import {
   type TargetName,
 } from './targets.js';
 import { cpuUntilIdle, startIsolated, type IsolatedTarget } from './isolated-target.js';
+import { watchInFront } from './watch-target.js';
 
 /** Settings of one bench run. */
 export interface BenchOptions {
@@ -79,6 +80,8 @@ const EXPRESS_VALIDATOR_RESPONSES = 'express 5 + express-openapi-validator, resp
 const EXPRESS = 'bare express 5, same 409 JSON';
 const NODE_HTTP = 'bare node:http, same 409 JSON';
 const FASTIFY = 'fastify 5, schema-validated route';
+/** The watch group's baseline: the server called directly. */
+const WATCH_DIRECT = 'reference server, memory store (production defaults), called directly';
 
 /** Sizes of the growth group (sessions in Redis); BENCH_GROWTH_MAX caps it (default 1 000 000). */
 export function growthSizes(max: number): number[] {
@@ -105,6 +108,9 @@ export function listCases(redisUrl: string, growthMax = 1_000_000): CaseSpec[] {
     { group: 'resume', name: 'reference server, memory store (production defaults)', ...vs, start: () => startMemoryReferenceServer(production), isolated: { name: 'reference-memory-unchecked' }, ...resume },
     { group: 'resume', name: 'reference server, memory store, rate limit on (production defaults)', ...vs, start: () => startMemoryReferenceServer({ ...production, rateLimit: { limit: 1e9, windowMs: 60_000 } }), isolated: { name: 'reference-memory-rate-limited' }, ...resume },
     { group: 'resume', name: 'reference server, Redis store (production defaults)', ...vs, start: () => startRedisReferenceServer(redisUrl, production), isolated: { name: 'reference-redis', redisUrl }, ...resume },
+    { group: 'watch', name: WATCH_DIRECT, baseline: WATCH_DIRECT, interleaved: true, start: () => startMemoryReferenceServer(production), isolated: { name: 'reference-memory-unchecked' }, ...resume },
+    { group: 'watch', name: 'the same server behind `watch` (proxy and every rule, same process)', baseline: WATCH_DIRECT, interleaved: true, start: () => startMemoryReferenceServer(production).then((server) => watchInFront(server)), isolated: { name: 'reference-memory-watched' }, ...resume },
+    { group: 'watch', name: 'the same server behind `watch`’s proxy alone (no rule run)', baseline: WATCH_DIRECT, interleaved: true, start: () => startMemoryReferenceServer(production).then((server) => watchInFront(server, false)), isolated: { name: 'reference-memory-proxied' }, ...resume },
     ...[1_000, ...growthSizes(growthMax)].map((n) => ({
       group: 'growth',
       name: `reference server, Redis, ${n.toLocaleString('en-US')} sessions`,

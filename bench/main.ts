@@ -16,7 +16,7 @@ import { renderReport, type ExtraResults } from './report.js';
 import { DRAIN_FROM, DRAIN_WARM_EVENTS, runDeliveryCases } from './delivery-cases.js';
 import { runFootprintSection } from './footprint-section.js';
 
-const GROUPS = ['resume', 'growth', 'webhook', 'sandbox', 'client', 'start', 'cluster', 'delivery', 'footprint'] as const;
+const GROUPS = ['resume', 'watch', 'growth', 'webhook', 'sandbox', 'client', 'start', 'cluster', 'delivery', 'footprint'] as const;
 
 interface RunSettings extends Omit<BenchOptions, 'redisUrl'> {
   growthMax: number;
@@ -28,7 +28,7 @@ interface RunSettings extends Omit<BenchOptions, 'redisUrl'> {
  * Reads the bench settings: BENCH_DURATION_S (default 1, 1–30), BENCH_ROUNDS (loads per case,
  * the best kept; default 5, 1–10), BENCH_CONNECTIONS (default 10,
  * 1–200), BENCH_GROWTH_MAX (largest Redis size of the growth group, default 1 000 000) and
- * BENCH_ONLY (comma-separated groups among resume, growth, webhook, sandbox, client, start, cluster, delivery, footprint; default all),
+ * BENCH_ONLY (comma-separated groups among resume, watch, growth, webhook, sandbox, client, start, cluster, delivery, footprint; default all),
  * BENCH_DELIVERY_EVENTS (events per delivery row, default 3000, 500–100 000), BENCH_DELIVERY_BACKLOG (the delivery
  * group's large backlog, default 100 000, 50 000–1 000 000) and BENCH_DELIVERY_PROFILE (a directory: CPU profiles of the
  * delivering instances land there).

@@ -20,6 +20,7 @@ import { createRedisSessionStore } from '../server/sessions/redis-session-store.
 import type { SessionStore } from '../server/sessions/session-store.js';
 import { listen } from '../test/helpers/listen.js';
 import type { Target } from './target.js';
+import { watchInFront } from './watch-target.js';
 import { startHandWrittenReceiver, startHonoFetchReceiver, startSignedKitReceiver } from './receiver-targets.js';
 
 export type { Target } from './target.js';
@@ -164,7 +165,7 @@ export async function startBareHttpResumed(): Promise<Target> {
 }
 
 /** The targets bench/serve-target.ts can start by name (for profiles and the client cases). */
-export const TARGET_NAMES = ['express-validator', 'express-validator-responses', 'reference-memory', 'reference-memory-unchecked', 'reference-memory-rate-limited', 'reference-redis', 'express', 'fastify', 'http-resume', 'http-resumed', 'http-200', 'receiver-memory', 'receiver-redis', 'receiver-redis-receive-only', 'receiver-hand-written', 'receiver-redis-signed', 'receiver-memory-hono'] as const;
+export const TARGET_NAMES = ['express-validator', 'express-validator-responses', 'reference-memory', 'reference-memory-unchecked', 'reference-memory-rate-limited', 'reference-memory-watched', 'reference-memory-proxied', 'reference-redis', 'express', 'fastify', 'http-resume', 'http-resumed', 'http-200', 'receiver-memory', 'receiver-redis', 'receiver-redis-receive-only', 'receiver-hand-written', 'receiver-redis-signed', 'receiver-memory-hono'] as const;
 /** One of TARGET_NAMES. */
 export type TargetName = (typeof TARGET_NAMES)[number];
 
@@ -175,6 +176,8 @@ export function startTarget(name: TargetName, redisUrl?: string): Promise<Target
     case 'reference-memory-unchecked': return startMemoryReferenceServer({ validateResponses: false });
     // A limit no load reaches: the limiter's bookkeeping on every request, never a 429.
     case 'reference-memory-rate-limited': return startMemoryReferenceServer({ validateResponses: false, rateLimit: { limit: 1e9, windowMs: 60_000 } });
+    case 'reference-memory-watched': return startMemoryReferenceServer({ validateResponses: false }).then((server) => watchInFront(server));
+    case 'reference-memory-proxied': return startMemoryReferenceServer({ validateResponses: false }).then((server) => watchInFront(server, false));
     case 'reference-redis': return startRedisReferenceServer(redisUrl ?? 'redis://127.0.0.1:6379', { validateResponses: false });
     case 'express-validator': return startExpressValidator();
     case 'express-validator-responses': return startExpressValidator({ responses: true });

@@ -133,6 +133,49 @@ export interface components {
             [key: string]: unknown;
         };
         /**
+         * @description What the reference server POSTs to the operator's notification URL
+         *     (`WEBHOOK_HEALTH_NOTIFY_URL`) when the webhook endpoint's circuit changes state, signed
+         *     like a delivery (`x-decisions: endpoint-health`). Sent once per change, by the
+         *     instance that made it; one attempt, never retried.
+         */
+        EndpointNotice: {
+            /** @constant */
+            event: "webhook.endpoint.state_changed";
+            /**
+             * Format: uri
+             * @description The endpoint's origin (scheme, host, port); never its path or query.
+             * @example https://hooks.example.com
+             */
+            endpoint: string;
+            from: components["schemas"]["EndpointState"];
+            to: components["schemas"]["EndpointState"];
+            /**
+             * @description Why the circuit left `closed`; absent when it closed.
+             * @enum {string}
+             */
+            reason?: "failures" | "slow_down" | "gone" | "failing_too_long";
+            /**
+             * Format: int32
+             * @description Consecutive failed attempts.
+             */
+            streak: number;
+            /**
+             * Format: date-time
+             * @description While `open`, the earliest time of the next probe attempt.
+             */
+            nextProbeAt?: string;
+            /**
+             * Format: date-time
+             * @description When the state changed.
+             */
+            timestamp: string;
+        };
+        /**
+         * @description `closed` delivers; `open` holds events and lets one probe attempt through on a growing interval; `disabled` holds events until the operator enables the endpoint.
+         * @enum {string}
+         */
+        EndpointState: "closed" | "open" | "disabled";
+        /**
          * @description What a webhook receiver should accept as a session event, wider than `SessionEvent`
          *     (what this document's server sends): any JSON object with an event name (`event`,
          *     else `status`) or a session id (`session.id`, else `session_id`). Other fields may

@@ -48,7 +48,7 @@ export declare const RESUME_RETRY_POLICY: {
 
 /** What counts as a delivered session event, when a failed one is sent again, and how receivers dedupe: the session webhook's `x-delivery-policy`. */
 export declare const WEBHOOK_DELIVERY_POLICY: {
-  readonly decisions: readonly ["webhook-ack", "webhook-retry", "webhook-outbox", "dedupe-window", "webhook-signing"];
+  readonly decisions: readonly ["webhook-ack", "webhook-retry", "webhook-outbox", "endpoint-health", "dedupe-window", "webhook-signing"];
   readonly answerDeadlineMs: 5000;
   readonly deliveredStatuses: readonly [200];
   readonly followsRedirects: false;
@@ -73,5 +73,16 @@ export declare const WEBHOOK_DELIVERY_POLICY: {
   };
   readonly signature: {
     readonly toleranceMs: 300000;
+  };
+  readonly endpointHealth: {
+    readonly openAfterFailures: 10;
+    readonly openAfterSlowDowns: 3;
+    readonly slowDownStatuses: readonly [429, 502, 504];
+    readonly disableStatuses: readonly [410];
+    readonly firstProbeAfterMs: 30000;
+    readonly probeBackoffFactor: 2;
+    readonly maxProbeIntervalMs: 1800000;
+    readonly disableAfterMs: 86400000;
+    readonly refreshMs: 1000;
   };
 };

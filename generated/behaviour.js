@@ -48,7 +48,7 @@ export const RESUME_RETRY_POLICY = Object.freeze({
 
 /** What counts as a delivered session event, when a failed one is sent again, and how receivers dedupe: the session webhook's `x-delivery-policy`. */
 export const WEBHOOK_DELIVERY_POLICY = Object.freeze({
-  decisions: Object.freeze(["webhook-ack", "webhook-retry", "webhook-outbox", "dedupe-window", "webhook-signing"]),
+  decisions: Object.freeze(["webhook-ack", "webhook-retry", "webhook-outbox", "endpoint-health", "dedupe-window", "webhook-signing"]),
   answerDeadlineMs: 5000,
   deliveredStatuses: Object.freeze([200]),
   followsRedirects: false,
@@ -73,5 +73,16 @@ export const WEBHOOK_DELIVERY_POLICY = Object.freeze({
   }),
   signature: Object.freeze({
     toleranceMs: 300000,
+  }),
+  endpointHealth: Object.freeze({
+    openAfterFailures: 10,
+    openAfterSlowDowns: 3,
+    slowDownStatuses: Object.freeze([429, 502, 504]),
+    disableStatuses: Object.freeze([410]),
+    firstProbeAfterMs: 30000,
+    probeBackoffFactor: 2,
+    maxProbeIntervalMs: 1800000,
+    disableAfterMs: 86400000,
+    refreshMs: 1000,
   }),
 });

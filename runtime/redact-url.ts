@@ -33,11 +33,12 @@ export function maskSecret(secret: string): string {
 }
 
 /**
- * A webhook URL as output may show it: `redactUrl`, and its last path segment (where the
- * receiver kit reads the URL token) replaced by `…`.
+ * A webhook URL (or its path alone) as output may show it: `redactUrl`, and its last path
+ * segment (where the receiver kit reads the URL token) replaced by `…`.
  *
  * @example redactWebhookUrl('http://127.0.0.1:3001/webhooks/session-events/Zr3x') // 'http://127.0.0.1:3001/webhooks/session-events/…'
+ * @example redactWebhookUrl('/webhooks/session-events/Zr3x?x=1') // '/webhooks/session-events/…'
  */
 export function redactWebhookUrl(url: string): string {
-  return redactUrl(url).replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/]+\/(?:[^/]*\/)*?)[^/]+(\/?)$/, '$1…$2');
+  return redactUrl(url).replace(/^((?:[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/]+)?\/(?:[^/]*\/)*?)[^/]+(\/?)$/, '$1…$2');
 }

@@ -19,5 +19,8 @@ export type SessionEvent = NonNullable<
   webhooks['sessionEvent']['post']['requestBody']
 >['content']['application/json'];
 
+/** What the reference server POSTs to the operator when the webhook endpoint's circuit changes state. */
+export type EndpointNotice = components['schemas']['EndpointNotice'];
+
 /** Body of the receiver kit's 200 answer to a webhook delivery. */
 export type WebhookAck = components['schemas']['WebhookAck'];

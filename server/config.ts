@@ -49,7 +49,18 @@ export interface ServerConfig {
    * `insecureLocalhost`: true when the URL is plain `http://` on a loopback host, which only
    * `WEBHOOK_INSECURE_LOCALHOST=1` (default 0) or sandbox mode allow.
    */
-  webhook?: { url: string; allowPrivate: boolean; caFile?: string; secret?: readonly string[]; schedule: number[]; worker: boolean; concurrency: number; insecureLocalhost?: true };
+  webhook?: {
+    url: string;
+    allowPrivate: boolean;
+    caFile?: string;
+    secret?: readonly string[];
+    schedule: number[];
+    worker: boolean;
+    concurrency: number;
+    insecureLocalhost?: true;
+    /** `WEBHOOK_HEALTH_NOTIFY_URL`: the operator's URL told each change of the endpoint's state. */
+    notifyUrl?: string;
+  };
   /** `WEBHOOK_INSECURE_LOCALHOST=1` (default 0): plain `http://` webhook URLs on loopback hosts are accepted in every mode, for local testing. */
   webhookInsecureLocalhost?: true;
   /** Port of the Prometheus metrics listener, bound to `host` (`METRICS_PORT`; default unset: no metrics listener). */
@@ -127,6 +138,10 @@ export const ENVIRONMENT = {
   },
   WEBHOOK_WORKER: { default: 1, meaning: '0: this instance serves HTTP only and `worker` processes deliver' },
   WEBHOOK_CONCURRENCY: { default: DEFAULT_CONCURRENCY, meaning: 'delivery attempts in flight at once per instance (1 to 1000)' },
+  WEBHOOK_HEALTH_NOTIFY_URL: {
+    default: 'unset: changes are logged and counted only',
+    meaning: "HTTPS URL told each change of the webhook endpoint's state (open, disabled, closed), signed like deliveries",
+  },
   WEBHOOK_INSECURE_LOCALHOST: { default: 0, meaning: '1 accepts a plain http:// WEBHOOK_URL on a loopback host (local testing only)' },
   METRICS_PORT: { default: 'unset: no metrics listener', meaning: 'port of the Prometheus /metrics listener, bound to HOST' },
   IDEMPOTENCY_TTL: { default: IDEMPOTENCY_TTL_SECONDS, meaning: 'seconds an Idempotency-Key and its answer are kept' },
@@ -332,8 +347,10 @@ function webhookSettings(read: EnvReader, sandbox: boolean): Pick<ServerConfig, 
   const caFile = read.text('WEBHOOK_CA_FILE');
   const concurrency = read.integer('WEBHOOK_CONCURRENCY', ENVIRONMENT.WEBHOOK_CONCURRENCY.default, 1, 1000);
   const insecureLocalhost = check.url.protocol === 'http:';
+  const notifyUrl = notifySetting(read, { allowPrivate, allowLoopbackHttp: sandbox || webhookInsecureLocalhost });
   const webhook = {
     url: check.url.href,
+    ...(notifyUrl ? { notifyUrl } : {}),
     allowPrivate,
     ...(caFile ? { caFile } : {}),
     ...webhookDelivery(read),
@@ -341,6 +358,15 @@ function webhookSettings(read: EnvReader, sandbox: boolean): Pick<ServerConfig, 
     ...(insecureLocalhost ? { insecureLocalhost } : {}),
   };
   return { webhook, ...settings };
+}
+
+/** WEBHOOK_HEALTH_NOTIFY_URL, checked as WEBHOOK_URL is. */
+function notifySetting(read: EnvReader, rules: { allowPrivate: boolean; allowLoopbackHttp: boolean }): string | undefined {
+  const text = read.text('WEBHOOK_HEALTH_NOTIFY_URL');
+  if (text === undefined) return undefined;
+  const check = validateWebhookUrl(text, rules);
+  if (!check.ok) throw new OptionsError(`WEBHOOK_HEALTH_NOTIFY_URL is refused: ${check.reason}`, { option: 'WEBHOOK_HEALTH_NOTIFY_URL' });
+  return check.url.href;
 }
 
 /** The metrics listener, the rate limit and CORS. */

@@ -25,7 +25,7 @@ export type { RedisConnection, RedisConnectionOptions, RedisTarget } from './red
 export { createMemoryDelivery } from './webhooks/memory-delivery.js';
 export type { MemoryDeliveryOptions } from './webhooks/memory-delivery.js';
 export { createRedisDelivery } from './webhooks/redis-delivery.js';
-export type { RedisDelivery, RedisDeliveryOptions } from './webhooks/redis-delivery.js';
+export type { RedisDelivery, RedisDeliveryBaseOptions, RedisDeliveryOptions, RedisDeliveryReader, RedisDeliveryWorker } from './webhooks/redis-delivery.js';
 export type { WebhookDelivery } from './webhooks/webhook-delivery.js';
 export type { WebhookMessage } from './core/webhook-message.js';
 export type { DeliveryEngine, DeliveryTarget } from './webhooks/delivery-engine.js';

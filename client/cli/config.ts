@@ -20,3 +20,8 @@ export function readCliEnv(env: Readonly<Record<string, string | undefined>> = p
     webhookSecret: nonEmpty(env.SESSION_RESUME_WEBHOOK_SECRET),
   };
 }
+
+/** The environment of a command the CLI runs (`client grade --run`): the CLI's own, with `vars` set over it. */
+export function childEnv(vars: Readonly<Record<string, string>>, env: Readonly<Record<string, string | undefined>> = process.env): Record<string, string | undefined> {
+  return { ...env, ...vars };
+}

@@ -13,7 +13,7 @@ export { UsageError };
 export const EXIT = {
   resumed: 0,
   unexpected: 1,
-  /** A webhook check or delivery failed (`webhook check`, `webhook send`). */
+  /** A webhook check or delivery failed (`webhook check`, `webhook send`), or a graded rule (`webhook grade`, `client grade`). */
   failed: 1,
   usage: 2,
   not_paused: 3,
@@ -31,7 +31,7 @@ function applyToAll(command: Command, visit: (c: Command) => void): void {
 /** Builds the program from its commands (one entry per command). */
 export function createProgram(commands: readonly Command[]): Command {
   const program = addVersionFlags(
-    new Command('session-resume-api').description('Command line for the Session Resume API: resume paused sessions, check and exercise webhook receivers.'),
+    new Command('session-resume-api').description('Command line for the Session Resume API: resume paused sessions, check and exercise webhook receivers, grade clients and receivers, watch traffic for drift from the contract.'),
     PACKAGE_VERSION,
   );
   for (const command of commands) program.addCommand(command);

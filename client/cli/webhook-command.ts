@@ -13,7 +13,8 @@ import { EXIT } from './program.js';
 import { runWebhookCheck } from './webhook-check.js';
 import { wholeNumberArgument } from './whole-number-argument.js';
 import { GRADE_DEFAULTS } from './webhook-grade/grade-context.js';
-import { formatGradeLine, formatGradeSummary, isRuleId, MAX_GRADE_URLS, runWebhookGrade } from './webhook-grade/run-grade.js';
+import { formatGradeLine, formatGradeSummary } from './grade-report.js';
+import { isRuleId, MAX_GRADE_URLS, runWebhookGrade } from './webhook-grade/run-grade.js';
 import { formatSendSummary, runWebhookSend } from './webhook-send.js';
 
 interface ConnectionFlags {

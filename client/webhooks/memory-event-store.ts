@@ -110,7 +110,7 @@ function recordEntry(c: RecordContext, { key, event, webhookId, trace }: Pick<En
   if (existing) {
     // A dedupe record never suppresses a retry of a failed processing.
     if (existing.state === 'dead') c.queue.push(existing, true);
-    return { id: existing.id, duplicate: true };
+    return { id: existing.id, duplicate: true, ...processingOf(existing) };
   }
   if (c.records.byId.size >= c.maxEvents) c.records.sweep();
   if (c.records.byId.size >= c.maxEvents) {
@@ -120,5 +120,10 @@ function recordEntry(c: RecordContext, { key, event, webhookId, trace }: Pick<En
   const entry: Entry = { id: crypto.randomUUID(), key, event, receivedAt: c.t, expiresAt: c.t + c.windowMs, attemptsMade: 0, state: 'queued', ...(trace ? { trace } : {}) };
   c.records.add(entry, webhookId);
   c.queue.push(entry);
-  return { id: entry.id, duplicate: false };
+  return { id: entry.id, duplicate: false, ...processingOf(entry) };
+}
+
+/** The entry's processing while it is under way here (for the platform's `waitUntil`). */
+function processingOf(entry: Entry): Pick<RecordOutcome, 'processing'> {
+  return entry.processing ? { processing: entry.processing.promise } : {};
 }

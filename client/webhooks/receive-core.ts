@@ -6,6 +6,7 @@
 import { dedupeKey, type JsonObject } from '@session-resume-api/runtime/event-identity';
 import { readTraceContext } from '@session-resume-api/runtime/trace-context';
 import { isProbeEvent } from '@session-resume-api/runtime/webhook-probe';
+import { checkAfterAnswer, type AfterAnswer } from './after-answer.js';
 import { errorResult, type ReceiveResult } from './answers.js';
 import type { ReceiverLogger } from './receiver-options.js';
 import { StoreUnavailableError, type ReceiverStore } from './store.js';
@@ -22,6 +23,8 @@ export interface CoreOptions {
   verify: SignatureVerifier | undefined;
   maxBodyBytes: number;
   logger: ReceiverLogger | undefined;
+  /** Whether the runtime stops a request's work at its answer: then, without `waitUntil`, the answer waits for the processing. */
+  holdAnswer: boolean;
 }
 
 /** Bytes of the UTF-8 encoding of `text`, without encoding it. */
@@ -64,14 +67,20 @@ function webhookIdOf(headers: WebhookHeaders): string | undefined {
 }
 
 /** Records a checked event; a store failure is a 503, so the sender retries. */
-async function recordEvent(o: CoreOptions, value: JsonObject, event: Parameters<ReceiverStore['record']>[1], headers: WebhookHeaders): Promise<ReceiveResult> {
+async function recordEvent(o: CoreOptions, value: JsonObject, event: Parameters<ReceiverStore['record']>[1], headers: WebhookHeaders, context: AfterAnswer | undefined): Promise<ReceiveResult> {
   // Of the body as sent: the flat and the nested form of one event have one key.
   const key = dedupeKey(value);
   try {
     // §6 rules 2–4: recorded durably (shared store) before the 200; a duplicate is answered
     // 200 and not processed again.
     const trace = readTraceContext(headerValue(headers, 'traceparent'), headerValue(headers, 'tracestate'));
-    const { id, duplicate } = await o.store.record(key, event, webhookIdOf(headers), trace);
+    const { id, duplicate, processing } = await o.store.record(key, event, webhookIdOf(headers), trace);
+    if (processing) {
+      // Never a 200 whose event is then dropped with the request: the platform keeps the
+      // processing alive, or, where it would cancel it and gave no waitUntil, the answer waits.
+      if (context) context.waitUntil(processing);
+      else if (o.holdAnswer) await processing;
+    }
     return { status: 200, body: { received: true, duplicate, id } };
   } catch (error) {
     // Never a 200 for an event that is not recorded: 503 makes the sender retry.
@@ -81,9 +90,13 @@ async function recordEvent(o: CoreOptions, value: JsonObject, event: Parameters<
   }
 }
 
-/** Builds `receive(rawBody, headers)`: size, signature, JSON, schema, probe, record. Never throws. */
+/**
+ * Builds `receive(rawBody, headers, context)`: size, signature, JSON, schema, probe, record.
+ * Never throws but for a `context` without `waitUntil` (a programming error).
+ */
 export function createReceive(o: CoreOptions) {
-  return async function receive(rawBody: string | Uint8Array, headers: WebhookHeaders = {}): Promise<ReceiveResult> {
+  return async function receive(rawBody: string | Uint8Array, headers: WebhookHeaders = {}, context?: AfterAnswer): Promise<ReceiveResult> {
+    checkAfterAnswer(context);
     const size = typeof rawBody === 'string' ? utf8Length(rawBody) : rawBody.byteLength;
     if (size > o.maxBodyBytes) {
       return errorResult(413, 'payload_too_large', `The body has ${size} bytes; this receiver accepts at most ${o.maxBodyBytes}.`);
@@ -105,6 +118,6 @@ export function createReceive(o: CoreOptions) {
     if (!checked.ok) return errorResult(400, 'bad_request', `Invalid session event: ${checked.message}.`);
     // The probe of `webhook check`: acknowledged after every check above, never recorded or handled.
     if (isProbeEvent(checked.event)) return { status: 200, body: { received: true, duplicate: false, probe: true } };
-    return recordEvent(o, value as JsonObject, checked.event, headers);
+    return recordEvent(o, value as JsonObject, checked.event, headers, context);
   };
 }

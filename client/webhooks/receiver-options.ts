@@ -4,13 +4,13 @@
  */
 import { WEBHOOK_DELIVERY_POLICY } from '@session-resume-api/runtime/behaviour';
 import { checkInteger, OptionsError } from '@session-resume-api/runtime/options-error';
+import type { AfterAnswer } from './after-answer.js';
 import type { ReceiveResult } from './answers.js';
 import type { HttpAnswer, ReadRequest } from './request-checks.js';
 import type { NodeHandler } from './node-handler.js';
-import type { MetricsRegistry } from './metrics-registry.js';
 import type { TraceContext } from '@session-resume-api/runtime/trace-context';
 import type { OpenTelemetryApi } from '@session-resume-api/runtime/tracing';
-import { isRegistry } from './receiver-metrics.js';
+import { isReceiverMetrics, type ReceiverMetrics } from './receiver-metrics.js';
 import type { DeadLetter, ReceiverStore } from './store.js';
 import type { ReceivedEvent } from './tolerant-event.js';
 import { MIN_URL_TOKEN_LENGTH } from './url-token.js';
@@ -118,13 +118,12 @@ export interface WebhookReceiverOptions {
    */
   onStale?(event: ReceivedEvent, context: EventContext): unknown;
   /**
-   * A prom-client `Registry` to count in: `session_resume_receiver_events_total{result}`
-   * (new, duplicate, invalid, unauthorized, unavailable) and
-   * `session_resume_receiver_handler_runs_total{result}` (ok, failed, stale). prom-client is an
-   * optional peer dependency: install it to use this.
-   * @defaultValue none: prom-client never loaded
+   * Where answers and handler runs are counted: `createReceiverMetrics(registry)` of
+   * `session-resume-api/webhooks/metrics` (prom-client counters; prom-client is an optional peer
+   * dependency only that subpath imports), or any object with the same two methods.
+   * @defaultValue none: nothing is counted
    */
-  metrics?: MetricsRegistry;
+  metrics?: ReceiverMetrics;
   /**
    * `@opentelemetry/api`, the module itself (`import * as opentelemetry from '@opentelemetry/api'`):
    * each run of `onEvent` gets a consumer span, child of the delivery's `traceparent` and
@@ -138,22 +137,27 @@ export interface WebhookReceiverOptions {
 export interface WebhookReceiver {
   /**
    * Verifies (with a `secret`), validates, records (durably, before resolving) and queues one
-   * delivery. Never throws.
+   * delivery. Never throws. `context` as for `fetch`.
    */
-  receive(rawBody: string | Uint8Array, headers?: WebhookHeaders): Promise<ReceiveResult>;
+  receive(rawBody: string | Uint8Array, headers?: WebhookHeaders, context?: AfterAnswer): Promise<ReceiveResult>;
   /** `http.createServer(receiver.handler)` or an express route handler (with or without a body parser). */
   handler: NodeHandler;
   /**
    * The same receiver for a web `Request` (Hono, Next.js route handlers, Bun, Deno, Cloudflare
    * Workers): the same checks (method, URL token, size, signature, body) and answers as `handler`.
+   * `context` is the platform's way to keep the processing alive after the answer: Workers'
+   * `ctx`, Vercel's `{ waitUntil }` (`@vercel/functions`), Next.js's `{ waitUntil: after }`.
+   * Without one, on Workers and Vercel's edge runtime (which stop a request's work at its
+   * answer) the answer waits until `onEvent` succeeded or the event was dead-lettered.
+   * @defaultValue none: on Node, Bun and Deno the processing runs after the answer by itself
    */
-  fetch(request: Request): Promise<Response>;
+  fetch(request: Request, context?: AfterAnswer): Promise<Response>;
   /**
    * The same receiver for a framework that reads the body itself (fastify with
    * `parseAs: 'buffer'`, koa, NestJS with `rawBody`): the same checks and answers as `handler`,
    * with the headers to send. Give the raw body, never a parsed object.
    */
-  answer(request: ReadRequest): Promise<HttpAnswer>;
+  answer(request: ReadRequest, context?: AfterAnswer): Promise<HttpAnswer>;
   /** Events whose processing failed `maxAttempts` times. */
   deadLetters(): Promise<DeadLetter[]>;
   /** Processes a dead letter again; false when `id` is not dead-lettered. */
@@ -206,7 +210,7 @@ export function resolveReceiverOptions(options: WebhookReceiverOptions): Resolve
   check(o.logger === undefined || o.logger === false || (typeof o.logger === 'object' && o.logger !== null), 'logger must be a logger object (pino-compatible) or false');
   check(o.order === 'any' || o.order === 'per-session', `order must be 'any' or 'per-session' (got ${JSON.stringify(o.order)})`);
   check(o.order !== 'per-session' || typeof store.advanceSession === 'function', "order 'per-session' needs a store that keeps session order (createMemoryEventStore() or createRedisEventStore())");
-  check(o.metrics === undefined || isRegistry(o.metrics), 'metrics must be a prom-client Registry (new Registry() or its default register)');
+  check(o.metrics === undefined || isReceiverMetrics(o.metrics), "metrics must be createReceiverMetrics(registry) of 'session-resume-api/webhooks/metrics' (or an object with answered() and handlerRan())");
   check(
     o.opentelemetry === undefined || (typeof o.opentelemetry?.trace?.getTracer === 'function' && typeof o.opentelemetry.context?.with === 'function'),
     "opentelemetry must be the @opentelemetry/api module (import * as opentelemetry from '@opentelemetry/api')",

@@ -4,13 +4,13 @@
  * (processing.ts); `handler` (node-handler.ts) and `fetch` (web-handler.ts) are thin adapters
  * with the same checks and answers.
  */
+import { cancelsWorkAfterAnswer, type AfterAnswer } from './after-answer.js';
 import type { ReceiveResult } from './answers.js';
 import { receiverLogger } from './console-logger.js';
 import { createNodeHandler } from './node-handler.js';
 import { createProcess, failureReporter } from './processing.js';
 import { createReceive } from './receive-core.js';
 import { ANSWER_HEADERS, checkRequestLine } from './request-checks.js';
-import { createReceiverMetrics } from './receiver-metrics.js';
 import { resolveReceiverOptions, type WebhookReceiver, type WebhookReceiverOptions } from './receiver-options.js';
 import { createSignatureVerifier } from './verify-signature.js';
 import { createFetchHandler } from './web-handler.js';
@@ -36,15 +36,16 @@ export type { EventContext, EventOrder, ReceiverLogger, WebhookReceiver, Webhook
  *   onEvent: async (event, { attempt }) => console.log(event.event, event.session?.id, attempt),
  * });
  * createServer(receiver.handler).listen(3001);
- * // or, where requests are web Requests (Hono, Next.js, Bun, Deno, Workers):
- * // export const POST = (request: Request) => receiver.fetch(request);
+ * // or, where requests are web Requests (Hono, Next.js, Bun, Deno, Workers), with the
+ * // platform's waitUntil where it has one (Workers: `ctx`; Next.js: `{ waitUntil: after }`):
+ * // export default { fetch: (request, env, ctx) => receiver.fetch(request, ctx) };
  */
 export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookReceiver {
   const o = resolveReceiverOptions(options);
   const { store, urlToken, maxBodyBytes } = o;
   const logger = receiverLogger(o.logger);
   const verify = o.secret === undefined ? undefined : createSignatureVerifier(o.secret);
-  const metrics = o.metrics && createReceiverMetrics(o.metrics, (err) => logger?.warn?.({ err }, 'prom-client could not be loaded: receiver metrics are off'));
+  const { metrics } = o;
 
   store.start({
     windowSeconds: o.dedupeWindowSeconds,
@@ -55,10 +56,10 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     onFailure: failureReporter(o, logger),
   });
 
-  const receive = createReceive({ store, verify, maxBodyBytes, logger });
+  const receive = createReceive({ store, verify, maxBodyBytes, logger, holdAnswer: cancelsWorkAfterAnswer() });
   const counted = metrics
-    ? async (rawBody: string | Uint8Array, headers?: WebhookHeaders): Promise<ReceiveResult> => {
-        const result = await receive(rawBody, headers);
+    ? async (rawBody: string | Uint8Array, headers?: WebhookHeaders, context?: AfterAnswer): Promise<ReceiveResult> => {
+        const result = await receive(rawBody, headers, context);
         metrics.answered(result);
         return result;
       }
@@ -68,8 +69,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     receive: counted,
     handler: createNodeHandler({ receive: counted, urlToken, maxBodyBytes, logger }),
     fetch: createFetchHandler({ receive: counted, urlToken, maxBodyBytes, logger }),
-    answer: async (request) => {
-      const result = checkRequestLine({ method: request.method, url: request.url, contentLength: undefined }, { urlToken, maxBodyBytes }) ?? (await counted(request.body ?? '', request.headers));
+    answer: async (request, context) => {
+      const result = checkRequestLine({ method: request.method, url: request.url, contentLength: undefined }, { urlToken, maxBodyBytes }) ?? (await counted(request.body ?? '', request.headers, context));
       return { ...result, headers: ANSWER_HEADERS[result.status] };
     },
     deadLetters: () => store.deadLetters(),

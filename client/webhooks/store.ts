@@ -35,6 +35,15 @@ export interface DeadLetter extends Omit<RecordedEvent, 'attempt'> {
 export interface RecordOutcome {
   id: string;
   duplicate: boolean;
+  /**
+   * Settles (never rejects) when the processing this instance runs for the event is over:
+   * handled, dead-lettered, or left for another instance. Given by a store that processes in
+   * the instance that answered (memory, Durable Object), so that the receiver can hand it to
+   * the platform's `waitUntil`; absent when nothing runs here for it (Redis: its workers
+   * process, or an event already handled).
+   * @defaultValue none
+   */
+  processing?: Promise<void>;
 }
 
 /** How recorded events are processed; given to a store once by `createWebhookReceiver`. */

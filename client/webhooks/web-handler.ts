@@ -3,17 +3,22 @@
  * Fetch API's `Request` and `Response` (Hono, Next.js route handlers, Bun.serve, Deno.serve,
  * Cloudflare Workers). The same checks and answers as the Node adapter; web-platform APIs only.
  */
+import { checkAfterAnswer, type AfterAnswer } from './after-answer.js';
 import type { ReceiveResult } from './answers.js';
 import type { ReceiverLogger } from './receiver-options.js';
 import { ANSWER_HEADERS, checkRequestLine, tooLarge, UNEXPECTED_FAILURE, type RequestLimits } from './request-checks.js';
 import type { WebhookHeaders } from './webhook-headers.js';
 
-/** `(request) => response`, as web frameworks and runtimes call it. */
-export type FetchHandler = (request: Request) => Promise<Response>;
+/**
+ * `(request, context?) => response`, as web frameworks and runtimes call it; `context` keeps the
+ * processing alive after the answer (Workers' `ctx`, Vercel's `{ waitUntil }`, Next.js's
+ * `{ waitUntil: after }`).
+ */
+export type FetchHandler = (request: Request, context?: AfterAnswer) => Promise<Response>;
 
 interface WebAdapterOptions extends RequestLimits {
-  receive(rawBody: string | Uint8Array, headers: WebhookHeaders): Promise<ReceiveResult>;
-  /** Where a failure answered 500 is logged. */
+  receive(rawBody: string | Uint8Array, headers: WebhookHeaders, context?: AfterAnswer): Promise<ReceiveResult>;
+  /** Where a failure answered 503 is logged. */
   logger?: ReceiverLogger | undefined;
 }
 
@@ -70,14 +75,15 @@ export function toResponse(result: ReceiveResult): Response {
 
 /** Builds `fetch(request)` over the core's `receive`. */
 export function createFetchHandler({ receive, urlToken, maxBodyBytes, logger }: WebAdapterOptions): FetchHandler {
-  return async (request) => {
+  return async (request, context) => {
+    checkAfterAnswer(context);
     try {
       // The URL is parsed only when a token is to be checked in it.
       const url = urlToken === undefined ? undefined : pathOf(request.url);
       const refused = checkRequestLine({ method: request.method, url, contentLength: request.headers.get('content-length') }, { urlToken, maxBodyBytes });
       if (refused) return toResponse(refused);
       const body = await readBody(request, maxBodyBytes);
-      return toResponse(body === 'too_large' ? tooLarge(maxBodyBytes) : await receive(body, request.headers));
+      return toResponse(body === 'too_large' ? tooLarge(maxBodyBytes) : await receive(body, request.headers, context));
     } catch (err) {
       // The body stream failed (the client went away) or something no input can cause.
       logger?.error?.({ err }, 'webhook receiver failed; answered 503 so that the sender retries');

@@ -11,7 +11,7 @@ import { request as httpRequest, type ClientRequest, type IncomingMessage } from
 import { request } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import type { SessionEvent } from '../types.js';
+import type { EndpointNotice, SessionEvent } from '../types.js';
 import { validateWebhookUrl } from '../webhook-url.js';
 import type { DeliveryAgents } from './delivery-agents.js';
 import { resolveWebhookHost, type CheckedAddress, type WebhookLookup } from './resolve-webhook-host.js';
@@ -127,7 +127,8 @@ const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|
  */
 export async function deliverEvent(
   url: string | URL,
-  event: SessionEvent,
+  /** The body: a session event, or the operator's notice of an endpoint's change of state. */
+  event: SessionEvent | EndpointNotice,
   options: DeliverEventOptions = {},
 ): Promise<DeliveryResult> {
   const started = performance.now();

@@ -1,6 +1,8 @@
 /**
  * `session-resume-api-server webhooks …`: the operator's view of the delivery engine on Redis.
- * `show <id>`, `list`, `stats`, `dead` (each with `--json`) and `replay <id>|--all`. A key
+ * `show <id>`, `list`, `stats`, `dead` (each with `--json`), `replay <id>|--all`, and
+ * `recover --since --until` (server/cli/recover-command.ts) and `endpoint [enable]`
+ * (server/cli/endpoint-command.ts). A key
  * prefix under which no instance ever created the queue is reported as such (exit 1), never
  * shown as an empty list.
  */
@@ -10,6 +12,8 @@ import type { DeadEvent } from '../webhooks/delivery-queue.js';
 import type { DeliveryRecord, DeliveryState } from '../webhooks/delivery-types.js';
 import type { RedisDelivery } from '../webhooks/redis-delivery.js';
 import { UsageError } from '@session-resume-api/runtime/usage-error';
+import { addEndpoint } from './endpoint-command.js';
+import { addRecover } from './recover-command.js';
 
 /** Where the commands write. */
 export interface WebhooksIo {
@@ -40,7 +44,7 @@ export function createWebhooksCommand(withRedisDelivery: WithRedisDelivery, io: 
         return work(delivery);
       }),
     );
-  for (const add of [addShow, addList, addStats, addDead, addReplay]) add(group, run, io);
+  for (const add of [addShow, addList, addStats, addDead, addReplay, addRecover, addEndpoint]) add(group, run, io);
   return group;
 }
 

@@ -33,8 +33,11 @@ export interface ServerMetrics {
    * the answer is sent ('finish'); calls `next` at once.
    */
   countRequests(req: IncomingMessage, res: ServerResponse, next: () => void): void;
-  /** Reads `inspector.stats()` at each scrape into `session_resume_outbox_events{state}`. */
-  watchDelivery(inspector: Pick<DeliveryInspector, 'stats'>): void;
+  /**
+   * Reads `inspector.stats()` at each scrape into `session_resume_outbox_events{state}`, and
+   * `inspector.endpoint()` (when given) into `session_resume_webhook_endpoint_state{state}`.
+   */
+  watchDelivery(inspector: WatchedDelivery): void;
 }
 
 /** Attempt results (`session_resume_webhook_attempts_total{result}`). */
@@ -77,6 +80,13 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
     registers,
   });
   const watchDelivery = watchDeliveryGauge(registers);
+  const endpointChanges = new Counter({
+    name: 'session_resume_webhook_endpoint_changes_total',
+    help: "Changes of the webhook endpoint's circuit made by this instance, by the state entered: open (paused, probing), disabled, closed (delivering again).",
+    labelNames: ['to'],
+    registers,
+  });
+  for (const to of ENDPOINT_STATES) endpointChanges.inc({ to }, 0);
   // Every label value present from the start: a rate() over a series that appears late misses its first increase.
   for (const outcome of RESUME_RESULT_LABELS) requests.inc({ outcome }, 0);
   for (const result of ATTEMPT_RESULTS) attempts.inc({ result }, 0);
@@ -86,6 +96,7 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
     observer: {
       attempt: (attempt) => attempts.inc({ result: attempt.result }),
       delivered: (seconds) => deliverySeconds.observe(Math.max(0, seconds)),
+      endpointChanged: (change) => endpointChanges.inc({ to: change.to }),
     },
     countRequests(req, res, next) {
       if (isResumeRequest(req.method, req.url)) res.once('finish', () => requests.inc({ outcome: resumeResultLabel(res.statusCode) }));
@@ -95,9 +106,32 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
   };
 }
 
-/** The gauge of the delivery engine's pending and dead events; returns what hands it the engine. */
-function watchDeliveryGauge(registers: Registry[]): (inspector: Pick<DeliveryInspector, 'stats'>) => void {
-  let inspector: Pick<DeliveryInspector, 'stats'> | undefined;
+/** The engine's reads the delivery gauges take at each scrape. */
+export type WatchedDelivery = Pick<DeliveryInspector, 'stats'> & { endpoint?: () => Promise<{ state: string } | undefined> };
+
+/** States of `session_resume_webhook_endpoint_state{state}`. */
+const ENDPOINT_STATES = ['closed', 'open', 'disabled'] as const;
+
+/** The gauges of the delivery engine's pending and dead events and of its endpoint; returns what hands them the engine. */
+function watchDeliveryGauge(registers: Registry[]): (inspector: WatchedDelivery) => void {
+  let inspector: WatchedDelivery | undefined;
+  new Gauge({
+    name: 'session_resume_webhook_endpoint_state',
+    help: "The webhook endpoint's circuit, shared by every instance: 1 for the current state (closed delivers; open holds events and probes; disabled holds them until enabled).",
+    labelNames: ['state'],
+    registers,
+    async collect() {
+      const read = inspector?.endpoint;
+      if (!read) return;
+      try {
+        const health = await read();
+        if (!health) return;
+        for (const state of ENDPOINT_STATES) this.set({ state }, health.state === state ? 1 : 0);
+      } catch {
+        this.reset();
+      }
+    },
+  });
   new Gauge({
     // The name predates the delivery vocabulary and stays: dashboards and alerts query it.
     name: 'session_resume_outbox_events',

@@ -37,6 +37,8 @@ export function redisKeys(prefix: string) {
     event: (sessionId: string, eventId: string) => `${prefix}outbox:${tag(sessionId)}:${eventId}`,
     /** Sorted set of resume attempts whose event may still need a delivery job (score: ms since epoch). */
     intents: `${prefix}{outbox}:intents`,
+    /** The webhook endpoint's health (JSON), shared by every instance. */
+    endpointHealth: `${prefix}{outbox}:endpoint-health`,
     /** BullMQ's own prefix for the delivery queue (its keys become `<this>:webhooks:…`). */
     queuePrefix: `${prefix}{outbox}`,
   };

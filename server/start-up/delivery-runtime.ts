@@ -12,6 +12,7 @@ import { webhookStartUpLine } from '../start-up-summary.js';
 import type { DeliveryEngine } from '../webhooks/delivery-engine.js';
 import type { RedisRuntime } from './redis-runtime.js';
 import { loadOpenTelemetry } from './opentelemetry-runtime.js';
+import { endpointHealthSettings } from './endpoint-notice-runtime.js';
 
 /** The started engine (undefined with webhooks off) and how to stop it. */
 export interface DeliveryRuntime {
@@ -78,6 +79,7 @@ async function startMemoryDelivery(webhook: NonNullable<ServerConfig['webhook']>
     schedule: webhook.schedule,
     concurrency: webhook.concurrency,
     ...(ca ? { ca } : {}),
+    ...endpointHealthSettings(webhook, ca, logger),
     ...(metrics ? { observer: metrics.observer } : {}),
     ...(opentelemetry ? { opentelemetry } : {}),
     logger: logger.child({ component: 'webhook-delivery' }),

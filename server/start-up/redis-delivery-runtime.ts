@@ -5,8 +5,10 @@ import type { ServerConfig } from '../config.js';
 import type { RedisConnection } from '../redis/create-redis-connection.js';
 import type { DeliveryObserver } from '../webhooks/delivery-types.js';
 import type { ConnectionErrorLog } from '../redis/connection-error-log.js';
+import { endpointHealthSettings } from './endpoint-notice-runtime.js';
 import { createRedisDelivery, type RedisDelivery } from '../webhooks/redis-delivery.js';
 import { loadOpenTelemetry } from './opentelemetry-runtime.js';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
 
 /** Which parts of Redis delivery a process runs: the outbox relay hands written events to the queue, the worker delivers them. */
 export interface DeliveryRoles {
@@ -65,11 +67,11 @@ export async function startRedisDelivery(options: StartRedisDeliveryOptions): Pr
     connection,
     keyPrefix: config.redisKeyPrefix,
     ...(webhook
-      ? { url: webhook.url, allowPrivate: webhook.allowPrivate, secret: webhook.secret, schedule: webhook.schedule, concurrency: webhook.concurrency }
-      : {}),
+      ? { url: webhook.url, allowPrivate: webhook.allowPrivate, secret: webhook.secret, schedule: webhook.schedule, concurrency: webhook.concurrency, worker: roles.worker }
+      : { worker: workerWithoutUrl(roles.worker) }),
     ...(webhook?.insecureLocalhost ? { insecureLocalhost: true } : {}),
     ...(ca ? { ca } : {}),
-    worker: roles.worker,
+    ...endpointHealthSettings(webhook, ca, logger),
     relay: roles.relay,
     ...(observer ? { observer } : {}),
     ...(opentelemetry ? { opentelemetry } : {}),
@@ -86,4 +88,10 @@ export async function startRedisDelivery(options: StartRedisDeliveryOptions): Pr
       else connection.disconnect();
     },
   };
+}
+
+/** Without WEBHOOK_URL an instance only reads and replays; a worker role then cannot work. */
+function workerWithoutUrl(worker: boolean): false {
+  if (worker) throw new OptionsError('A worker delivers webhooks: set WEBHOOK_URL.', { option: 'WEBHOOK_URL' });
+  return false;
 }

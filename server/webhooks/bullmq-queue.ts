@@ -13,7 +13,7 @@
  * `lifo`, so the worker takes it next, while retries come due at the back of the waiting list.
  * A pending event is about 0.9 kB of Redis (bench/delivery-redis-size.ts).
  */
-import { Queue, UnrecoverableError, Worker, type Job, type JobType } from 'bullmq';
+import { Queue, RateLimitError, UnrecoverableError, Worker, type Job, type JobType } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import type { TraceContext } from '@session-resume-api/runtime/trace-context';
@@ -189,7 +189,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
       if (events.length > 0) await queue.addBulk(events.map((event) => job(event, delayMs)));
     },
     start(handler: AttemptHandler) {
-      worker = startWorker(options, handler, onError);
+      worker = startWorker(options, queue, handler, onError);
     },
     ...bullmqInspector(queue, options.onMalformedJob ?? ((id, problem) => logger.warn({ jobId: id, problem }, 'malformed delivery job skipped'))),
     async replay(id) {
@@ -197,6 +197,22 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
       if (!job || !(await job.isFailed())) return false;
       await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
       return true;
+    },
+    async listRetrying() {
+      const jobs = (await queue.getDelayed(0, -1)) as Job[];
+      return jobs.flatMap((job) => {
+        const last = malformation(job) === undefined ? attemptsOf(job).at(-1) : undefined;
+        return last ? [{ id: String(job.id), payload: (job.data as JobData).payload, failedAt: last.at }] : [];
+      });
+    },
+    async promote(id) {
+      const job = await queue.getJob(id);
+      if (!job || !(await job.isDelayed())) return false;
+      // Another instance may promote it first: then this one did nothing.
+      return job.promote().then(
+        () => true,
+        () => false,
+      );
     },
     async close(timeoutMs) {
       // Attempts under way finish; waiting and delayed jobs stay in Redis for the next instance.
@@ -264,7 +280,7 @@ function bullmqInspector(queue: Queue, onMalformed: (id: string, problem: string
   };
 }
 
-function startWorker(options: BullmqQueueOptions, handler: AttemptHandler, onError: (source: string, err: Error) => void): Worker {
+function startWorker(options: BullmqQueueOptions, queue: Queue, handler: AttemptHandler, onError: (source: string, err: Error) => void): Worker {
   const worker = new Worker(
     DELIVERY_QUEUE_NAME,
     async (job: Job) => {
@@ -276,6 +292,12 @@ function startWorker(options: BullmqQueueOptions, handler: AttemptHandler, onErr
         queuedAt: job.timestamp,
         ...(data.trace ? { trace: data.trace } : {}),
       });
+      if ('held' in outcome) {
+        // The endpoint's circuit holds every event: the whole queue waits (every instance), the
+        // job goes back to the waiting list and no attempt is counted (BullMQ's manual rate limit).
+        await queue.rateLimit(outcome.held.delayMs);
+        throw new RateLimitError();
+      }
       const { next } = outcome;
       // The history goes with the job: kept as long as the job is, removed with it. The delivering
       // attempt is the job's return value, written by BullMQ with the completion itself.

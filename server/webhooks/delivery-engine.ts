@@ -27,6 +27,10 @@ import type { AttemptResult, DeliveryInspector, DeliveryObserver } from './deliv
 import type { WebhookDelivery } from './webhook-delivery.js';
 import { attemptSpan, endAttemptSpan } from './delivery-spans.js';
 import { serverTracing } from '../core/server-tracing.js';
+import type { EndpointCircuit } from './endpoint-circuit.js';
+import type { EndpointHealth } from './endpoint-circuit-rules.js';
+import { guardAttempts } from './endpoint-guard.js';
+import { recoverByTime, type RecoverOptions, type RecoverResult } from './recover-by-time.js';
 
 /** Where and how attempts go; needed only by an engine that delivers. */
 export interface DeliveryTarget {
@@ -100,6 +104,11 @@ export interface DeliveryEngineOptions {
    * @defaultValue none: no spans
    */
   opentelemetry?: OpenTelemetryApi;
+  /**
+   * The endpoint's circuit: pauses attempts to a failing endpoint (x-decisions: endpoint-health).
+   * @defaultValue none: every attempt goes
+   */
+  circuit?: EndpointCircuit;
 }
 
 /** The engine: takes events, delivers them, and answers the operator's questions. */
@@ -112,6 +121,12 @@ export interface DeliveryEngine extends WebhookDelivery, DeliveryInspector {
   replay(id: string): Promise<boolean>;
   /** Replays every dead event; returns how many. */
   replayAll(): Promise<number>;
+  /** Lists, or puts back to be delivered now, the events whose last attempt failed in a window of time. */
+  recover(options: RecoverOptions): Promise<RecoverResult>;
+  /** The endpoint's health, shared by every instance; undefined without a circuit. */
+  endpoint(): Promise<EndpointHealth | undefined>;
+  /** Closes the endpoint's circuit (re-enables a disabled endpoint); undefined without a circuit. */
+  enableEndpoint(): Promise<EndpointHealth | undefined>;
 }
 
 /** Default time `close` waits, in ms (WebhookDelivery contract). */
@@ -127,7 +142,9 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
   const schedule = checkSchedule(options.schedule ?? STANDARD_WEBHOOKS_SCHEDULE_MS);
   const logger = options.logger ?? pino({ name: 'webhook-delivery' });
   const agents = options.target && (options.target.keepAlive ?? true) ? createDeliveryAgents() : undefined;
-  if (options.target) queue.start(createAttemptHandler(options.target, { schedule, logger, observer: options.observer, agents, opentelemetry: options.opentelemetry }));
+  const { circuit } = options;
+  const handler = options.target && createAttemptHandler(options.target, { schedule, logger, observer: options.observer, agents, opentelemetry: options.opentelemetry });
+  if (handler) queue.start(circuit ? guardAttempts(handler, circuit) : handler);
   const pending = new Set<Promise<void>>();
   let closing = false;
   let closed: Promise<void> | undefined;
@@ -160,6 +177,7 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
         await withTimeout(Promise.allSettled([...pending]), timeoutMs);
         await queue.close(timeoutMs);
         agents?.destroy();
+        circuit?.close();
         logger.info('webhook delivery closed');
       })();
       return closed;
@@ -174,6 +192,9 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
       for (const dead of await queue.listDead()) if (await queue.replay(dead.id, schedule[0] ?? 0)) count++;
       return count;
     },
+    recover: (recoverOptions) => recoverByTime(queue, recoverOptions, schedule[0] ?? 0),
+    endpoint: async () => circuit?.read(),
+    enableEndpoint: async () => circuit?.enable(),
   };
 }
 

@@ -32,8 +32,16 @@ export interface AttemptOutcome {
   detail?: string;
 }
 
+/**
+ * An attempt the endpoint's circuit held: no request, no attempt counted; the queue hands the
+ * event back after `delayMs` (x-decisions: endpoint-health).
+ */
+export interface HeldAttempt {
+  held: { delayMs: number };
+}
+
 /** Makes one attempt of one event; never throws for delivery failures. */
-export type AttemptHandler = (event: QueuedEvent) => Promise<AttemptOutcome>;
+export type AttemptHandler = (event: QueuedEvent) => Promise<AttemptOutcome | HeldAttempt>;
 
 /** One event in the dead-letter list (`webhooks dead --json` prints this shape). */
 export interface DeadEvent {
@@ -49,6 +57,14 @@ export interface DeadEvent {
   failedAt: string;
 }
 
+/** A pending event whose last attempt failed. */
+export interface RetryingEvent {
+  id: string;
+  payload: SessionEvent;
+  /** When its last attempt was made, ISO 8601 UTC. */
+  failedAt: string;
+}
+
 /** A queue the delivery engine runs on. */
 export interface DeliveryQueue extends DeliveryInspector {
   /** True when events survive this process (Redis); false for the in-process queue. */
@@ -61,6 +77,10 @@ export interface DeliveryQueue extends DeliveryInspector {
   listDead(): Promise<DeadEvent[]>;
   /** Puts one dead event back with a fresh schedule and the same webhook-id; false when there is none. */
   replay(id: string, delayMs: number): Promise<boolean>;
+  /** Pending events whose last attempt failed, waiting for their next one. */
+  listRetrying(): Promise<RetryingEvent[]>;
+  /** Makes a waiting event's next attempt due now; false when it is not waiting for one. */
+  promote(id: string): Promise<boolean>;
   /** Stops taking work and lets attempts under way finish, at most `timeoutMs`. */
   close(timeoutMs: number): Promise<void>;
 }

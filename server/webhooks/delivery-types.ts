@@ -55,6 +55,8 @@ export interface DeliveryObserver {
   attempt?(attempt: DeliveryAttempt): void;
   /** When an event is delivered: seconds from the event's creation to its delivery. */
   delivered?(seconds: number): void;
+  /** When this instance changed the endpoint's state (x-decisions: endpoint-health). */
+  endpointChanged?(change: { from: 'closed' | 'open' | 'disabled'; to: 'closed' | 'open' | 'disabled' }): void;
 }
 
 /** The read side of the engine, for the operator CLI and the metrics. */

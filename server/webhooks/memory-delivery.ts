@@ -9,6 +9,7 @@ import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions, type DeliveryTarget } from './delivery-engine.js';
 import { createMemoryQueue, type MemoryQueueOptions } from './memory-queue.js';
+import { changeHooks, createEndpointCircuit, createMemoryHealthStore, type EndpointHealthOptions } from './endpoint-circuit.js';
 
 /**
  * Options of `createMemoryDelivery`, checked at creation: the target, the queue's bounds and
@@ -20,6 +21,11 @@ export interface MemoryDeliveryOptions extends DeliveryTarget, Omit<MemoryQueueO
    * @defaultValue a pino logger named `webhook-delivery`
    */
   logger?: Logger;
+  /**
+   * The endpoint's circuit, in this process (x-decisions: endpoint-health); `false` turns it off.
+   * @defaultValue on, with the policy's figures
+   */
+  endpointHealth?: EndpointHealthOptions;
 }
 
 /**
@@ -32,7 +38,9 @@ export function createMemoryDelivery(options: MemoryDeliveryOptions): DeliveryEn
   const check = validateWebhookUrl(options.url, { allowPrivate: options.allowPrivate, allowLoopbackHttp: options.insecureLocalhost });
   if (!check.ok) throw new OptionsError(`Invalid webhook URL: ${check.reason}`, { option: 'url' });
   const logger = options.logger ?? pino({ name: 'webhook-delivery' });
-  const { schedule, observer, opentelemetry, concurrency, maxPending, keepDelivered, keepDead, ...target } = options;
+  const { schedule, observer, opentelemetry, concurrency, maxPending, keepDelivered, keepDead, endpointHealth, ...target } = options;
+  const circuit =
+    endpointHealth === false ? undefined : createEndpointCircuit({ ...endpointHealth, ...changeHooks(endpointHealth, observer), store: createMemoryHealthStore(), endpoint: check.url.origin, logger });
   const queue = createMemoryQueue({
     target: check.url.origin,
     logger: logger.child({ webhook: check.url.origin }),
@@ -43,6 +51,7 @@ export function createMemoryDelivery(options: MemoryDeliveryOptions): DeliveryEn
   });
   return createDeliveryEngine({
     queue,
+    ...(circuit ? { circuit } : {}),
     target,
     logger,
     ...(schedule ? { schedule } : {}),

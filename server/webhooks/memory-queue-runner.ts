@@ -4,7 +4,7 @@
  * one final attempt for every waiting event before the unfinished ones are dropped.
  */
 import type { Logger } from 'pino';
-import type { AttemptHandler, QueuedEvent } from './delivery-queue.js';
+import type { AttemptHandler, AttemptOutcome, HeldAttempt, QueuedEvent } from './delivery-queue.js';
 import type { Entry, Records } from './memory-queue-records.js';
 
 /** What the runner shares with its queue. */
@@ -49,16 +49,11 @@ export function createRunner({ records, concurrency, logger }: RunnerOptions): R
       if (wait > 0 && !state.closing) await waitOrWake(entry, wait);
       const outcome = await attempt(entry);
       if (!outcome || entry.abandoned) return;
-      entry.attemptsMade++;
-      entry.record.attempts.push(outcome.attempt);
-      if (outcome.next.kind === 'delivered') return records.finish(entry, 'delivered');
-      if (outcome.next.kind === 'dead') {
-        entry.reason = outcome.detail ?? outcome.next.reason;
-        return records.finish(entry, 'dead');
-      }
-      if (state.closing) return dropWhileClosing(records, entry, logger);
+      const next = settle(records, entry, outcome);
+      if (next === undefined) return;
+      if (state.closing) return dropWhileClosing(records, entry, logger, 'held' in outcome ? 'held by the endpoint circuit' : 'attempt failed');
       entry.record.state = 'pending';
-      wait = outcome.next.delayMs;
+      wait = next;
     }
   };
 
@@ -85,10 +80,22 @@ export function createRunner({ records, concurrency, logger }: RunnerOptions): R
   };
 }
 
-/** An attempt failed while the queue closes: the event is not retried. */
-function dropWhileClosing(records: Records, entry: Entry, logger: Logger): void {
+/** Records what an attempt decided: the wait before the next one, or undefined when the event is finished. */
+function settle(records: Records, entry: Entry, outcome: AttemptOutcome | HeldAttempt): number | undefined {
+  // Held by the endpoint's circuit: no attempt was made, none is counted.
+  if ('held' in outcome) return outcome.held.delayMs;
+  entry.attemptsMade++;
+  entry.record.attempts.push(outcome.attempt);
+  if (outcome.next.kind === 'retry') return outcome.next.delayMs;
+  if (outcome.next.kind === 'dead') entry.reason = outcome.detail ?? outcome.next.reason;
+  records.finish(entry, outcome.next.kind);
+  return undefined;
+}
+
+/** An attempt failed (or was held) while the queue closes: the event is not retried. */
+function dropWhileClosing(records: Records, entry: Entry, logger: Logger, what: string): void {
   records.forget(entry);
-  logger.error({ webhookId: entry.id, attempt: entry.attemptsMade }, 'webhook attempt failed while the queue closes; dropped, not retried');
+  logger.error({ webhookId: entry.id, attempt: entry.attemptsMade }, `webhook ${what} while the queue closes; dropped, not retried`);
 }
 
 /**

@@ -91,6 +91,18 @@ export function createMemoryQueue(options: MemoryQueueOptions): DeliveryQueue {
       runner.launch(entry, delayMs);
       return true;
     },
+    async listRetrying() {
+      return [...records.live].flatMap((entry) => {
+        const last = entry.record.state === 'pending' ? entry.record.attempts.at(-1) : undefined;
+        return last ? [{ id: entry.id, payload: entry.record.event, failedAt: last.at }] : [];
+      });
+    },
+    async promote(id) {
+      const entry = records.entries.get(id);
+      if (!entry?.wake || entry.record.state !== 'pending') return false;
+      entry.wake();
+      return true;
+    },
     close(timeoutMs) {
       return runner.close(timeoutMs);
     },

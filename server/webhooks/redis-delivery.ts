@@ -17,6 +17,8 @@ import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions, type DeliveryTarget } from './delivery-engine.js';
 import { relayPass, startTimer } from './outbox-relay.js';
 import { serverTracing } from '../core/server-tracing.js';
+import { changeHooks, createEndpointCircuit, type EndpointHealthOptions } from './endpoint-circuit.js';
+import { createRedisHealthStore } from './redis-endpoint-health.js';
 
 /** Default interval of the relay's look for events no job took, in ms. */
 export const DEFAULT_RELAY_INTERVAL_MS = 1000;
@@ -28,7 +30,36 @@ export const DEFAULT_RELAY_MIN_AGE_MS = 2000;
  * observer and the BullMQ queue's settings are those of `DeliveryTarget`, `DeliveryEngineOptions`
  * and `BullmqQueueOptions`, each with its default where it is declared.
  */
-export interface RedisDeliveryOptions
+/**
+ * Options of `createRedisDelivery`. A worker (the default) needs the receiver's URL: an instance
+ * without one passes `worker: false` and only serves reads and replays.
+ */
+export type RedisDeliveryOptions = RedisDeliveryBaseOptions & (RedisDeliveryWorker | RedisDeliveryReader);
+
+/** An instance that delivers. */
+export interface RedisDeliveryWorker {
+  /** The receiver's https:// URL. */
+  url: string;
+  /**
+   * Deliver from this instance.
+   * @defaultValue `true`
+   */
+  worker?: true;
+}
+
+/** An instance that only reads and replays (the operator's commands). */
+export interface RedisDeliveryReader {
+  /**
+   * The receiver's URL, recorded with each event when known.
+   * @defaultValue none
+   */
+  url?: string;
+  /** Never delivers from this instance. */
+  worker: false;
+}
+
+/** The options of `createRedisDelivery` whatever its role. */
+export interface RedisDeliveryBaseOptions
   extends Omit<DeliveryTarget, 'url'>,
     Pick<DeliveryEngineOptions, 'schedule' | 'observer' | 'opentelemetry'>,
     Pick<BullmqQueueOptions, 'concurrency' | 'lockDurationMs' | 'stalledIntervalMs' | 'keepDelivered' | 'onConnectionError' | 'onMalformedJob'> {
@@ -41,16 +72,6 @@ export interface RedisDeliveryOptions
    * @defaultValue {@link DEFAULT_REDIS_KEY_PREFIX} (`'session-resume:'`)
    */
   keyPrefix?: string;
-  /**
-   * The receiver's https:// URL; required when `worker` is on.
-   * @defaultValue none: only with `worker` off (the operator's reads and replays)
-   */
-  url?: string;
-  /**
-   * Deliver from this instance.
-   * @defaultValue `true`
-   */
-  worker?: boolean;
   /**
    * Run the outbox relay in this instance.
    * @defaultValue `true`
@@ -71,6 +92,11 @@ export interface RedisDeliveryOptions
    * @defaultValue a pino logger named `webhook-delivery`
    */
   logger?: Logger;
+  /**
+   * The endpoint's circuit, shared on Redis by every instance (x-decisions: endpoint-health); `false` turns it off.
+   * @defaultValue on, with the policy's figures
+   */
+  endpointHealth?: EndpointHealthOptions;
 }
 
 /** The engine on Redis, plus one relay pass on demand. */
@@ -93,6 +119,7 @@ export function createRedisDelivery(options: RedisDeliveryOptions): RedisDeliver
   const schedule = options.schedule ?? STANDARD_WEBHOOKS_SCHEDULE_MS;
   const logger = options.logger ?? pino({ name: 'webhook-delivery' });
   const worker = options.worker ?? true;
+  // The types rule this out; a JavaScript caller still gets the rule.
   if (worker && !options.url) throw new OptionsError('The delivery worker needs the webhook URL.', { option: 'url' });
   const check = options.url ? validateWebhookUrl(options.url, { allowPrivate: options.allowPrivate, allowLoopbackHttp: options.insecureLocalhost }) : undefined;
   const queue = createBullmqQueue({
@@ -119,7 +146,12 @@ export function createRedisDelivery(options: RedisDeliveryOptions): RedisDeliver
     await queue.addMany(events, schedule[0] ?? 0);
     await settle(events);
   };
+  const circuit =
+    options.endpointHealth === false
+      ? undefined
+      : createEndpointCircuit({ ...options.endpointHealth, ...changeHooks(options.endpointHealth, options.observer), store: createRedisHealthStore(client, keys.endpointHealth), endpoint: check?.ok ? check.url.origin : '', logger });
   const engine = createDeliveryEngine({
+    ...(circuit ? { circuit } : {}),
     queue: { ...queue, add: publish },
     schedule,
     logger,

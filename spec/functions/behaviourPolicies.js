@@ -48,6 +48,10 @@ function deliveryProblems(policy) {
   retry.scheduleMs.forEach((ms, i) => {
     if (i > 0 && ms < retry.scheduleMs[i - 1]) say(`retry.scheduleMs must not shrink: ${ms} follows ${retry.scheduleMs[i - 1]}.`, 'retry', 'scheduleMs', i);
   });
+  const health = policy.endpointHealth;
+  if (health && health.maxProbeIntervalMs < health.firstProbeAfterMs) {
+    say(`endpointHealth.maxProbeIntervalMs (${health.maxProbeIntervalMs}) is below firstProbeAfterMs (${health.firstProbeAfterMs}).`, 'endpointHealth', 'maxProbeIntervalMs');
+  }
   if (dedupe.windowMs < signature.toleranceMs) {
     say(`dedupe.windowMs (${dedupe.windowMs}) is shorter than signature.toleranceMs (${signature.toleranceMs}): a signed delivery replayed while its timestamp is accepted would not be a duplicate.`, 'dedupe', 'windowMs');
   }

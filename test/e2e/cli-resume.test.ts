@@ -76,7 +76,7 @@ describe('session-resume-api resume', () => {
     ['unknown_1', 4, /was not found \(HTTP 404\)/],
     ['forbidden', 5, /API key was refused \(HTTP 403\)[\s\S]*SESSION_RESUME_API_KEY/],
     ['rl-seconds', 6, /Rate limited \(HTTP 429\)[\s\S]*Retry after 120 s/],
-    ['html-500', 1, /Unexpected answer \(HTTP 500\)/],
+    ['html-500', 1, /Unexpected answer \(HTTP 500 after \d+ attempts\)/],
   ])('stub %s: exits %i', async (id, code, message) => {
     const run = await cli(['resume', id], env);
     expect(run.code).toBe(code);

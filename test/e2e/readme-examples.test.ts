@@ -76,7 +76,8 @@ function run(command: string, exports: string[]): Promise<{ code: number; output
     execFile(
       'bash',
       ['-c', script],
-      { cwd: root, timeout: 30_000, env: { PATH: `${bin}:${process.env.PATH ?? ''}`, KEY, TOKEN } },
+      // 90 s: `client grade --run` lasts as long as the graded client's own waits (a curl loop waits about 45 s).
+      { cwd: root, timeout: 90_000, env: { PATH: `${bin}:${process.env.PATH ?? ''}`, KEY, TOKEN } },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, output: `${stdout}${stderr}` }),
     );
   });

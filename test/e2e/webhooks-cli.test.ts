@@ -32,7 +32,7 @@ beforeAll(async () => {
     const failing = request.body.includes('"cli_dead"');
     res.writeHead(failing ? 500 : 200, { 'content-type': 'text/plain' }).end(failing ? 'receiver is down' : 'ok');
   });
-  const files = writeFixtures(receiver, ['cli_ok', 'cli_dead']);
+  const files = writeFixtures(receiver, ['cli_ok', 'cli_dead', 'cli_held']);
   env = { ...serverEnv(inject('redisUrl'), receiver, files, { REDIS_KEY_PREFIX: keyPrefix, WEBHOOK_RETRY_SCHEDULE: '0,100ms' }) };
   server = await startServerProcess(env);
 }, 60_000);
@@ -119,3 +119,32 @@ it('a job without an event under the prefix (written by something else) is named
     await connection.quit();
   }
 }, 90_000);
+
+it('endpoint shows the shared circuit; a disabled endpoint holds events, and endpoint enable lets them through once', async () => {
+  const client = new Redis(inject('redisUrl'));
+  try {
+    expect(await json(['webhooks', 'endpoint'])).toMatchObject({ state: 'closed' });
+    const disabled = { state: 'disabled', streak: 3, slowDowns: 0, probes: 0, failingSince: Date.now() - 60_000, reason: 'gone', changedAt: Date.now() };
+    await client.set(redisKeys(keyPrefix).endpointHealth, JSON.stringify(disabled));
+    const text = await runServerCommand(['webhooks', 'endpoint'], env);
+    expect(text.stdout).toContain('state       disabled (gone)');
+    expect(text.stdout).toContain('streak      3 consecutive failed attempt(s)');
+    expect(text.stdout).toContain('none until `webhooks endpoint enable`');
+    // The server rereads the shared state every second.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const held = () => receiver.requests.filter((r) => r.body.includes('"cli_held"'));
+    expect((await postResume(server.url, 'cli_held')).status).toBe(200);
+    await waitFor(async () => (await json<{ pending: number }>(['webhooks', 'stats'])).pending === 1, { what: 'the held event' });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(held()).toHaveLength(0);
+    const enabled = await runServerCommand(['webhooks', 'endpoint', 'enable'], env);
+    expect(enabled.code, enabled.stderr).toBe(0);
+    expect(enabled.stdout).toContain('endpoint enabled (was disabled)');
+    expect(await json(['webhooks', 'endpoint'])).toMatchObject({ state: 'closed', streak: 0 });
+    await waitFor(() => held().length === 1, { what: 'the held event delivered', timeoutMs: 15_000 });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(held()).toHaveLength(1);
+  } finally {
+    await client.quit();
+  }
+}, 60_000);

@@ -3,6 +3,7 @@
  * outcome kind, not_paused in the shapes the real service might use, retries, resets and
  * timeouts (issue #4, "Done when").
  */
+import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSessionsClient, SessionsClientError, type SessionsClient } from '../../client/index.js';
@@ -62,9 +63,10 @@ describe('resume outcomes', () => {
     expect(outcome.retryAfterSeconds).toBeLessThanOrEqual(3600);
   });
 
-  it('never crashes on a non-JSON body: 500 HTML is unexpected with status and text, not retried', async () => {
+  it('never crashes on a non-JSON body: a 500 HTML page still there after the retries is unexpected with status and text', async () => {
     const outcome = await client.resume('html-500');
-    expect(outcome).toMatchObject({ kind: 'unexpected', status: 500, attempts: 1 });
+    expect(outcome).toMatchObject({ kind: 'unexpected', status: 500, attempts: RESUME_RETRY_POLICY.attempts.max });
+    expect(stub.hits('html-500')).toBe(RESUME_RETRY_POLICY.attempts.max);
     if (outcome.kind === 'resumed') throw new Error('resumed');
     expect(outcome.body).toBe('<html><body>Internal Server Error</body></html>');
     expect(await client.resume('garbage-200')).toMatchObject({ kind: 'unexpected', status: 200, body: 'OK', message: 'OK' });

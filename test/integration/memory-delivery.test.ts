@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { contract, type SessionEvent } from '@session-resume-api/runtime/contract';
 import { createMemoryDelivery } from '../../server/webhooks/memory-delivery.js';
+import { ENDPOINT_HEALTH_POLICY } from '../../server/webhooks/endpoint-health-policy.js';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 import { getTestCertificate, startHttpsReceiver, type HttpsReceiver } from '../helpers/tls.js';
@@ -262,5 +263,41 @@ describe('retry rule', () => {
     expect(chosen).toContain(`${STANDARD_WEBHOOKS_SCHEDULE_MS.length} attempts`);
     expect(chosen).toContain('WEBHOOK_RETRY_SCHEDULE');
     expect(chosen).toContain('410 Gone');
+  });
+});
+
+describe('createMemoryDelivery endpoint health', () => {
+  it('a failing endpoint opens the circuit (logged), holds events without using their attempts, and a delivered probe drains them once', async () => {
+    let status = 500;
+    const r = await receiver((_req, res) => {
+      res.writeHead(status).end();
+    });
+    const { logger, lines } = captureLogger();
+    const clock = { now: Date.now() };
+    const changes: string[] = [];
+    const engine = createMemoryDelivery({
+      url: `${r.origin}/hooks`,
+      ca,
+      allowPrivate: true,
+      schedule: [0, 10, 10],
+      logger,
+      endpointHealth: { clock: () => clock.now, policy: { ...ENDPOINT_HEALTH_POLICY, openAfterFailures: 3, refreshMs: 10 }, onChange: (c) => changes.push(c.to) },
+    });
+    for (let i = 0; i < 5; i++) engine.enqueue(makeEvent(`sess_health_${i}`));
+    await waitFor(async () => (await engine.endpoint())?.state === 'open', { what: 'the circuit to open' });
+    await sleep(300);
+    const made = r.requests.length;
+    await sleep(300);
+    expect(r.requests.length).toBe(made);
+    // Held: three attempts each would have made every event dead by now.
+    expect((await engine.stats()).dead).toBe(0);
+    expect(lines.some((l) => l.msg === 'webhook endpoint failing: deliveries paused, one probe at a time' && l.level === 40)).toBe(true);
+    status = 200;
+    clock.now = (await engine.endpoint())?.nextProbeAt as number;
+    await waitFor(async () => (await engine.stats()).delivered === 5, { what: 'every held event' });
+    expect(changes).toEqual(['open', 'closed']);
+    const ok = r.requests.slice(made).map((q) => q.headers['webhook-id']);
+    expect(new Set(ok).size).toBe(5);
+    await engine.close();
   });
 });

@@ -7,7 +7,9 @@
  *   Retry-After of 3 s and resumes with the contract's 10 s cap, and gives up at once with 2 s;
  * - the delivery engine's cap (x-delivery-policy retryAfter.maxMs): the sandbox's delivery of an
  *   event answered 503 with Retry-After: 3600 comes again within seconds only with a 1 s cap, and
- *   `webhook grade` tells the receiver the service retries in 2h (24 h cap) or in 1s.
+ *   `webhook grade` tells the receiver the service retries in 2h (24 h cap) or in 1s;
+ * - `client grade` (the same x-retry-policy cap): its long Retry-After is one second beyond the
+ *   cap, and a client that keeps the old cap fails the rule under the copy.
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -97,9 +99,32 @@ describe('the client follows the Retry-After cap of x-retry-policy', () => {
     expect(attempts.get('sess_changed')).toBe(1);
   }, 90_000);
 
-  // The client grader (branch client-grade) joins here: grade the same client with `client grade`
-  // under the lowered cap and show its Retry-After rule expects the giving up the client now does.
-  it.todo('client grade reads the changed cap: its Retry-After rule follows the regenerated module');
+  /** A client for `client grade --run`: the CLI's resume, from source, for the 429 ids only (the rules graded here). */
+  const RESUME_429 = 'for id in $SESSION_RESUME_SESSION_IDS; do case $id in *_429*) node --import tsx client/cli/main.ts resume "$id";; esac; done';
+  const grade = (module: string | undefined, client: string) =>
+    cli(['client', 'grade', '--json', '--only', 'retry-429,retry-after-cap', '--run', client], withModule(module)).then((run) => ({
+      ...run,
+      entries: run.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { rule: string; grade: string; evidence: string }),
+    }));
+  const capRule = (run: Awaited<ReturnType<typeof grade>>) => run.entries.find((e) => e.rule === 'retry-after-cap');
+
+  it('client grade reads the changed cap: its long Retry-After, and the verdict on a client that keeps the old cap, follow the regenerated module', async () => {
+    const lowered = await regenerate((spec) => {
+      retryPolicy(spec).retryAfter.maxMs = 2000;
+    });
+    const asIs = await grade(undefined, RESUME_429);
+    expect(asIs.entries.map((e) => e.grade), asIs.stdout).toEqual(['pass', 'pass']);
+    expect(capRule(asIs)?.evidence).toMatch(/429 \(Retry-After: 11\); Retry-After asked for more than the retry policy's cap of 10000 ms: reported/);
+    // Grader and client both under the copy: the long Retry-After is 3 s, beyond the 2 s cap, and the client gives up.
+    const followed = await grade(lowered, RESUME_429);
+    expect(followed.entries.map((e) => e.grade), followed.stdout).toEqual(['pass', 'pass']);
+    expect(capRule(followed)?.evidence).toMatch(/429 \(Retry-After: 3\); Retry-After asked for more than the retry policy's cap of 2000 ms: reported/);
+    // The grader under the copy, the client under the repository's module (10 s cap): it waits the 3 s and retries, which the copy forbids.
+    const stale = await grade(lowered, `env -u NODE_OPTIONS -u BEHAVIOUR_MODULE sh -c '${RESUME_429}'`);
+    expect(capRule(stale)?.grade, stale.stdout).toBe('fail');
+    expect(capRule(stale)?.evidence).toMatch(/retried, although Retry-After asked for more than the retry policy's cap of 2000 ms/);
+    expect(stale.code).toBe(1);
+  }, 180_000);
 });
 
 describe('the delivery engine follows the Retry-After cap of x-delivery-policy', () => {

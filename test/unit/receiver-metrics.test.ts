@@ -1,7 +1,6 @@
 /**
  * The receiver kit's `metrics` option: events counted by result, handler runs by outcome, two
- * receivers sharing one registry, and prom-client kept out of the package unless asked for
- * (type-only imports; loaded on first use).
+ * receivers sharing one registry, and prom-client imported by the metrics subpath alone.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createMemoryEventStore, createProbeEvent, createWebhookReceiver, StoreUnavailableError, type ReceiverStore } from '../../client/webhooks/index.js';
-import { createReceiverMetrics } from '../../client/webhooks/receiver-metrics.js';
+import { createReceiverMetrics } from '../../client/webhooks/metrics/index.js';
 import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -39,7 +38,7 @@ describe('receiver metrics', () => {
       store,
       secret: SECRET,
       retryDelayMs: 0,
-      metrics: registry,
+      metrics: createReceiverMetrics(registry),
       onEvent: () => {
         if (failures-- > 0) throw new Error('first run fails');
       },
@@ -53,8 +52,6 @@ describe('receiver metrics', () => {
     store.down = true;
     expect((await deliver(event('c'), 'msg_3')).status).toBe(503);
 
-    // prom-client loads on first use: the counts made meanwhile are added once it has.
-    await waitFor(async () => (await sample(registry, 'session_resume_receiver_events_total{result="unavailable"}')) === 1, { what: 'prom-client' });
     const expected = { new: 1, duplicate: 1, invalid: 1, unauthorized: 1, unavailable: 1 };
     for (const [result, count] of Object.entries(expected)) {
       expect(await sample(registry, `session_resume_receiver_events_total{result="${result}"}`), result).toBe(count);
@@ -64,29 +61,22 @@ describe('receiver metrics', () => {
     await receiver.close();
   });
 
-  it('two receivers share one registry; a value that is not a Registry is refused at creation', async () => {
+  it('two receivers share one registry; a Registry itself, or no registry, is refused at creation', async () => {
     const registry = new Registry();
-    const receivers = [1, 2].map(() => createWebhookReceiver({ store: createMemoryEventStore(), metrics: registry, onEvent: () => undefined }));
+    const receivers = [1, 2].map(() => createWebhookReceiver({ store: createMemoryEventStore(), metrics: createReceiverMetrics(registry), onEvent: () => undefined }));
     await Promise.all(receivers.map((r, i) => r.receive(event(`s${i}`))));
-    await waitFor(async () => (await sample(registry, 'session_resume_receiver_events_total{result="new"}')) === 2, { what: 'both counts' });
+    expect(await sample(registry, 'session_resume_receiver_events_total{result="new"}')).toBe(2);
     await Promise.all(receivers.map((r) => r.close()));
-    expect(() => createWebhookReceiver({ store: createMemoryEventStore(), metrics: {} as Registry, onEvent: () => undefined })).toThrow(
-      /metrics must be a prom-client Registry/,
+    expect(() => createWebhookReceiver({ store: createMemoryEventStore(), metrics: registry as never, onEvent: () => undefined })).toThrow(
+      /metrics must be createReceiverMetrics\(registry\)/,
     );
+    expect(() => createReceiverMetrics({} as Registry)).toThrow(/registry must be a prom-client Registry/);
   });
 
-  it('says so once when prom-client cannot be loaded, and counting goes on without it', async () => {
-    const errors: unknown[] = [];
-    const metrics = createReceiverMetrics(new Registry(), (e) => errors.push(e), () => Promise.reject(new Error('Cannot find package prom-client')));
-    metrics.handlerRan('ok');
-    await waitFor(() => errors.length === 1, { what: 'the load error' });
-    expect(() => metrics.handlerRan('failed')).not.toThrow();
-  });
-
-  it('client/ imports prom-client as a type only (the library is loaded on demand)', () => {
+  it('only the metrics subpath imports prom-client (a receiver without metrics never reaches it)', () => {
     const root = fileURLToPath(new URL('../../client', import.meta.url));
     const files = (readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts') && !f.includes('node_modules') && !f.startsWith('dist'));
-    const valueImports = files.filter((f) => /^import\s+(?!type\b)[^;]*from\s+['"]prom-client['"]/m.test(readFileSync(join(root, f), 'utf8')));
-    expect(valueImports).toEqual([]);
+    const importers = files.filter((f) => /from\s+['"]prom-client['"]|import\(\s*['"]prom-client['"]/.test(readFileSync(join(root, f), 'utf8')));
+    expect(importers).toEqual([join('webhooks', 'metrics', 'index.ts')]);
   });
 });

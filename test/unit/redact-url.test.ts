@@ -34,6 +34,8 @@ describe('redactWebhookUrl and maskSecret', () => {
     ['https://u:p@hooks.example.org/in/tok?sig=1', 'https://hooks.example.org/in/…'],
     ['https://hooks.example.org/tok/', 'https://hooks.example.org/…/'],
     ['https://hooks.example.org', 'https://hooks.example.org'],
+    ['/webhooks/session-events/Zr3x?sig=1', '/webhooks/session-events/…'],
+    ['/hooks', '/…'],
   ])('%s → %s', (url, shown) => {
     expect(redactWebhookUrl(url)).toBe(shown);
   });

@@ -16,20 +16,25 @@ import { CompilerState, Extractor, ExtractorConfig, ExtractorLogLevel, type ICon
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const accept = process.argv.includes('--accept');
 
-/** Report name → the package and the subpath of its `exports` whose `types` the report reads. */
-const ENTRIES = {
-  client: { pkg: 'client', subpath: './client' },
-  webhooks: { pkg: 'client', subpath: './webhooks' },
-  'webhooks-redis': { pkg: 'client', subpath: './webhooks/redis' },
-  msw: { pkg: 'client', subpath: './msw' },
-  sandbox: { pkg: 'client', subpath: './sandbox' },
-  server: { pkg: 'server', subpath: '.' },
-} as const;
+type Exports = Record<string, string | { types?: string }>;
+const exportsOf = (pkg: string) => (JSON.parse(readFileSync(join(root, pkg, 'package.json'), 'utf8')) as { exports: Exports }).exports;
+
+/**
+ * Report name → the package and the subpath of its `exports`: every export with `types`, so a
+ * new entry gets its report without a change here (`./webhooks/redis` → `webhooks-redis`, the
+ * server's `.` → `server`).
+ */
+const ENTRIES = Object.fromEntries(
+  ['client', 'server'].flatMap((pkg) =>
+    Object.entries(exportsOf(pkg))
+      .filter(([, target]) => typeof target === 'object' && target.types !== undefined)
+      .map(([subpath]) => [subpath === '.' ? pkg : subpath.slice(2).replaceAll('/', '-'), { pkg, subpath }] as const),
+  ),
+);
 
 /** The built declaration file of one entry, as package.json's `exports` names it. */
 function typesOf(pkg: string, subpath: string): string {
-  const { exports } = JSON.parse(readFileSync(join(root, pkg, 'package.json'), 'utf8')) as { exports: Record<string, { types: string }> };
-  return join(root, pkg, exports[subpath]!.types);
+  return join(root, pkg, (exportsOf(pkg)[subpath] as { types: string }).types);
 }
 
 function configOf(name: string, pkg: string, subpath: string): ExtractorConfig {

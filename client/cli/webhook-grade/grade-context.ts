@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
 import type { DeliveryRuleId } from '@session-resume-api/runtime/delivery/delivery-rules';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
+import type { Verdict } from '../grade-report.js';
 import { createCliSigner, newWebhookId, withSigningAdvice, type AttemptHeaders } from '../webhook-signing.js';
 
 /** Options of `runWebhookGrade`. */
@@ -82,12 +83,7 @@ export interface DuplicateGroup {
   results: DeliveryResult[];
 }
 
-/** How a check went. */
-export interface Verdict {
-  grade: 'pass' | 'fail' | 'not-observable';
-  /** What was sent and answered; for a failure, what the service will do. */
-  evidence: string;
-}
+export type { Verdict } from '../grade-report.js';
 
 /** Shared by the checks of one run. */
 export interface GradeContext {

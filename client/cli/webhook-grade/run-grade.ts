@@ -7,6 +7,7 @@ import { DELIVERY_RULES, type DeliveryRuleId } from '@session-resume-api/runtime
 import { checkAck, checkAckBurst, checkHttps } from './ack-checks.js';
 import { checkDedupe, checkDedupeShared } from './dedupe-checks.js';
 import { checkDuplicateAfterDelay, checkDuplicateAgain, checkDuplicateConcurrent, checkDuplicateOtherInstance } from './duplicate-checks.js';
+import type { GradeEntry as ReportEntry } from '../grade-report.js';
 import { createGradeContext, type GradeContext, type GradeOptions, type Verdict } from './grade-context.js';
 import { checkLateEvent, checkOutOfOrder, checkPayloadForms, checkUnknownEvent } from './payload-checks.js';
 import { checkSignatureInvalid, checkSignatureValid } from './signature-checks.js';
@@ -39,10 +40,7 @@ export function isRuleId(id: string): id is DeliveryRuleId {
 export const MAX_GRADE_URLS = 10;
 
 /** One graded rule, as `--json` prints it (one object per line). */
-export interface GradeEntry extends Verdict {
-  rule: DeliveryRuleId;
-  title: string;
-}
+export type GradeEntry = ReportEntry<DeliveryRuleId>;
 
 /**
  * Grades the receiver at `urls` (several: instances sharing one store); calls `onEntry` as each
@@ -65,17 +63,4 @@ export async function runWebhookGrade(urls: readonly string[], options: GradeOpt
     onEntry(entry);
   }
   return entries;
-}
-
-const MARK = { pass: 'pass', fail: 'FAIL', 'not-observable': 'n/o' } as const;
-
-/** One report line: mark, rule id, evidence. */
-export function formatGradeLine(entry: GradeEntry): string {
-  return `${MARK[entry.grade].padEnd(5)} ${entry.rule.padEnd(25)} ${entry.evidence}`;
-}
-
-/** The closing line: how many rules passed, failed, could not be observed. */
-export function formatGradeSummary(entries: readonly GradeEntry[]): string {
-  const count = (grade: Verdict['grade']) => entries.filter((e) => e.grade === grade).length;
-  return `${entries.length} rules: ${count('pass')} pass, ${count('fail')} fail, ${count('not-observable')} not observable (n/o)`;
 }

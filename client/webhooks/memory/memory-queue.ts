@@ -46,6 +46,7 @@ export function createMemoryQueue(concurrency: number) {
     /** Queues an entry (new, or a dead letter again with fresh attempts); it runs on a later turn. */
     push(entry: Entry, fresh = false) {
       entry.state = 'queued';
+      entry.processing ??= pending();
       if (fresh) {
         entry.attemptsMade = 0;
         entry.error = undefined;
@@ -57,7 +58,7 @@ export function createMemoryQueue(concurrency: number) {
     async close() {
       closed = true;
       // Scheduled retries of this process are abandoned: memory does not outlive it.
-      retries.cancel();
+      for (const entry of retries.cancel()) settle(entry);
       // Queued events still run once and attempts under way finish before close resolves.
       if (active.size === 0 && queue.length === 0) return;
       await new Promise<void>((resolve) => {
@@ -90,18 +91,33 @@ async function attempt(entry: Entry, p: ProcessingOptions, queue: AttemptContext
   try {
     await runHandler(p, recorded);
     entry.state = 'done';
+    settle(entry);
   } catch (error) {
     entry.error = error instanceof Error ? error.message : String(error);
     const final = entry.attemptsMade >= p.maxAttempts || queue.closed();
     if (final) entry.state = 'dead';
     else queue.retryLater(entry, exponentialDelayMs(entry.attemptsMade, p.retryDelayMs, HANDLER_BACKOFF_FACTOR));
     p.onFailure(error, recorded, final);
+    if (final) settle(entry);
   }
+}
+
+/** A promise for the end of an entry's processing, and its resolve. */
+function pending(): NonNullable<Entry['processing']> {
+  let settle!: () => void;
+  const promise = new Promise<void>((resolve) => (settle = resolve));
+  return { promise, settle };
+}
+
+/** Ends the entry's processing here: done, dead, or abandoned by a close. */
+function settle(entry: Entry): void {
+  entry.processing?.settle();
+  entry.processing = undefined;
 }
 
 /** The timers of scheduled retries: each puts its entry back in the queue when it fires. */
 function createRetryTimers(requeue: (entry: Entry) => void) {
-  const timers = new Set<ReturnType<typeof setTimeout>>();
+  const timers = new Map<ReturnType<typeof setTimeout>, Entry>();
   return {
     retryLater(entry: Entry, delayMs: number) {
       entry.state = 'delayed';
@@ -110,11 +126,14 @@ function createRetryTimers(requeue: (entry: Entry) => void) {
         entry.state = 'queued';
         requeue(entry);
       }, delayMs);
-      timers.add(timer);
+      timers.set(timer, entry);
     },
-    cancel() {
-      for (const timer of timers) clearTimeout(timer);
+    /** Cancels every scheduled retry; returns their entries. */
+    cancel(): Entry[] {
+      for (const timer of timers.keys()) clearTimeout(timer);
+      const entries = [...timers.values()];
       timers.clear();
+      return entries;
     },
   };
 }

@@ -17,6 +17,8 @@ export interface Entry {
   state: 'queued' | 'active' | 'delayed' | 'done' | 'dead';
   error?: string;
   trace?: TraceContext;
+  /** While the entry is queued, running or waiting for a retry: settles when it is done or dead. */
+  processing?: { promise: Promise<void>; settle(): void };
 }
 
 /** The three indexes of the entries and their sweep. */

@@ -1,0 +1,64 @@
+/**
+ * `session-resume-api-server webhooks endpoint [--json]` shows the webhook endpoint's health,
+ * shared by every instance (state, failure streak, next probe); `webhooks endpoint enable`
+ * closes its circuit, re-enabling a disabled endpoint: held events drain at once
+ * (x-decisions: endpoint-health).
+ */
+import { Command, Option } from 'commander';
+import type { EndpointHealth } from '../webhooks/endpoint-circuit-rules.js';
+import type { RedisDelivery } from '../webhooks/redis-delivery.js';
+
+/** Where the command writes. */
+interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** Runs one command's work against the engine; resolves when its exit code is set. */
+type Run = (work: (delivery: RedisDelivery) => Promise<number>) => () => Promise<void>;
+
+/** Adds `endpoint` and `endpoint enable` to the `webhooks` group. */
+export function addEndpoint(group: Command, run: Run, io: Io): void {
+  const endpoint = group
+    .command('endpoint')
+    .description("the webhook endpoint's health: state (closed, open, disabled), failure streak, next probe")
+    .addOption(new Option('--json', 'print JSON'))
+    .action((options: { json?: boolean }) =>
+      run(async (delivery) => {
+        const health = await delivery.endpoint();
+        if (!health) {
+          io.err('Endpoint health is off for this delivery.\n');
+          return 1;
+        }
+        io.out(options.json ? `${JSON.stringify(health)}\n` : describeHealth(health));
+        return 0;
+      })(),
+    );
+  endpoint
+    .command('enable')
+    .description('close the circuit of the endpoint (re-enable it when disabled): held events are delivered again')
+    .action(() =>
+      run(async (delivery) => {
+        const before = await delivery.endpoint();
+        const after = await delivery.enableEndpoint();
+        if (!after) {
+          io.err('Endpoint health is off for this delivery.\n');
+          return 1;
+        }
+        io.out(`endpoint enabled (was ${before?.state ?? 'closed'}); instances resume delivering within a second\n`);
+        return 0;
+      })(),
+    );
+}
+
+function describeHealth(health: EndpointHealth): string {
+  const at = (ms: number | undefined) => (ms === undefined ? '—' : new Date(ms).toISOString());
+  const lines = [
+    `state       ${health.state}${health.reason && health.state !== 'closed' ? ` (${health.reason})` : ''}`,
+    `streak      ${health.streak} consecutive failed attempt(s)`,
+    `failing     ${health.failingSince === undefined ? '—' : `since ${at(health.failingSince)}`}`,
+    `next probe  ${health.state === 'open' ? at(health.nextProbeAt) : health.state === 'disabled' ? 'none until `webhooks endpoint enable`' : '—'}`,
+    `changed     ${at(health.changedAt)}`,
+  ];
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,23 @@
+/**
+ * The endpoint-health settings of a process's delivery: with WEBHOOK_HEALTH_NOTIFY_URL, each
+ * change of the endpoint's state this instance makes is POSTed to the operator, signed with
+ * WEBHOOK_SECRET and trusted with WEBHOOK_CA_FILE like a delivery.
+ */
+import type { Logger } from 'pino';
+import type { ServerConfig } from '../config.js';
+import type { EndpointHealthOptions } from '../webhooks/endpoint-circuit.js';
+import { createEndpointNotifier } from '../webhooks/endpoint-notifier.js';
+
+/** `{ endpointHealth }` for a delivery's options: empty without a notification URL. */
+export function endpointHealthSettings(webhook: ServerConfig['webhook'], ca: Buffer | undefined, logger: Logger): { endpointHealth?: EndpointHealthOptions } {
+  if (!webhook?.notifyUrl) return {};
+  const notifier = createEndpointNotifier({
+    url: webhook.notifyUrl,
+    allowPrivate: webhook.allowPrivate,
+    insecureLocalhost: webhook.insecureLocalhost === true,
+    secret: webhook.secret,
+    ...(ca ? { ca } : {}),
+    logger,
+  });
+  return { endpointHealth: { onChange: notifier.notify } };
+}

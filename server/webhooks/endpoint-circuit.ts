@@ -1,0 +1,197 @@
+/**
+ * The circuit of the webhook endpoint as the delivery engine uses it (x-decisions:
+ * endpoint-health): the rules of server/webhooks/endpoint-circuit-rules.ts over a store every
+ * instance shares (Redis: server/webhooks/redis-endpoint-health.ts; memory: one process). Each
+ * instance keeps a view of the state, reread every `refreshMs`; an attempt asks the view, so a
+ * healthy endpoint costs no store round trip per attempt: only failures, probes and the first
+ * success after a failure write. Each change of state is logged, observed and notified once, by
+ * the instance that made it.
+ */
+import type { Logger } from 'pino';
+import { admission, HEALTHY, nextHealth, type Admission, type EndpointHealth, type EndpointState, type HealthSignal } from './endpoint-circuit-rules.js';
+import { ENDPOINT_HEALTH_POLICY, type EndpointHealthPolicy } from './endpoint-health-policy.js';
+import type { DeliveryObserver } from './delivery-types.js';
+
+/** Where the state of an endpoint lives. */
+export interface EndpointHealthStore {
+  /** The shared state. */
+  read(): Promise<EndpointHealth>;
+  /**
+   * Applies `change` to the shared state atomically; `after` is `before` itself (the same object)
+   * when `change` returned its argument.
+   */
+  update(change: (health: EndpointHealth) => EndpointHealth): Promise<{ before: EndpointHealth; after: EndpointHealth }>;
+}
+
+/** One change of state, as logged, observed and notified. */
+export interface EndpointChange {
+  /** The endpoint's origin. */
+  endpoint: string;
+  from: EndpointState;
+  to: EndpointState;
+  health: EndpointHealth;
+  /** When, ISO 8601 UTC. */
+  at: string;
+}
+
+/** Options of `createEndpointCircuit`. */
+export interface EndpointCircuitOptions {
+  store: EndpointHealthStore;
+  /** The endpoint's origin, for logs and notifications. */
+  endpoint: string;
+  logger: Logger;
+  /**
+   * The figures.
+   * @defaultValue {@link ENDPOINT_HEALTH_POLICY}
+   */
+  policy?: EndpointHealthPolicy;
+  /**
+   * The clock, ms since the epoch; for tests.
+   * @defaultValue `Date.now`
+   */
+  clock?: () => number;
+  /**
+   * Told each change of state this instance made (metrics, the operator's notification); must not throw.
+   * @defaultValue none
+   */
+  onChange?: (change: EndpointChange) => void;
+}
+
+/** The change hook of a delivery: the caller's, then the observer's (metrics). */
+export function changeHooks(options: EndpointHealthOptions | undefined, observer: DeliveryObserver | undefined): Pick<EndpointCircuitOptions, 'onChange'> {
+  const given = options === false ? undefined : options?.onChange;
+  if (!given && !observer?.endpointChanged) return {};
+  return {
+    onChange: (change) => {
+      given?.(change);
+      observer?.endpointChanged?.(change);
+    },
+  };
+}
+
+/**
+ * The endpoint-health settings a delivery takes (`false`: no circuit, every attempt goes); the
+ * store is the delivery's own.
+ */
+export type EndpointHealthOptions = false | Pick<EndpointCircuitOptions, 'policy' | 'clock' | 'onChange'>;
+
+/** What one attempt reports to the circuit. */
+export interface AttemptReport {
+  delivered: boolean;
+  status?: number | undefined;
+  /** The receiver's Retry-After, in ms. */
+  retryAfterMs?: number | undefined;
+}
+
+/** The circuit one engine asks before each attempt and tells after it. */
+export interface EndpointCircuit {
+  /** Whether an attempt may go now; `probe` has claimed the probe for this attempt. */
+  admit(): Promise<Admission>;
+  /** The outcome of an admitted attempt. */
+  record(report: AttemptReport, probe: boolean): Promise<void>;
+  /** How long a held attempt waits before it asks again, in real ms. */
+  holdMs(held: Extract<Admission, { kind: 'hold' }>): number;
+  /** The shared state, read now. */
+  read(): Promise<EndpointHealth>;
+  /** Closes the circuit and resets the streak (the operator's `enable`). */
+  enable(): Promise<EndpointHealth>;
+  /** Stops rereading the shared state. */
+  close(): void;
+}
+
+/**
+ * Creates the circuit and starts rereading the shared state.
+ * @example const circuit = createEndpointCircuit({ store: createMemoryHealthStore(), endpoint: 'https://hooks.example.com', logger });
+ */
+export function createEndpointCircuit(options: EndpointCircuitOptions): EndpointCircuit {
+  const { store, logger } = options;
+  const policy = options.policy ?? ENDPOINT_HEALTH_POLICY;
+  const clock = options.clock ?? Date.now;
+  let view: EndpointHealth = HEALTHY;
+  const apply = async (signal: HealthSignal, now: number) => {
+    const { before, after } = await store.update((health) => nextHealth(health, signal, now, policy));
+    view = after;
+    if (before.state !== after.state) announce(options, before.state, after, now);
+    return { before, after };
+  };
+  const refresh = async () => {
+    try {
+      view = await store.read();
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'endpoint health not read; the last state read stays in use');
+    }
+  };
+  void refresh();
+  const timer = setInterval(() => void refresh(), policy.refreshMs).unref();
+
+  return {
+    async admit() {
+      const now = clock();
+      const seen = admission(view, now);
+      if (seen.kind !== 'probe') return seen;
+      try {
+        const { before, after } = await apply({ kind: 'claim_probe' }, now);
+        return before !== after ? seen : admission(after, now);
+      } catch (err) {
+        logger.warn({ err: (err as Error).message }, 'endpoint probe not claimed; held');
+        return { kind: 'hold', untilMs: now + policy.refreshMs };
+      }
+    },
+    async record(report, probe) {
+      // A success on a healthy endpoint writes nothing: no round trip per delivered attempt.
+      if (report.delivered && view.state === 'closed' && view.streak === 0 && view.slowDowns === 0) return;
+      const signal: HealthSignal = report.delivered ? { kind: 'delivered' } : { kind: 'failed', probe, status: report.status, retryAfterMs: report.retryAfterMs };
+      try {
+        await apply(signal, clock());
+      } catch (err) {
+        logger.warn({ err: (err as Error).message, delivered: report.delivered }, 'endpoint health not updated');
+      }
+    },
+    holdMs(held) {
+      const left = held.untilMs === undefined ? policy.refreshMs : held.untilMs - clock();
+      return Math.max(1, Math.min(left, policy.refreshMs));
+    },
+    read: () => store.read(),
+    async enable() {
+      const { after } = await apply({ kind: 'enable' }, clock());
+      return after;
+    },
+    close() {
+      clearInterval(timer);
+    },
+  };
+}
+
+/** A log line and the observer's call for one change of state. */
+function announce(options: EndpointCircuitOptions, from: EndpointState, health: EndpointHealth, now: number): void {
+  const change: EndpointChange = { endpoint: options.endpoint, from, to: health.state, health, at: new Date(now).toISOString() };
+  const fields = { webhook: options.endpoint, from, to: health.state, reason: health.reason, streak: health.streak, nextProbeAt: iso(health.nextProbeAt) };
+  if (health.state === 'closed') options.logger.info(fields, 'webhook endpoint healthy again: deliveries resume');
+  else if (health.state === 'open') options.logger.warn(fields, 'webhook endpoint failing: deliveries paused, one probe at a time');
+  else options.logger.error(fields, 'webhook endpoint disabled: events are held until `webhooks endpoint enable`');
+  try {
+    options.onChange?.(change);
+  } catch (err) {
+    options.logger.error({ err }, 'endpoint change hook threw');
+  }
+}
+
+function iso(ms: number | undefined): string | undefined {
+  return ms === undefined ? undefined : new Date(ms).toISOString();
+}
+
+/**
+ * The store of the memory delivery: one process, no sharing.
+ * @example const store = createMemoryHealthStore();
+ */
+export function createMemoryHealthStore(): EndpointHealthStore {
+  let health: EndpointHealth = HEALTHY;
+  return {
+    read: async () => health,
+    async update(change) {
+      const before = health;
+      health = change(before);
+      return { before, after: health };
+    },
+  };
+}
