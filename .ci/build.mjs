@@ -63,7 +63,7 @@ function entries(pkgDir, pkg) {
 }
 
 // Dependencies the server's bin still imports from node_modules (the rest is bundled into it).
-const BIN_EXTERNAL = ['ioredis', 'bullmq'];
+const BIN_EXTERNAL = ['ioredis', 'bullmq', '@opentelemetry/api'];
 // Bundled JSON (mime-db, iconv-lite's code pages, the OpenAPI meta-schemas: about 1.5 MB) as
 // JSON.parse of a string: V8 scans a string literal far faster than it parses an object literal.
 const jsonAsString = {

@@ -58,7 +58,10 @@ export interface webhooks {
          *     Every delivery carries `webhook-id` (the same on every attempt and replay of one
          *     event) and `webhook-timestamp`; with a server secret also `webhook-signature`
          *     (Standard Webhooks; `x-decisions: webhook-standard-headers`). Without a secret
-         *     deliveries are unsigned; see `x-decisions: webhook-signing`.
+         *     deliveries are unsigned; see `x-decisions: webhook-signing`. Every delivery also
+         *     carries the W3C Trace Context of the resume that made the event (`traceparent`,
+         *     `tracestate`; `x-decisions: webhook-outbox`): a receiver may read it to continue that
+         *     trace, and must not require it.
          */
         post: operations["receiveSessionEvent"];
         delete?: never;
@@ -538,6 +541,14 @@ export interface operations {
                  *     when the server has a `whsec_` secret; verify with the `standardwebhooks` package.
                  */
                 "webhook-signature"?: string;
+                /**
+                 * @description W3C Trace Context: the resume's trace (its request's own, or a new one when it had
+                 *     none or a malformed one); the parent id is this attempt's span when the server
+                 *     records spans. Each attempt may carry another parent id; the trace id stays.
+                 */
+                traceparent?: string;
+                /** @description W3C Trace Context vendor entries the resume request carried, sent with `traceparent` when there were any. */
+                tracestate?: string;
             };
             path?: never;
             cookie?: never;

@@ -23,6 +23,8 @@ import { createResumeHandler, type ResumeWorld } from './http/resume-handler.js'
 import type { Sandbox } from './sandbox/create-sandbox.js';
 import { SessionsLostError } from './errors/store-errors.js';
 import type { SessionStore } from './sessions/session-store.js';
+import { serverTracing } from './core/server-tracing.js';
+import type { OpenTelemetryApi } from '@session-resume-api/runtime/tracing';
 import type { WebhookDelivery } from './webhooks/webhook-delivery.js';
 
 /** What the app is built from. */
@@ -68,6 +70,13 @@ export interface AppDeps {
    * @defaultValue `true`
    */
   validateResponses?: boolean;
+  /**
+   * `@opentelemetry/api` (the module, an optional peer dependency): a span per resume, whose
+   * context the event carries to every delivery attempt. The request's `traceparent` goes with
+   * the event either way.
+   * @defaultValue none: no spans
+   */
+  opentelemetry?: OpenTelemetryApi;
   /**
    * Sandbox mode (server/sandbox): `sandbox_` keys with their own worlds replace `apiKeys` and `store`; /_sandbox, Prefer forcing.
    * @defaultValue off
@@ -134,6 +143,7 @@ function createResumeRoute(deps: AppDeps, contract: Contract, logger: Logger, au
     webhookDelivery: deps.webhookDelivery,
     logger,
     keyIdOf: keyIdOf(authenticate),
+    tracing: serverTracing(deps.opentelemetry),
     // Sandbox mode: each key's own world and event feed replace the shared store and delivery.
     ...(sandbox ? { worldOf: (req: Request) => sandboxWorld(sandbox, authenticate(req)) } : {}),
   });

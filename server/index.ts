@@ -17,6 +17,8 @@ export { createMemorySessionStore } from './sessions/memory-session-store.js';
 export type { MemorySessionStoreOptions } from './sessions/memory-session-store.js';
 export { createRedisSessionStore } from './sessions/redis-session-store.js';
 export type { RedisSessionStoreOptions } from './sessions/redis-session-store.js';
+export type { OpenTelemetryApi } from '@session-resume-api/runtime/tracing';
+export type { TraceContext } from '@session-resume-api/runtime/trace-context';
 export type { ResumeTransition, Session, SessionSeed, SessionStore } from './sessions/session-store.js';
 export { createRedisConnection } from './redis/create-redis-connection.js';
 export type { RedisConnection, RedisConnectionOptions, RedisTarget } from './redis/create-redis-connection.js';

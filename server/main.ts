@@ -13,6 +13,7 @@ import { closeHttpServer } from './http/close-http-server.js';
 import { createHttpServer } from './http/create-http-server.js';
 import type { Sandbox } from './sandbox/index.js';
 import { startDelivery, type DeliveryRuntime } from './start-up/delivery-runtime.js';
+import { loadOpenTelemetry } from './start-up/opentelemetry-runtime.js';
 import { startMetrics, type MetricsRuntime } from './start-up/metrics-runtime.js';
 import type { RedisRuntime } from './start-up/redis-runtime.js';
 import { openSessions, type SessionRuntime } from './start-up/session-runtime.js';
@@ -84,6 +85,7 @@ async function buildApp(config: ServerConfig, logger: Logger, sessions: SessionR
   const validateResponses = config.validateResponses || config.sandbox;
   // Before listening: a document the validator cannot use stops the start, naming the file.
   await checkAppContract({ validateResponses });
+  const opentelemetry = await loadOpenTelemetry();
   const app = await createApp({
     store: sessions.store,
     apiKeys: config.apiKeys,
@@ -92,6 +94,7 @@ async function buildApp(config: ServerConfig, logger: Logger, sessions: SessionR
     validateResponses,
     ...(webhookDelivery && !sandbox ? { webhookDelivery } : {}),
     ...(sandbox ? { sandbox } : {}),
+    ...(opentelemetry ? { opentelemetry } : {}),
     ...(config.rateLimit ? { rateLimit: { ...config.rateLimit, ...(rateLimitStore ? { store: rateLimitStore } : {}) } } : {}),
   });
   return { app, sandbox, seeds };

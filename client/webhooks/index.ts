@@ -24,3 +24,5 @@ export { createSignatureVerifier } from './verify-signature.js';
 export type { SignatureVerdict, SignatureVerifier, WebhookHeaders } from './verify-signature.js';
 export { createProbeEvent } from '@session-resume-api/runtime/webhook-probe';
 export type { SessionEvent, WebhookAck } from '@session-resume-api/runtime/types';
+export type { TraceContext } from '@session-resume-api/runtime/trace-context';
+export type { OpenTelemetryApi } from '@session-resume-api/runtime/tracing';

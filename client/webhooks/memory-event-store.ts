@@ -66,12 +66,12 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): R
       queue.start(processing);
     },
 
-    async record(key, event, webhookId): Promise<RecordOutcome> {
+    async record(key, event, webhookId, trace): Promise<RecordOutcome> {
       const processing = queue.processing;
       if (closed) throw new StoreUnavailableError('the memory store is closed');
       if (!processing) throw new StoreUnavailableError('the memory store was not started by a receiver');
       sweeper.ensure();
-      return recordEntry({ records, queue, maxEvents, t: now(), windowMs: processing.windowSeconds * 1000 }, key, event, webhookId);
+      return recordEntry({ records, queue, maxEvents, t: now(), windowMs: processing.windowSeconds * 1000 }, { key, event, webhookId, trace });
     },
 
     deadLetters: async (): Promise<DeadLetter[]> => records.deadLetters(),
@@ -104,7 +104,7 @@ interface RecordContext {
 }
 
 /** Records one delivery: a duplicate by either identity answers the first record's id. */
-function recordEntry(c: RecordContext, key: string, event: Entry['event'], webhookId: string | undefined): RecordOutcome {
+function recordEntry(c: RecordContext, { key, event, webhookId, trace }: Pick<Entry, 'key' | 'event' | 'trace'> & { webhookId: string | undefined }): RecordOutcome {
   // A duplicate by either identity: the payload's triple, or the sender's webhook-id.
   const existing = c.records.existing(key, webhookId, c.t);
   if (existing) {
@@ -117,7 +117,7 @@ function recordEntry(c: RecordContext, key: string, event: Entry['event'], webho
     // Refused, not dropped: the 503 makes the sender retry once records have left the window.
     throw new StoreUnavailableError(`the memory store holds its limit of ${c.maxEvents} events (maxEvents); retry later`);
   }
-  const entry: Entry = { id: crypto.randomUUID(), key, event, receivedAt: c.t, expiresAt: c.t + c.windowMs, attemptsMade: 0, state: 'queued' };
+  const entry: Entry = { id: crypto.randomUUID(), key, event, receivedAt: c.t, expiresAt: c.t + c.windowMs, attemptsMade: 0, state: 'queued', ...(trace ? { trace } : {}) };
   c.records.add(entry, webhookId);
   c.queue.push(entry);
   return { id: entry.id, duplicate: false, ...processingOf(entry) };

@@ -8,12 +8,21 @@ import type { ReceiverMetrics } from './receiver-metrics.js';
 import type { EventContext, ReceiverLogger, ResolvedReceiverOptions } from './receiver-options.js';
 import type { RecordedEvent, SessionPosition } from './store.js';
 import type { ReceivedEvent } from './tolerant-event.js';
+import { errorType, handlerSpan, receiverTracing } from './handler-span.js';
 
 /** The handler's view of a recorded event. */
 export function contextOf(r: RecordedEvent): EventContext {
   const eventName = eventNameOf(r.event);
   const sessionId = sessionIdOf(r.event);
-  return { id: r.id, key: r.key, attempt: r.attempt, receivedAt: r.receivedAt, ...(eventName ? { eventName } : {}), ...(sessionId ? { sessionId } : {}) };
+  return {
+    id: r.id,
+    key: r.key,
+    attempt: r.attempt,
+    receivedAt: r.receivedAt,
+    ...(eventName ? { eventName } : {}),
+    ...(sessionId ? { sessionId } : {}),
+    ...(r.trace ? { trace: r.trace } : {}),
+  };
 }
 
 /**
@@ -52,6 +61,20 @@ export function failureReporter(o: ResolvedReceiverOptions, logger: ReceiverLogg
 /** One processing attempt of a recorded event: order check, then `onEvent` or `onStale`. */
 export function createProcess(o: ResolvedReceiverOptions, logger: ReceiverLogger | undefined, metrics: ReceiverMetrics | undefined) {
   const { store, onEvent, onStale, order, dedupeWindowSeconds } = o;
+  const tracing = receiverTracing(o.opentelemetry);
+  const handle = (recorded: RecordedEvent, context: EventContext) => {
+    if (!tracing) return onEvent(recorded.event, context);
+    const span = handlerSpan(tracing, recorded, context.eventName);
+    return span.run(async () => {
+      try {
+        await onEvent(recorded.event, context);
+      } catch (error) {
+        span.end(errorType(error));
+        throw error;
+      }
+      span.end();
+    });
+  };
   const stale = async (recorded: RecordedEvent, context: EventContext) => {
     metrics?.handlerRan('stale');
     if (onStale) return onStale(recorded.event, context);
@@ -62,7 +85,7 @@ export function createProcess(o: ResolvedReceiverOptions, logger: ReceiverLogger
     const position = order === 'per-session' ? positionOf(recorded) : undefined;
     if (position && !(await store.advanceSession!(position, dedupeWindowSeconds))) return void (await stale(recorded, context));
     try {
-      await onEvent(recorded.event, context);
+      await handle(recorded, context);
     } catch (error) {
       metrics?.handlerRan('failed');
       throw error;

@@ -4,6 +4,7 @@
  * import): it runs unchanged in Node, Bun, Deno, Workers and browsers.
  */
 import { dedupeKey, type JsonObject } from '@session-resume-api/runtime/event-identity';
+import { readTraceContext } from '@session-resume-api/runtime/trace-context';
 import { isProbeEvent } from '@session-resume-api/runtime/webhook-probe';
 import { checkAfterAnswer, type AfterAnswer } from './after-answer.js';
 import { errorResult, type ReceiveResult } from './answers.js';
@@ -72,7 +73,8 @@ async function recordEvent(o: CoreOptions, value: JsonObject, event: Parameters<
   try {
     // §6 rules 2–4: recorded durably (shared store) before the 200; a duplicate is answered
     // 200 and not processed again.
-    const { id, duplicate, processing } = await o.store.record(key, event, webhookIdOf(headers));
+    const trace = readTraceContext(headerValue(headers, 'traceparent'), headerValue(headers, 'tracestate'));
+    const { id, duplicate, processing } = await o.store.record(key, event, webhookIdOf(headers), trace);
     if (processing) {
       // Never a 200 whose event is then dropped with the request: the platform keeps the
       // processing alive, or, where it would cancel it and gave no waitUntil, the answer waits.

@@ -8,6 +8,8 @@ import type { AfterAnswer } from './after-answer.js';
 import type { ReceiveResult } from './answers.js';
 import type { HttpAnswer, ReadRequest } from './request-checks.js';
 import type { NodeHandler } from './node-handler.js';
+import type { TraceContext } from '@session-resume-api/runtime/trace-context';
+import type { OpenTelemetryApi } from '@session-resume-api/runtime/tracing';
 import { isReceiverMetrics, type ReceiverMetrics } from './receiver-metrics.js';
 import type { DeadLetter, ReceiverStore } from './store.js';
 import type { ReceivedEvent } from './tolerant-event.js';
@@ -29,6 +31,11 @@ export interface EventContext {
   eventName?: string;
   /** The session id (`session.id`, else `session_id`), even where the event's `session` field is not an object. */
   sessionId?: string;
+  /**
+   * The delivery's W3C trace context (`traceparent`, and `tracestate` when sent), when it
+   * carried a valid one: the sender's trace of the resume that made this event.
+   */
+  trace?: TraceContext;
 }
 
 /** A pino-compatible subset; every method optional in use. */
@@ -117,6 +124,13 @@ export interface WebhookReceiverOptions {
    * @defaultValue none: nothing is counted
    */
   metrics?: ReceiverMetrics;
+  /**
+   * `@opentelemetry/api`, the module itself (`import * as opentelemetry from '@opentelemetry/api'`):
+   * each run of `onEvent` gets a consumer span, child of the delivery's `traceparent` and
+   * active while the handler runs. An optional peer dependency, never loaded by the package itself.
+   * @defaultValue none: no spans; `context.trace` is given either way
+   */
+  opentelemetry?: OpenTelemetryApi;
 }
 
 /** A webhook receiver: the core, its Node and web adapters, dead-letter tools and close. */
@@ -197,6 +211,10 @@ export function resolveReceiverOptions(options: WebhookReceiverOptions): Resolve
   check(o.order === 'any' || o.order === 'per-session', `order must be 'any' or 'per-session' (got ${JSON.stringify(o.order)})`);
   check(o.order !== 'per-session' || typeof store.advanceSession === 'function', "order 'per-session' needs a store that keeps session order (createMemoryEventStore() or createRedisEventStore())");
   check(o.metrics === undefined || isReceiverMetrics(o.metrics), "metrics must be createReceiverMetrics(registry) of 'session-resume-api/webhooks/metrics' (or an object with answered() and handlerRan())");
+  check(
+    o.opentelemetry === undefined || (typeof o.opentelemetry?.trace?.getTracer === 'function' && typeof o.opentelemetry.context?.with === 'function'),
+    "opentelemetry must be the @opentelemetry/api module (import * as opentelemetry from '@opentelemetry/api')",
+  );
   if (o.secret !== undefined && o.dedupeWindowSeconds < SIGNATURE_TOLERANCE_SECONDS) {
     // A captured signed delivery sent again after the window but within the tolerance would
     // pass verification and run the handler twice.

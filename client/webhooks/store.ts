@@ -4,6 +4,7 @@
  * retries and dead letters. Implementations: `createMemoryEventStore` (this subpath) and
  * `createRedisEventStore` (`session-resume-api/webhooks/redis`).
  */
+import type { TraceContext } from '@session-resume-api/runtime/trace-context';
 import type { ReceivedEvent } from './tolerant-event.js';
 
 /** One recorded event as handed to the processor. */
@@ -18,6 +19,8 @@ export interface RecordedEvent {
   receivedAt: number;
   /** 1 for the first processing attempt, 2 for the first retry, ... */
   attempt: number;
+  /** The delivery's W3C trace context (`traceparent`, `tracestate`), when it carried a valid one. */
+  trace?: TraceContext;
 }
 
 /** An event whose processing failed `maxAttempts` times; kept until retried or removed. */
@@ -110,9 +113,10 @@ export interface ReceiverStore {
    * delivery is also a duplicate when that id was recorded within the window, whatever its
    * payload. A duplicate of a dead-lettered event puts it back in the queue: a dedupe record
    * never suppresses a retry of a failed processing. Throws `StoreUnavailableError` when the
-   * event could not be recorded.
+   * event could not be recorded. `trace`, the delivery's trace context, is kept with the event
+   * and handed to its processing (`RecordedEvent.trace`).
    */
-  record(key: string, event: ReceivedEvent, webhookId?: string): Promise<RecordOutcome>;
+  record(key: string, event: ReceivedEvent, webhookId?: string, trace?: TraceContext): Promise<RecordOutcome>;
   /** The dead-lettered events, oldest first. */
   deadLetters(): Promise<DeadLetter[]>;
   /** Queues a dead letter again with a fresh set of attempts; false when `id` is not dead-lettered. */

@@ -3,7 +3,7 @@
  * resume-unavailable-outcome), the store's atomic transition, one answer, then the event
  * handed to the webhook delivery (memory or Redis) without awaiting it.
  */
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { ResumeResult } from '@session-resume-api/runtime/types';
 import { errorBody } from '../errors/error-answer.js';
@@ -11,8 +11,10 @@ import { HttpError } from '../errors/http-error.js';
 import { requestLogger } from './request-log.js';
 import type { WebhookDelivery } from '../webhooks/webhook-delivery.js';
 import { StoreUnavailableError } from '../errors/store-errors.js';
-import type { IdempotentAnswers, SessionStore } from '../sessions/session-store.js';
+import type { IdempotentAnswers, SessionStore, StoreResumeOptions } from '../sessions/session-store.js';
 import type { WebhookMessage } from '../core/webhook-message.js';
+import type { TracedSpan, Tracing } from '@session-resume-api/runtime/tracing';
+import { endResumeSpan, resumeSpan } from './resume-span.js';
 
 /** Longest accepted Idempotency-Key, in characters (x-decisions: idempotency-key). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -27,6 +29,8 @@ export interface ResumeHandlerDeps {
   logger: Logger;
   /** Sandbox mode: the caller's own world, whose store and event feed replace `store` and `webhookDelivery`. */
   worldOf?: (req: Request) => ResumeWorld | undefined;
+  /** A span per resume; without it, the request's trace context still goes with the event. */
+  tracing?: Tracing | undefined;
 }
 
 /** A sandbox key's world, as the resume route sees it. */
@@ -54,10 +58,26 @@ const UNKNOWN_OUTCOME =
  * @example app.post(RESUME_ROUTE, createResumeHandler({ store, webhookDelivery, logger, keyIdOf: (req) => keyIds.get(req) ?? 'anonymous' }));
  */
 export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
+  const resume = createResume(deps);
+  return async (req, res) => {
+    const span = resumeSpan(deps.tracing, req);
+    let outcome: string | undefined;
+    try {
+      outcome = await resume(req, res, span);
+    } catch (err) {
+      endResumeSpan(span, err instanceof HttpError ? err.status : 500, undefined);
+      throw err;
+    }
+    endResumeSpan(span, res.statusCode, outcome);
+  };
+}
+
+/** The resume itself; resolves to the store's outcome once answered. */
+function createResume(deps: ResumeHandlerDeps) {
   const { store, webhookDelivery } = deps;
   // Keys whose first request this instance is still answering (x-decisions: idempotency-key).
   const inFlight = new Set<string>();
-  return async (req, res) => {
+  return async (req: Request, res: Response, span: TracedSpan): Promise<string> => {
     const id = String(req.params.session_id);
     const world = deps.worldOf?.(req);
     const key = readIdempotencyKey(req);
@@ -75,7 +95,7 @@ export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
     if (flightKey !== undefined) inFlight.add(flightKey);
     let transition;
     try {
-      transition = await (world?.store ?? store).resume(id, key === undefined ? {} : { idempotency: { scope, key, answers: ANSWERS } });
+      transition = await (world?.store ?? store).resume(id, storeOptions(key === undefined ? undefined : { scope, key, answers: ANSWERS }, span));
     } catch (err) {
       if (err instanceof StoreUnavailableError && err.outcomeUnknown) {
         throw new HttpError(503, 'service_unavailable', UNKNOWN_OUTCOME, { 'Retry-After': '1' }, { cause: err });
@@ -88,7 +108,7 @@ export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
       case 'replayed':
         res.setHeader('Idempotent-Replayed', 'true');
         res.status(transition.answer.status).json(transition.answer.body);
-        return;
+        return transition.kind;
       case 'key_reused':
         throw new HttpError(
           422,
@@ -104,12 +124,25 @@ export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
         } catch (err) {
           requestLogger(deps.logger, req, res).error({ err }, 'webhook delivery refused the event');
         }
-        return;
+        return transition.kind;
       case 'not_found':
       case 'not_paused':
         res.status(ANSWERS[transition.kind].status).json(ANSWERS[transition.kind].body);
-        return;
+        return transition.kind;
     }
+  };
+}
+
+/**
+ * The store's options; the trace context is read only by a store that writes an event, so a
+ * resume that writes none (409, 404) never makes a new trace.
+ */
+function storeOptions(idempotency: StoreResumeOptions['idempotency'], span: TracedSpan): StoreResumeOptions {
+  return {
+    ...(idempotency ? { idempotency } : {}),
+    get trace() {
+      return span.trace;
+    },
   };
 }
 

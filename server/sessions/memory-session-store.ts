@@ -1,7 +1,7 @@
 /** In-memory `SessionStore`: the embedded default, for one process (state is lost on exit). */
 import { randomUUID } from 'node:crypto';
 import { checkInteger } from '@session-resume-api/runtime/options-error';
-import { DEFAULT_IDEMPOTENCY_MAX_KEYS, IDEMPOTENCY_TTL_SECONDS, PAUSED, RUNNING, type RecordedAnswer, type ResumeTransition, type Session, type SessionStore } from './session-store.js';
+import { DEFAULT_IDEMPOTENCY_MAX_KEYS, IDEMPOTENCY_TTL_SECONDS, PAUSED, RUNNING, type RecordedAnswer, type ResumeTransition, type StoreResumeOptions, type Session, type SessionStore } from './session-store.js';
 import { resumedEvent } from '../core/webhook-message.js';
 import { createIdempotencyKeys } from './memory-idempotency-keys.js';
 
@@ -55,7 +55,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
     async resume(id, resumeOptions = {}): Promise<ResumeTransition> {
       const at = now();
       const idem = resumeOptions.idempotency;
-      if (!idem) return decideResume(sessions, id, at);
+      if (!idem) return decideResume(sessions, id, at, resumeOptions);
       const mapKey = JSON.stringify([idem.scope, idem.key]);
       const seen = keys.live(mapKey, at.getTime());
       if (seen) {
@@ -63,7 +63,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
         keys.remember(mapKey, seen, at.getTime());
         return { kind: 'replayed', answer: JSON.parse(seen.answer) as RecordedAnswer };
       }
-      const transition = decideResume(sessions, id, at);
+      const transition = decideResume(sessions, id, at, resumeOptions);
       if (transition.kind === 'resumed' || transition.kind === 'not_paused') {
         keys.remember(mapKey, { sessionId: id, answer: JSON.stringify(idem.answers[transition.kind]), expiresAt: at.getTime() + ttlMs }, at.getTime());
       }
@@ -87,12 +87,13 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
 }
 
 /** The resume itself, with no await between the read and the write. */
-function decideResume(sessions: Map<string, Session>, id: string, at: Date): ResumeTransition {
+function decideResume(sessions: Map<string, Session>, id: string, at: Date, options: StoreResumeOptions): ResumeTransition {
   const session = sessions.get(id);
   if (!session) return { kind: 'not_found' };
   if (session.status !== PAUSED) return { kind: 'not_paused', status: session.status };
-  // Formatted only here: most resumes (409, 404) never need the timestamp.
+  // Formatted (and the trace context read) only here: most resumes (409, 404) never need them.
+  const { trace } = options;
   const resumed = { id, status: RUNNING, updatedAt: at.toISOString() };
   sessions.set(id, resumed);
-  return { kind: 'resumed', session: { ...resumed }, event: resumedEvent(`msg_${randomUUID()}`, id, resumed.updatedAt) };
+  return { kind: 'resumed', session: { ...resumed }, event: resumedEvent(`msg_${randomUUID()}`, id, resumed.updatedAt, trace) };
 }

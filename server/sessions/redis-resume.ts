@@ -78,7 +78,8 @@ export async function storeCall<T>(what: string, run: () => Promise<T>): Promise
 export async function resumeOnRedis(context: RedisResumeContext, id: string, options: StoreResumeOptions = {}): Promise<ResumeTransition> {
   const { client, keys, events } = context;
   const updatedAt = context.now().toISOString();
-  const event = resumedEvent(timeOrderedEventId(), id, updatedAt);
+  // The trace context only with an event to write (the store without a webhook writes none).
+  const event = resumedEvent(timeOrderedEventId(), id, updatedAt, events ? options.trace : undefined);
   const intent = intentMember(id, event.id);
   // The script never ran (or will not run) for this event id: its intent goes at once. On one
   // Redis this ZREM follows the ZADD on the same connection, so it also clears an intent

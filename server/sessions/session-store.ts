@@ -4,6 +4,7 @@
  * returned as values; only infrastructure failures throw (`StoreUnavailableError`).
  */
 import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
+import type { TraceContext } from '@session-resume-api/runtime/trace-context';
 import type { WebhookMessage } from '../core/webhook-message.js';
 
 /** A session as the reference server keeps it; `status` stays open (x-decisions: session-status). */
@@ -45,6 +46,11 @@ export interface StoreResumeOptions {
     /** What to record for each transition. */
     answers: IdempotentAnswers;
   };
+  /**
+   * The resume's trace context, kept with its event (and, on Redis, with the outbox's copy).
+   * @defaultValue none: the event starts a new trace when it is delivered
+   */
+  trace?: TraceContext;
 }
 
 /** Result of `resume`: exactly one per call, decided atomically. */

@@ -11,6 +11,7 @@ import type { ServerMetrics } from '../metrics/index.js';
 import { webhookStartUpLine } from '../start-up-summary.js';
 import type { DeliveryEngine } from '../webhooks/delivery-engine.js';
 import type { RedisRuntime } from './redis-runtime.js';
+import { loadOpenTelemetry } from './opentelemetry-runtime.js';
 import { endpointHealthSettings } from './endpoint-notice-runtime.js';
 
 /** The started engine (undefined with webhooks off) and how to stop it. */
@@ -69,6 +70,7 @@ async function startMemoryDelivery(webhook: NonNullable<ServerConfig['webhook']>
   // Plain http:// passed the config only for loopback receivers (sandbox or WEBHOOK_INSECURE_LOCALHOST=1).
   const ca = webhook.caFile ? await readFile(webhook.caFile) : undefined;
   const { createMemoryDelivery } = await import('../webhooks/memory-delivery.js');
+  const opentelemetry = await loadOpenTelemetry();
   return createMemoryDelivery({
     url: webhook.url,
     allowPrivate: webhook.allowPrivate,
@@ -79,6 +81,7 @@ async function startMemoryDelivery(webhook: NonNullable<ServerConfig['webhook']>
     ...(ca ? { ca } : {}),
     ...endpointHealthSettings(webhook, ca, logger),
     ...(metrics ? { observer: metrics.observer } : {}),
+    ...(opentelemetry ? { opentelemetry } : {}),
     logger: logger.child({ component: 'webhook-delivery' }),
   });
 }

@@ -7,6 +7,7 @@ import type { DeliveryObserver } from '../webhooks/delivery-types.js';
 import type { ConnectionErrorLog } from '../redis/connection-error-log.js';
 import { endpointHealthSettings } from './endpoint-notice-runtime.js';
 import { createRedisDelivery, type RedisDelivery } from '../webhooks/redis-delivery.js';
+import { loadOpenTelemetry } from './opentelemetry-runtime.js';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 
 /** Which parts of Redis delivery a process runs: the outbox relay hands written events to the queue, the worker delivers them. */
@@ -60,6 +61,7 @@ export async function startRedisDelivery(options: StartRedisDeliveryOptions): Pr
     : (source: string, err: Error) => logger.warn({ err: err.message }, `${source} error`);
   connection.on('error', (err: Error) => onConnectionError('Redis (delivery queue) connection', err));
   const ca = webhook?.caFile ? await readFile(webhook.caFile) : undefined;
+  const opentelemetry = await loadOpenTelemetry();
   const delivery = createRedisDelivery({
     client: options.client,
     connection,
@@ -72,6 +74,7 @@ export async function startRedisDelivery(options: StartRedisDeliveryOptions): Pr
     ...endpointHealthSettings(webhook, ca, logger),
     relay: roles.relay,
     ...(observer ? { observer } : {}),
+    ...(opentelemetry ? { opentelemetry } : {}),
     onConnectionError,
     ...(options.onMalformedJob ? { onMalformedJob: options.onMalformedJob } : {}),
     logger: logger.child({ component: 'webhook-delivery' }),

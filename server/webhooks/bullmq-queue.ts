@@ -16,6 +16,7 @@
 import { Queue, RateLimitError, UnrecoverableError, Worker, type Job, type JobType } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
+import type { TraceContext } from '@session-resume-api/runtime/trace-context';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import type { WebhookMessage } from '../core/webhook-message.js';
 import type { AttemptHandler, DeadEvent, DeliveryQueue } from './delivery-queue.js';
@@ -113,9 +114,10 @@ export const DEFAULT_EVENTS_MAX_LEN = 1000;
 export const DELIVERY_QUEUE_NAME = 'webhooks';
 const JOB_NAME = 'session-event';
 
-/** A job's data: the event, its target, its attempts (absent until the first). */
+/** A job's data: the event, its trace context, its target, its attempts (absent until the first). */
 interface JobData {
   payload: SessionEvent;
+  trace?: TraceContext;
   target?: string;
   attempts?: DeliveryAttempt[];
 }
@@ -164,7 +166,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
   let worker: Worker | undefined;
   const job = (event: WebhookMessage, delayMs: number) => ({
     name: JOB_NAME,
-    data: { payload: event.payload, ...(options.target ? { target: options.target } : {}) } satisfies JobData,
+    data: { payload: event.payload, ...(event.trace ? { trace: event.trace } : {}), ...(options.target ? { target: options.target } : {}) } satisfies JobData,
     opts: {
       jobId: event.id,
       attempts: options.maxAttempts,
@@ -290,7 +292,13 @@ function startWorker(options: BullmqQueueOptions, queue: Queue, handler: Attempt
     DELIVERY_QUEUE_NAME,
     async (job: Job) => {
       const data = job.data as JobData;
-      const outcome = await handler({ id: String(job.id), payload: data.payload, attemptsMade: job.attemptsMade, queuedAt: job.timestamp });
+      const outcome = await handler({
+        id: String(job.id),
+        payload: data.payload,
+        attemptsMade: job.attemptsMade,
+        queuedAt: job.timestamp,
+        ...(data.trace ? { trace: data.trace } : {}),
+      });
       if ('held' in outcome) {
         // The endpoint's circuit holds every event: the whole queue waits (every instance), the
         // job goes back to the waiting list and no attempt is counted (BullMQ's manual rate limit).

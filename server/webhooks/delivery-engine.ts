@@ -16,6 +16,8 @@ import type { WebhookLookup } from '@session-resume-api/runtime/delivery/resolve
 import { nextStep, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
 import { checkInteger, checkOption, OptionsError } from '@session-resume-api/runtime/options-error';
+import { checkTraceContext, newTraceContext, traceHeaders } from '@session-resume-api/runtime/trace-context';
+import type { OpenTelemetryApi } from '@session-resume-api/runtime/tracing';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import type { WebhookMessage } from '../core/webhook-message.js';
@@ -24,6 +26,8 @@ import type { AttemptHandler, AttemptOutcome, DeadEvent, DeliveryQueue, QueuedEv
 import { RESPONSE_KEEP_BYTES, withTimeout } from './delivery-queue.js';
 import type { AttemptResult, DeliveryInspector, DeliveryObserver } from './delivery-types.js';
 import type { WebhookDelivery } from './webhook-delivery.js';
+import { attemptSpan, endAttemptSpan } from './delivery-spans.js';
+import { serverTracing } from '../core/server-tracing.js';
 import type { EndpointCircuit } from './endpoint-circuit.js';
 import type { EndpointHealth } from './endpoint-circuit-rules.js';
 import { guardAttempts } from './endpoint-guard.js';
@@ -96,6 +100,12 @@ export interface DeliveryEngineOptions {
    */
   logger?: Logger;
   /**
+   * `@opentelemetry/api` (the module, an optional peer dependency): a client span per attempt,
+   * child of the event's trace. The trace headers are sent either way.
+   * @defaultValue none: no spans
+   */
+  opentelemetry?: OpenTelemetryApi;
+  /**
    * The endpoint's circuit: pauses attempts to a failing endpoint (x-decisions: endpoint-health).
    * @defaultValue none: every attempt goes
    */
@@ -134,7 +144,7 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
   const logger = options.logger ?? pino({ name: 'webhook-delivery' });
   const agents = options.target && (options.target.keepAlive ?? true) ? createDeliveryAgents() : undefined;
   const { circuit } = options;
-  const handler = options.target && createAttemptHandler(options.target, schedule, logger, options.observer, agents);
+  const handler = options.target && createAttemptHandler(options.target, { schedule, logger, observer: options.observer, agents, opentelemetry: options.opentelemetry });
   if (handler) queue.start(circuit ? guardAttempts(handler, circuit) : handler);
   const pending = new Set<Promise<void>>();
   let closing = false;
@@ -189,14 +199,17 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
   };
 }
 
-/** The attempt every queue runs: deliver, record, log, observe, decide. */
-function createAttemptHandler(
-  target: DeliveryTarget,
-  schedule: readonly number[],
-  logger: Logger,
-  observer: DeliveryObserver | undefined,
-  agents: DeliveryAgents | undefined,
-): AttemptHandler {
+/** What the attempts share besides the target. */
+interface AttemptSetting {
+  schedule: readonly number[];
+  logger: Logger;
+  observer: DeliveryObserver | undefined;
+  agents: DeliveryAgents | undefined;
+  opentelemetry: OpenTelemetryApi | undefined;
+}
+
+/** The attempt every queue runs: deliver (with the event's trace headers), record, log, observe, decide. */
+function createAttemptHandler(target: DeliveryTarget, { schedule, logger, observer, agents, opentelemetry }: AttemptSetting): AttemptHandler {
   const check = validateWebhookUrl(target.url, { allowPrivate: target.allowPrivate, allowLoopbackHttp: target.insecureLocalhost });
   if (!check.ok) throw new OptionsError(`Invalid webhook URL: ${check.reason}`, { option: 'url' });
   const headers = createWebhookHeaders({ secret: target.secret });
@@ -210,8 +223,10 @@ function createAttemptHandler(
         'never enable it in production: webhooks must go only to public hosts.',
     );
   }
+  const tracing = serverTracing(opentelemetry);
   return async (job: QueuedEvent): Promise<AttemptOutcome> => {
     const at = new Date().toISOString();
+    const span = attemptSpan(tracing, check.url, job);
     const result = await deliverEvent(target.url, job.payload, {
       timeoutMs,
       allowPrivate: target.allowPrivate,
@@ -219,9 +234,10 @@ function createAttemptHandler(
       ca: target.ca,
       lookup: target.lookup,
       maxResponseBytes: RESPONSE_KEEP_BYTES,
-      headers: (body) => headers(job.id, body),
+      headers: (body) => ({ ...headers(job.id, body), ...traceHeaders(span.trace) }),
       ...(agents ? { agents } : {}),
     });
+    endAttemptSpan(span, result);
     const outcome = judge(result, at, schedule, job.attemptsMade + 1, target.secret !== undefined);
     report(log, observer, job, outcome, schedule.length);
     return outcome;
@@ -300,7 +316,9 @@ function snapshot(event: WebhookMessage | undefined, logger: Logger): WebhookMes
     return undefined;
   }
   try {
-    return { id: event.id, payload: JSON.parse(JSON.stringify(event.payload)) as SessionEvent };
+    // An event queued without a trace context (a bare SessionEvent) starts its own trace.
+    const trace = checkTraceContext(event.trace) ?? newTraceContext();
+    return { id: event.id, payload: JSON.parse(JSON.stringify(event.payload)) as SessionEvent, trace };
   } catch (err) {
     logger.error({ ...identity(event.payload), err }, 'webhook event cannot be serialized as JSON; dropped');
     return undefined;

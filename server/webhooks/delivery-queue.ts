@@ -6,6 +6,7 @@
  * a queue only stores, schedules and reports.
  */
 import type { NextStep } from '@session-resume-api/runtime/delivery/retry-rules';
+import type { TraceContext } from '@session-resume-api/runtime/trace-context';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import type { WebhookMessage } from '../core/webhook-message.js';
 import type { DeliveryAttempt, DeliveryInspector, DeliveryState } from './delivery-types.js';
@@ -19,6 +20,8 @@ export interface QueuedEvent {
   attemptsMade: number;
   /** When the queue took the event, ms since the epoch. */
   queuedAt: number;
+  /** The event's trace context, sent on every attempt; absent for an event queued without one. */
+  trace?: TraceContext;
 }
 
 /** What one attempt decided: delivered, another attempt after a delay, or the dead-letter list. */

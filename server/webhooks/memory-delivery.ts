@@ -15,7 +15,7 @@ import { changeHooks, createEndpointCircuit, createMemoryHealthStore, type Endpo
  * Options of `createMemoryDelivery`, checked at creation: the target, the queue's bounds and
  * the engine's schedule and observer, each with its default where it is declared.
  */
-export interface MemoryDeliveryOptions extends DeliveryTarget, Omit<MemoryQueueOptions, 'target' | 'logger'>, Pick<DeliveryEngineOptions, 'schedule' | 'observer'> {
+export interface MemoryDeliveryOptions extends DeliveryTarget, Omit<MemoryQueueOptions, 'target' | 'logger'>, Pick<DeliveryEngineOptions, 'schedule' | 'observer' | 'opentelemetry'> {
   /**
    * Where attempts, close and drops are logged.
    * @defaultValue a pino logger named `webhook-delivery`
@@ -38,7 +38,7 @@ export function createMemoryDelivery(options: MemoryDeliveryOptions): DeliveryEn
   const check = validateWebhookUrl(options.url, { allowPrivate: options.allowPrivate, allowLoopbackHttp: options.insecureLocalhost });
   if (!check.ok) throw new OptionsError(`Invalid webhook URL: ${check.reason}`, { option: 'url' });
   const logger = options.logger ?? pino({ name: 'webhook-delivery' });
-  const { schedule, observer, concurrency, maxPending, keepDelivered, keepDead, endpointHealth, ...target } = options;
+  const { schedule, observer, opentelemetry, concurrency, maxPending, keepDelivered, keepDead, endpointHealth, ...target } = options;
   const circuit =
     endpointHealth === false ? undefined : createEndpointCircuit({ ...endpointHealth, ...changeHooks(endpointHealth, observer), store: createMemoryHealthStore(), endpoint: check.url.origin, logger });
   const queue = createMemoryQueue({
@@ -56,5 +56,6 @@ export function createMemoryDelivery(options: MemoryDeliveryOptions): DeliveryEn
     logger,
     ...(schedule ? { schedule } : {}),
     ...(observer ? { observer } : {}),
+    ...(opentelemetry ? { opentelemetry } : {}),
   });
 }

@@ -3,6 +3,7 @@
  * newest finished ones per state (the last `keepDelivered` delivered, each for at most an hour,
  * and the last `keepDead` dead letters), with the read side the delivery inspector needs.
  */
+import type { TraceContext } from '@session-resume-api/runtime/trace-context';
 import type { DeadEvent } from './delivery-queue.js';
 import { DEFAULT_LIST_LIMIT, KEEP_DELIVERED } from './delivery-queue.js';
 import type { DeliveryAttempt, DeliveryInspector, DeliveryRecord, DeliveryState, DeliveryStats } from './delivery-types.js';
@@ -13,6 +14,8 @@ export interface Entry {
   record: DeliveryRecord;
   attemptsMade: number;
   queuedAt: number;
+  /** The event's trace context, sent on every attempt. */
+  trace?: TraceContext;
   /** When it was delivered or went dead, ms since the epoch. */
   finishedAt?: number;
   reason?: string;

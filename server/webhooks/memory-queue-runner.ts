@@ -4,7 +4,7 @@
  * one final attempt for every waiting event before the unfinished ones are dropped.
  */
 import type { Logger } from 'pino';
-import type { AttemptHandler, AttemptOutcome, HeldAttempt } from './delivery-queue.js';
+import type { AttemptHandler, AttemptOutcome, HeldAttempt, QueuedEvent } from './delivery-queue.js';
 import type { Entry, Records } from './memory-queue-records.js';
 
 /** What the runner shares with its queue. */
@@ -38,7 +38,7 @@ export function createRunner({ records, concurrency, logger }: RunnerOptions): R
     try {
       if (entry.abandoned || !state.handler) return undefined;
       entry.record.state = 'delivering';
-      return await state.handler({ id: entry.id, payload: entry.record.event, attemptsMade: entry.attemptsMade, queuedAt: entry.queuedAt });
+      return await state.handler(queuedEvent(entry));
     } finally {
       slots.release();
     }
@@ -143,4 +143,10 @@ function createSemaphore(size: number) {
       else active--;
     },
   };
+}
+
+/** The entry as an attempt sees it. */
+function queuedEvent(entry: Entry): QueuedEvent {
+  const { id, attemptsMade, queuedAt, trace } = entry;
+  return { id, payload: entry.record.event, attemptsMade, queuedAt, ...(trace ? { trace } : {}) };
 }

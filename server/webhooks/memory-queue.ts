@@ -74,7 +74,7 @@ export function createMemoryQueue(options: MemoryQueueOptions): DeliveryQueue {
         throw new Error(`the in-process queue holds ${config.maxPending} undelivered events (its bound)`);
       }
       const record: DeliveryRecord = { id: event.id, event: event.payload, state: 'pending', target: options.target, attempts: [] };
-      const entry: Entry = { id: event.id, record, attemptsMade: 0, queuedAt: Date.now(), abandoned: false };
+      const entry: Entry = { id: event.id, record, attemptsMade: 0, queuedAt: Date.now(), abandoned: false, ...(event.trace ? { trace: event.trace } : {}) };
       records.entries.set(entry.id, entry);
       runner.launch(entry, delayMs);
     },

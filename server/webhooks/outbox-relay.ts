@@ -10,7 +10,9 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { intentCreatedAt, type RedisKeys } from '../redis/redis-keys.js';
+import type { Tracing } from '@session-resume-api/runtime/tracing';
 import type { WebhookMessage } from '../core/webhook-message.js';
+import { relaySpan } from './delivery-spans.js';
 
 /** What the relay needs. */
 export interface RelayDeps {
@@ -21,6 +23,8 @@ export interface RelayDeps {
   logger: Logger;
   /** Age of an intent before the relay acts on it, in ms. */
   minAgeMs: number;
+  /** A producer span per event handed over, child of its trace. */
+  tracing?: Tracing | undefined;
 }
 
 /** Intents whose script wrote no event are dropped after this long (the script can no longer run late). */
@@ -42,7 +46,7 @@ export async function relayPass(deps: RelayDeps): Promise<number> {
   return added;
 }
 
-async function relayBatch({ client, keys, publish, logger, minAgeMs }: RelayDeps): Promise<{ read: number; added: number }> {
+async function relayBatch({ client, keys, publish, logger, minAgeMs, tracing }: RelayDeps): Promise<{ read: number; added: number }> {
   const now = Date.now();
   const members = await client.zrangebyscore(keys.intents, '-inf', now - minAgeMs, 'LIMIT', 0, RELAY_BATCH);
   const intents = members.map((member) => {
@@ -70,12 +74,25 @@ async function relayBatch({ client, keys, publish, logger, minAgeMs }: RelayDeps
     if (age >= INTENT_GIVE_UP_MS) dropped.push(intent.member);
     else later.push(now + Math.min(Math.max(age, RECHECK_MS.min), RECHECK_MS.max), intent.member);
   }
-  await publish(found);
+  await handOver(found, publish, tracing);
   for (const event of found) logger.info({ webhookId: event.id }, 'relay handed an event to the delivery queue');
   if (dropped.length > 0) await client.zrem(keys.intents, ...dropped);
   // XX: an intent settled meanwhile (its enqueue removed it) is not written back.
   if (later.length > 0) await client.zadd(keys.intents, 'XX', ...later);
   return { read: intents.length, added: found.length };
+}
+
+/** Publishes the events, each inside its relay span when tracing. */
+async function handOver(found: WebhookMessage[], publish: RelayDeps['publish'], tracing: Tracing | undefined): Promise<void> {
+  if (!tracing || found.length === 0) return void (await publish(found));
+  const spans = found.map((event) => relaySpan(tracing, event));
+  try {
+    await publish(found);
+  } catch (err) {
+    for (const span of spans) span.end(err instanceof Error ? err.name : 'publish_failed');
+    throw err;
+  }
+  for (const span of spans) span.end();
 }
 
 /**

@@ -16,6 +16,7 @@ import { createBullmqQueue, type BullmqQueueOptions } from './bullmq-queue.js';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions, type DeliveryTarget } from './delivery-engine.js';
 import { relayPass, startTimer } from './outbox-relay.js';
+import { serverTracing } from '../core/server-tracing.js';
 import { changeHooks, createEndpointCircuit, type EndpointHealthOptions } from './endpoint-circuit.js';
 import { createRedisHealthStore } from './redis-endpoint-health.js';
 
@@ -60,7 +61,7 @@ export interface RedisDeliveryReader {
 /** The options of `createRedisDelivery` whatever its role. */
 export interface RedisDeliveryBaseOptions
   extends Omit<DeliveryTarget, 'url'>,
-    Pick<DeliveryEngineOptions, 'schedule' | 'observer'>,
+    Pick<DeliveryEngineOptions, 'schedule' | 'observer' | 'opentelemetry'>,
     Pick<BullmqQueueOptions, 'concurrency' | 'lockDurationMs' | 'stalledIntervalMs' | 'keepDelivered' | 'onConnectionError' | 'onMalformedJob'> {
   /** The store's client (fails fast): intents and events. */
   client: Redis | Cluster;
@@ -156,8 +157,10 @@ export function createRedisDelivery(options: RedisDeliveryOptions): RedisDeliver
     logger,
     ...(worker && options.url ? { target: { ...options, url: options.url } } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
+    ...(options.opentelemetry ? { opentelemetry: options.opentelemetry } : {}),
   });
-  const relayOnce = () => relayPass({ client, keys, publish: publishMany, logger, minAgeMs: options.relayMinAgeMs ?? DEFAULT_RELAY_MIN_AGE_MS });
+  const tracing = serverTracing(options.opentelemetry);
+  const relayOnce = () => relayPass({ client, keys, publish: publishMany, logger, minAgeMs: options.relayMinAgeMs ?? DEFAULT_RELAY_MIN_AGE_MS, tracing });
   const stopRelay = options.relay === false ? undefined : startTimer(relayOnce, options.relayIntervalMs ?? DEFAULT_RELAY_INTERVAL_MS, logger);
   return {
     ...engine,

@@ -80,7 +80,14 @@ interface AttemptContext {
 async function attempt(entry: Entry, p: ProcessingOptions, queue: AttemptContext): Promise<void> {
   entry.state = 'active';
   entry.attemptsMade += 1;
-  const recorded: RecordedEvent = { id: entry.id, key: entry.key, event: entry.event, receivedAt: entry.receivedAt, attempt: entry.attemptsMade };
+  const recorded: RecordedEvent = {
+    id: entry.id,
+    key: entry.key,
+    event: entry.event,
+    receivedAt: entry.receivedAt,
+    attempt: entry.attemptsMade,
+    ...(entry.trace ? { trace: entry.trace } : {}),
+  };
   try {
     await runHandler(p, recorded);
     entry.state = 'done';

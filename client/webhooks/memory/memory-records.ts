@@ -3,6 +3,7 @@
  * the sender's `webhook-id` and by its id; expired entries leave on a sweep.
  */
 import type { DeadLetter } from '../store.js';
+import type { TraceContext } from '@session-resume-api/runtime/trace-context';
 import type { ReceivedEvent } from '../tolerant-event.js';
 
 /** One recorded event and where its processing stands. */
@@ -15,6 +16,7 @@ export interface Entry {
   attemptsMade: number;
   state: 'queued' | 'active' | 'delayed' | 'done' | 'dead';
   error?: string;
+  trace?: TraceContext;
   /** While the entry is queued, running or waiting for a retry: settles when it is done or dead. */
   processing?: { promise: Promise<void>; settle(): void };
 }

@@ -14,6 +14,7 @@
 import type { Job } from 'bullmq';
 import { runHandler, type ProcessingOptions, type RecordedEvent } from '../store.js';
 import type { ReceivedEvent } from '../tolerant-event.js';
+import type { TraceContext } from '@session-resume-api/runtime/trace-context';
 import type { HandlerSlots } from './handler-slots.js';
 import { createRecordBatch } from './record-batch.js';
 import { bucketKey, tripleField, type StoreCommands, type StoreKeys } from './store-scripts.js';
@@ -23,6 +24,8 @@ export interface BatchItem {
   id: string;
   key: string;
   event: ReceivedEvent;
+  /** The delivery's trace context, when it carried one. */
+  trace?: TraceContext;
 }
 
 /** A job's data and an inbox entry: the events recorded by one call, and when. */
@@ -137,7 +140,7 @@ async function runEvents(context: WorkerContext, job: Job<BatchData>, data: Batc
   await Promise.all(
     events.map(async (item, i) => {
       if (pending[i] !== 1) return;
-      const recorded: RecordedEvent = { id: item.id, key: item.key, event: item.event, receivedAt, attempt };
+      const recorded: RecordedEvent = { id: item.id, key: item.key, event: item.event, receivedAt, attempt, ...(item.trace ? { trace: item.trace } : {}) };
       try {
         await slots.run(() => runHandler(p, recorded));
       } catch (error) {

@@ -8,6 +8,7 @@
  * never followed by a record of that delivery.
  */
 import type { ReceivedEvent } from '../tolerant-event.js';
+import type { TraceContext } from '@session-resume-api/runtime/trace-context';
 import { StoreUnavailableError } from '../store.js';
 import type { BatchData, BatchItem } from './batch-worker.js';
 import type { RedisClock } from './redis-clock.js';
@@ -24,6 +25,7 @@ export interface Recording {
   event: ReceivedEvent;
   webhookId: string | undefined;
   id: string;
+  trace?: TraceContext | undefined;
 }
 
 /** The record script's answer for one event: recording id, duplicate 0|1, dead-lettered 0|1. */
@@ -63,7 +65,7 @@ export function createRecorder(options: RecorderOptions): { add(recording: Recor
     const deadline = recordDeadline({ oldestAt: items[0]!.at, recordTimeoutMs, now: Date.now(), redisNow: clock.now() });
     if (!deadline) throw new StoreUnavailableError(`Redis did not answer the recording within ${recordTimeoutMs} ms`);
     const batchId = newId();
-    const batchItems = items.map(({ id, key, event }): BatchItem => ({ id, key, event }));
+    const batchItems = items.map(({ id, key, event, trace }): BatchItem => ({ id, key, event, ...(trace ? { trace } : {}) }));
     const events = items.flatMap((item, i) => [tripleField(item.key), item.webhookId === undefined ? '' : webhookIdField(item.webhookId), item.id, JSON.stringify(batchItems[i])]);
     const { windowMs, bucketMs } = window();
     const args = recordCall({ fromMs: deadline.fromMs, deadlineMs: deadline.deadlineMs, windowMs, bucketMs, batchId, events });

@@ -136,10 +136,10 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
       processing.start(p, started.bucketMs, runWorker);
     },
 
-    async record(key, event, webhookId): Promise<RecordOutcome> {
+    async record(key, event, webhookId, trace): Promise<RecordOutcome> {
       if (closed) throw new StoreUnavailableError('the Redis store is closed');
       if (!started) throw new StoreUnavailableError('the Redis store was not started by a receiver');
-      const recording: Recording = { at: Date.now(), key, event, webhookId, id: newId() };
+      const recording: Recording = { at: Date.now(), key, event, webhookId, id: newId(), trace };
       return recordEvent({ recorder, processing, recordTimeoutMs, ready: isReady ? undefined : ready }, recording);
     },
 

@@ -1,0 +1,166 @@
+/**
+ * Spans through OpenTelemetry's API, when the application hands it over: `@opentelemetry/api`
+ * is an optional peer of both packages, never imported here (not even its types), so nothing
+ * that reaches this file needs it installed and a web bundle never resolves it. Without it, or
+ * with no tracer provider registered, a span costs one object and the trace context still
+ * travels (trace-context.ts).
+ */
+import { formatTraceparent, newTraceContext, parseTraceparent, readTracestate, type TraceContext } from './trace-context.js';
+
+/** OpenTelemetry's `Context`, as the API declares it. */
+export interface OtelContext {
+  getValue(key: symbol): unknown;
+  setValue(key: symbol, value: unknown): OtelContext;
+  deleteValue(key: symbol): OtelContext;
+}
+
+/** The part of OpenTelemetry's `SpanContext` used here. */
+export interface OtelSpanContext {
+  traceId: string;
+  spanId: string;
+  traceFlags: number;
+  isRemote?: boolean;
+  traceState?: { serialize(): string };
+}
+
+/** The part of OpenTelemetry's `Span` used here. */
+export interface OtelSpan {
+  spanContext(): OtelSpanContext;
+  setAttribute(key: string, value: string | number | boolean): unknown;
+  setStatus(status: { code: number; message?: string }): unknown;
+  isRecording(): boolean;
+  end(): void;
+}
+
+/** The part of OpenTelemetry's `Tracer` used here. */
+export interface OtelTracer {
+  startSpan(name: string, options?: { kind?: number; attributes?: SpanAttributes }, context?: OtelContext): OtelSpan;
+}
+
+/**
+ * The part of `@opentelemetry/api` used: pass the module itself
+ * (`import * as opentelemetry from '@opentelemetry/api'`).
+ */
+export interface OpenTelemetryApi {
+  /** The API's `trace`: tracers and the span of a context. */
+  trace: {
+    getTracer(name: string, version?: string): OtelTracer;
+    setSpanContext(context: OtelContext, spanContext: OtelSpanContext): OtelContext;
+    getSpan(context: OtelContext): OtelSpan | undefined;
+    setSpan(context: OtelContext, span: OtelSpan): OtelContext;
+  };
+  /** The API's `context`: the active context, and running a function in another. */
+  context: {
+    active(): OtelContext;
+    with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(context: OtelContext, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F>;
+  };
+  /** A `TraceState` from a `tracestate` header value. */
+  createTraceState(rawTraceState?: string): { serialize(): string };
+  /** The empty context a remote parent is set on. */
+  ROOT_CONTEXT: OtelContext;
+}
+
+/** Attribute values of a span. */
+export type SpanAttributes = Record<string, string | number | boolean>;
+
+/** OpenTelemetry's `SpanKind` values. */
+export const SPAN_KIND = { internal: 0, server: 1, client: 2, producer: 3, consumer: 4 } as const;
+/** OpenTelemetry's `SpanStatusCode.ERROR`. */
+const STATUS_ERROR = 2;
+
+/** A tracer and the API it came from. */
+export interface Tracing {
+  api: OpenTelemetryApi;
+  tracer: OtelTracer;
+}
+
+/** The tracing of one package: undefined without the API. */
+export function createTracing(api: OpenTelemetryApi | undefined, name: string, version: string): Tracing | undefined {
+  return api ? { api, tracer: api.trace.getTracer(name, version) } : undefined;
+}
+
+/** What a span is started with. */
+export interface SpanStart {
+  name: string;
+  kind: (typeof SPAN_KIND)[keyof typeof SPAN_KIND];
+  /** The remote parent (a received or stored trace context). */
+  parent?: TraceContext | undefined;
+  /** Take the active span (an instrumentation's) as the parent when there is one, before `parent`. */
+  preferActive?: boolean;
+  attributes?: SpanAttributes;
+}
+
+/** A started span, or its stand-in without OpenTelemetry. */
+export interface TracedSpan {
+  /** The context to send onward: the span's own, else the parent's, else a new trace. */
+  readonly trace: TraceContext;
+  /** Whether the span records: attributes are worth computing. */
+  readonly recording: boolean;
+  /** Adds attributes (a span that does not record ignores them). */
+  set(attributes: SpanAttributes): void;
+  /** Ends the span; with `error`, its status is ERROR and `error.type` is set. */
+  end(error?: string): void;
+  /** Runs `fn` with this span active, so spans started inside it are its children. */
+  run<T>(fn: () => T): T;
+}
+
+/** Starts a span as `start` says; without `tracing`, a stand-in that only carries the trace context. */
+export function startSpan(tracing: Tracing | undefined, start: SpanStart): TracedSpan {
+  if (!tracing) return new Untraced(start.parent);
+  const { api, tracer } = tracing;
+  const parent = parentContext(api, start);
+  const span = tracer.startSpan(start.name, { kind: start.kind, ...(start.attributes ? { attributes: start.attributes } : {}) }, parent);
+  const own = span.spanContext();
+  // A no-op tracer with no parent answers all-zero ids: nothing to send onward from it.
+  const traceparent = formatTraceparent(own);
+  const trace = parseTraceparent(traceparent) ? withState(traceparent, own) : (start.parent ?? newTraceContext());
+  const recording = span.isRecording();
+  return {
+    trace,
+    recording,
+    set(attributes) {
+      if (recording) for (const [key, value] of Object.entries(attributes)) span.setAttribute(key, value);
+    },
+    end(error) {
+      if (error !== undefined && recording) {
+        span.setAttribute('error.type', error);
+        span.setStatus({ code: STATUS_ERROR, message: error });
+      }
+      span.end();
+    },
+    run: (fn) => api.context.with(api.trace.setSpan(parent, span), fn),
+  };
+}
+
+/**
+ * The stand-in without OpenTelemetry: only the trace context, a new trace made when first
+ * asked for (a class: no closures per request).
+ */
+class Untraced implements TracedSpan {
+  readonly recording = false;
+  constructor(private parent: TraceContext | undefined) {}
+  get trace(): TraceContext {
+    return (this.parent ??= newTraceContext());
+  }
+  set(): void {}
+  end(): void {}
+  run<T>(fn: () => T): T {
+    return fn();
+  }
+}
+
+function parentContext(api: OpenTelemetryApi, start: SpanStart): OtelContext {
+  if (start.preferActive) {
+    const active = api.context.active();
+    if (api.trace.getSpan(active)) return active;
+  }
+  const parsed = start.parent && parseTraceparent(start.parent.traceparent);
+  if (!start.parent || !parsed) return api.ROOT_CONTEXT;
+  const traceState = start.parent.tracestate ? api.createTraceState(start.parent.tracestate) : undefined;
+  return api.trace.setSpanContext(api.ROOT_CONTEXT, { ...parsed, isRemote: true, ...(traceState ? { traceState } : {}) });
+}
+
+function withState(traceparent: string, own: OtelSpanContext): TraceContext {
+  const state = readTracestate(own.traceState?.serialize());
+  return state ? { traceparent, tracestate: state } : { traceparent };
+}

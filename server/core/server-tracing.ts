@@ -1,0 +1,15 @@
+/**
+ * The server's OpenTelemetry tracer, when the application (or the entry point, finding
+ * `@opentelemetry/api` installed) hands the API over: one tracer name for every span the
+ * server makes, so an operator selects them together.
+ */
+import { createTracing, type OpenTelemetryApi, type Tracing } from '@session-resume-api/runtime/tracing';
+import { SERVER_VERSION } from '../version.js';
+
+/** The instrumentation scope of the server's spans. */
+export const SERVER_TRACER_NAME = 'session-resume-api-server';
+
+/** The server's tracing, or undefined without the API. */
+export function serverTracing(opentelemetry: OpenTelemetryApi | undefined): Tracing | undefined {
+  return createTracing(opentelemetry, SERVER_TRACER_NAME, SERVER_VERSION);
+}
