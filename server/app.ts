@@ -95,7 +95,7 @@ export interface AppDeps {
  * The stack, in order (x-decisions: request-checks): the request log and CORS; the sandbox's
  * control API, /healthz and /docs; the request guard (framing, the document's paths, API key); the rate limit
  * (express-rate-limit, every answer after the key counts); then express's exact-path routing of
- * the one operation: POST runs the declared-body check, `express.json`, express-openapi-validator's
+ * the one operation: POST runs the declared-body check (with `express.json` for a declared body), express-openapi-validator's
  * middleware and the handler, any other method 405; any other path 404.
  *
  * @example
@@ -134,7 +134,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   return app;
 }
 
-/** The handlers of POST on the resume route: declared body, parser, contract, (sandbox forcing), the handler. */
+/** The handlers of POST on the resume route: declared body and its parser, contract, (sandbox forcing), the handler. */
 function createResumeRoute(deps: AppDeps, contract: Contract, logger: Logger, authenticate: Authenticate): RequestHandler[] {
   const validator = createContractValidator(contractValidatorOptions(deps, contract.document, (req) => authenticate(req) !== undefined));
   const { sandbox } = deps;
@@ -148,7 +148,7 @@ function createResumeRoute(deps: AppDeps, contract: Contract, logger: Logger, au
     ...(sandbox ? { worldOf: (req: Request) => sandboxWorld(sandbox, authenticate(req)) } : {}),
   });
   // Sandbox forcing answers through res.json after the validator, so its answers are checked too.
-  return [createBodyCheck(), parseJsonBody(), ...validator, ...(sandbox ? [sandbox.preferForcing] : []), handler];
+  return [createBodyCheck({ parser: parseJsonBody() }), ...validator, ...(sandbox ? [sandbox.preferForcing] : []), handler];
 }
 
 /** The validator's options for the app built from `deps`: one home for the app and its start-up check. */

@@ -26,6 +26,12 @@ export interface BodyCheckOptions {
    * @defaultValue 102 400, the body limit of x-decisions: request-body
    */
   maxBodyBytes?: number;
+  /**
+   * Reads a declared body (`parseJsonBody()`); a request that declares none (no
+   * Transfer-Encoding, Content-Length absent or 0) never reaches it and keeps `req.body` undefined.
+   * @defaultValue none: the next handler reads the body
+   */
+  parser?: RequestHandler;
 }
 
 const MESSAGES = {
@@ -57,16 +63,19 @@ export function createRequestGuard(options: RequestGuardOptions): RequestHandler
 
 /**
  * The first handler of the resume route: the body as announced by its headers, judged before a
- * byte of it is read, then the pending `100 Continue` (RFC 9110 §10.1.1).
+ * byte of it is read, then the pending `100 Continue` (RFC 9110 §10.1.1), then the parser for a
+ * declared body only: the headers were read once here, so the parser is not run to find that
+ * an empty body is empty.
  *
- * @example app.post(RESUME_ROUTE, createBodyCheck(), express.json(), ...);
+ * @example app.post(RESUME_ROUTE, createBodyCheck({ parser: express.json() }), ...);
  */
 export function createBodyCheck(options: BodyCheckOptions = {}): RequestHandler {
-  const maxBodyBytes = options.maxBodyBytes ?? 102_400;
+  const { maxBodyBytes = 102_400, parser } = options;
   return (req, res, next) => {
-    const bodyProblem = checkDeclaredBody(req, maxBodyBytes);
-    if (bodyProblem) return next(bodyProblem);
+    const declared = checkDeclaredBody(req, maxBodyBytes);
+    if (declared instanceof HttpError) return next(declared);
     sendContinue(req, res);
+    if (declared === 'body' && parser) return parser(req, res, next);
     next();
   };
 }
@@ -90,13 +99,13 @@ function countHeader(req: Request, name: string): number {
  * request-body). A body without a Content-Type, or with an unreadable one, is refused (415)
  * rather than ignored.
  */
-function checkDeclaredBody(req: Request, maxBodyBytes: number): HttpError | undefined {
+function checkDeclaredBody(req: Request, maxBodyBytes: number): HttpError | 'body' | 'none' {
   const length = Number(req.headers['content-length'] ?? 0);
   const hasBody = req.headers['transfer-encoding'] !== undefined || length > 0;
-  if (!hasBody) return undefined;
+  if (!hasBody) return 'none';
   if (length > maxBodyBytes) return new HttpError(413, 'payload_too_large', MESSAGES.tooLarge);
   // type-is, as the JSON parser uses it: an unreadable Content-Type never matches, so its body would be ignored.
-  if (req.is('application/json') === 'application/json') return undefined;
+  if (req.is('application/json') === 'application/json') return 'body';
   return new HttpError(415, 'unsupported_media_type', unsupportedMediaTypeMessage(req.headers['content-type']));
 }
 
