@@ -106,9 +106,12 @@ interface AttemptDetails {
   retryAfter?: string;
 }
 
+/** A status that counts as delivered (x-delivery-policy `deliveredStatuses`). */
+export type DeliveredStatus = (typeof WEBHOOK_DELIVERY_POLICY.deliveredStatuses)[number];
+
 /** Outcome of `deliverEvent`; a failure carries a message saying what to check. */
 export type DeliveryResult =
-  | (AttemptDetails & { delivered: true; status: 200; resolvedAddress: string })
+  | (AttemptDetails & { delivered: true; status: DeliveredStatus; resolvedAddress: string })
   | (AttemptDetails & { delivered: false; reason: DeliveryFailureReason; status?: number; message: string });
 
 /** Default deadline of one attempt: a receiver answers 200 within x-delivery-policy `answerDeadlineMs`. */
@@ -384,12 +387,14 @@ function failureResult(error: NodeJS.ErrnoException, attempt: Attempt, state: At
   };
 }
 
+const isDeliveredStatus = (status: number): status is DeliveredStatus => (WEBHOOK_DELIVERY_POLICY.deliveredStatuses as readonly number[]).includes(status);
+
 /** The result of an answer: 200 delivered; a redirect (never followed) or any other status not. */
 function answerResult(res: IncomingMessage, response: ResponseSummary, attempt: Attempt, state: AttemptState): DeliveryResult {
   const status = res.statusCode ?? 0;
   const { url } = attempt;
   const details = attemptDetails(attempt, state);
-  if (status === 200) return { delivered: true, status: 200, ...details, response };
+  if (isDeliveredStatus(status)) return { delivered: true, status, ...details, response };
   if (status >= 300 && status < 400) {
     // Redirects are never followed (x-decisions: webhook-ack): the target could be anywhere.
     const location = res.headers.location ? ` to ${res.headers.location}` : '';
