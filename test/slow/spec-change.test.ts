@@ -177,8 +177,9 @@ describe('the delivery engine follows the Retry-After cap of x-delivery-policy',
       const ack = async (module: string | undefined) => {
         const run = await cli(args, withModule(module));
         expect(run.code).toBe(1);
-        const entries = run.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { rule: string; evidence: string });
-        return entries.find((e) => e.rule === 'ack')?.evidence ?? '';
+        const entries = run.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { rule: string; next?: string });
+        // What the service does about the failure is said in `next`, once per report.
+        return entries.find((e) => e.rule === 'ack')?.next ?? '';
       };
       expect(await ack(undefined)).toMatch(/sends the event again in 2h,/);
       expect(await ack(lowered)).toMatch(/sends the event again in 5s,/);
