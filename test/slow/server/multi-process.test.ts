@@ -110,8 +110,10 @@ describe('startup', () => {
   it('without API_KEYS and SESSIONS_FILE: prints a generated key and the demo set, and that key works', async () => {
     const server = await startServerProcess({ LOG_LEVEL: 'info' });
     started.push(server);
-    const key = /"apiKey":"([^"]+)"/.exec(server.output())?.[1];
+    // The generated key is said once, in the banner on stderr; stdout carries the JSON log alone.
+    const key = /Development API key \(generated for this run; set API_KEYS to choose your own\): (\S+)/.exec(server.stderr())?.[1];
     expect(key).toMatch(/^dev_/);
+    expect(server.stdout()).not.toContain(key);
     expect(server.output()).toContain('sess_paused_1');
     const res = await fetch(`${server.url}/v1/sessions/sess_paused_1/resume`, {
       method: 'POST',
