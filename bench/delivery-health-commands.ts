@@ -6,7 +6,6 @@
  *
  *   npx tsx bench/delivery-health-commands.ts [--events 2000]
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,17 +15,10 @@ import { pino } from 'pino';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import { redisKeys } from '../server/redis/redis-keys.js';
 import { createRedisDelivery } from '../server/webhooks/redis-delivery.js';
+import { startRedisServer } from '../test/helpers/redis-server.js';
 
 const { values } = parseArgs({ options: { events: { type: 'string', default: '2000' } } });
 const N = Number(values.events);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function totalCalls(client: Redis): Promise<number> {
   const info = await client.info('commandstats');
@@ -75,9 +67,9 @@ async function run(url: string, redisUrl: string, health: boolean, count: () => 
 }
 
 async function main(): Promise<void> {
-  const port = await freePort();
-  const redis = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const redisUrl = `redis://127.0.0.1:${port}`;
+  // The private redis-server the other benches use: it resolves once the server answers.
+  const redis = await startRedisServer();
+  const redisUrl = redis.url;
   let delivered = 0;
   const receiver = createServer((req, res) => {
     req.resume();
@@ -89,7 +81,6 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   try {
-    await new Promise((resolve) => setTimeout(resolve, 300));
     const off = await run(url, redisUrl, false, () => delivered);
     const on = await run(url, redisUrl, true, () => delivered);
     const per = (r: { calls: number }) => (r.calls / N).toFixed(2);
@@ -100,7 +91,7 @@ async function main(): Promise<void> {
     console.log(`| on | ${on.calls} | ${per(on)} | ${on.onKey} | ${on.seconds.toFixed(2)} |`);
   } finally {
     receiver.close();
-    redis.kill();
+    await redis.stop();
   }
 }
 
