@@ -64,16 +64,14 @@ export interface AppDeps {
    */
   docsHtmlPath?: string;
   /**
-   * Check every JSON answer against the spec, answering 500 on a mismatch.
-   * Costs a share of the resume path's CPU (BENCHMARKS.md, the resume group's validated rows); `server/main.ts` turns it off in production
-   * (`VALIDATE_RESPONSES`, x-decisions: response-validation).
+   * Check every JSON answer against the spec, answering 500 on a mismatch. Costs resume-path CPU
+   * (BENCHMARKS.md); `server/main.ts` turns it off in production (`VALIDATE_RESPONSES`, x-decisions: response-validation).
    * @defaultValue `true`
    */
   validateResponses?: boolean;
   /**
-   * `@opentelemetry/api` (the module, an optional peer dependency): a span per resume, whose
-   * context the event carries to every delivery attempt. The request's `traceparent` goes with
-   * the event either way.
+   * `@opentelemetry/api` (optional peer dependency): a span per resume, its context carried to every
+   * delivery attempt. The request's `traceparent` goes with the event either way.
    * @defaultValue none: no spans
    */
   opentelemetry?: OpenTelemetryApi;
@@ -85,18 +83,13 @@ export interface AppDeps {
 }
 
 /**
- * Builds the app. It loads the spec given by `specPath` (a file that does not parse or compile
- * rejects here with a `ContractError` naming it), but express-openapi-validator takes up the
- * document only on the first request through it: a document the validator cannot use makes
- * `createApp` resolve, and every request to the resume operation is then answered 500. Run
- * `checkAppContract` with the same `specPath` and `validateResponses` before listening to
- * refuse such a document at start-up (`npm start` does).
+ * Builds the app. A spec at `specPath` that does not parse rejects here (`ContractError`); one that
+ * express-openapi-validator cannot use fails only on the first request (500), so run
+ * `checkAppContract` with the same `specPath` and `validateResponses` before listening (`npm start` does).
  *
- * The stack, in order (x-decisions: request-checks): the request log and CORS; the sandbox's
- * control API, /healthz and /docs; the request guard (framing, the document's paths, API key); the rate limit
- * (express-rate-limit, every answer after the key counts); then express's exact-path routing of
- * the one operation: POST runs the declared-body check (with `express.json` for a declared body), express-openapi-validator's
- * middleware and the handler, any other method 405; any other path 404.
+ * Order (x-decisions: request-checks): request log, CORS; sandbox control API, /healthz, /docs;
+ * request guard (framing, paths, API key); rate limit; POST on the resume route (body check,
+ * validator, handler), other methods 405, other paths 404.
  *
  * @example
  * const app = await createApp({ store: createMemorySessionStore(), apiKeys: ['key1'] });
@@ -167,7 +160,6 @@ export function contractValidatorOptions(deps: Pick<AppDeps, 'specPath' | 'valid
 function mountOperationalPaths(app: Express, deps: AppDeps): void {
   // The sandbox's control API checks its own key and contract (spec/sandbox.yaml).
   if (deps.sandbox) app.use(deps.sandbox.router);
-  // Outside /v1 and outside the contract: operational endpoints, no auth.
   app.get('/healthz', async (_req, res) => {
     try {
       await deps.store.ping();
@@ -177,7 +169,6 @@ function mountOperationalPaths(app: Express, deps: AppDeps): void {
       res.status(503).json(errorBody('service_unavailable', err instanceof SessionsLostError ? err.message : 'The session store does not answer.'));
     }
   });
-  // The reference: / (JSON pointing to it), /docs (HTML) and /openapi.yaml (raw spec), no auth.
   const specPath = deps.specPath ?? defaultSpecPath;
   app.get(['/', '/docs', '/openapi.yaml'], createDocsRouter({ specPath, ...(deps.docsHtmlPath ? { docsHtmlPath: deps.docsHtmlPath } : {}) }));
 }
@@ -212,7 +203,6 @@ const renderError = (logger: Logger): ErrorRequestHandler => (err, req, res, _ne
 /** The id to count and scope a request by: its API key's id (the guard has let only those through). */
 const keyIdOf = (authenticate: Authenticate) => (req: Request) => authenticate(req) ?? 'anonymous';
 
-/** The store and event feed of a sandbox key's world. */
 function sandboxWorld(sandbox: Sandbox, worldId: string | undefined): ResumeWorld | undefined {
   if (worldId === undefined) return undefined;
   return { store: sandbox.world(worldId), emit: (event) => sandbox.emit(worldId, event) };

@@ -1,7 +1,4 @@
-/**
- * The typed configuration of the reference server, read from an environment object. One of
- * the two files allowed to see `process.env` (it is handed in by `server/main.ts`).
- */
+/** The server's typed configuration, read from an environment object `server/main.ts` hands in. */
 import { randomBytes } from 'node:crypto';
 import { BEARER_TOKEN_CHARACTERS, isBearerToken } from '@session-resume-api/runtime/bearer-token';
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
@@ -15,39 +12,26 @@ import { DEFAULT_MAX_SESSIONS } from './sandbox/sandbox-worlds.js';
 import { DEFAULT_IDEMPOTENCY_MAX_KEYS, IDEMPOTENCY_TTL_SECONDS } from './sessions/session-store.js';
 import { DEFAULT_CONCURRENCY } from './webhooks/delivery-queue.js';
 
-/** Everything `server/main.ts` needs, checked. */
+/** Everything `server/main.ts` needs, checked; each variable's default is in {@link ENVIRONMENT}. */
 export interface ServerConfig {
-  /** TCP port (`PORT`, default 3000; in the sandbox `SANDBOX_PORT`, default 3100; 0 picks a free one). */
+  /** `PORT` (`SANDBOX_PORT` in the sandbox); 0 picks a free one. */
   port: number;
-  /** The variable `port` came from, for messages such as "address in use: set PORT". */
   portVariable: 'PORT' | 'SANDBOX_PORT';
-  /** Interface to bind (`HOST`, default 127.0.0.1: local use; set 0.0.0.0 to expose). */
+  /** `HOST`: local use by default; 0.0.0.0 exposes. */
   host: string;
-  /** Accepted API keys (`API_KEYS`, comma-separated). */
   apiKeys: string[];
-  /** True when `API_KEYS` was unset and one random development key was generated. */
+  /** `API_KEYS` was unset and one development key was generated. */
   apiKeyGenerated: boolean;
-  /** Seed file (`SESSIONS_FILE`); undefined: the demo set. */
   sessionsFile?: string;
-  /** Redis URL (`REDIS_URL`); undefined: in-memory store (or a cluster, below). */
   redisUrl?: string;
-  /** Redis Cluster seed nodes (`REDIS_CLUSTER_NODES`, comma-separated `host:port`); exclusive with `redisUrl`. */
+  /** `REDIS_CLUSTER_NODES` (`host:port` list); exclusive with `redisUrl`. */
   redisClusterNodes?: string[];
-  /**
-   * Replicas that must acknowledge each resume before it is answered (`REDIS_WAIT_REPLICAS`,
-   * default 0: off). With 1, a resume a failover could lose answers 503 instead of 200.
-   */
+  /** `REDIS_WAIT_REPLICAS`: with 1, a resume a failover could lose answers 503 instead of 200. */
   redisWaitReplicas: number;
-  /** Prefix of every Redis key (`REDIS_KEY_PREFIX`, default `session-resume:`). */
   redisKeyPrefix: string;
   /**
-   * Webhook delivery (`WEBHOOK_URL`, `WEBHOOK_ALLOW_PRIVATE=1`, `WEBHOOK_CA_FILE`); undefined: none.
-   * `secret`: `WEBHOOK_SECRET` (whsec_ + base64, one or several comma-separated) signs deliveries; `schedule`: `WEBHOOK_RETRY_SCHEDULE`
-   * (delay before each attempt in ms; default the Standard Webhooks example, in both modes); `worker`:
-   * `WEBHOOK_WORKER` (default 1: this instance delivers; 0: only `… worker` processes do);
-   * `concurrency`: `WEBHOOK_CONCURRENCY`, attempts in flight at once per instance (default 50);
-   * `insecureLocalhost`: true when the URL is plain `http://` on a loopback host, which only
-   * `WEBHOOK_INSECURE_LOCALHOST=1` (default 0) or sandbox mode allow.
+   * `WEBHOOK_*` (undefined: no delivery). `insecureLocalhost`: the URL is plain `http://` on a
+   * loopback host, which only `WEBHOOK_INSECURE_LOCALHOST=1` or sandbox mode allow.
    */
   webhook?: {
     url: string;
@@ -58,34 +42,22 @@ export interface ServerConfig {
     worker: boolean;
     concurrency: number;
     insecureLocalhost?: true;
-    /** `WEBHOOK_HEALTH_NOTIFY_URL`: the operator's URL told each change of the endpoint's state. */
+    /** `WEBHOOK_HEALTH_NOTIFY_URL`: told each change of the endpoint's state. */
     notifyUrl?: string;
   };
-  /** `WEBHOOK_INSECURE_LOCALHOST=1` (default 0): plain `http://` webhook URLs on loopback hosts are accepted in every mode, for local testing. */
+  /** `WEBHOOK_INSECURE_LOCALHOST=1`: plain `http://` webhook URLs on loopback hosts accepted in every mode. */
   webhookInsecureLocalhost?: true;
-  /** Port of the Prometheus metrics listener, bound to `host` (`METRICS_PORT`; default unset: no metrics listener). */
+  /** `METRICS_PORT`, bound to `host`; unset: no metrics listener. */
   metricsPort?: number;
-  /** Per-key rate limit (`RATE_LIMIT` requests per `RATE_LIMIT_WINDOW_MS`, default 60 000 ms); undefined: off. */
   rateLimit?: { limit: number; windowMs: number };
-  /** CORS origins (`CORS_ORIGINS`, comma-separated); empty: CORS off. */
   corsOrigins: string[];
-  /** pino level (`LOG_LEVEL`, default info). */
   logLevel: string;
-  /**
-   * Check every answer against the spec (`VALIDATE_RESPONSES=1|0`; default on, off when
-   * `NODE_ENV=production`: x-decisions: response-validation).
-   */
+  /** `VALIDATE_RESPONSES`; off by default when `NODE_ENV=production` (x-decisions: response-validation). */
   validateResponses: boolean;
-  /** Sandbox mode (`--sandbox` only, never from the environment): see server/sandbox/. */
+  /** `--sandbox` only, never from the environment. */
   sandbox: boolean;
-  /**
-   * Idempotency-Key records: `ttlSeconds` (`IDEMPOTENCY_TTL`, seconds, default 86 400: 24 h)
-   * is how long a key's answer is kept, in memory and in Redis; `maxKeys`
-   * (`IDEMPOTENCY_MAX_KEYS`, default 100 000) caps the keys the memory store keeps, least
-   * recently used dropped first (Redis is bounded by the TTL: docs/bounds.md).
-   */
+  /** `IDEMPOTENCY_TTL` (seconds, memory and Redis) and `IDEMPOTENCY_MAX_KEYS` (the memory store's cap). */
   idempotency: { ttlSeconds: number; maxKeys: number };
-  /** Sessions one sandbox world holds at most (`SANDBOX_MAX_SESSIONS`, default 1000). */
   sandboxMaxSessions: number;
 }
 
@@ -182,10 +154,8 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
 }
 
 /**
- * Variables where an empty value is refused rather than read as unset: each names a target or
- * a credential, and an empty one is usually a template or a secret store that was not filled
- * in. Unset, the server would fall back to something else (a generated key, the memory
- * store, no webhooks, unsigned deliveries) and keep running in the wrong place.
+ * Refused when empty rather than read as unset: each names a target or a credential, and an empty
+ * one is usually an unfilled template; unset, the server would fall back and run in the wrong place.
  */
 const REFUSED_WHEN_BLANK = {
   API_KEYS: 'a generated development key',
@@ -293,11 +263,8 @@ export interface RedisUrlParts {
 }
 
 /**
- * Checks a `REDIS_URL` the way ioredis reads it (host, port, database from the path or `?db=`)
- * and refuses what ioredis would quietly replace with a default: no host (`redis://` would
- * connect to 127.0.0.1:6379), a malformed port or IPv6 bracket, a path that is not a number.
- * Messages name the variable and never show the password.
- *
+ * Checks a `REDIS_URL` as ioredis reads it and refuses what ioredis would quietly default (no host
+ * would connect to 127.0.0.1:6379). Messages name the variable, never the password.
  * @example parseRedisUrl('redis://:pw@cache:6380/2') // { host: 'cache', port: 6380, db: 2, tls: false }
  */
 export function parseRedisUrl(raw: string, name = 'REDIS_URL'): RedisUrlParts {

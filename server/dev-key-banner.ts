@@ -1,10 +1,6 @@
 /**
- * What `npm start` prints on stderr, in plain text, when it generated a development key: the
- * key and a curl line ready to paste (the JSON log carries the key too, for machines).
- */
-
-/**
- * The banner for a server listening at `baseUrl` with the generated `apiKey`.
+ * The stderr banner of `npm start` when it generated a development key: the key and a curl line to
+ * paste (the JSON log carries the key too, for machines).
  *
  * @example process.stderr.write(devKeyBanner('http://127.0.0.1:3000', 'dev_abc'));
  */

@@ -1,13 +1,6 @@
 /**
- * Package session-resume-api-server: the service side. Build the app (`createApp`), pick a session
- * store, attach webhook delivery (`createMemoryDelivery` or `createRedisDelivery`), serve the
- * reference docs.
- *
- * Where it sits: over the private workspace package @session-resume-api/runtime (runtime/:
- * the contract loaded from spec/, its validators and the rules both sides execute: webhook URL
- * policy, delivery attempts, event identity, backoff, the resume path), bundled into this
- * package at build; never imports client/. The layers of its folders: docs/architecture.md.
- * The entry point is main.ts with config.ts (the only env readers).
+ * Package session-resume-api-server: the app, session stores, webhook delivery and the reference docs.
+ * Bundles @session-resume-api/runtime at build; never imports client/ (docs/architecture.md).
  */
 export { createApp } from './app.js';
 export type { AppDeps } from './app.js';

@@ -1,7 +1,6 @@
 /**
- * Entry point of the reference server (`npm start`): environment → typed config → store,
- * delivery engine, app → listen; graceful shutdown on SIGTERM/SIGINT. One of the two files that read
- * `process.env`. Startup problems end the process with one line saying what to fix.
+ * Entry point of the reference server (`npm start`), one of the two `process.env` readers. Startup
+ * problems end the process with one line saying what to fix.
  */
 import type { Server } from 'node:http';
 import { Command } from 'commander';
@@ -20,8 +19,7 @@ import { openSessions, type SessionRuntime } from './start-up/session-runtime.js
 import { DELIVERY_CLOSE_MS, REDIS_DOWN_CLOSE_MS, untilStopped } from './start-up/stop-on-signal.js';
 import { storeStartUpLine } from './start-up-summary.js';
 
-// Start to first answer: what only some modes use (ioredis and BullMQ, memory
-// delivery, the sandbox, the app itself) is imported when the configuration asks for it.
+// What only some modes use (ioredis, BullMQ, the sandbox, the app itself) is imported on demand: start to first answer.
 
 async function main(): Promise<void> {
   const flags = new Command('session-resume-api-server')
@@ -58,7 +56,6 @@ async function main(): Promise<void> {
   process.exit(0);
 }
 
-/** Start-up warnings about settings meant for local use only. */
 function warnAboutConfig(config: ServerConfig, logger: Logger): void {
   if (config.webhookInsecureLocalhost) {
     logger.warn('WEBHOOK_INSECURE_LOCALHOST=1: a plain http:// WEBHOOK_URL on a loopback host is accepted (local testing only; never in production)');
@@ -69,14 +66,12 @@ function warnAboutConfig(config: ServerConfig, logger: Logger): void {
   }
 }
 
-/** The app over the store and the engine, with the sandbox when asked for. */
 async function buildApp(config: ServerConfig, logger: Logger, sessions: SessionRuntime, delivery: DeliveryRuntime) {
   // Imported here so that a broken spec (thrown while loading runtime/contract.ts) is reported
   // like every other startup problem, not as an uncaught import error.
   const { createApp } = await import('./app.js');
   const { checkAppContract } = await import('./start-up/contract-self-check.js');
   const webhookDelivery = delivery.engine;
-  // Sandbox worlds start from the same seed set, each on its own (parsed once here).
   const seeds = config.sandbox ? await sessions.source.load() : [];
   const sandbox = config.sandbox ? (await import('./sandbox/index.js')).createSandbox({ seeds, logger, maxSessions: config.sandboxMaxSessions, ...(webhookDelivery ? { webhookDelivery } : {}) }) : undefined;
   if (sandbox) logger.warn('SANDBOX MODE: any sandbox_ key is accepted and CORS is open; never expose this server');
@@ -100,9 +95,8 @@ async function buildApp(config: ServerConfig, logger: Logger, sessions: SessionR
   return { app, sandbox, seeds };
 }
 
-/** Listens on HOST:PORT (SANDBOX_PORT in the sandbox); requests are counted when metrics are on. */
+/** Requests are counted when metrics are on. */
 async function listen(config: ServerConfig, app: Parameters<typeof createHttpServer>[0], metrics: MetricsRuntime | undefined): Promise<Server> {
-  // Default timeouts: 10 s for headers, 30 s for the whole request (Node: 60 s and 300 s).
   const server = createHttpServer(metrics ? (req, res) => metrics.metrics.countRequests(req, res, () => app(req, res)) : app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) => reject(listenError(config, err)));

@@ -1,9 +1,4 @@
-/**
- * What the server says once at start: which store (for Redis: where, never the password),
- * and about webhook delivery: where events go (the target's origin only, since its path or
- * query may hold the receiver's secret token), on what schedule, whether they are signed, and
- * which process delivers them.
- */
+/** The start-up lines: the store (never a password) and webhook delivery (the target's origin only: its path may hold a token). */
 import { parseRedisUrl, type ServerConfig } from './config.js';
 
 /** One start-up log line: pino fields and the message. */
@@ -33,7 +28,6 @@ export function formatSchedule(schedule: readonly number[]): string {
     .join(',');
 }
 
-/** Which process delivers: this one, or separate `worker` processes (WEBHOOK_WORKER=0 on Redis). */
 function deliveredBy(config: ServerConfig): string {
   const durable = Boolean(config.redisUrl || config.redisClusterNodes);
   if (!durable) return 'this instance (in memory: events still pending at exit are lost)';
@@ -64,9 +58,7 @@ export function webhookStartUpLine(config: ServerConfig): StartUpLine {
 }
 
 /**
- * Where the configured Redis is, as every start-up line and command names it: host, port,
- * database and TLS of `REDIS_URL` (never its password), or the cluster's seeds; undefined for
- * the memory store.
+ * Where the configured Redis is (never its password), or the cluster's seeds; undefined for memory.
  * @example redisLocation(config) // 'Redis at cache:6379 db 0'
  */
 export function redisLocation(config: ServerConfig): string | undefined {

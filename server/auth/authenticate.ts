@@ -9,8 +9,7 @@ import { parseBearer, type ApiKeyCheck } from './bearer-auth.js';
 export type Authenticate = (req: Request) => string | undefined;
 
 /**
- * Wraps `checkKey` so that each request's Authorization header is checked once and the verdict
- * kept with the request: nothing outlives it.
+ * Wraps `checkKey` so each request's Authorization header is checked once, the verdict kept on the request.
  *
  * @example
  * const authenticate = createAuthentication(createApiKeyCheck(['key1']));

@@ -16,8 +16,7 @@ export type BearerCredentials =
 /** The realm of the challenge (RFC 6750 §3). */
 export const REALM = 'session-resume-api';
 
-// RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token; the scheme is case-insensitive
-// (RFC 7235 §2.1).
+// RFC 6750 §2.1: "Bearer" 1*SP b64token; the scheme is case-insensitive (RFC 7235 §2.1).
 const BEARER = new RegExp(`^bearer +(${BEARER_TOKEN_PATTERN}) *$`, 'i');
 
 /** Parses an Authorization header value: missing, malformed (another scheme, no token) or a bearer token. */
@@ -43,10 +42,9 @@ export interface ApiKeyCheck {
 }
 
 /**
- * Builds the key check. Tokens and keys are compared as SHA-256 digests (equal length) with
- * `timingSafeEqual`, and every key is compared on every call, so the time taken reveals
- * neither a key's length nor which key nearly matched. Throws `OptionsError` unless `apiKeys`
- * is a non-empty list of non-empty strings: the one check of `createApp`'s `apiKeys`.
+ * Builds the key check: SHA-256 digests compared with `timingSafeEqual`, every key on every call, so
+ * timing reveals neither a key's length nor which key nearly matched. Throws `OptionsError` unless
+ * `apiKeys` is a non-empty list of non-empty strings (the one check of `createApp`'s `apiKeys`).
  */
 export function createApiKeyCheck(apiKeys: readonly string[]): ApiKeyCheck {
   if (!Array.isArray(apiKeys) || apiKeys.length === 0 || apiKeys.some((k) => typeof k !== 'string' || k === '')) {

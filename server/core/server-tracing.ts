@@ -1,8 +1,4 @@
-/**
- * The server's OpenTelemetry tracer, when the application (or the entry point, finding
- * `@opentelemetry/api` installed) hands the API over: one tracer name for every span the
- * server makes, so an operator selects them together.
- */
+/** The server's OpenTelemetry tracer: one tracer name for every server span, so an operator selects them together. */
 import { createTracing, type OpenTelemetryApi, type Tracing } from '@session-resume-api/runtime/tracing';
 import { SERVER_VERSION } from '../version.js';
 

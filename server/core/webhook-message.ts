@@ -1,9 +1,4 @@
-/**
- * A webhook message in Standard Webhooks' sense: the event a resume writes in the same atomic
- * step as its transition, with the identity (`webhook-id`) it keeps on every delivery attempt
- * and replay. The one type the stores, the delivery engine and the HTTP layer all speak,
- * whatever the store.
- */
+/** Standard Webhooks message: the one type the stores, the delivery engine and the HTTP layer speak. */
 import type { TraceContext } from '@session-resume-api/runtime/trace-context';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 

@@ -1,9 +1,6 @@
 /**
- * Express router of the HTML reference: `GET /` answers JSON pointing to the reference (no key
- * needed, so a first visitor learns where to look), `GET /docs` serves the page built by
- * `npm run docs`, `GET /openapi.yaml` the raw spec. When the page is not built, `/docs` answers 503 with the
- * command to run (building on a request would stall it for seconds and needs dev tools).
- * The page gets a Content-Security-Policy that keeps the browser from calling third parties.
+ * `GET /` (JSON pointing to the reference, no key), `GET /docs` (the page from `npm run docs`; 503
+ * with the command when unbuilt, since building on a request would stall it) and `GET /openapi.yaml`.
  */
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { existsSync, readFileSync } from 'node:fs';
@@ -11,10 +8,7 @@ import { Router } from 'express';
 import { specPath as defaultSpecPath } from '@session-resume-api/runtime/contract';
 import { fileURLToPath } from 'node:url';
 
-/**
- * Where the build puts the HTML reference: server/dist/docs/index.html. The same relative path
- * holds from this source file and from the bundled server in server/dist/.
- */
+/** Where the build puts the HTML reference; the same relative path from this source and from server/dist/. */
 export const DEFAULT_DOCS_HTML_PATH: string = fileURLToPath(new URL('../dist/docs/index.html', import.meta.url));
 
 /** The answer of `GET /`: where the reference is, and how to call the API. */
@@ -66,8 +60,7 @@ export function createDocsRouter(options: DocsRouterOptions = {}): Router {
         .send(`The API reference is not built: run \`npm run docs\` (writes ${htmlPath}).\n`);
       return;
     }
-    // The page is self-contained: scripts, styles and images are inline, telemetry is off
-    // (tools/docs/build-docs.ts). The policy keeps it so should a later build reach outside.
+    // The page is self-contained (tools/docs/build-docs.ts); the policy keeps it so.
     res.set('content-security-policy', "connect-src 'self'; img-src 'self' data: blob:");
     res.type('html').send(readFileSync(htmlPath, 'utf8'));
   });

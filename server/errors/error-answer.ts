@@ -1,7 +1,6 @@
 /**
- * Maps anything thrown in a request to one answer in the spec's Error shape
- * (x-decisions: error-body, store-unavailable): our own HttpError, the validator's errors,
- * body-parser's errors and store failures. Unknown errors are defects: 500, no details.
+ * Maps anything thrown in a request to one answer in the spec's Error shape (x-decisions:
+ * error-body, store-unavailable). Unknown errors are defects: 500, no details.
  */
 import { StoreUnavailableError } from './store-errors.js';
 import { HttpError, type ErrorCode } from './http-error.js';
@@ -35,7 +34,6 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
 
 const BAD_ENCODING = 'The session id in the path is not valid percent-encoding: encode it as one path segment (RFC 3986).';
 
-/** Shape of errors from express-openapi-validator and body-parser (both carry a numeric status). */
 interface StatusError {
   status?: unknown;
   statusCode?: unknown;
@@ -63,10 +61,9 @@ const error = (status: number, code: ErrorCode, message: string, headers: Record
 export const MAX_MESSAGE_LENGTH = 1024;
 
 /**
- * Renders `err` as an Error answer; never exposes a stack or an internal message on a 500.
- * A message over 1024 characters (e.g. many validation problems) is cut to that length.
- * Only the not_paused answer may carry the marker `not_paused`: validator messages can
- * quote the request (a path, a member name), and clients search the body text for it.
+ * Renders `err` as an Error answer; never a stack or an internal message on a 500, and the message
+ * cut to {@link MAX_MESSAGE_LENGTH}. Only the not_paused answer may carry the marker `not_paused`:
+ * validator messages can quote the request, and clients search the body text for it.
  */
 export function toErrorAnswer(err: unknown): ErrorAnswer {
   const answer = render(err);
@@ -104,10 +101,7 @@ function render(err: unknown): ErrorAnswer {
   return error(500, 'internal_error', 'Internal server error.', {}, true);
 }
 
-/**
- * body-parser's strict mode refuses JSON that is not an object or array with the same
- * error as broken JSON; the message says which of the two it was.
- */
+/** body-parser's strict mode refuses non-object JSON with the broken-JSON error; the message tells them apart. */
 function parseFailureMessage(body: unknown): string {
   if (typeof body === 'string') {
     try {
@@ -120,10 +114,7 @@ function parseFailureMessage(body: unknown): string {
   return 'The request body is not valid JSON.';
 }
 
-/**
- * Failures while reading the body, in the API's words rather than zlib's or raw-body's
- * (`unexpected end of file`, `request size did not match content length`).
- */
+/** Body read failures in the API's words rather than zlib's or raw-body's. */
 function bodyReadMessage(e: StatusError): string | undefined {
   if (e.type === 'request.size.invalid') return 'The request body is shorter or longer than its Content-Length.';
   // zlib's codes: Z_DATA_ERROR, Z_BUF_ERROR (gzip, deflate); ERR__ERROR_FORMAT_… (brotli).
@@ -134,10 +125,8 @@ function bodyReadMessage(e: StatusError): string | undefined {
 }
 
 /**
- * The part of the request a validator error is about (`/body/x`, `/query/y`, `/headers/z`,
- * `.params.session_id`: names, never values); anything else, such as the request path of a
- * routing error, is dropped so that no message repeats the path or the session id in it
- * (x-decisions: not-paused-status).
+ * The part of the request a validator error is about (`/body/x`, `.params.session_id`: names, never
+ * values); anything else is dropped so no message repeats the path or its session id (x-decisions: not-paused-status).
  */
 function requestPart(path: string | undefined): string {
   return path && /^[./](body|query|headers|params)\b/.test(path) ? path : '';

@@ -1,8 +1,6 @@
 /**
- * Which request paths are the API's own: the keys of the document's `paths`, matched the way
- * express routes them (case-sensitive, no trailing slash: x-decisions: routing) but without
- * decoding, so a path whose id is malformed percent-encoding still counts as the resume path
- * and meets the key check before anything else (x-decisions: unknown-paths, request-checks).
+ * The API's own paths, matched as express routes them (x-decisions: routing) but without decoding, so
+ * a malformed percent-encoded id still meets the key check first (x-decisions: unknown-paths).
  */
 import { pathToRegexp } from 'path-to-regexp';
 
@@ -10,9 +8,8 @@ import { pathToRegexp } from 'path-to-regexp';
 export type ApiPathMatcher = (path: string) => boolean;
 
 /**
- * Compiles OpenAPI path templates (`/v1/sessions/{session_id}/resume`) with path-to-regexp,
- * the matcher express itself uses; each `{name}` stands for one non-empty path segment. Only
- * a yes or no is asked, so the compiled expressions are tested, never matched into parameters.
+ * Compiles OpenAPI path templates with path-to-regexp, the matcher express uses; each `{name}` is
+ * one non-empty segment.
  *
  * @example createApiPathMatcher(Object.keys(document.paths))('/v1/sessions/s1/resume') // true
  */

@@ -1,9 +1,4 @@
-/**
- * The resume operation's contract, enforced by express-openapi-validator's public middleware
- * (`OpenApiValidator.middleware`, as its README shows): path parameters, headers, query and
- * body against the spec, the bearer scheme through a security handler that does the real key
- * check, and, when on, every `res.json` answer against the operation's responses.
- */
+/** The resume operation's contract, enforced by express-openapi-validator's public middleware. */
 import { once } from 'node:events';
 import { createServer, get, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,7 +7,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 
 /** Options of `createContractValidator`. */
 export interface ContractValidatorOptions {
-  /** The OpenAPI document (the validator deep-clones it before changing anything). */
+  /** The OpenAPI document (the validator deep-clones it). */
   document: object;
   /** Check the document against the OpenAPI 3.1 schema when it loads (compiles that schema: slow). */
   validateApiSpec: boolean;
@@ -23,10 +18,8 @@ export interface ContractValidatorOptions {
 }
 
 /**
- * Builds the validator's middleware. The validator reports a document it cannot use only to
- * the requests that pass through it (each is answered with the load's error); an entry point
- * that wants that failure at start-up runs `checkContractValidator` first. Mount the middleware
- * after the body parser.
+ * Builds the validator's middleware; mount it after the body parser. A document the validator cannot
+ * use fails only the requests through it: run `checkContractValidator` at start-up.
  *
  * @example
  * const validator = createContractValidator({ document, validateApiSpec: false, validateResponses: true, isAuthenticated });
@@ -47,12 +40,9 @@ export function createContractValidator(options: ContractValidatorOptions): Requ
 }
 
 /**
- * Resolves once the validator, built with these options, has loaded the document; rejects with
- * the validator's own error when it cannot use it. The validator loads its document for the
- * first request through its middleware (its README: "lazily"), so this sends one request over
- * loopback to a throwaway app holding that middleware alone: an error other than the
- * validator's 404 for a path outside the document is the load's failure. For entry points, at
- * start-up (it listens on a loopback port for that one request).
+ * Resolves once the validator has loaded the document; rejects with its own error when it cannot.
+ * The validator loads lazily (on the first request), so this sends one loopback request to a
+ * throwaway app holding the middleware alone: any error but its 404 is the load's failure.
  *
  * @example
  * await checkContractValidator({ document, validateApiSpec: true, validateResponses: true, isAuthenticated: () => false });

@@ -4,7 +4,6 @@ import type { RequestHandler } from 'express';
 /** Seconds a browser may cache a preflight answer (10 minutes). */
 const MAX_AGE_S = 600;
 
-/** Request headers a page may send: the key, a JSON body, and the client's Idempotency-Key on every resume. */
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key'];
 /** Answer headers a page may read (x-decisions: cors-headers). */
 const EXPOSED_HEADERS = ['Retry-After', 'WWW-Authenticate', 'X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Idempotent-Replayed'];
@@ -17,9 +16,8 @@ export interface CorsExtras {
 }
 
 /**
- * Allows the listed origins (exact `scheme://host[:port]`, or `*` for any) to call the API
- * with the `Authorization`, `Content-Type` and `Idempotency-Key` headers. Answers preflights (OPTIONS with
- * `Access-Control-Request-Method`) with 204 before any other middleware, so they need no token.
+ * Allows the listed origins (exact `scheme://host[:port]`, or `*`). Preflights are answered 204
+ * before any other middleware, so they need no token.
  */
 export function createCors(origins: readonly string[], extra?: CorsExtras): RequestHandler {
   const methods = extra?.methods.join(', ') ?? 'GET, POST, OPTIONS';

@@ -25,10 +25,9 @@ export interface HttpServerOptions {
 }
 
 /**
- * Creates (does not start) the server. Node enforces the header and request timeouts only
- * when it checks its connections, every 30 s by default; checking every second keeps the
- * timeouts close to their values. Errors Node answers itself before the app runs (a slow
- * client, oversized headers, unparsable HTTP) get the spec's Error body too.
+ * Creates (does not start) the server. Node checks the header and request timeouts only every
+ * `connectionsCheckingInterval` (30 s by default), so it is 1 s here. Errors Node answers before the
+ * app runs (slow client, oversized headers, bad HTTP) get the spec's Error body too.
  */
 export function createHttpServer(app: RequestListener, options: HttpServerOptions = {}): Server {
   const answering = createAnswerTracker(app);
@@ -48,11 +47,7 @@ export function createHttpServer(app: RequestListener, options: HttpServerOption
   return server;
 }
 
-/**
- * The answer under way on each connection, kept through documented events only (`req.socket`,
- * `res.headersSent`, `finish`, `close`), so a client error can tell whether the app's answer has
- * begun on its connection.
- */
+/** The answer under way on each connection, so a client error can tell whether the app's answer has begun. */
 function createAnswerTracker(app: RequestListener) {
   const current = new WeakMap<object, ServerResponse>();
   const listener = (req: IncomingMessage, res: ServerResponse) => {
@@ -68,17 +63,14 @@ function createAnswerTracker(app: RequestListener) {
   return { listener, headersSentOn: (socket: Duplex) => current.get(socket)?.headersSent === true };
 }
 
-// What Node would answer without a listener (node:http "Event: 'clientError'"), with the
-// spec's Error body instead of an empty one (x-decisions: error-body).
+// Node's answers without a listener (node:http "Event: 'clientError'"), with the spec's Error body.
 const CLIENT_ERRORS: Record<string, [number, string, ErrorCode, string]> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'request_timeout', 'The request did not arrive in time: send the headers within 10 s and the whole request within 30 s.'],
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'header_too_large', 'The request headers are too large.'],
 };
 
-/** Answers a client-level error once, in the Error shape, and closes the connection. */
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, answerBegun: boolean): void {
-  // Nothing can be answered on a reset connection, or once the app's answer has begun: the
-  // same rule as Node's default handler.
+    // As Node's default handler: nothing can be answered on a reset connection or once the app's answer began.
   if (err.code === 'ECONNRESET' || !socket.writable || answerBegun) {
     socket.destroy();
     return;

@@ -1,8 +1,6 @@
 /**
- * `Expect: 100-continue` answered by the app, not by Node: Node sends `100 Continue` at once
- * unless the server listens to `checkContinue`, which would invite the body before the key
- * and the length were checked. The HTTP server marks such requests here; the request guard
- * sends the `100 Continue` once both checks have passed (RFC 9110 §10.1.1).
+ * `Expect: 100-continue` answered by the app: Node's own 100 would invite the body before the key and
+ * the length were checked. The request guard sends the 100 once both passed (RFC 9110 §10.1.1).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 

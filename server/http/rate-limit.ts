@@ -1,8 +1,4 @@
-/**
- * Per-API-key rate limit (x-decisions: rate-limit, rate-limit-headers) through express-rate-limit:
- * its `standardHeaders: 'draft-8'` sets RateLimit and RateLimit-Policy on every counted answer
- * and Retry-After on a 429; the 429 itself is our Error body.
- */
+/** Per-API-key rate limit through express-rate-limit (x-decisions: rate-limit, rate-limit-headers). */
 import { checkInteger, checkOption, isIntegerIn } from '@session-resume-api/runtime/options-error';
 import type { Request, RequestHandler } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
@@ -34,11 +30,9 @@ export function checkRateLimitOptions(options: RateLimitOptions): void {
 }
 
 /**
- * Counts requests by `keyOf(req)` (the authenticated API key's id, so it is mounted after the
- * bearer check) with express-rate-limit. Every counted answer carries `RateLimit: "<policy>";
- * r=<remaining>; t=<s>` and `RateLimit-Policy: "<policy>"; q=<limit>; w=<s>; pk=:<key hash>:`
- * (draft-ietf-httpapi-ratelimit-headers-08 and later); over the limit, 429 `rate_limited` with
- * `Retry-After` in seconds (RFC 9110 §10.2.3). A store failure reaches the error handler (503).
+ * Counts requests by `keyOf(req)` (the API key's id: mount after the bearer check). Every counted
+ * answer carries `RateLimit` and `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers-08); over
+ * the limit, 429 `rate_limited` with `Retry-After` (RFC 9110 §10.2.3). A store failure answers 503.
  *
  * @example
  * app.use(createRateLimit({ limit: 100, windowMs: 60_000 }, (req) => keyIdOf(req), logger));

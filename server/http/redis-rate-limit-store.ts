@@ -1,7 +1,6 @@
 /**
- * An express-rate-limit store counting in Redis (fixed window), shared by every process on
- * the same Redis. Written here rather than rate-limit-redis 6.0.1 because that one caches a
- * failed SCRIPT LOAD for good, so a Redis outage at startup would break it until a restart.
+ * An express-rate-limit store counting in Redis (fixed window), shared by every process. Not
+ * rate-limit-redis 6.0.1: it caches a failed SCRIPT LOAD for good, so a Redis outage at start-up breaks it until a restart.
  */
 import type { Cluster, Redis } from 'ioredis';
 import type { IncrementResponse, Options, Store } from 'express-rate-limit';
@@ -17,9 +16,8 @@ return {hits, ttl}
 `;
 
 /**
- * Creates the store over one Redis or a Redis Cluster; `keyPrefix` defaults to
- * `session-resume:rate:`. Each counter's key is `<prefix>{<API key id, percent-encoded>}`: the
- * id is the hash tag, so on a cluster the counters spread over the slots by API key, and a
+ * Creates the store over one Redis or a Cluster. Each counter's key is `<prefix>{<API key id,
+ * percent-encoded>}`: the id is the hash tag, spreading counters over cluster slots by key, and a
  * `{` or `}` in an id cannot move its tag. Redis failures throw `StoreUnavailableError`.
  *
  * @example

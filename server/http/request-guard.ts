@@ -1,10 +1,7 @@
 /**
- * The checks of an API request that neither express's routing nor the validator make, in one
- * fixed order with them (x-decisions: request-checks): the HTTP framing (a Host header, one
- * Authorization header), then whether the path is one of the document's (404 otherwise,
- * x-decisions: unknown-paths), then the API key; the rate limit; then express routes the exact
- * path and the method; on the resume route the body's declared type and length come before a byte
- * of it is read (no `100 Continue` before the key and the length passed).
+ * The checks neither express's routing nor the validator make, in their fixed order (x-decisions:
+ * request-checks): framing, known path, API key; on the resume route the declared body type and
+ * length before a byte is read (no `100 Continue` before the key and the length passed).
  */
 import type { Request, RequestHandler } from 'express';
 import { HttpError } from '../errors/http-error.js';
@@ -27,8 +24,7 @@ export interface BodyCheckOptions {
    */
   maxBodyBytes?: number;
   /**
-   * Reads a declared body (`parseJsonBody()`); a request that declares none (no
-   * Transfer-Encoding, Content-Length absent or 0) never reaches it and keeps `req.body` undefined.
+   * Reads a declared body (`parseJsonBody()`); a request declaring none keeps `req.body` undefined.
    * @defaultValue none: the next handler reads the body
    */
   parser?: RequestHandler;
@@ -43,11 +39,9 @@ const MESSAGES = {
 } as const;
 
 /**
- * The first layer of every API request, before any route: the HTTP framing, then the path, then
- * the API key (x-decisions: request-checks, unknown-paths). A path the document does not
- * describe gets 404 without a key, judged by its shape alone, so it reveals no session; on the
- * document's paths a caller without a valid key learns nothing but 401, whatever method, id or
- * body it sends. Failures go to the error renderer as `HttpError`s.
+ * First layer of every request: framing, then path, then API key (x-decisions: request-checks,
+ * unknown-paths). An unknown path gets 404 by its shape alone, revealing no session; on the
+ * document's paths a caller without a valid key learns nothing but 401.
  *
  * @example app.use(createRequestGuard({ authenticate, isApiPath: createApiPathMatcher(Object.keys(document.paths)) }));
  */
@@ -62,10 +56,8 @@ export function createRequestGuard(options: RequestGuardOptions): RequestHandler
 }
 
 /**
- * The first handler of the resume route: the body as announced by its headers, judged before a
- * byte of it is read, then the pending `100 Continue` (RFC 9110 §10.1.1), then the parser for a
- * declared body only: the headers were read once here, so the parser is not run to find that
- * an empty body is empty.
+ * First handler of the resume route: the body as its headers announce it, judged before a byte is
+ * read, then the pending `100 Continue`, then the parser for a declared body only.
  *
  * @example app.post(RESUME_ROUTE, createBodyCheck({ parser: express.json() }), ...);
  */
@@ -94,11 +86,7 @@ function countHeader(req: Request, name: string): number {
   return count;
 }
 
-/**
- * The body as announced by the headers: none, or JSON within the limit (x-decisions:
- * request-body). A body without a Content-Type, or with an unreadable one, is refused (415)
- * rather than ignored.
- */
+/** None, or JSON within the limit; a body without a readable Content-Type is refused (415), not ignored. */
 function checkDeclaredBody(req: Request, maxBodyBytes: number): HttpError | 'body' | 'none' {
   const length = Number(req.headers['content-length'] ?? 0);
   const hasBody = req.headers['transfer-encoding'] !== undefined || length > 0;
@@ -109,10 +97,7 @@ function checkDeclaredBody(req: Request, maxBodyBytes: number): HttpError | 'bod
   return new HttpError(415, 'unsupported_media_type', unsupportedMediaTypeMessage(req.headers['content-type']));
 }
 
-/**
- * The 415 message, the same wording as the spec's example: names the media type when it is
- * a plain `type/subtype` token, and says so when the header is missing or unreadable.
- */
+/** The 415 message, worded as the spec's example: names the media type when it is a plain `type/subtype`. */
 export function unsupportedMediaTypeMessage(contentType: string | undefined): string {
   const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
   const named = contentType === undefined ? ' (no Content-Type)' : /^[\w.+-]+\/[\w.+-]+$/.test(type) ? ` ${type}` : ' (unreadable Content-Type)';

@@ -1,7 +1,6 @@
 /**
  * The resume route: Idempotency-Key handling (x-decisions: idempotency-key,
- * resume-unavailable-outcome), the store's atomic transition, one answer, then the event
- * handed to the webhook delivery (memory or Redis) without awaiting it.
+ * resume-unavailable-outcome), the store's atomic transition, the answer, then the event handed off unawaited.
  */
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
@@ -39,9 +38,8 @@ export interface ResumeWorld {
   emit(event: WebhookMessage): void;
 }
 
-// Messages never echo the id: clients detect not_paused by the marker anywhere in the body
-// text (x-decisions: not-paused-status), so an id like "x_not_paused" must not turn a 200 or
-// a 404 into a false not_paused.
+// Messages never echo the id: clients find not_paused anywhere in the body text (x-decisions:
+// not-paused-status), so an id like "x_not_paused" must not fake one.
 const ANSWERS: IdempotentAnswers = {
   resumed: { status: 200, body: { success: true, message: 'Session resumed.' } satisfies ResumeResult },
   not_found: { status: 404, body: errorBody('not_found', 'Session not found.') },
@@ -72,7 +70,6 @@ export function createResumeHandler(deps: ResumeHandlerDeps): RequestHandler {
   };
 }
 
-/** The resume itself; resolves to the store's outcome once answered. */
 function createResume(deps: ResumeHandlerDeps) {
   const { store, webhookDelivery } = deps;
   // Keys whose first request this instance is still answering (x-decisions: idempotency-key).
@@ -133,10 +130,7 @@ function createResume(deps: ResumeHandlerDeps) {
   };
 }
 
-/**
- * The store's options; the trace context is read only by a store that writes an event, so a
- * resume that writes none (409, 404) never makes a new trace.
- */
+/** The trace context is a getter: only a store writing an event reads it, so a 404 or 409 makes no new trace. */
 function storeOptions(idempotency: StoreResumeOptions['idempotency'], span: TracedSpan): StoreResumeOptions {
   return {
     ...(idempotency ? { idempotency } : {}),
@@ -146,7 +140,6 @@ function storeOptions(idempotency: StoreResumeOptions['idempotency'], span: Trac
   };
 }
 
-/** The Idempotency-Key header, or undefined when absent; 400 when sent twice, empty or longer than 255 characters. */
 function readIdempotencyKey(req: Request): string | undefined {
   const joined = req.headers['idempotency-key'];
   if (joined === undefined) return undefined;

@@ -1,9 +1,7 @@
 /**
- * The span of a resume (OpenTelemetry's HTTP server conventions): child of the request's own
- * `traceparent`, or of the active span when an HTTP instrumentation already made the request's
- * server span. Its context is what the resume's event keeps and sends on every attempt; without
- * OpenTelemetry that is the request's `traceparent`, or a new trace when it has none or a
- * malformed one (x-decisions: webhook-outbox).
+ * The span of a resume (OpenTelemetry HTTP server conventions): child of the request's
+ * `traceparent`, or of the active span when an HTTP instrumentation made one. Its context travels
+ * with the event; without OpenTelemetry, the request's `traceparent` or a new trace (x-decisions: webhook-outbox).
  */
 import type { Request } from 'express';
 import { readTraceContext } from '@session-resume-api/runtime/trace-context';
@@ -12,8 +10,7 @@ import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
 
 /** Starts the span of one resume request. */
 export function resumeSpan(tracing: Tracing | undefined, req: Request): TracedSpan {
-  // node:http joins repeated values with ", ": two traceparents make one invalid value, and
-  // tracestate values join into one list, as the specification reads them.
+    // node:http joins repeated values with ", ": two traceparents make one invalid value, tracestates one list.
   const parent = readTraceContext(req.headers.traceparent, req.headers.tracestate);
   if (!tracing) return startSpan(undefined, { name: '', kind: SPAN_KIND.internal, parent });
   const nested = tracing.api.trace.getSpan(tracing.api.context.active()) !== undefined;
@@ -22,7 +19,6 @@ export function resumeSpan(tracing: Tracing | undefined, req: Request): TracedSp
     kind: nested ? SPAN_KIND.internal : SPAN_KIND.server,
     parent,
     preferActive: true,
-    // http.route: the document's path template.
     attributes: { 'http.request.method': 'POST', 'http.route': RESUME_PATH },
   });
 }

@@ -1,8 +1,4 @@
-/**
- * The metrics' own HTTP listener: `GET /metrics` in the Prometheus text format, apart from the
- * API's port so that the API's keys, rate limit and request log never apply to scrapes and the
- * metrics are never exposed where the API is.
- */
+/** `GET /metrics` on its own port, so the API's keys, rate limit and request log never apply to scrapes. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';

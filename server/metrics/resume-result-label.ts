@@ -1,8 +1,3 @@
-/**
- * The result of one resume request as the metrics label it, read from the answer's status:
- * the spec's answers of POST /v1/sessions/{session_id}/resume, one label value each.
- */
-
 /** Label values of `session_resume_requests_total{outcome}`. */
 export const RESUME_RESULT_LABELS = ['resumed', 'not_paused', 'not_found', 'unauthorized', 'rate_limited', 'unavailable', 'invalid'] as const;
 
@@ -10,8 +5,8 @@ export const RESUME_RESULT_LABELS = ['resumed', 'not_paused', 'not_found', 'unau
 export type ResumeResultLabel = (typeof RESUME_RESULT_LABELS)[number];
 
 /**
- * 200 resumed, 409 not_paused, 404 not_found, 401 unauthorized, 429 rate_limited, any 5xx
- * unavailable; every other status (400, 405, 406, 413, 415, ...) is a request the spec refuses: invalid.
+ * 200 resumed, 409 not_paused, 404 not_found, 401 unauthorized, 429 rate_limited, 5xx unavailable;
+ * any other status is a request the spec refuses: invalid.
  * @example resumeResultLabel(409) // 'not_paused'
  */
 export function resumeResultLabel(status: number): ResumeResultLabel {
@@ -31,7 +26,6 @@ export function resumeResultLabel(status: number): ResumeResultLabel {
   }
 }
 
-/** POST /v1/sessions/{id}/resume, on the raw request line (query allowed, nothing after `resume`). */
 const RESUME_REQUEST = /^\/v1\/sessions\/[^/?#]+\/resume(?:\?.*)?$/;
 
 /** Whether a request is a resume request (method and raw path). */

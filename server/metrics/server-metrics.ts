@@ -1,9 +1,4 @@
-/**
- * The server's Prometheus metrics (prom-client): resume outcomes, webhook attempts, time from
- * an event's creation to its delivery, and the delivery engine's pending and dead events. One
- * factory; the pieces plug into the HTTP listener (`countRequests`), the delivery engine
- * (`observer`) and its read side (`watchDelivery`).
- */
+/** The server's Prometheus metrics (prom-client) and the hooks that feed them. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AttemptResult, DeliveryInspector, DeliveryObserver } from '../webhooks/delivery-types.js';
@@ -28,25 +23,15 @@ export interface ServerMetrics {
   registry: Registry;
   /** Hand to the delivery engine: counts attempts and times deliveries. */
   observer: DeliveryObserver;
-  /**
-   * Express/node:http middleware: counts each resume request's outcome from its status once
-   * the answer is sent ('finish'); calls `next` at once.
-   */
+  /** Middleware: counts each resume request's outcome from its status on 'finish'; calls `next` at once. */
   countRequests(req: IncomingMessage, res: ServerResponse, next: () => void): void;
-  /**
-   * Reads `inspector.stats()` at each scrape into `session_resume_outbox_events{state}`, and
-   * `inspector.endpoint()` (when given) into `session_resume_webhook_endpoint_state{state}`.
-   */
+  /** Reads the delivery engine's stats and endpoint state at each scrape. */
   watchDelivery(inspector: WatchedDelivery): void;
 }
 
-/** Attempt results (`session_resume_webhook_attempts_total{result}`). */
 const ATTEMPT_RESULTS: readonly AttemptResult[] = ['delivered', 'http_status', 'timeout', 'network', 'refused'];
 
-/**
- * Buckets of `session_resume_webhook_delivery_seconds`, from a first-attempt delivery (tens of
- * ms) to one that waited out the retry schedule (a day and more).
- */
+/** Buckets of `session_resume_webhook_delivery_seconds`: a first attempt (tens of ms) to a retry schedule waited out (days). */
 export const DELIVERY_SECONDS_BUCKETS: readonly number[] = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 36_000, 86_400, 172_800];
 
 /**
@@ -112,7 +97,6 @@ export type WatchedDelivery = Pick<DeliveryInspector, 'stats'> & { endpoint?: ()
 /** States of `session_resume_webhook_endpoint_state{state}`. */
 const ENDPOINT_STATES = ['closed', 'open', 'disabled'] as const;
 
-/** The gauges of the delivery engine's pending and dead events and of its endpoint; returns what hands them the engine. */
 function watchDeliveryGauge(registers: Registry[]): (inspector: WatchedDelivery) => void {
   let inspector: WatchedDelivery | undefined;
   new Gauge({
@@ -133,12 +117,12 @@ function watchDeliveryGauge(registers: Registry[]): (inspector: WatchedDelivery)
     },
   });
   new Gauge({
-    // The name predates the delivery vocabulary and stays: dashboards and alerts query it.
+    // Named `outbox`: dashboards and alerts query it.
     name: 'session_resume_outbox_events',
     help: 'Events held by the webhook delivery engine: pending (waiting or being delivered), dead (out of attempts; replay them).',
     labelNames: ['state'],
     registers,
-    // Read at each scrape; no sample at all while the engine cannot say (never a stale count).
+    // No sample while the engine cannot say: never a stale count.
     async collect() {
       if (!inspector) return;
       try {

@@ -1,19 +1,16 @@
 /**
- * One log line per Redis outage instead of one per reconnection attempt of every connection
- * (the shared client, BullMQ's queue and worker each retry about once a second): the first
- * error of an outage is logged, the rest are counted until Redis answers again, which is
- * logged once too. A refused login is always logged, as such.
+ * One log line per Redis outage, not one per reconnection attempt of every connection: the first
+ * error is logged, the rest counted until Redis answers again. A refused login is always logged.
  */
 import type { Logger } from 'pino';
 import { redisAuthCode } from './redis-auth-failure.js';
 
 /** Where the Redis-backed parts report their connection errors. */
 export interface ConnectionErrorLog {
-  /** A connection error of `source` (e.g. `store`, `delivery queue`): logged when it starts an outage or is a refused login. */
+  /** Logged when it starts an outage or is a refused login. */
   report(source: string, error: Error): void;
-  /** Redis answers again: logged once when an outage was reported. */
   recovered(): void;
-  /** Stops logging connection errors (at shutdown, after one line saying so). */
+  /** Stops logging connection errors (at shutdown). */
   silence(): void;
   /** True from the first error of an outage until `recovered()`. */
   readonly down: boolean;

@@ -1,8 +1,6 @@
 /**
- * The server's Redis connections: a single node (`REDIS_URL`) gives an ioredis `Redis`, seed
- * nodes (`REDIS_CLUSTER_NODES`) an ioredis `Cluster`, both from the one factory both packages
- * use (runtime/redis-connection.ts) with its one set of options per role. The code on top is
- * the same for both: keys one script touches share a hash tag.
+ * The server's Redis connections, single node (`REDIS_URL`) or Cluster (`REDIS_CLUSTER_NODES`), from
+ * the factory both packages share (runtime/redis-connection.ts).
  */
 import { Cluster, Redis } from 'ioredis';
 import {
@@ -24,9 +22,8 @@ export type RedisTarget = { url: string } | { clusterNodes: readonly string[] };
 export type RedisConnectionOptions = Omit<SharedConnectionOptions, 'role'>;
 
 /**
- * Creates a request-path connection: commands fail at once while disconnected and after
- * `commandTimeoutMs` while Redis is hung, and a command whose connection closed under it
- * fails as "unknown" rather than running twice (see `openRedisConnection`).
+ * A request-path connection: commands fail at once while disconnected and after `commandTimeoutMs`
+ * while Redis hangs; one whose connection closed under it fails as "unknown" rather than running twice.
  *
  * @example
  * const redis = createRedisConnection({ clusterNodes: ['10.0.0.5:7000', '10.0.0.6:7000'] });
@@ -41,9 +38,7 @@ export function createRedisConnection(target: RedisTarget, options: RedisConnect
 const seedsOf = new WeakMap<Cluster, string[]>();
 
 /**
- * A connection for BullMQ (the webhook delivery queue) of the same kind as the target: BullMQ
- * needs `maxRetriesPerRequest: null` on its blocking connections and, on a cluster, a queue
- * prefix in one hash tag (the delivery queue uses `<prefix>{outbox}`).
+ * A BullMQ connection of the target's kind (`maxRetriesPerRequest: null` on blocking connections).
  *
  * @example
  * const connection = createQueueConnection({ clusterNodes: ['10.0.0.5:7000'] });
@@ -53,10 +48,9 @@ export function createQueueConnection(target: RedisTarget): RedisConnection {
 }
 
 /**
- * Resolves when the connection is ready (a cluster: slot map loaded and every primary
- * connected); rejects after `timeoutMs` (default 10 000 ms) with a message naming where it
- * looked and what to fix, or at once with a `RedisAuthError` when Redis refuses the
- * credentials (WRONGPASS, NOAUTH, NOPERM).
+ * Resolves when ready (a cluster: slot map loaded, every primary connected); rejects after
+ * `timeoutMs` naming where it looked and what to fix, or at once with `RedisAuthError` when Redis
+ * refuses the credentials.
  */
 export async function waitUntilConnected(connection: RedisConnection, timeoutMs = 10_000): Promise<void> {
   await waitForReady(connection, timeoutMs);
@@ -81,8 +75,7 @@ async function waitForReady(connection: RedisConnection, timeoutMs: number): Pro
       resolve();
     };
     const variable = isCluster(connection) ? 'REDIS_CLUSTER_NODES' : 'REDIS_URL';
-    // A refused login or a host name that does not exist does not heal by retrying: report it
-    // now, not after the timeout.
+    // A refused login or an unknown host does not heal by retrying: report it now.
     const onError = (error: Error) => {
       const code = redisAuthCode(error);
       if (code !== undefined) {

@@ -1,10 +1,6 @@
 /**
- * Telling an authentication failure from an outage. Redis answers a refused login with an
- * error reply whose first word is its error code (RESP: "the first word after the `-` is the
- * error kind"): `WRONGPASS` (wrong user or password), `NOAUTH` (a password is required and
- * none was given) or `NOPERM` (the user may not run a command). ioredis hands such replies
- * over as its exported `ReplyError`. Retrying cannot fix them, so they are reported at once
- * instead of after a connection timeout.
+ * Telling a refused login from an outage: Redis's error reply starts with its code (`WRONGPASS`,
+ * `NOAUTH`, `NOPERM`); retrying cannot fix those, so they are reported at once, not after a timeout.
  */
 import { ReplyError } from 'ioredis';
 
@@ -36,10 +32,7 @@ export class RedisAuthError extends Error {
   }
 }
 
-/**
- * The error to report for an authentication failure at `where` (e.g. `at cache:6379`),
- * naming the setting that holds the credentials. Redis's own reply is the `cause`.
- */
+/** The error for an authentication failure at `where`, naming the `setting` holding the credentials. */
 export function authFailure(error: Error, code: RedisAuthCode, where: string, setting: string): RedisAuthError {
   const fix =
     code === 'NOAUTH'

@@ -1,8 +1,6 @@
 /**
- * Names of every Redis key the reference server writes. Keys one Lua script touches share one
- * hash slot, so the same scripts run unchanged on Redis Cluster: the session id, percent-encoded
- * (no brace can end the tag early), is the hash tag of all per-session keys; the outbox's
- * intents and the BullMQ queue of Redis delivery share the `{outbox}` tag.
+ * Every Redis key the server writes. Keys one Lua script touches share a hash slot, so scripts run on
+ * Cluster: the percent-encoded session id tags per-session keys; the intents and BullMQ queue share `{outbox}`.
  */
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createHash, randomUUID } from 'node:crypto';
@@ -53,9 +51,8 @@ export function intentMember(sessionId: string, eventId: string): string {
 export type RedisKeys = ReturnType<typeof redisKeys>;
 
 /**
- * A fresh event id (`webhook-id`): `msg_` and a UUID version 7 (RFC 9562), whose first 48 bits
- * are the creation time in ms, so the relay can tell an intent's age from its member alone.
- * @example timeOrderedEventId() // 'msg_019ab3c2-7d10-7f3e-9c1a-…'
+ * A fresh event id: `msg_` and a UUID v7 (RFC 9562), whose first 48 bits are the creation time in
+ * ms, so the relay can tell an intent's age from its member alone.
  */
 export function timeOrderedEventId(now: number = Date.now()): string {
   const time = now.toString(16).padStart(12, '0');

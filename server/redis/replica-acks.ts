@@ -1,9 +1,6 @@
 /**
- * Opt-in protection against Redis' asynchronous replication (`REDIS_WAIT_REPLICAS`): every
- * script call is followed, on the same node and connection, by `WAIT <replicas> <timeout>`,
- * and its result is used only once that many replicas hold the write. Otherwise the call
- * fails, the request answers 503 ("unknown": the write may or may not survive a failover),
- * and a write a failover could lose is never acknowledged as a 200.
+ * Opt-in guard against Redis' asynchronous replication (`REDIS_WAIT_REPLICAS`): a script's result is
+ * used only once `WAIT` confirms the replicas hold the write, otherwise 503, so no 200 can be lost to a failover.
  */
 import { checkInteger } from '@session-resume-api/runtime/options-error';
 import type { RedisConnection } from './create-redis-connection.js';
@@ -16,8 +13,7 @@ export interface ReplicaAckOptions {
   /** Replicas that must acknowledge each script's writes (at least 1). */
   replicas: number;
   /**
-   * Longest wait for them, in ms; keep it under the connection's command timeout, or the command
-   * times out first.
+   * Longest wait, in ms; keep it under the command timeout.
    * @defaultValue {@link DEFAULT_REPLICA_ACK_TIMEOUT_MS} (500)
    */
   timeoutMs?: number;
@@ -31,9 +27,8 @@ export class ReplicaAckError extends Error {
 type Exec = [Error | null, unknown][] | null;
 
 /**
- * Wraps a connection: `eval` and `evalsha` go out pipelined with `WAIT` (ioredis sends a
- * pipeline to the node of its keys, so WAIT runs where the script ran); every other command
- * passes through unchanged. The caller still owns and closes the original connection.
+ * Sends `eval` and `evalsha` pipelined with `WAIT` (a pipeline goes to its keys' node, so WAIT runs
+ * where the script ran); other commands pass through. The caller still owns the original connection.
  *
  * @example
  * const store = createRedisSessionStore({ client: withReplicaAcks(redis, { replicas: 1 }) });

@@ -142,9 +142,9 @@ export function createSandboxWorlds(options: SandboxWorldsOptions): SandboxWorld
 const REMEMBERED_KEY_CHARS = 256;
 
 /**
- * `checkKey`: the world id is a hash of the key, worked out once per key rather than on every
- * request (it was 2–3 % of the resume path's CPU, bench/findings.md). At most `maxKeys` keys of up
- * to 256 characters are remembered (about 300 bytes each with their ids), the oldest forgotten first.
+ * `checkKey`: the world id is a hash of the key, cached per key (hashing per request costs 2–3 % of
+ * the resume path's CPU, bench/findings.md). At most `maxKeys` keys of up to 256 characters
+ * (about 300 bytes each), oldest forgotten first.
  */
 function createKeyCheck(maxKeys: number): (token: string) => string | undefined {
   const remembered = new Map<string, string>();

@@ -13,8 +13,7 @@ export interface MemorySessionStoreOptions {
    */
   now?: () => Date;
   /**
-   * The map the store keeps its sessions in. The sandbox passes its own to list and set a
-   * world's sessions beside the store's resume.
+   * The map the store keeps its sessions in (the sandbox passes its own).
    * @defaultValue a new, empty one
    */
   sessions?: Map<string, Session>;
@@ -24,8 +23,7 @@ export interface MemorySessionStoreOptions {
    */
   idempotencyTtlSeconds?: number;
   /**
-   * Idempotency-Keys kept at most; beyond it the least recently used goes first. About 250 B
-   * each (docs/bounds.md).
+   * Idempotency-Keys kept at most, least recently used dropped first; about 250 B each (docs/bounds.md).
    * @defaultValue {@link DEFAULT_IDEMPOTENCY_MAX_KEYS} (100 000)
    */
   idempotencyMaxKeys?: number;
@@ -34,11 +32,10 @@ export interface MemorySessionStoreOptions {
 export { DEFAULT_IDEMPOTENCY_MAX_KEYS };
 
 /**
- * Creates an empty in-memory store. Resume, its event and its Idempotency-Key record form one
- * critical section: no await between the read and the writes. A 404 is not recorded under a
- * key (x-decisions: idempotency-key): nothing was applied, and a retry may find the session.
+ * Creates an empty in-memory store. A resume, its event and its key record form one critical
+ * section: no await between the read and the writes. A 404 is not recorded under a key
+ * (x-decisions: idempotency-key): a retry may find the session.
  *
- * @param options - all optional; each one's default is on {@link MemorySessionStoreOptions}
  * @example
  * const store = createMemorySessionStore();
  * await store.seed([{ id: 'sess_1', status: 'paused' }]);
@@ -86,7 +83,6 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
   };
 }
 
-/** The resume itself, with no await between the read and the write. */
 function decideResume(sessions: Map<string, Session>, id: string, at: Date, options: StoreResumeOptions): ResumeTransition {
   const session = sessions.get(id);
   if (!session) return { kind: 'not_found' };

@@ -1,8 +1,6 @@
 /**
- * The Redis store's one atomic step, a resume: the intent for the outbox relay and the claim of
- * the Idempotency-Key in one round trip, then a Lua script that flips the session, writes its
- * `session.resumed` event and records the key's answer. Every key carries the session's hash
- * tag (server/redis/redis-keys.ts), so it also runs on Redis Cluster.
+ * The Redis store's resume: the outbox intent and the Idempotency-Key claim in one round trip, then a
+ * Lua script that flips the session, writes its event and records the key's answer.
  */
 import type { Cluster, Redis } from 'ioredis';
 import { intentMember, timeOrderedEventId, type RedisKeys } from '../redis/redis-keys.js';
@@ -15,11 +13,9 @@ export const EVENT_TTL_SECONDS = 24 * 60 * 60;
 
 // KEYS: session, idempotency record, event. ARGV: paused, running, updatedAt, event JSON,
 // event TTL, has key (1/0), key TTL, then the answers for resumed, not_found, not_paused.
-// Redis runs a script without interleaving other commands, so of N concurrent resumes of one
-// paused session exactly one sees `paused`; a script queued behind a stalled Redis and run
-// late still records its answer, which a retry with the same key then gets (issue: a
-// timeout is "unknown", never "not applied"). Only a flip writes the event key, so a request
-// that flipped nothing leaves nothing for the outbox and drops its intent at once.
+// Redis runs a script without interleaving, so of concurrent resumes exactly one sees `paused`; a
+// script run late behind a stalled Redis still records its answer for a keyed retry (a timeout is
+// "unknown", never "not applied"). Only a flip writes the event key.
 const RESUME_SCRIPT = `
 -- The event key exists only if a copy of this very call already flipped the session (ioredis
 -- re-sends a script after a reconnect): its answer is that flip.
@@ -64,7 +60,6 @@ export interface RedisResumeContext {
   idempotencyTtlSeconds: number;
 }
 
-/** Runs one Redis call; any failure becomes `StoreUnavailableError` (503). */
 export async function storeCall<T>(what: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
@@ -74,16 +69,14 @@ export async function storeCall<T>(what: string, run: () => Promise<T>): Promise
   }
 }
 
-/** Resumes one session on Redis: `SessionStore.resume`. */
 export async function resumeOnRedis(context: RedisResumeContext, id: string, options: StoreResumeOptions = {}): Promise<ResumeTransition> {
   const { client, keys, events } = context;
   const updatedAt = context.now().toISOString();
   // The trace context only with an event to write (the store without a webhook writes none).
   const event = resumedEvent(timeOrderedEventId(), id, updatedAt, events ? options.trace : undefined);
   const intent = intentMember(id, event.id);
-  // The script never ran (or will not run) for this event id: its intent goes at once. On one
-  // Redis this ZREM follows the ZADD on the same connection, so it also clears an intent
-  // whose ZADD timed out here and runs late.
+  // The script never ran (or will not) for this event id: drop its intent. On one Redis the ZREM
+  // follows the ZADD on the same connection, so it also clears an intent whose ZADD timed out.
   const dropIntent = () => {
     // Failing here leaves the intent for the relay, which drops an intent without its event.
     if (events) void client.zrem(keys.intents, intent).catch(() => undefined);
@@ -97,9 +90,8 @@ export async function resumeOnRedis(context: RedisResumeContext, id: string, opt
     return { kind: 'key_reused' };
   }
   const [kind, value] = await storeCall('resume', () => runResumeScript(context, id, options, event, updatedAt));
-  // A reply other than `resumed` means no copy of this call flipped the session (the script
-  // checks its event key first): nothing to deliver. A failed call keeps its intent: the
-  // script may still run late, and the relay looks again.
+  // Anything but `resumed`: no copy of this call flipped the session. A failed call keeps its
+  // intent: the script may still run late, and the relay looks again.
   if (kind !== 'resumed') dropIntent();
   if (kind === 'replayed') return { kind: 'replayed', answer: JSON.parse(String(value)) as RecordedAnswer };
   if (kind === 'not_found') return { kind: 'not_found' };
@@ -108,10 +100,8 @@ export async function resumeOnRedis(context: RedisResumeContext, id: string, opt
 }
 
 /**
- * The intent goes before the script: if this process dies after the script, the relay of any
- * instance finds the event through it (server/webhooks/outbox-relay.ts). The claim of the key
- * is independent of it, so both go in one round trip. Resolves to the session id the key is
- * bound to.
+ * The intent goes before the script, so if this process dies after it, any instance's relay finds
+ * the event (server/webhooks/outbox-relay.ts). The key claim is independent: same round trip.
  */
 async function claimWithIntent({ client, keys, events, idempotencyTtlSeconds }: RedisResumeContext, id: string, { idempotency: idem }: StoreResumeOptions, intent: string) {
   const [bound] = await storeCall('resume', () =>

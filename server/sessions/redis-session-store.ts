@@ -1,8 +1,4 @@
-/**
- * Redis `SessionStore`: one hash per session (`status`, `updatedAt`). A resume is one atomic
- * step, a Lua script that flips the session, writes its `session.resumed` event for the outbox
- * and records the Idempotency-Key's answer (server/sessions/redis-resume.ts).
- */
+/** Redis `SessionStore`: one hash per session; a resume is one Lua script (redis-resume.ts). */
 import type { Cluster, Redis } from 'ioredis';
 import { checkKeyPrefix, DEFAULT_REDIS_KEY_PREFIX, redisKeys } from '../redis/redis-keys.js';
 import { IDEMPOTENCY_TTL_SECONDS, type Session, type SessionStore } from './session-store.js';
@@ -17,7 +13,7 @@ export interface RedisSessionStoreOptions {
   /** A client from `createRedisConnection`: one Redis or a Cluster (owned by the caller, who quits it). */
   client: Redis | Cluster;
   /**
-   * Prefix of every key (no `{` or `}`); tests use a random one.
+   * Prefix of every key (no `{` or `}`).
    * @defaultValue {@link DEFAULT_REDIS_KEY_PREFIX} (`'session-resume:'`)
    */
   keyPrefix?: string;
@@ -27,8 +23,7 @@ export interface RedisSessionStoreOptions {
    */
   now?: () => Date;
   /**
-   * Write each resume's event for the outbox. False when no webhook is configured: nothing
-   * would ever deliver or clear them.
+   * Write each resume's event for the outbox; false when no webhook is configured (nothing would clear them).
    * @defaultValue `true`
    */
   events?: boolean;
@@ -65,7 +60,6 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
       return { id, status: fields.status, updatedAt: fields.updatedAt ?? '' };
     },
     async seed(seeds) {
-      // Pipelined, grouped by hash slot: 1M sessions in seconds (server/sessions/seed-redis-sessions.ts).
       return storeCall('seed', () => seedRedisSessions({ client, seeds, key: keys.session, updatedAt: now().toISOString() }));
     },
     async ping() {

@@ -1,8 +1,4 @@
-/**
- * Seeding at start (and from `session-resume-api-server seed`): creates the missing sessions
- * of a seed source, and on a shared store skips the whole work when the same content was
- * already seeded, so a restart over a seeded Redis starts as fast as over an empty one.
- */
+/** Seeding at start and by the `seed` command; on a shared store a marker skips content already seeded, so restarts stay fast. */
 import type { SeedSource } from './session-seeds.js';
 import type { SessionStore } from './session-store.js';
 
@@ -38,9 +34,8 @@ export interface SeedStoreOptions {
 }
 
 /**
- * Seeds `store` from `source`. With a marker, a matching version whose sample session still
- * exists skips parsing and writing; Redis that lost its data (or was reset) has no marker, so
- * everything is seeded again. Existing sessions are never overwritten either way.
+ * Seeds `store` from `source`. A marker with the same version whose sample session exists skips
+ * the work; Redis that lost its data has no marker. Existing sessions are never overwritten.
  *
  * @example
  * const result = await seedStore({ store, source: await openSeedSource(file), marker: createRedisSeedMarker(redis, prefix) });

@@ -1,8 +1,6 @@
 /**
- * Bulk seeding of session hashes on one Redis or a Redis Cluster, with one code path: the
- * keys are grouped by hash slot (a Lua script may only touch keys of one slot on a cluster),
- * each group is written by one script call that creates a session only where none exists,
- * and the calls are pipelined (many in flight at once, ioredis routes each to its node).
+ * Bulk seeding on one Redis or a Cluster, one code path: keys grouped by hash slot (a script may
+ * touch one slot only), a script per group that creates missing sessions, calls pipelined.
  */
 import { createHash } from 'node:crypto';
 import calculateSlot from 'cluster-key-slot';
@@ -34,8 +32,7 @@ export interface SeedRedisSessionsOptions {
   inFlight?: number;
 }
 
-// Every key of one call shares a slot. ARGV: one status per key, then updatedAt. A session
-// is created whole (status and updatedAt) or not at all, and never overwritten, so several
+// ARGV: one status per key, then updatedAt. Created whole or not at all, never overwritten, so
 // instances started with the same file share one state.
 const SEED_BATCH_SCRIPT = `
 local at = ARGV[#ARGV]
@@ -51,8 +48,8 @@ return created
 const SEED_BATCH_SHA = createHash('sha1').update(SEED_BATCH_SCRIPT).digest('hex');
 
 /**
- * Creates the missing sessions; resolves with how many were created. Redis errors reject
- * (the caller wraps them); a partly applied seed is safe to run again.
+ * Creates the missing sessions; resolves with how many. Redis errors reject; a partly applied seed
+ * is safe to run again.
  *
  * @example
  * const { created } = await seedRedisSessions({ client, seeds, key: (id) => `app:session:{${id}}` });
@@ -61,8 +58,7 @@ export async function seedRedisSessions(options: SeedRedisSessionsOptions): Prom
   const { client, key } = options;
   const batchSize = options.batchSize ?? 1000;
   const updatedAt = options.updatedAt ?? new Date().toISOString();
-  // Grouped by slot on one node too: one code path, and the slot check in the tests
-  // (test/integration/cluster/script-key-slots.test.ts) holds on either.
+    // Grouped by slot on one node too, so one code path holds on either.
   const batches = slotBatches(options.seeds, key, batchSize);
   const run = async ({ keys, statuses }: Batch): Promise<number> => {
     try {
@@ -90,7 +86,6 @@ interface Batch {
   statuses: string[];
 }
 
-/** Groups the seeds' keys by hash slot, then cuts each group into batches of at most `size`. */
 function slotBatches(seeds: readonly SessionSeed[], key: (id: string) => string, size: number): Batch[] {
   const bySlot = new Map<number, Batch>();
   const batches: Batch[] = [];

@@ -1,7 +1,4 @@
-/**
- * Redis side of seeding: the seed marker key and the reset behind
- * `session-resume-api-server seed --reset`, on one node or on every primary of a cluster.
- */
+/** Redis side of seeding: the seed marker and `seed --reset`, on one node or every primary of a cluster. */
 import type { Logger } from 'pino';
 import { SessionsLostError, StoreUnavailableError } from '../errors/store-errors.js';
 import type { SessionStore } from './session-store.js';
@@ -39,10 +36,9 @@ const LOST =
   'Reseed with `session-resume-api-server seed`, or restart the server, which seeds at start.';
 
 /**
- * Wraps a store seeded through `marker` so that its `ping` (and so `/healthz`) also checks
- * that the seeded sessions are still there: while the marker or its sample session is
- * missing it throws `SessionsLostError` (503 with the reason), logged once when the loss is
- * seen and once when the sessions are back. Call `ping` after the first seeding only.
+ * Wraps a seeded store so `ping` (and `/healthz`) also checks the seeded sessions are still there:
+ * while the marker or its sample is missing it throws `SessionsLostError` (503), logged once on loss
+ * and once on recovery. Call `ping` after the first seeding only.
  *
  * @example
  * const store = watchSeededSessions(createRedisSessionStore({ client }), { marker: createRedisSeedMarker(client, prefix), logger });
@@ -76,9 +72,8 @@ export function watchSeededSessions(store: SessionStore, options: { marker: Seed
 }
 
 /**
- * Deletes every session hash under `keyPrefix` (`<prefix>session:*`) and the seed marker, on
- * every primary; idempotency records and webhook events are left alone. Resolves with the
- * number of sessions deleted.
+ * Deletes every session hash under `keyPrefix` and the seed marker on every primary (idempotency
+ * records and events stay); resolves with the number deleted.
  *
  * @example
  * const deleted = await resetRedisSessions(redis, 'session-resume:');
@@ -101,7 +96,6 @@ export async function resetRedisSessions(client: RedisConnection, keyPrefix: str
   return deleted;
 }
 
-/** Escapes Redis glob characters so the prefix matches itself only. */
 function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, '\\$&');
 }

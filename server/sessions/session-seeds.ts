@@ -12,10 +12,7 @@ export class SeedFileError extends Error {
   override name = 'SeedFileError';
 }
 
-/**
- * Checks parsed JSON as a seed list: an array of `{ id, status }` with non-empty strings and
- * unique ids. Extra members are ignored. `source` names the file in messages.
- */
+/** Checks parsed JSON as a seed list: `{ id, status }` non-empty strings, unique ids; extra members ignored. */
 export function parseSessionSeeds(value: unknown, source: string): SessionSeed[] {
   if (!Array.isArray(value)) {
     throw new SeedFileError(`${source} must hold a JSON array of { "id": "...", "status": "paused" | "running" | ... }.`);
@@ -33,22 +30,19 @@ export function parseSessionSeeds(value: unknown, source: string): SessionSeed[]
 }
 
 /**
- * Where seeds come from, before parsing: `version` is a SHA-256 of the file's bytes (or of the
- * demo set), so a restart can tell "already seeded from exactly this" without parsing a
- * large file again; `load()` parses and checks it.
+ * A seed source before parsing: `version` is a SHA-256 of the bytes, so a restart can tell
+ * "already seeded from exactly this" without parsing a large file.
  */
 export interface SeedSource {
   /** `SESSIONS_FILE <path>` or `demo set`, for messages and logs. */
   label: string;
-  /** Hex SHA-256 of the content. */
   version: string;
   /** Parses and checks the seeds; throws `SeedFileError`. */
   load(): Promise<SessionSeed[]>;
 }
 
 /**
- * Opens a seed file (or the demo set when `path` is undefined) without parsing it yet;
- * throws `SeedFileError` if the file cannot be read.
+ * Opens a seed file (the demo set when `path` is undefined) without parsing it; throws `SeedFileError` if unreadable.
  *
  * @example
  * const source = await openSeedSource(process.env.SESSIONS_FILE);

@@ -1,8 +1,4 @@
-/**
- * The `SessionStore` role: where sessions live and the one atomic transition a resume
- * makes (paused → running). Outcomes the spec names are
- * returned as values; only infrastructure failures throw (`StoreUnavailableError`).
- */
+/** The `SessionStore` role: spec outcomes are returned as values; only infrastructure failures throw. */
 import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
 import type { TraceContext } from '@session-resume-api/runtime/trace-context';
 import type { WebhookMessage } from '../core/webhook-message.js';
@@ -34,20 +30,16 @@ export type IdempotentAnswers = Record<'resumed' | 'not_found' | 'not_paused', R
 /** Per-call options of `SessionStore.resume` (the client's `ResumeOptions` are what a caller sends; these, what the store records). */
 export interface StoreResumeOptions {
   /**
-   * Record the answer under (scope, key) for the store's TTL ({@link IDEMPOTENCY_TTL_SECONDS}, 24 h,
-   * unless the store was given another) in the same atomic step as the resume; a 404 is not recorded.
+   * Record the answer under (scope, key) for the store's TTL, in the same atomic step; a 404 is not recorded.
    * @defaultValue none: nothing is recorded (a request without an Idempotency-Key)
    */
   idempotency?: {
-    /** Whose keys these are (the API key's id): keys of different callers never meet. */
     scope: string;
-    /** The Idempotency-Key header value (1 to 255 characters). */
     key: string;
-    /** What to record for each transition. */
     answers: IdempotentAnswers;
   };
   /**
-   * The resume's trace context, kept with its event (and, on Redis, with the outbox's copy).
+   * Kept with the event (and, on Redis, with the outbox's copy).
    * @defaultValue none: the event starts a new trace when it is delivered
    */
   trace?: TraceContext;
@@ -65,14 +57,10 @@ export type ResumeTransition =
 
 /** Stores sessions and resumes them atomically, also across processes sharing the backend. */
 export interface SessionStore {
-  /**
-   * Flips a paused session to `running` and writes its `session.resumed` event in the same
-   * step; of concurrent calls on one session exactly one gets `resumed`.
-   */
+  /** Flips a paused session to `running` and writes its event in the same step; of concurrent calls one gets `resumed`. */
   resume(id: string, options?: StoreResumeOptions): Promise<ResumeTransition>;
-  /** Reads one session, or undefined when there is none. */
   get(id: string): Promise<Session | undefined>;
-  /** Creates the sessions that do not exist yet; never overwrites an existing one. Returns how many were created. */
+  /** Creates missing sessions, never overwrites; returns how many were created. */
   seed(sessions: readonly SessionSeed[]): Promise<{ created: number }>;
   /** Resolves when the backend answers; throws `StoreUnavailableError` otherwise. */
   ping(): Promise<void>;
@@ -86,5 +74,5 @@ export const DEFAULT_IDEMPOTENCY_MAX_KEYS = 100_000;
 
 /** The status a session must have to be resumed, and the one it gets (x-decisions: session-status). */
 export const PAUSED = 'paused';
-/** Status of a resumed session (x-decisions: session-status). */
+/** Status of a resumed session. */
 export const RUNNING = 'running';

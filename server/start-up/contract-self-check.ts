@@ -1,16 +1,11 @@
-/**
- * The start-up self-check of the request validator: the document the app enforces, taken up by
- * express-openapi-validator before the server listens, so that a document it cannot use stops
- * the start with a message naming the file rather than answering 500 to every caller.
- */
+/** Start-up self-check: a document the validator cannot use stops the start naming the file, rather than answering 500 to every caller. */
 import { ContractError, contract as shippedContract, loadContract, specPath as shippedSpecPath } from '@session-resume-api/runtime/contract';
 import { contractValidatorOptions, type AppDeps } from '../app.js';
 import { checkContractValidator } from '../http/contract-validator.js';
 
 /**
- * Rejects with a `ContractError` naming the spec file when the app built with the same
- * `specPath` and `validateResponses` would have a validator that cannot use its document (or
- * when the file does not parse or compile). Listens on a loopback port for one request.
+ * Rejects with a `ContractError` naming the spec file when the app built with the same options
+ * could not use its document. Listens on a loopback port for one request.
  *
  * @example
  * await checkAppContract({ specPath });

@@ -1,8 +1,6 @@
 /**
- * The one delivery engine of a process, as the config asks: on Redis, Redis delivery (durable:
- * the server runs the outbox relay and, unless WEBHOOK_WORKER=0, delivers; a worker always
- * delivers); in memory, memory delivery, whose pending events die with the process. Says once at start where
- * events go (start-up-summary.ts) and hands the engine's counts to the metrics.
+ * The one delivery engine of a process: Redis delivery on Redis (durable; the server relays and,
+ * unless WEBHOOK_WORKER=0, delivers), else memory delivery, whose pending events die with the process.
  */
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
@@ -60,14 +58,12 @@ export async function startDelivery(options: StartDeliveryOptions): Promise<Deli
   }
   const startUp = webhookStartUpLine(config.webhook ? { ...config, webhook: { ...config.webhook, worker } } : config);
   logger.info(startUp.fields, startUp.message);
-  // The delivery gauge (session_resume_outbox_events) reads the engine's counts at each scrape.
   if (metrics && runtime) metrics.watchDelivery(runtime.engine);
   return { engine: runtime?.engine, close: async (timeoutMs) => runtime?.close({ timeoutMs }) };
 }
 
 async function startMemoryDelivery(webhook: NonNullable<ServerConfig['webhook']>, logger: Logger, metrics: ServerMetrics | undefined): Promise<DeliveryEngine> {
-  // createMemoryDelivery logs the WEBHOOK_ALLOW_PRIVATE warning itself (origin only: the path may hold a token).
-  // Plain http:// passed the config only for loopback receivers (sandbox or WEBHOOK_INSECURE_LOCALHOST=1).
+    // Plain http:// passed the config only for loopback receivers (sandbox or WEBHOOK_INSECURE_LOCALHOST=1).
   const ca = webhook.caFile ? await readFile(webhook.caFile) : undefined;
   const { createMemoryDelivery } = await import('../webhooks/memory-delivery.js');
   const opentelemetry = await loadOpenTelemetry();

@@ -1,8 +1,4 @@
-/**
- * The endpoint-health settings of a process's delivery: with WEBHOOK_HEALTH_NOTIFY_URL, each
- * change of the endpoint's state this instance makes is POSTed to the operator, signed with
- * WEBHOOK_SECRET and trusted with WEBHOOK_CA_FILE like a delivery.
- */
+/** With WEBHOOK_HEALTH_NOTIFY_URL, each endpoint state change this instance makes is POSTed to the operator, signed like a delivery. */
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config.js';
 import type { EndpointHealthOptions } from '../webhooks/endpoint-circuit.js';

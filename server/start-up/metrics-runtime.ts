@@ -1,7 +1,4 @@
-/**
- * The Prometheus metrics of a process (the server or a worker) when METRICS_PORT is set: the
- * counters, and their own listener apart from the API. prom-client is loaded only then.
- */
+/** Prometheus metrics of a process when METRICS_PORT is set; prom-client is loaded only then. */
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config.js';
 import type { ServerMetrics } from '../metrics/index.js';
@@ -9,9 +6,8 @@ import type { ServerMetrics } from '../metrics/index.js';
 /** The metrics of one process. */
 export interface MetricsRuntime {
   metrics: ServerMetrics;
-  /** Starts the listener on METRICS_PORT (and HOST) and logs its URL. */
+  /** Starts the listener on METRICS_PORT (and HOST). */
   listen(): Promise<void>;
-  /** Closes the listener, if started. */
   close(): Promise<void>;
 }
 

@@ -1,8 +1,6 @@
 /**
- * `@opentelemetry/api` for the server's processes, when it is installed (an optional peer
- * dependency): the entry points hand it to the app and the delivery engine, so an SDK the
- * operator registers before the server starts (`node --import ./tracing.mjs`) records their
- * spans. Without an SDK the API's tracer records nothing; without the package, no spans.
+ * `@opentelemetry/api` when installed (optional peer): handed to the app and the delivery engine, so
+ * an SDK registered before start (`node --import ./tracing.mjs`) records their spans.
  */
 import type { OpenTelemetryApi } from '@session-resume-api/runtime/tracing';
 
@@ -13,7 +11,7 @@ const isMissing = (error: unknown) => {
   return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
 };
 
-/** The installed `@opentelemetry/api`, or undefined when it is not installed; loaded once per process. */
+/** The installed `@opentelemetry/api`, or undefined; loaded once per process. */
 export function loadOpenTelemetry(): Promise<OpenTelemetryApi | undefined> {
   loaded ??= import('@opentelemetry/api').then(
     (api): OpenTelemetryApi => api,

@@ -1,8 +1,6 @@
 /**
- * The log of a process this package starts (the server, the worker, the operator commands).
- * Lines are written synchronously: each call is one write, in the order of the calls, and none
- * is left behind at `process.exit`. pino's asynchronous default can write a line queued behind
- * one under way first at exit, so `stopped` would not always be the last line of a stop.
+ * The log of a process this package starts. Synchronous writes: pino's asynchronous default can
+ * reorder lines at exit, so `stopped` would not always be the last line of a stop.
  */
 import { pino, type Logger } from 'pino';
 
@@ -23,7 +21,6 @@ export interface ProcessLoggerOptions {
 }
 
 /**
- * Creates the logger of one process.
  * @example const logger = createProcessLogger({ level: 'info', service: 'session-resume-api' });
  */
 export function createProcessLogger(options: ProcessLoggerOptions): Logger {

@@ -10,7 +10,7 @@ import { createRedisDelivery, type RedisDelivery } from '../webhooks/redis-deliv
 import { loadOpenTelemetry } from './opentelemetry-runtime.js';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 
-/** Which parts of Redis delivery a process runs: the outbox relay hands written events to the queue, the worker delivers them. */
+/** The outbox relay hands written events to the queue; the worker delivers them. */
 export interface DeliveryRoles {
   worker: boolean;
   relay: boolean;
@@ -19,7 +19,6 @@ export interface DeliveryRoles {
 /** Redis delivery with the BullMQ connection it runs on. */
 export interface RedisDeliveryRuntime {
   delivery: RedisDelivery;
-  /** Closes the engine, then its BullMQ connection. */
   close(options?: { timeoutMs?: number }): Promise<void>;
 }
 

@@ -1,8 +1,6 @@
 /**
- * The Redis side of a process (the server, the worker, the CLI): the shared connection, Redis
- * delivery over it, and for the server the session store, the rate-limit store and the seed
- * marker. A module of its own so that the server imports ioredis and BullMQ only when Redis is
- * configured: a memory-store start (and the sandbox) never loads them (start to first answer).
+ * The Redis side of a process: the shared connection, Redis delivery, and the server's stores. Its
+ * own module so a memory-store start never loads ioredis and BullMQ.
  */
 import type { Logger } from 'pino';
 import type { Store } from 'express-rate-limit';
@@ -21,14 +19,12 @@ import { startRedisDelivery, type DeliveryRoles, type RedisDeliveryRuntime } fro
 /** A process's connection to Redis (one node or a cluster), ready. */
 export interface RedisRuntime {
   redis: RedisConnection;
-  /** Every Redis connection's errors of this process, one line per outage. */
   errors: ConnectionErrorLog;
   /** Starts Redis delivery (durable) on its own BullMQ connection; `observer` gets every attempt (metrics). */
   startRedisDelivery(roles: DeliveryRoles, observer?: DeliveryObserver): Promise<RedisDeliveryRuntime>;
   /**
-   * The process starts stopping: says once when Redis is unreachable, then logs no more
-   * connection errors. True while Redis is unreachable: nothing an attempt still under way
-   * learns can be recorded, so the caller need not wait for it.
+   * Says once when Redis is unreachable, then silences connection errors. True while unreachable:
+   * an attempt under way cannot record its outcome, so the caller need not wait for it.
    */
   stopping(): boolean;
   /** Quits the shared connection (close Redis delivery first); drops it at once while Redis is unreachable. */
@@ -62,13 +58,11 @@ export async function connectRedisRuntime(config: ServerConfig, target: RedisTar
   return {
     redis,
     errors,
-    // BullMQ gets its own connection of the same kind (a Cluster on a cluster; its keys share the `{outbox}` tag).
     startRedisDelivery: (roles, observer) =>
       startRedisDelivery({ config, client: redis, connection: createQueueConnection(target), logger, roles, errors, ...(observer ? { observer } : {}), ...options }),
     stopping() {
       const unreachable = down();
       if (unreachable) logger.warn('Redis is unreachable: stopping without it (events not yet delivered stay in Redis for the next instance)');
-      // Reconnection attempts go on while closing: the line above is enough.
       errors.silence();
       return unreachable;
     },
@@ -92,7 +86,6 @@ export interface RedisStores {
  */
 export function openRedisStores(config: ServerConfig, redis: RedisConnection, logger: Logger): RedisStores {
   const marker = createRedisSeedMarker(redis, config.redisKeyPrefix);
-  // REDIS_WAIT_REPLICAS: the store's scripts wait for replicas (server/redis/replica-acks.ts).
   const storeClient = config.redisWaitReplicas > 0 ? withReplicaAcks(redis, { replicas: config.redisWaitReplicas }) : redis;
   return {
     // Events are written only when something will deliver them (x-decisions: webhook-outbox).

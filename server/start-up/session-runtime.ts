@@ -1,7 +1,4 @@
-/**
- * The server's sessions: the store the config asks for (Redis when a RedisRuntime is given,
- * else in memory) and the seed set written into it once per source.
- */
+/** The server's session store (Redis or memory) and its seed set. */
 import type { Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config.js';

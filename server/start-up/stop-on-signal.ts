@@ -11,9 +11,8 @@ export const DELIVERY_CLOSE_MS = SHUTDOWN_GRACE_MS - 2000;
 export const REDIS_DOWN_CLOSE_MS = 1000;
 
 /**
- * Waits for the first SIGTERM or SIGINT, then runs `stop`; resolves when it is done. A repeated
- * signal does nothing (it must not kill the process mid-shutdown); past SHUTDOWN_GRACE_MS the
- * process exits 1.
+ * Waits for the first SIGTERM or SIGINT, then runs `stop`. A repeated signal does nothing; past
+ * SHUTDOWN_GRACE_MS the process exits 1.
  * @example await untilStopped(logger, async () => { await engine.close(); }); process.exit(0);
  */
 export function untilStopped(logger: Logger, stop: () => Promise<void>): Promise<void> {
