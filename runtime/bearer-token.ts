@@ -1,8 +1,4 @@
-/**
- * What a bearer token may hold (RFC 6750 §2.1 b64token), written once for the server's
- * `Authorization` parse, its API-key check at start-up and the sandbox client's key check: a
- * key with any other character could never travel in a `Bearer` header unchanged.
- */
+/** What a bearer token may hold (RFC 6750 §2.1 b64token): a key with another character could not travel in a `Bearer` header. */
 
 /** The b64token grammar as a regular-expression source, without anchors, to embed in a larger pattern. */
 export const BEARER_TOKEN_PATTERN = '[A-Za-z0-9\\-._~+/]+=*';

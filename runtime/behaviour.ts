@@ -1,9 +1,4 @@
-/**
- * The behaviour the contract states, read from spec/openapi.yaml at `npm run generate`:
- * `RESUME_RETRY_POLICY` (the resume operation's `x-retry-policy`) and `WEBHOOK_DELIVERY_POLICY`
- * (the session webhook's `x-delivery-policy`). Rule modules take their numbers from here and
- * hold logic only. Browser-safe: frozen data, no I/O.
- */
+/** The contract's behaviour numbers (`x-retry-policy`, `x-delivery-policy`), generated from spec/openapi.yaml. Browser-safe. */
 import { RESUME_RETRY_POLICY, WEBHOOK_DELIVERY_POLICY } from '../generated/behaviour.js';
 
 export { RESUME_RETRY_POLICY, WEBHOOK_DELIVERY_POLICY };
@@ -19,10 +14,7 @@ export type Widened<T> = T extends string
         ? readonly Widened<Item>[]
         : { readonly [K in keyof T]: Widened<T[K]> };
 
-/**
- * Any retry policy of the shape of `RESUME_RETRY_POLICY`: what the rules take, so that a test or
- * a grader can hand them another one.
- */
+/** Any policy of `RESUME_RETRY_POLICY`'s shape, so a test or grader can hand the rules another. */
 export type ResumeRetryPolicy = Widened<typeof RESUME_RETRY_POLICY>;
 
 /** Any delivery policy of the shape of `WEBHOOK_DELIVERY_POLICY`. */

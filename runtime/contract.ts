@@ -1,8 +1,4 @@
-/**
- * The runtime form of spec/openapi.yaml: loads the document once and compiles the Ajv
- * (JSON Schema 2020-12, the dialect of OpenAPI 3.1) validators that server and client share.
- * Node-only (reads the file); browser code imports `types.ts` instead.
- */
+/** spec/openapi.yaml at run time: loaded once, with the Ajv (JSON Schema 2020-12) validators server and client share. Node-only. */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -13,15 +9,10 @@ import type { SchemaName } from './types.js';
 
 export type { ErrorBody, ResumeResult, SchemaName, SessionEvent, WebhookAck } from './types.js';
 
-// ajv-formats is CommonJS: under NodeNext its default import is `module.exports`, whose
-// `default` member is the plugin.
+// ajv-formats is CommonJS: under NodeNext the plugin is the default import's `default`.
 const addFormats = addFormatsModule.default;
 
-/**
- * Where a contract document is: beside the file holding this code in a built package (.ci/build.mjs
- * copies both documents next to the bundles), else in the repository's `spec/` folder, whose
- * documents this runtime is built from.
- */
+/** Beside this code in a built package (.ci/build.mjs copies the documents there), else the repository's `spec/`. */
 function documentPath(name: string): string {
   const beside = fileURLToPath(new URL(`./${name}`, import.meta.url));
   return existsSync(beside) ? beside : fileURLToPath(new URL(`../spec/${name}`, import.meta.url));
@@ -33,7 +24,7 @@ export const specPath: string = documentPath('openapi.yaml');
 /** Absolute path of the sandbox control API's document (spec/sandbox.yaml). */
 export const sandboxSpecPath: string = documentPath('sandbox.yaml');
 
-/** The parts of an OpenAPI 3.1 document this module reads; the rest passes through untouched. */
+/** The parts of an OpenAPI 3.1 document this module reads. */
 export interface OpenApiDocument {
   openapi: string;
   info: { title: string; version: string; [key: string]: unknown };
@@ -54,9 +45,7 @@ export interface Contract {
   path: string;
   /** The parsed document, deeply frozen: pass `structuredClone(document)` to libraries that mutate. */
   document: OpenApiDocument;
-  /** Validates `value` against `components.schemas[name]`. */
   validate<N extends SchemaName>(name: N, value: unknown): ValidationResult<components['schemas'][N]>;
-  /** The compiled Ajv function for one component schema (cached). */
   validator(name: SchemaName): ValidateFunction;
 }
 
@@ -65,8 +54,7 @@ export class ContractError extends Error {
   override name = 'ContractError';
 }
 
-// Base URI under which the document is registered, so that `#/components/schemas/X`
-// references resolve inside it (JSON Schema 2020-12 §8.2.1).
+// Registered under this URI so `#/components/schemas/X` references resolve inside it (JSON Schema 2020-12 §8.2.1).
 const DOCUMENT_ID = 'urn:session-resume-api:openapi';
 
 /** Renders Ajv errors as one sentence, e.g. "/session must have required property 'id'". */
@@ -75,22 +63,19 @@ export function formatSchemaErrors(errors: readonly ErrorObject[] | null | undef
   return errors.map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`).join('; ');
 }
 
-/**
- * Reads, parses and checks an OpenAPI document, compiling every component schema (each on its
- * first use with `lazy`, for the shipped documents), so that
- * a broken document fails here at startup with a message naming the file, never later at a
- * first request. Throws `ContractError`.
- */
 /** Options of `loadContract`. */
 export interface LoadContractOptions {
   /**
-   * Compile each schema on its first use instead of at load. For the documents shipped with the
-   * package, which CI lints and tests: start-up then compiles only what it uses.
+   * Compile each schema on its first use instead of at load: for the shipped documents, which CI lints.
    * @defaultValue `false`
    */
   lazy?: boolean;
 }
 
+/**
+ * Reads, parses and checks an OpenAPI document and compiles every component schema, so a broken
+ * document fails at start-up naming the file, not at a first request. Throws `ContractError`.
+ */
 export function loadContract(path: string = specPath, options: LoadContractOptions = {}): Contract {
   const fail = (what: string, cause?: unknown): never => {
     const detail = cause instanceof Error ? `: ${cause.message}` : '';
@@ -105,8 +90,7 @@ export function loadContract(path: string = specPath, options: LoadContractOptio
   const schemas = document.components?.schemas;
   if (typeof schemas !== 'object' || schemas === null) fail('has no components.schemas');
 
-  // A shipped document is linted in CI: skip checking its schemas against the meta-schema, whose
-  // compilation is most of a lazy load's cost.
+  // A shipped document is linted in CI: skip the meta-schema check, most of a lazy load's cost.
   const ajv = new Ajv2020({ allErrors: true, strict: true, validateSchema: !options.lazy });
   addFormats(ajv);
   // `components` is the OpenAPI container of the schemas, not a JSON Schema keyword.
@@ -146,10 +130,7 @@ export function loadContract(path: string = specPath, options: LoadContractOptio
   };
 }
 
-/**
- * Reads the document: the JSON twin the build writes beside a shipped YAML file when there is one
- * (parsing JSON is far cheaper at start-up), else the YAML itself.
- */
+/** The JSON twin the build writes beside a shipped YAML file when there is one (far cheaper to parse), else the YAML. */
 function readDocument(path: string, fail: (what: string, cause?: unknown) => never): OpenApiDocument {
   const twin = path.endsWith('.yaml') ? `${path.slice(0, -'.yaml'.length)}.json` : undefined;
   const source = twin && existsSync(twin) ? twin : path;

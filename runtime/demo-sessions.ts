@@ -1,7 +1,4 @@
-/**
- * The demo set of sessions: what the reference server, the sandbox's worlds and the stateful
- * MSW handlers start with when no seed file is given. Browser-safe.
- */
+/** The demo sessions every server, sandbox world and stateful MSW handler starts with when no seed file is given. */
 
 /** A session to seed: `{ id, status }` (`paused` is resumable; x-decisions: session-status). */
 export interface DemoSession {

@@ -1,8 +1,4 @@
-/**
- * The identity of a received session event (x-decisions:
- * event-timestamp, event-payload-forms): its event name, its session id, and the dedupe key
- * both sides compute the same way.
- */
+/** The identity of a received session event (x-decisions: event-timestamp, event-payload-forms), computed alike on both sides. */
 import { sha256Hex } from './sha256.js';
 
 /** A JSON object as received. */
@@ -23,9 +19,7 @@ export function sessionIdOf(body: JsonObject): string | undefined {
 }
 
 /**
- * JSON text of `value` with the members of every object sorted by name and no whitespace, so
- * that two bodies differing only in member order or spacing have one text.
- *
+ * Members sorted by name, no whitespace: bodies differing only in order or spacing have one text.
  * @example canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] }) // '{"a":[{"c":3,"d":2}],"b":1}'
  */
 export function canonicalJson(value: unknown): string {
@@ -41,13 +35,9 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * The dedupe key of a received body, sha256 hex: of `[event name, session id, timestamp]`
- * when all three are present (the timestamp exactly as sent, never parsed: its format is not
- * fixed), else of the body's canonical JSON. JSON-encoding keeps field boundaries
- * unambiguous; the prefix of the second form keeps it apart from the first. Hex has no `:`,
- * so the key is usable as a BullMQ id. The sender's `webhook-id` is a second identity the
- * stores check beside this key.
- *
+ * sha256 hex of `[event name, session id, timestamp]` when all three are present (the timestamp as
+ * sent: its format is not fixed), else of `body:` and the canonical JSON. Hex has no `:`, so it is a
+ * valid BullMQ id. The stores check the sender's `webhook-id` beside it.
  * @example dedupeKey({ event: 'session.resumed', session: { id: 'sess_1' }, timestamp: '2026-11-21T16:00:00.000Z' })
  */
 export function dedupeKey(body: JsonObject): string {

@@ -1,8 +1,4 @@
-/**
- * The one `host:port` rule of both packages (Redis Cluster seed nodes of the server's
- * `REDIS_CLUSTER_NODES` and of the receiver's `clusterNodes`): a host name or IPv4 address, or an
- * IPv6 address in brackets, then a port from 1 to 65535. No scheme, path or spaces.
- */
+/** The one `host:port` rule of both packages (Redis Cluster seeds): host, IPv4 or bracketed IPv6, port 1–65535. */
 import { parseWholeNumber } from './options-error.js';
 
 /** A parsed `host:port`; `host` without the brackets of an IPv6 address (as ioredis takes it). */
@@ -14,8 +10,7 @@ export interface HostPort {
 const FORM = /^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):(\d{1,5})$/;
 
 /**
- * Reads `host:port`; undefined for anything else.
- *
+ * Undefined for anything but `host:port`.
  * @example parseHostPort('[::1]:7000') // { host: '::1', port: 7000 }; parseHostPort('redis://a:1') // undefined
  */
 export function parseHostPort(text: string): HostPort | undefined {

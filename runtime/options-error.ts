@@ -1,8 +1,4 @@
-/**
- * The one typed error for a bad option given to a factory of either package, with the few
- * checks every factory repeats. Options are checked once, at
- * creation, so a mistake fails at start-up with a message naming the option and the rule.
- */
+/** The one typed error for a bad factory option, checked at creation so a mistake fails at start-up naming the option and the rule. */
 
 /** Options of `OptionsError`. */
 export interface OptionsErrorOptions {
@@ -19,16 +15,8 @@ export interface OptionsErrorOptions {
 }
 
 /**
- * A factory was given an option it cannot work with. `message` names the factory, the option
- * and the rule, e.g. `createRedisEventStore: concurrency must be an integer from 1 to 1000 (got 0)`;
- * `option` names the option when a caller wants to tell one apart.
- *
- * @example
- * try {
- *   createMemoryEventStore({ concurrency: 0 });
- * } catch (error) {
- *   if (error instanceof OptionsError) console.error(error.option, error.message); // 'concurrency', …
- * }
+ * A factory was given an option it cannot work with; `message` names the factory, the option and the rule.
+ * @example if (error instanceof OptionsError) console.error(error.option, error.message); // 'concurrency', …
  */
 export class OptionsError extends TypeError {
   override name = 'OptionsError';
@@ -45,21 +33,18 @@ export class OptionsError extends TypeError {
 export interface IntegerBounds {
   /**
    * Smallest accepted value.
-   *
    * @defaultValue `Number.MIN_SAFE_INTEGER`
    */
   min?: number;
   /**
    * Largest accepted value.
-   *
    * @defaultValue `Number.MAX_SAFE_INTEGER`
    */
   max?: number;
 }
 
 /**
- * The one integer rule of both packages: a safe integer within the inclusive `bounds`.
- *
+ * A safe integer within the inclusive `bounds`: the one integer rule of both packages.
  * @example isIntegerIn(1.5, { min: 1 }) // false
  */
 export function isIntegerIn(value: unknown, bounds: IntegerBounds = {}): value is number {
@@ -68,9 +53,7 @@ export function isIntegerIn(value: unknown, bounds: IntegerBounds = {}): value i
 }
 
 /**
- * A whole number written in decimal digits only (no sign, point, exponent or spaces), within
- * `bounds`; undefined otherwise. For settings and command-line flags, which arrive as text.
- *
+ * Decimal digits only (no sign, point, exponent or spaces), within `bounds`; for settings and flags, which arrive as text.
  * @example parseWholeNumber('8080', { min: 0, max: 65_535 }) // 8080; parseWholeNumber('1e3') // undefined
  */
 export function parseWholeNumber(text: string, bounds: IntegerBounds = {}): number | undefined {
@@ -87,13 +70,8 @@ export function checkOption(condition: unknown, message: string, option?: string
 }
 
 /**
- * Throws `OptionsError` unless `value` is a safe integer within `bounds`.
- *
- * @param name - what the message calls the option, with its factory: `'createX: concurrency'`
- * @param value - the value given
- * @param bounds - inclusive limits
- * @example
- * checkInteger('createMemoryEventStore: concurrency', options.concurrency, { min: 1 });
+ * Throws `OptionsError` unless `value` is a safe integer within `bounds`; `name` is `'createX: option'`.
+ * @example checkInteger('createMemoryEventStore: concurrency', options.concurrency, { min: 1 });
  */
 export function checkInteger(name: string, value: unknown, bounds: IntegerBounds = {}): asserts value is number {
   if (isIntegerIn(value, bounds)) return;

@@ -1,17 +1,11 @@
-/**
- * Prism's `Prefer: code=…, example=…` selection (x-decisions in spec/sandbox.yaml:
- * sandbox-prefer), one implementation for the sandbox and the stateful MSW handlers.
- * Browser-safe.
- */
+/** Prism's `Prefer: code=…, example=…` selection (sandbox-prefer in spec/sandbox.yaml), shared by the sandbox and MSW handlers. */
 
 /** What a Prefer header asks for: nothing (serve normally), a named example, or a name no example has. */
 export type PreferChoice<S> = { kind: 'none' } | { kind: 'forced'; scenario: S } | { kind: 'unknown'; message: string };
 
 /**
- * Reads `code=` and `example=` from a Prefer value (RFC 7240 preferences, comma or semicolon
- * separated, names case-insensitive, values optionally quoted). `example=` picks by name (and
- * the status must match when `code=` is given too); `code=` alone picks the first example of
- * that status; neither: `none`.
+ * Reads `code=` and `example=` (RFC 7240 preferences). `example=` picks by name (status must match a
+ * given `code=`); `code=` alone picks that status's first example.
  * @example choosePrefer('code=429', scenarios) // { kind: 'forced', scenario: <rateLimited> }
  */
 export function choosePrefer<S extends { example: string; status: number }>(prefer: string | null | undefined, scenarios: readonly S[]): PreferChoice<S> {

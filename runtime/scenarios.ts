@@ -1,9 +1,6 @@
 /**
- * The mock scenario table, derived from spec/openapi.yaml: one row per named response
- * example of `resumeSession`, selectable on the Prism mock with `Prefer: code=<status>,
- * example=<name>`. Used by the mock launcher's printout, the mock section of docs/mock-sandbox-msw.md, the MSW handlers'
- * generated module and the tests, so none of them can drift from the document. Node-only
- * (reads the contract).
+ * The mock scenario table from spec/openapi.yaml: one row per named response example of
+ * `resumeSession`, shared by the mock launcher, docs, MSW handlers and tests so none drift. Node-only.
  */
 import { contract, type OpenApiDocument } from './contract.js';
 import { RESUME_PATH } from './resume-path.js';
@@ -11,20 +8,15 @@ import { resolveRef } from './resolve-ref.js';
 
 /** One scenario a frontend must handle: what to send to the mock and what it answers. */
 export interface Scenario {
-  /** Name of the response example in the spec, e.g. `notPaused`. */
   example: string;
-  /** The example's `summary`, e.g. "Session is not paused". */
   summary: string;
-  /** HTTP status of the answer. */
   status: number;
   /** Value of the `Prefer` header that selects this answer on Prism. */
   prefer: string;
-  /** Response headers the spec declares for this answer, with their first example value. */
+  /** Headers the spec requires on this answer, with their first example value. */
   headers: Record<string, string>;
-  /** The example body, as the mock sends it. */
   body: unknown;
 }
-
 
 type Named = Record<string, unknown>;
 
@@ -35,10 +27,7 @@ function firstExampleValue(doc: OpenApiDocument, header: Named): unknown {
   return first?.value;
 }
 
-/**
- * Lists every scenario of the resume operation in document order (status, then example).
- * Only headers marked `required` are listed: those are the ones every answer carries.
- */
+/** Every scenario of the resume operation in document order. */
 export function listScenarios(doc: OpenApiDocument = contract.document): Scenario[] {
   const operation = doc.paths[RESUME_PATH]?.post as Named | undefined;
   if (!operation) throw new Error(`spec has no POST ${RESUME_PATH}`);

@@ -1,10 +1,7 @@
 /**
- * SHA-256 with no static Node import, so the receiver's core runs unchanged in Workers, Deno,
- * Bun, browsers and Node. Where the runtime offers `node:crypto` (Node ≥ 20.16, Bun, Deno, and
- * Workers with Node compatibility, through the documented `process.getBuiltinModule`), its
- * one-shot `hash` is used: a tenth of the pure-JavaScript cost. Elsewhere `fast-sha256` (the
- * implementation `standardwebhooks` verifies with) computes the same digest synchronously;
- * Web Crypto's `subtle.digest` is asynchronous and would make every caller async.
+ * SHA-256 with no static Node import, so the receiver runs in Workers, Deno, Bun and browsers.
+ * `node:crypto`'s one-shot `hash` where `process.getBuiltinModule` offers it (a tenth of the cost),
+ * else `fast-sha256`, synchronous (Web Crypto's digest would make every caller async).
  */
 import fastSha256 from 'fast-sha256';
 
@@ -15,7 +12,6 @@ interface NodeHash {
 
 type BuiltinLoader = { getBuiltinModule?(id: string): unknown };
 
-/** `node:crypto` when the runtime can hand it over without an import; undefined elsewhere. */
 function nodeCrypto(): NodeHash | undefined {
   const processLike = (globalThis as { process?: BuiltinLoader }).process;
   try {
@@ -30,23 +26,18 @@ const native = nodeCrypto();
 const encoder = new TextEncoder();
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
-/** Lower-case hex of bytes. */
 export function toHex(bytes: Uint8Array): string {
   let text = '';
   for (const byte of bytes) text += HEX[byte];
   return text;
 }
 
-/** The SHA-256 digest of the UTF-8 bytes of `text`, 32 bytes. */
+/** 32 bytes of the UTF-8 text's digest. */
 export function sha256Bytes(text: string): Uint8Array {
   return native ? native.hash('sha256', text, 'buffer') : fastSha256.hash(encoder.encode(text));
 }
 
-/**
- * The SHA-256 digest of the UTF-8 bytes of `text`, lower-case hex (64 characters).
- *
- * @example sha256Hex('abc') // 'ba7816bf…'
- */
+/** Lower-case hex (64 characters). @example sha256Hex('abc') // 'ba7816bf…' */
 export function sha256Hex(text: string): string {
   return native ? native.hash('sha256', text, 'hex') : toHex(fastSha256.hash(encoder.encode(text)));
 }
@@ -56,10 +47,7 @@ export function portableSha256Hex(text: string): string {
   return toHex(fastSha256.hash(encoder.encode(text)));
 }
 
-/**
- * Whether two byte strings are equal, in time that depends on their length only (compare
- * digests of equal length so that not even that leaks).
- */
+/** Time depends on length only: compare digests of equal length so not even that leaks. */
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;

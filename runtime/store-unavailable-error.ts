@@ -1,8 +1,4 @@
-/**
- * The one error both packages throw when a store does not answer: the service's session store
- * (rendered as 503 service_unavailable) and a receiver's event store (answered 503, so the sender
- * retries). `cause` holds why.
- */
+/** Thrown by both packages' stores when the backend does not answer (a session store's 503, a receiver's 503). */
 
 /** Options of `StoreUnavailableError`. */
 export interface StoreUnavailableErrorOptions {
@@ -12,23 +8,20 @@ export interface StoreUnavailableErrorOptions {
    */
   cause?: unknown;
   /**
-   * Whether the command may still have run: true for a timeout or a lost connection (its effect
-   * is unknown: x-decisions: resume-unavailable-outcome), false when it surely did not run.
+   * Whether the command may still have run: true for a timeout or a lost connection (x-decisions:
+   * resume-unavailable-outcome), false when it surely did not.
    * @defaultValue `true`
    */
   outcomeUnknown?: boolean;
 }
 
 /**
- * The store could not record or read. `outcomeUnknown` is true when the command may still have
- * run (a timeout), false when it surely did not (refused before sending).
- *
- * @example
- * if (error instanceof StoreUnavailableError && !error.outcomeUnknown) retryAtOnce();
+ * The store could not record or read.
+ * @example if (error instanceof StoreUnavailableError && !error.outcomeUnknown) retryAtOnce();
  */
 export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError';
-  /** True when the command may still have run (see `StoreUnavailableErrorOptions.outcomeUnknown`). */
+  /** True when the command may still have run. */
   outcomeUnknown: boolean;
 
   constructor(message: string, options: StoreUnavailableErrorOptions = {}) {

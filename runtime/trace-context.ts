@@ -1,11 +1,8 @@
 /**
- * W3C Trace Context (https://www.w3.org/TR/trace-context/) as both sides carry it: the
- * `traceparent` and `tracestate` a resume arrives with, kept with its event and sent on every
- * delivery attempt, and read again by the receiver. Outside input: a malformed value is never
- * propagated, it only means "no context". Web-platform APIs only (`crypto.getRandomValues`).
+ * W3C Trace Context as both sides carry it, from the resume request to every delivery attempt. A
+ * malformed value is never propagated: it means "no context". Web-platform APIs only.
  */
 
-/** The trace context of one event, as the two headers carry it. */
 export interface TraceContext {
   /** `00-<trace-id: 32 hex>-<parent-id: 16 hex>-<trace-flags: 2 hex>`, lower case. */
   traceparent: string;
@@ -13,19 +10,17 @@ export interface TraceContext {
   tracestate?: string;
 }
 
-/** The fields of a valid `traceparent`. */
 export interface ParsedTraceparent {
   /** 32 lower-case hex digits, not all zero. */
   traceId: string;
   /** 16 lower-case hex digits, not all zero: the span that sent it. */
   spanId: string;
-  /** The trace flags byte; bit 0 is `sampled`. */
+  /** Bit 0 is `sampled`. */
   traceFlags: number;
 }
 
-/** Longest `tracestate` kept; a longer one is dropped whole (the specification asks for at least 512 to be propagated). */
+/** Longest `tracestate` kept; a longer one is dropped whole (the specification asks for at least 512). */
 export const MAX_TRACESTATE_LENGTH = 512;
-/** Most list members of a `tracestate` (the specification's limit). */
 const MAX_TRACESTATE_MEMBERS = 32;
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
@@ -35,9 +30,8 @@ const ZERO_SPAN = '0'.repeat(16);
 const TRACESTATE_MEMBER = /^(?:[a-z][_0-9a-z\-*/]{0,255}|[a-z0-9][_0-9a-z\-*/]{0,240}@[a-z][_0-9a-z\-*/]{0,13})=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}$/;
 
 /**
- * The fields of a `traceparent` header value, or undefined when it is not one: version `ff`,
- * upper-case or missing digits, an all-zero id, or a version-00 value with anything after the
- * flags. A later version's extra fields are ignored, as the specification asks.
+ * Undefined for version `ff`, upper-case or missing digits, an all-zero id, or a version-00 value
+ * with anything after the flags; a later version's extra fields are ignored, as the specification asks.
  */
 export function parseTraceparent(value: unknown): ParsedTraceparent | undefined {
   if (typeof value !== 'string' || value.length < 55 || value.length > 512) return undefined;
@@ -49,15 +43,13 @@ export function parseTraceparent(value: unknown): ParsedTraceparent | undefined 
   return { traceId, spanId, traceFlags: Number.parseInt(flags, 16) };
 }
 
-/** The version-00 `traceparent` of these fields. */
 export function formatTraceparent({ traceId, spanId, traceFlags }: ParsedTraceparent): string {
   return `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, '0')}`;
 }
 
 /**
- * The `tracestate` to keep, or undefined: several header values are one list; a list that is
- * malformed, longer than {@link MAX_TRACESTATE_LENGTH}, with more than 32 members or a key
- * twice is dropped whole (the `traceparent` stays).
+ * Several header values are one list; a malformed list, one over {@link MAX_TRACESTATE_LENGTH} or
+ * 32 members, or with a key twice, is dropped whole (the `traceparent` stays).
  */
 export function readTracestate(value: unknown): string | undefined {
   const joined = Array.isArray(value) ? (value.every((one) => typeof one === 'string') ? value.join(',') : undefined) : value;
@@ -78,9 +70,7 @@ export function readTracestate(value: unknown): string | undefined {
 }
 
 /**
- * The trace context of incoming headers, or undefined when there is no valid `traceparent`
- * (absent, malformed, or sent more than once). The `traceparent` is kept in its version-00
- * form; `tracestate` only alongside a valid `traceparent`.
+ * Undefined without exactly one valid `traceparent`; kept in its version-00 form, `tracestate` only beside it.
  */
 export function readTraceContext(traceparent: unknown, tracestate?: unknown): TraceContext | undefined {
   const single: unknown = Array.isArray(traceparent) ? (traceparent.length === 1 ? traceparent[0] : undefined) : traceparent;
@@ -92,33 +82,27 @@ export function readTraceContext(traceparent: unknown, tracestate?: unknown): Tr
   return state === undefined ? { traceparent: kept } : { traceparent: kept, tracestate: state };
 }
 
-/** Checks a trace context read back from storage: its fields, or undefined when it is not a valid one. */
+/** A trace context read back from storage, or undefined when invalid. */
 export function checkTraceContext(value: unknown): TraceContext | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   const { traceparent, tracestate } = value as Record<string, unknown>;
   return readTraceContext(traceparent, tracestate);
 }
 
-/**
- * A new trace: random trace and parent ids, marked sampled so that a receiver's parent-based
- * sampler records its side (x-decisions: webhook-outbox).
- */
+/** Random ids, marked sampled so a receiver's parent-based sampler records its side (x-decisions: webhook-outbox). */
 export function newTraceContext(): TraceContext {
   const traceId = randomHex(16);
   const spanId = randomHex(8);
-  // All-zero ids are invalid; 2^-64 odds, but never sent.
   if (traceId === ZERO_TRACE || spanId === ZERO_SPAN) return newTraceContext();
   return { traceparent: `00-${traceId}-${spanId}-01` };
 }
 
-// Random bytes are drawn from the system in blocks: one getRandomValues call costs about as
-// much as a resume's other header reads together, so a call per trace would show on the path.
+// Random bytes drawn in blocks: one getRandomValues call costs about as much as a resume's other header reads.
 const POOL_BYTES = 4096;
 const pool = new Uint8Array(POOL_BYTES);
 let poolAt = POOL_BYTES;
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 
-/** `bytes` random bytes as lower-case hex. */
 function randomHex(bytes: number): string {
   if (poolAt + bytes > POOL_BYTES) {
     crypto.getRandomValues(pool);
@@ -129,7 +113,6 @@ function randomHex(bytes: number): string {
   return hex;
 }
 
-/** The headers of one delivery attempt carrying `trace`. */
 export function traceHeaders(trace: TraceContext): Record<string, string> {
   return trace.tracestate ? { traceparent: trace.traceparent, tracestate: trace.tracestate } : { traceparent: trace.traceparent };
 }

@@ -1,9 +1,7 @@
 /**
- * Spans through OpenTelemetry's API, when the application hands it over: `@opentelemetry/api`
- * is an optional peer of both packages, never imported here (not even its types), so nothing
- * that reaches this file needs it installed and a web bundle never resolves it. Without it, or
- * with no tracer provider registered, a span costs one object and the trace context still
- * travels (trace-context.ts).
+ * Spans through the `@opentelemetry/api` the application hands over (an optional peer, never
+ * imported here, not even its types, so a web bundle never resolves it). Without it a span costs
+ * one object and the trace context still travels.
  */
 import { formatTraceparent, newTraceContext, parseTraceparent, readTracestate, type TraceContext } from './trace-context.js';
 
@@ -37,26 +35,19 @@ export interface OtelTracer {
   startSpan(name: string, options?: { kind?: number; attributes?: SpanAttributes }, context?: OtelContext): OtelSpan;
 }
 
-/**
- * The part of `@opentelemetry/api` used: pass the module itself
- * (`import * as opentelemetry from '@opentelemetry/api'`).
- */
+/** The part of `@opentelemetry/api` used: pass the module itself. */
 export interface OpenTelemetryApi {
-  /** The API's `trace`: tracers and the span of a context. */
   trace: {
     getTracer(name: string, version?: string): OtelTracer;
     setSpanContext(context: OtelContext, spanContext: OtelSpanContext): OtelContext;
     getSpan(context: OtelContext): OtelSpan | undefined;
     setSpan(context: OtelContext, span: OtelSpan): OtelContext;
   };
-  /** The API's `context`: the active context, and running a function in another. */
   context: {
     active(): OtelContext;
     with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(context: OtelContext, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F>;
   };
-  /** A `TraceState` from a `tracestate` header value. */
   createTraceState(rawTraceState?: string): { serialize(): string };
-  /** The empty context a remote parent is set on. */
   ROOT_CONTEXT: OtelContext;
 }
 
@@ -68,18 +59,15 @@ export const SPAN_KIND = { internal: 0, server: 1, client: 2, producer: 3, consu
 /** OpenTelemetry's `SpanStatusCode.ERROR`. */
 const STATUS_ERROR = 2;
 
-/** A tracer and the API it came from. */
 export interface Tracing {
   api: OpenTelemetryApi;
   tracer: OtelTracer;
 }
 
-/** The tracing of one package: undefined without the API. */
 export function createTracing(api: OpenTelemetryApi | undefined, name: string, version: string): Tracing | undefined {
   return api ? { api, tracer: api.trace.getTracer(name, version) } : undefined;
 }
 
-/** What a span is started with. */
 export interface SpanStart {
   name: string;
   kind: (typeof SPAN_KIND)[keyof typeof SPAN_KIND];
@@ -94,13 +82,10 @@ export interface SpanStart {
 export interface TracedSpan {
   /** The context to send onward: the span's own, else the parent's, else a new trace. */
   readonly trace: TraceContext;
-  /** Whether the span records: attributes are worth computing. */
   readonly recording: boolean;
-  /** Adds attributes (a span that does not record ignores them). */
   set(attributes: SpanAttributes): void;
   /** Ends the span; with `error`, its status is ERROR and `error.type` is set. */
   end(error?: string): void;
-  /** Runs `fn` with this span active, so spans started inside it are its children. */
   run<T>(fn: () => T): T;
 }
 
@@ -132,10 +117,7 @@ export function startSpan(tracing: Tracing | undefined, start: SpanStart): Trace
   };
 }
 
-/**
- * The stand-in without OpenTelemetry: only the trace context, a new trace made when first
- * asked for (a class: no closures per request).
- */
+/** Without OpenTelemetry: only the trace context, made when first asked for (a class: no closures per request). */
 class Untraced implements TracedSpan {
   readonly recording = false;
   constructor(private parent: TraceContext | undefined) {}

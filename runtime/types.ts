@@ -1,7 +1,4 @@
-/**
- * Wire types read off the generated OpenAPI types: no shape here is written by hand.
- * Type-only, so browser code may import it without pulling in the spec loader.
- */
+/** Wire types read off the generated OpenAPI types; type-only, so browser code may import it. */
 import type { components, paths, webhooks } from '../generated/api.js';
 
 /** Names of the component schemas in spec/openapi.yaml. */

@@ -1,6 +1,2 @@
-/**
- * The version both published packages share (they are released together): sent in the default
- * User-Agent of the client and of webhook deliveries, printed by both command lines' `--version`.
- * Kept equal to client/package.json and server/package.json by a unit test.
- */
+/** The version both packages share, in User-Agents and `--version`; a unit test keeps the package.json files equal. */
 export const VERSION = '0.2.0';

@@ -1,9 +1,6 @@
 /**
- * The probe: a session event that `session-resume-api webhook check` sends to test a receiver
- * end to end (URL, TLS, token, signature, answer time). The receiver kit acknowledges it with
- * 200 `{ received: true, duplicate: false, probe: true }` after the same checks as any
- * delivery, and neither records it nor calls `onEvent`. Any other receiver sees an event kind
- * it does not know (x-decisions: event-kinds) and should ignore it.
+ * The probe `webhook check` sends to test a receiver end to end. The receiver kit acknowledges it
+ * (`probe: true`) after the usual checks without recording it; others ignore an unknown event kind.
  */
 import type { SessionEvent } from './types.js';
 
@@ -13,11 +10,8 @@ export const WEBHOOK_PROBE_EVENT = 'webhook.probe';
 export const WEBHOOK_PROBE_SESSION_ID = 'sess_webhook_probe';
 
 /**
- * A probe event with the current time as its timestamp.
- *
- * @param [now=new Date()] - the timestamp to put in
- * @example
- * await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(createProbeEvent()) });
+ * A probe event stamped `now`.
+ * @example await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(createProbeEvent()) });
  */
 export function createProbeEvent(now: Date = new Date()): SessionEvent {
   return { event: WEBHOOK_PROBE_EVENT, session: { id: WEBHOOK_PROBE_SESSION_ID }, timestamp: now.toISOString() };

@@ -1,21 +1,14 @@
 /**
- * The one rule for a Standard Webhooks signing secret, for the side that signs (the service, the
- * CLI) and the side that verifies (the receiver kit): `whsec_` followed by the base64 of at least
- * 24 bytes.
- *
- * Why both sides hold the same strict rule: an HMAC key shorter than 24 bytes (192 bits) can be
- * searched offline from one captured delivery (its body and signature are both on the wire), so a
- * receiver verifying with one would only seem protected; and a secret comes out short mostly when
- * it was cut while pasted, which this check reports at start-up rather than as a 401 for every
- * delivery. Standard Webhooks itself advises keys of 24 to 64 bytes. Tolerance of what the service
- * sends is about wire data; a receiver's own configuration is refused when it cannot protect.
+ * The Standard Webhooks secret rule, held by signer and verifier alike: `whsec_` and the base64 of at
+ * least 24 bytes. A shorter HMAC key can be searched offline from one captured delivery, and a short
+ * secret is mostly a paste cut off, reported at start-up rather than as a 401 per delivery.
  */
 import { OptionsError } from './options-error.js';
 
 /** Fewest bytes of key a `whsec_` secret carries. */
 export const WEBHOOK_SECRET_MIN_BYTES = 24;
 
-/** The rule as users read it in messages: what a secret must be. */
+/** The rule as messages state it. */
 export const WEBHOOK_SECRET_RULE = `whsec_ followed by the base64 of at least ${WEBHOOK_SECRET_MIN_BYTES} random bytes`;
 
 const FORM = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/;
@@ -28,9 +21,7 @@ export function isWebhookSecret(secret: unknown): secret is string {
 }
 
 /**
- * Throws `OptionsError` (option `secret`) unless `secret` follows the rule.
- *
- * @param name - what the message calls the secret, with its factory: `'createWebhookReceiver: secret[1]'`
+ * Throws `OptionsError` (option `secret`) unless `secret` follows the rule; `name` is `'createX: secret'`.
  * @example checkWebhookSecret('createWebhookHeaders: secret', options.secret);
  */
 export function checkWebhookSecret(name: string, secret: unknown): asserts secret is string {

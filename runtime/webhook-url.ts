@@ -1,8 +1,4 @@
-/**
- * The webhook URL rules (x-decisions: webhook-url-policy),
- * one implementation for the client, the CLI and the server's delivery engine. Browser-safe: no
- * Node built-ins. DNS-time checks reuse `classifyAddress` on every resolved address.
- */
+/** The webhook URL rules (x-decisions: webhook-url-policy), one implementation for all sides. Browser-safe. */
 import { redactUrl } from './redact-url.js';
 import ipaddr from 'ipaddr.js';
 
@@ -20,46 +16,38 @@ export type AddressClass = 'public' | 'loopback' | 'private' | 'link_local' | 'r
 /** Options of the URL rules. */
 export interface WebhookUrlOptions {
   /**
-   * Allow loopback and private-network receivers, for local testing only.
-   * Link-local addresses (cloud metadata, 169.254.169.254) stay refused even then.
+   * Allow loopback and private-network receivers (local testing); link-local (cloud metadata) stays refused.
    * @defaultValue `false`
    */
   allowPrivate?: boolean;
   /**
-   * Allow loopback receivers only (not private networks), e.g. the CLI's --insecure-localhost.
+   * Allow loopback receivers only, e.g. the CLI's --insecure-localhost.
    * @defaultValue `false`
    */
   allowLoopback?: boolean;
   /**
-   * Local testing only: also accept plain `http://` when the host is
-   * `localhost` or a loopback address, for a receiver on the developer's machine (the
-   * server's sandbox mode and `WEBHOOK_INSECURE_LOCALHOST=1`). Every other host still needs HTTPS.
+   * Local testing only: accept plain `http://` on `localhost` or a loopback address (sandbox mode,
+   * `WEBHOOK_INSECURE_LOCALHOST=1`); every other host still needs HTTPS.
    * @defaultValue `false`
    */
   allowLoopbackHttp?: boolean;
   /**
-   * What the refusal of a plain `http://` URL on a loopback host adds, naming the switch that
-   * allows it where the URL is checked (e.g. the server's `WEBHOOK_INSECURE_LOCALHOST=1`).
-   * @defaultValue none: the refusal names no switch
+   * Added to the refusal of plain `http://` on a loopback host, naming the switch that allows it.
+   * @defaultValue none
    */
   loopbackHttpHint?: string;
 }
 
-// Ranges ipaddr.js names for each class; anything not `unicast` and not listed is reserved
-// (multicast, 6to4 and NAT64 that may embed a private IPv4, documentation, ...).
+// Anything not `unicast` and not listed is reserved (multicast, 6to4 and NAT64 that may embed a private IPv4, ...).
 const LOOPBACK = new Set(['loopback', 'unspecified']);
 const PRIVATE = new Set(['private', 'uniqueLocal', 'carrierGradeNat']);
 const LINK_LOCAL = new Set(['linkLocal']);
 
-/**
- * Classifies an IP literal (IPv4, IPv6, IPv4-mapped IPv6, with or without brackets).
- * Returns undefined for a host name.
- */
+/** Classifies an IP literal (any spelling, brackets allowed); undefined for a host name. */
 export function classifyAddress(address: string): AddressClass | undefined {
   const bare = canonicalIpv6(address.replace(/^\[|\]$/g, ''));
   if (!ipaddr.isValid(bare)) return undefined;
-  // IPv4-compatible IPv6 (::a.b.c.d, the ::/96 range, deprecated by RFC 4291 §2.5.5.1) carries
-  // an IPv4 address that some stacks still route to: refused whatever it embeds.
+  // IPv4-compatible IPv6 (::/96, deprecated by RFC 4291 §2.5.5.1) may still route to its IPv4: refused.
   if (bare.includes(':') && ipaddr.IPv6.isValid(bare) && isIpv4Compatible(ipaddr.IPv6.parse(bare))) return 'reserved';
   // process() turns ::ffff:a.b.c.d into the IPv4 address it carries.
   const range = ipaddr.process(bare).range();
@@ -70,10 +58,7 @@ export function classifyAddress(address: string): AddressClass | undefined {
   return 'reserved';
 }
 
-/**
- * An IPv6 literal as the URL standard serialises it (`::1.2.3.4` → `::102:304`); ipaddr.js
- * reads the dotted `::a.b.c.d` as if it were `::ffff:a.b.c.d`. Other text is returned as is.
- */
+/** As the URL standard serialises IPv6 (`::1.2.3.4` → `::102:304`): ipaddr.js would read it as `::ffff:a.b.c.d`. */
 function canonicalIpv6(text: string): string {
   if (!text.includes(':')) return text;
   try {
@@ -89,14 +74,13 @@ function isIpv4Compatible(address: ipaddr.IPv6): boolean {
   return parts.slice(0, 6).every((p) => p === 0) && (parts[6] !== 0 || (parts[7] ?? 0) > 1);
 }
 
-/** Whether an address class may receive webhooks under `options`. */
 export function isAllowedAddressClass(cls: AddressClass, options: WebhookUrlOptions = {}): boolean {
   if (cls === 'public') return true;
   if (cls === 'loopback' && options.allowLoopback) return true;
   return Boolean(options.allowPrivate) && (cls === 'loopback' || cls === 'private');
 }
 
-/** Longest accepted webhook URL (WebhookUrl schema, maxLength). */
+/** WebhookUrl schema maxLength. */
 const MAX_URL_LENGTH = 2048;
 
 /** `localhost` and `*.localhost` always mean loopback (RFC 6761 §6.3). */
@@ -105,10 +89,7 @@ function isLocalhostName(hostname: string): boolean {
   return name === 'localhost' || name.endsWith('.localhost');
 }
 
-/**
- * Whether a URL's host is a loopback host: `localhost`, `*.localhost`, 127.0.0.0/8 or ::1
- * (in any spelling the URL parser accepts); the unspecified 0.0.0.0 and :: are not.
- */
+/** `localhost`, `*.localhost`, 127.0.0.0/8 or ::1 in any spelling; not the unspecified 0.0.0.0 and ::. */
 export function isLoopbackHost(hostname: string): boolean {
   if (isLocalhostName(hostname)) return true;
   if (classifyAddress(hostname) !== 'loopback') return false;
@@ -116,10 +97,8 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
- * Checks a webhook URL: absolute, `https:` (plain HTTP is rejected),
- * no credentials, and a host that is not an IP literal or localhost name in a loopback,
- * private, link-local or reserved range (every spelling the URL parser accepts: decimal,
- * hex, octal, IPv4-mapped IPv6). Host names are checked again after DNS at each delivery attempt.
+ * Checks a webhook URL: absolute, `https:`, no credentials, and no IP literal or localhost name in a
+ * blocked range (every spelling the URL parser accepts). Host names are checked again after DNS at each attempt.
  */
 export function validateWebhookUrl(input: string | URL, options: WebhookUrlOptions = {}): WebhookUrlCheck {
   const text = String(input);
@@ -138,9 +117,8 @@ function credentialsRefusal(): Refusal {
   return { ok: false, code: 'credentials', reason: 'Webhook URLs must not contain credentials (user:password@): put a secret token in the path instead.' };
 }
 
-/** The text as given: within the WebhookUrl schema's length, no surrounding whitespace, a URL. */
 function parseWebhookUrl(text: string): WebhookUrlCheck {
-  // The WebhookUrl schema's limits: the URL is sent as given, so it is checked as given.
+  // Sent as given, so checked as given.
   if (text.length > MAX_URL_LENGTH) {
     return { ok: false, code: 'invalid', reason: `The URL is ${text.length} characters long; at most ${MAX_URL_LENGTH} are accepted.` };
   }
@@ -165,7 +143,6 @@ function isRelativeUrl(text: string): boolean {
   }
 }
 
-/** `https:` written in full, with a host and no credentials; undefined when it is. */
 function checkHttpsForm(url: URL, text: string, loopbackHost: boolean, options: WebhookUrlOptions): Refusal | undefined {
   if (url.protocol !== 'https:') {
     return {
@@ -176,8 +153,7 @@ function checkHttpsForm(url: URL, text: string, loopbackHost: boolean, options: 
         (url.protocol === 'http:' && loopbackHost && options.loopbackHttpHint ? ` ${options.loopbackHttpHint}` : ''),
     };
   }
-  // The URL parser also reads "https:host/path" and "https:/host/path"; the WebhookUrl schema
-  // (pattern ^https://[^/?#]) and other parsers do not, so only the full form is accepted.
+  // The URL parser also reads "https:host" and "https:/host"; the WebhookUrl schema and other parsers do not.
   if (!/^https:\/\/[^/?#]/i.test(text)) {
     return { ok: false, code: 'not_absolute', reason: `"${redactUrl(text)}" is not an absolute URL: write it as https://host/path.` };
   }
@@ -188,7 +164,6 @@ function checkHttpsForm(url: URL, text: string, loopbackHost: boolean, options: 
   return undefined;
 }
 
-/** A host that is not an IP literal or localhost name in a range the options do not allow; undefined when allowed. */
 function checkHost(url: URL, options: WebhookUrlOptions): Refusal | undefined {
   const cls = isLocalhostName(url.hostname) ? 'loopback' : classifyAddress(url.hostname);
   if (!cls || isAllowedAddressClass(cls, options)) return undefined;

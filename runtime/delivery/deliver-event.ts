@@ -1,9 +1,7 @@
 /**
- * ONE webhook delivery attempt, exactly as the service delivers, shared by
- * the server's delivery engine and the CLI: URL rules, DNS with every address checked, a connection
- * pinned to the checked address, no redirects, one deadline, and only a 200 counts.
- * Uses node:https directly: fetch/undici follow redirects and skip custom lookups. Kept
- * connections (option `agents`) are per checked address, so the guard holds for them too.
+ * One webhook delivery attempt as the service makes it, shared by the engine and the CLI: URL rules,
+ * every DNS address checked, a pinned connection, no redirects, one deadline, only a 200 counts.
+ * node:https directly: fetch/undici follow redirects and skip custom lookups.
  */
 import { WEBHOOK_DELIVERY_POLICY } from '../behaviour.js';
 import { VERSION } from '../version.js';
@@ -19,7 +17,7 @@ import { resolveWebhookHost, type CheckedAddress, type WebhookLookup } from './r
 /** Options of one delivery attempt. */
 export interface DeliverEventOptions {
   /**
-   * One deadline for DNS + connect + TLS + answer, in ms: a receiver answers 200 within 5 s.
+   * One deadline for DNS + connect + TLS + answer, in ms.
    * @defaultValue {@link DELIVERY_TIMEOUT_MS}
    */
   timeoutMs?: number;
@@ -29,8 +27,8 @@ export interface DeliverEventOptions {
    */
   allowPrivate?: boolean;
   /**
-   * CLI testing aid: allow loopback receivers, plain `http://` ones included, and skip
-   * certificate verification when the pinned address is loopback and no `ca` is given.
+   * CLI testing aid: allow loopback receivers, `http://` included, and skip certificate
+   * verification on a loopback pinned address without a `ca`.
    * @defaultValue `false`
    */
   insecureLocalhost?: boolean;
@@ -45,7 +43,7 @@ export interface DeliverEventOptions {
    */
   lookup?: WebhookLookup;
   /**
-   * How much of the answer body is read, in bytes; the rest is cut.
+   * Bytes of the answer body read; the rest is cut.
    * @defaultValue {@link MAX_RESPONSE_BYTES} (65 536)
    */
   maxResponseBytes?: number;
@@ -60,7 +58,7 @@ export interface DeliverEventOptions {
    */
   headers?: (body: string) => Record<string, string>;
   /**
-   * Keep-alive connections, one agent per checked address (delivery-agents.ts).
+   * Keep-alive connections, one agent per checked address.
    * @defaultValue none: a new connection per attempt
    */
   agents?: DeliveryAgents;
@@ -94,13 +92,9 @@ export interface ResponseSummary {
 
 /** Fields known once a connection was attempted. */
 interface AttemptDetails {
-  /** Elapsed time of the whole attempt in ms. */
   durationMs: number;
-  /** The checked address the connection was pinned to. */
   resolvedAddress?: string;
-  /** Present once the TLS handshake completed. */
   certificate?: CertificateSummary;
-  /** Present once an answer arrived. */
   response?: ResponseSummary;
   /** The answer's Retry-After header, as sent, when it had one. */
   retryAfter?: string;
@@ -182,15 +176,13 @@ export async function deliverEvent(
 /** How often the stall watch ticks, ms, and how late a tick may be before it counts as a stall. */
 const TICK_MS = 100;
 const STALL_MS = 200;
-/** Milliseconds this process spent stalled while a deadline was pending (see `watchStalls`). */
 let stalledMs = 0;
 let watchers = 0;
 let ticker: NodeJS.Timeout | undefined;
 
 /**
- * Counts the time this process stands still (a CPU stall, SIGSTOP, a blocked event loop) while
- * some deadline is pending: a tick that comes more than STALL_MS late adds its lateness.
- * Returns how much was lost since the call, and the release.
+ * Counts the time this process stands still (CPU stall, SIGSTOP, blocked loop) while a deadline is
+ * pending: a tick more than STALL_MS late adds its lateness. Returns the loss so far and the release.
  */
 function watchStalls(): { lost(): number; release(): void } {
   if (watchers++ === 0) {
@@ -215,11 +207,9 @@ function watchStalls(): { lost(): number; release(): void } {
 }
 
 /**
- * An attempt's deadline: `ms` of this process's own running time. Time this process stood
- * still meanwhile is given back (up to `ms` in all), so a receiver is never judged on our stall;
- * and the check runs after the event loop's poll phase (setImmediate), so an answer that arrived
- * by then is read first. Without this, an instance that wakes from a stall would count answers
- * that came, or requests it sent, as timeouts and send the event again.
+ * An attempt's deadline in this process's own running time: time stood still is given back (up to
+ * `ms`), and the check runs after the poll phase so an answer already arrived is read first.
+ * Otherwise an instance waking from a stall would count answers as timeouts and send again.
  */
 function createDeadline(ms: number): { reached: Promise<'timeout'>; cancel(): void } {
   let timer: NodeJS.Timeout | undefined;
@@ -258,7 +248,6 @@ function createDeadline(ms: number): { reached: Promise<'timeout'>; cancel(): vo
 const PLAIN_HTTP_LOOPBACK_ONLY =
   'Plain http:// is allowed only for a loopback receiver with --insecure-localhost (local testing); webhook URLs must use https://.';
 
-/** The lookup given to node:net: always answers the checked address, whatever it is asked. */
 function pinnedLookup({ address, family }: CheckedAddress): LookupFunction {
   return (_hostname, lookupOptions, callback) => {
     // Node ≥ 20 asks for `all` when autoSelectFamily is on (net.connect, "lookup").
@@ -274,7 +263,6 @@ function timeoutMessage(url: URL, timeoutMs: number, stage: string): string {
   );
 }
 
-/** Everything one POST needs. */
 interface Attempt {
   url: URL;
   pinned: CheckedAddress;
@@ -288,13 +276,11 @@ interface Attempt {
 /** What `post` answers when a reused connection was reset before any answer. */
 const STALE_CONNECTION = Symbol('stale connection');
 
-/** Where an attempt stands, for the messages of a failure; and the certificate once seen. */
 interface AttemptState {
   stage: string;
   certificate?: CertificateSummary;
 }
 
-/** The fields every result of an attempt carries. */
 function attemptDetails(attempt: Attempt, state: AttemptState) {
   return { durationMs: attempt.elapsed(), resolvedAddress: attempt.pinned.address, ...(state.certificate ? { certificate: state.certificate } : {}) };
 }
@@ -328,7 +314,6 @@ function openRequest(attempt: Attempt, keepAlive: boolean): ClientRequest {
   });
 }
 
-/** Follows the stage of the request (connect, TLS handshake, waiting) and reads the certificate. */
 function trackStages(req: ClientRequest, plain: boolean, state: AttemptState): void {
   const readCertificate = (socket: TLSSocket) => {
     const cert = socket.getPeerCertificate();
@@ -419,10 +404,7 @@ function answerResult(res: IncomingMessage, response: ResponseSummary, attempt: 
   };
 }
 
-/**
- * Reads at most `maxBytes` of the answer's body; `conclude(response, whole)` once, `whole` when
- * the body was read to its end (so a kept connection may serve the next delivery).
- */
+/** Reads at most `maxBytes`; `whole` when read to the end, so a kept connection may serve the next delivery. */
 function readAnswer(res: IncomingMessage, maxBytes: number, isSettled: () => boolean, conclude: (response: ResponseSummary, whole: boolean) => void): void {
   const chunks: Buffer[] = [];
   let bytes = 0;
@@ -454,7 +436,6 @@ function post(attempt: Attempt, keepAlive: boolean): Promise<DeliveryResult | ty
   return new Promise<DeliveryResult | typeof STALE_CONNECTION>((resolve) => {
     const state: AttemptState = { stage: 'connect' };
     let settled = false;
-    /** `keep`: the answer was read whole, so a kept connection may serve the next delivery. */
     const finish = (result: DeliveryResult | typeof STALE_CONNECTION, keep = false) => {
       if (settled) return;
       settled = true;
@@ -481,10 +462,7 @@ function post(attempt: Attempt, keepAlive: boolean): Promise<DeliveryResult | ty
   });
 }
 
-/**
- * OpenSSL's answer to a TLS client that got plain HTTP back: the first bytes ("HTTP/1.1 400")
- * are not a TLS record (`wrong version number`, `packet length too long`, `http request`).
- */
+/** OpenSSL's answer to a TLS client that got plain HTTP back (`wrong version number`, `packet length too long`, `http request`). */
 function isPlainHttpAnswer(error: NodeJS.ErrnoException): boolean {
   return /wrong[ _]version[ _]number|packet[ _]length[ _]too[ _]long|record[ _]length[ _]mismatch/i.test(`${error.code ?? ''} ${error.message}`);
 }

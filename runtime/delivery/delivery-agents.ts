@@ -1,10 +1,7 @@
 /**
- * Keep-alive connections for webhook deliveries that keep the pinned-address guard: one
- * node:http(s) `Agent` per checked address, so a kept connection is only ever reused for a
- * delivery whose own DNS check pinned that same address (every attempt still resolves and
- * checks every address first; redirects are still never followed). Bounded: at most
- * `maxAgents` addresses (the least recently used is closed), `maxFreeSockets` idle
- * connections each, closed after `idleTimeoutMs` idle.
+ * Keep-alive for deliveries that keeps the pinned-address guard: one `Agent` per checked address, so
+ * a kept connection is reused only by a delivery whose own DNS check pinned that address. Bounded:
+ * `maxAgents` addresses (least recently used closed), `maxFreeSockets` idle connections each.
  */
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
@@ -22,8 +19,7 @@ export interface DeliveryAgentsOptions {
    */
   maxFreeSockets?: number;
   /**
-   * An idle connection is closed after this long, in ms: below the 5 s idle timeout common
-   * receivers use, so the receiver rarely closes a connection we are about to reuse.
+   * Idle connection lifetime in ms: under the common 5 s receiver idle timeout, so the receiver rarely closes one we reuse.
    * @defaultValue 4000
    */
   idleTimeoutMs?: number;
@@ -31,14 +27,11 @@ export interface DeliveryAgentsOptions {
 
 /** The pool of agents one delivery engine owns. */
 export interface DeliveryAgents {
-  /** The agent for connections pinned to `address`, over plain HTTP or TLS. */
   agentFor(plain: boolean, address: string): HttpAgent;
-  /** Closes every kept connection; later deliveries open new ones. */
   destroy(): void;
 }
 
 /**
- * Creates the pool.
  * @example const agents = createDeliveryAgents(); await deliverEvent(url, event, { agents }); agents.destroy();
  */
 export function createDeliveryAgents(options: DeliveryAgentsOptions = {}): DeliveryAgents {

@@ -34,7 +34,7 @@ export interface ProfileFault {
   max: number;
   /** Longest list, for a schedule. */
   maxItems?: number;
-  /** The value when the field is absent: today's behaviour (every event once, in order, on time). */
+  /** The value when the field is absent: every event once, in order, on time. */
   default?: number;
 }
 
@@ -211,7 +211,7 @@ export const PROFILE_FAULTS: readonly (ProfileFault & { rule: DeliveryRuleId })[
   'faults' in rule ? rule.faults.map((fault: ProfileFault) => ({ ...fault, rule: rule.id })) : [],
 );
 
-/** Today's behaviour: every event once, in order, on time, on the engine's retry schedule. */
+/** Every event once, in order, on time, on the engine's retry schedule. */
 export const DEFAULT_DELIVERY_PROFILE: Readonly<DeliveryProfile> = Object.freeze(
   Object.fromEntries(PROFILE_FAULTS.filter((f) => f.default !== undefined).map((f) => [f.field, f.default])) as unknown as DeliveryProfile,
 );

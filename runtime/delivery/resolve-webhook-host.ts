@@ -1,46 +1,41 @@
 /**
- * DNS step of a webhook delivery: resolves the URL's host and checks EVERY address with the
- * one set of URL rules (client/webhook-url.ts; x-decisions: webhook-url-policy), so that a
- * name pointing at a private or metadata address is refused before any connection.
+ * DNS step of a delivery: checks every resolved address with the URL rules (runtime/webhook-url.ts),
+ * so a name pointing at a private or metadata address is refused before any connection.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { classifyAddress, isAllowedAddressClass, type AddressClass, type WebhookUrlOptions } from '../webhook-url.js';
 
-/** One resolved address, as `dns.lookup(host, { all: true })` gives it. */
 export interface ResolvedAddress {
   address: string;
   family: number;
 }
 
-/** Resolves a host name to all its addresses; injectable so tests can fake DNS answers. */
+/** Every address of a host name; injectable for tests. */
 export type WebhookLookup = (hostname: string) => Promise<ResolvedAddress[]>;
 
-/** A resolved address with the class the URL rules gave it. */
 export interface CheckedAddress extends ResolvedAddress {
   addressClass: AddressClass;
 }
 
-/** Outcome of `resolveWebhookHost`: every address allowed, or the first problem with a sentence saying what to check. */
+/** Every address allowed, or the first problem with a sentence saying what to check. */
 export type HostResolution =
   | { ok: true; addresses: CheckedAddress[] }
   | { ok: false; reason: 'dns_failed' | 'blocked_address'; message: string; addresses: CheckedAddress[] };
 
-/** Options: the URL rules (`allowPrivate`, `allowLoopback`) and the resolver (default: the system's, all addresses). */
+/** The URL rules and the resolver. */
 export interface ResolveWebhookHostOptions extends WebhookUrlOptions {
   /**
-   * Resolver returning every address of the host; for tests.
+   * Resolver returning every address of the host.
    * @defaultValue the system's getaddrinfo (`dns.lookup` with `all: true`)
    */
   lookup?: WebhookLookup;
 }
 
-/** The system resolver (getaddrinfo), every address in the order it returns them. */
 export const systemLookup: WebhookLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 /**
- * Resolves `hostname` (an IP literal resolves to itself, brackets removed) and classifies
- * every address; one refused address refuses the host, since the connection could go to
- * any of them. Never throws.
+ * Classifies every address of `hostname` (an IP literal resolves to itself); one refused address
+ * refuses the host, since the connection could go to any. Never throws.
  */
 export async function resolveWebhookHost(
   hostname: string,

@@ -1,24 +1,19 @@
 /**
- * The delivery engine's retry rules, pure and shared by every side that delivers (the server's
- * engine, the CLI's `listen` forwarder, `webhook grade`'s account of a failure): the schedule,
- * the receiver's Retry-After, and what follows a failed attempt. The numbers and statuses are
- * the session webhook's x-delivery-policy (x-decisions: webhook-retry, webhook-outbox).
+ * The delivery retry rules, pure and shared by the server's engine, `listen` and `webhook grade`;
+ * numbers and statuses are x-delivery-policy's (x-decisions: webhook-retry, webhook-outbox).
  */
 import { WEBHOOK_DELIVERY_POLICY, type WebhookDeliveryPolicy } from '../behaviour.js';
 import { OptionsError } from '../options-error.js';
 import { cappedRetryAfterMs, retryAfterMs } from '../retry-after.js';
 
-/**
- * The engine's default schedule, x-delivery-policy `retry.scheduleMs` (the Standard Webhooks
- * example): the delay before each attempt, the first included, in ms.
- */
+/** x-delivery-policy `retry.scheduleMs` (the Standard Webhooks example): the delay before each attempt, the first included, in ms. */
 export const STANDARD_WEBHOOKS_SCHEDULE_MS: readonly number[] = WEBHOOK_DELIVERY_POLICY.retry.scheduleMs;
 
 const UNIT_MS: Record<string, number> = { '': 1000, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /**
- * Reads a schedule such as `0,1s,2s,5m` (units ms, s, m, h, d; a bare number is seconds): the
- * delay before each attempt, the first included, so its length is the number of attempts.
+ * Reads a schedule such as `0,1s,2s,5m` (units ms, s, m, h, d; bare numbers are seconds); its
+ * length is the number of attempts.
  * @example parseRetrySchedule('0,5s,5m') // [0, 5000, 300000]
  */
 export function parseRetrySchedule(text: string): number[] {
@@ -38,8 +33,7 @@ export function parseRetrySchedule(text: string): number[] {
 }
 
 /**
- * The delay before attempt `attemptsMade + 1`: the schedule's entry, never shorter than the
- * receiver asked with Retry-After (x-decisions: webhook-outbox).
+ * The schedule's entry for attempt `attemptsMade + 1`, never shorter than the receiver's Retry-After.
  * @example scheduledDelayMs([0, 5000, 300000], 1, 60000) // 60000
  */
 export function scheduledDelayMs(schedule: readonly number[], attemptsMade: number, askedMs = 0): number {
@@ -50,11 +44,7 @@ export function scheduledDelayMs(schedule: readonly number[], attemptsMade: numb
 /** What follows a failed attempt: another attempt after `delayMs`, or the dead-letter list. */
 export type NextStep = { kind: 'retry'; delayMs: number } | { kind: 'dead'; reason: 'gone' | 'exhausted' };
 
-/**
- * The wait a receiver's Retry-After asks on `status`, as the policy honours it: only on its
- * `retryAfter.statuses`, at most its cap (a longer one waits the cap, or gives up the floor,
- * as `retryAfter.aboveMax` says); 0 when there is nothing to honour.
- */
+/** Retry-After honoured only on `retryAfter.statuses`, capped as `retryAfter.aboveMax` says; 0 when nothing to honour. */
 function askedDelayMs(failure: { status?: number | undefined; retryAfter?: string | undefined }, now: number, policy: WebhookDeliveryPolicy): number {
   if (failure.status === undefined || !policy.retryAfter.statuses.includes(failure.status)) return 0;
   const asked = retryAfterMs(failure.retryAfter, now);
@@ -62,11 +52,8 @@ function askedDelayMs(failure: { status?: number | undefined; retryAfter?: strin
 }
 
 /**
- * Decides what follows failed attempt number `attemptsMade` (1-based) that got `status` (when the
- * receiver answered) and `retryAfter` (its header), as x-delivery-policy says: a status that
- * ends the event (410 Gone) ends it at once; a schedule run out ends it; otherwise the next
- * scheduled delay, never shorter than a Retry-After sent with 429 or 503 (up to the cap).
- * @param [policy] - the rules (default the contract's {@link WEBHOOK_DELIVERY_POLICY})
+ * After failed attempt `attemptsMade` (1-based): a status that ends the event (410) or a schedule
+ * run out ends it; otherwise the next scheduled delay, never shorter than an honoured Retry-After.
  * @example nextStep([0, 5000, 300000], 1, { status: 503, retryAfter: '60' }) // { kind: 'retry', delayMs: 60000 }
  */
 export function nextStep(

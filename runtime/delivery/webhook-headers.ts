@@ -1,25 +1,16 @@
-/**
- * Standard Webhooks headers of one delivery attempt (x-decisions: webhook-standard-headers):
- * `webhook-id` (stable per event), `webhook-timestamp` (Unix seconds of the attempt) and, with
- * a secret, `webhook-signature` made by the `standardwebhooks` package (v1 = HMAC-SHA256 of
- * `id.timestamp.body`, base64).
- */
+/** Standard Webhooks headers of one attempt (x-decisions: webhook-standard-headers), signed by the `standardwebhooks` package. */
 import { OptionsError } from '../options-error.js';
 import { checkWebhookSecret } from '../webhook-secret.js';
 import { Webhook } from 'standardwebhooks';
 
-/**
- * Builds (and, with a secret, signs) the headers of one attempt for the exact body bytes sent;
- * what a receiver reads back is a header record, not this function.
- */
+/** Builds (and with a secret signs) one attempt's headers for the exact body bytes sent. */
 export type SignWebhookHeaders = (webhookId: string, body: string) => Record<string, string>;
 
 /** Options of `createWebhookHeaders`. */
 export interface WebhookHeadersOptions {
   /**
-   * Signing secret, `whsec_` + base64 (at least 24 bytes), or several during a rotation: each
-   * signs, one `v1,` signature per secret in `webhook-signature`, space-separated (Standard
-   * Webhooks), so a receiver holding any one of them accepts.
+   * Signing secret (`whsec_`, at least 24 bytes), or several during a rotation: one `v1,` signature
+   * each, so a receiver holding any one accepts.
    * @defaultValue none: unsigned (`webhook-id` and `webhook-timestamp` only)
    */
   secret?: string | readonly string[] | undefined;
