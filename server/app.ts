@@ -90,7 +90,6 @@ export interface AppDeps {
  * Order (x-decisions: request-checks): request log, CORS; sandbox control API, /healthz, /docs;
  * request guard (framing, paths, API key); rate limit; POST on the resume route (body check,
  * validator, handler), other methods 405, other paths 404.
- *
  * @example
  * const app = await createApp({ store: createMemorySessionStore(), apiKeys: ['key1'] });
  * app.listen(3000);

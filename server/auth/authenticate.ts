@@ -10,7 +10,6 @@ export type Authenticate = (req: Request) => string | undefined;
 
 /**
  * Wraps `checkKey` so each request's Authorization header is checked once, the verdict kept on the request.
- *
  * @example
  * const authenticate = createAuthentication(createApiKeyCheck(['key1']));
  * const handlers = { bearerAuth: (req: Request) => authenticate(req) !== undefined };

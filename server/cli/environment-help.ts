@@ -3,7 +3,6 @@ import { ENVIRONMENT, type EnvVariable } from '../config.js';
 
 /**
  * One line per variable: name, what it sets, and its default.
- *
  * @example program.addHelpText('after', renderEnvironmentHelp());
  */
 export function renderEnvironmentHelp(table: Readonly<Record<string, EnvVariable>> = ENVIRONMENT): string {

@@ -21,7 +21,6 @@ interface SeedOptions {
 /**
  * Builds the `seed` command over `env` (REDIS_URL or REDIS_CLUSTER_NODES, REDIS_KEY_PREFIX,
  * SESSIONS_FILE). It prints one line: what was deleted, created and kept.
- *
  * @example
  * // REDIS_URL=redis://127.0.0.1:6379 SESSIONS_FILE=sessions.json session-resume-api-server seed --reset
  * program.addCommand(createSeedCommand(process.env));

@@ -36,7 +36,6 @@ export interface DocsRouterOptions {
 
 /**
  * Creates the router; throws at creation when the spec cannot be read.
- *
  * @example
  * app.use(createDocsRouter()); // GET /, GET /docs and GET /openapi.yaml
  */

@@ -10,7 +10,6 @@ export type ApiPathMatcher = (path: string) => boolean;
 /**
  * Compiles OpenAPI path templates with path-to-regexp, the matcher express uses; each `{name}` is
  * one non-empty segment.
- *
  * @example createApiPathMatcher(Object.keys(document.paths))('/v1/sessions/s1/resume') // true
  */
 export function createApiPathMatcher(templates: readonly string[]): ApiPathMatcher {

@@ -19,7 +19,6 @@ export interface CloseHttpServerOptions {
 /**
  * Stops accepting; every answer from now says `Connection: close` (RFC 9112 §9.6) so clients move to
  * another instance, and connections close once idle. Resolves when all are closed; in-flight requests finish first.
- *
  * @example
  * process.on('SIGTERM', async () => {
  *   await closeHttpServer(server);

@@ -20,7 +20,6 @@ export interface ContractValidatorOptions {
 /**
  * Builds the validator's middleware; mount it after the body parser. A document the validator cannot
  * use fails only the requests through it: run `checkContractValidator` at start-up.
- *
  * @example
  * const validator = createContractValidator({ document, validateApiSpec: false, validateResponses: true, isAuthenticated });
  * app.post(RESUME_ROUTE, express.json(), ...validator, handler);
@@ -43,7 +42,6 @@ export function createContractValidator(options: ContractValidatorOptions): Requ
  * Resolves once the validator has loaded the document; rejects with its own error when it cannot.
  * The validator loads lazily (on the first request), so this sends one loopback request to a
  * throwaway app holding the middleware alone: any error but its 404 is the load's failure.
- *
  * @example
  * await checkContractValidator({ document, validateApiSpec: true, validateResponses: true, isAuthenticated: () => false });
  */

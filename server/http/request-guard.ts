@@ -42,7 +42,6 @@ const MESSAGES = {
  * First layer of every request: framing, then path, then API key (x-decisions: request-checks,
  * unknown-paths). An unknown path gets 404 by its shape alone, revealing no session; on the
  * document's paths a caller without a valid key learns nothing but 401.
- *
  * @example app.use(createRequestGuard({ authenticate, isApiPath: createApiPathMatcher(Object.keys(document.paths)) }));
  */
 export function createRequestGuard(options: RequestGuardOptions): RequestHandler {
@@ -58,7 +57,6 @@ export function createRequestGuard(options: RequestGuardOptions): RequestHandler
 /**
  * First handler of the resume route: the body as its headers announce it, judged before a byte is
  * read, then the pending `100 Continue`, then the parser for a declared body only.
- *
  * @example app.post(RESUME_ROUTE, createBodyCheck({ parser: express.json() }), ...);
  */
 export function createBodyCheck(options: BodyCheckOptions = {}): RequestHandler {

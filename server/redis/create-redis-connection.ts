@@ -24,7 +24,6 @@ export type RedisConnectionOptions = Omit<SharedConnectionOptions, 'role'>;
 /**
  * A request-path connection: commands fail at once while disconnected and after `commandTimeoutMs`
  * while Redis hangs; one whose connection closed under it fails as "unknown" rather than running twice.
- *
  * @example
  * const redis = createRedisConnection({ clusterNodes: ['10.0.0.5:7000', '10.0.0.6:7000'] });
  * await waitUntilConnected(redis);
@@ -39,7 +38,6 @@ const seedsOf = new WeakMap<Cluster, string[]>();
 
 /**
  * A BullMQ connection of the target's kind (`maxRetriesPerRequest: null` on blocking connections).
- *
  * @example
  * const connection = createQueueConnection({ clusterNodes: ['10.0.0.5:7000'] });
  */

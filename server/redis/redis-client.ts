@@ -7,7 +7,6 @@ export type RedisClientOptions = Pick<RedisConnectionOptions, 'commandTimeoutMs'
 /**
  * A client that rejects commands at once while disconnected and reconnects forever, so the server
  * answers 503 while Redis is down and recovers without a restart.
- *
  * @example const client = createRedisClient('redis://127.0.0.1:6379');
  */
 export function createRedisClient(url: string, options: RedisClientOptions = {}): Redis {

@@ -35,7 +35,6 @@ export { DEFAULT_IDEMPOTENCY_MAX_KEYS };
  * Creates an empty in-memory store. A resume, its event and its key record form one critical
  * section: no await between the read and the writes. A 404 is not recorded under a key
  * (x-decisions: idempotency-key): a retry may find the session.
- *
  * @example
  * const store = createMemorySessionStore();
  * await store.seed([{ id: 'sess_1', status: 'paused' }]);

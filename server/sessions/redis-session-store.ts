@@ -36,7 +36,6 @@ export interface RedisSessionStoreOptions {
 
 /**
  * Creates a store over an existing client; every Redis failure becomes `StoreUnavailableError` (503).
- *
  * @example
  * const redis = createRedisConnection({ url: 'redis://127.0.0.1:6379' });
  * const store = createRedisSessionStore({ client: redis, keyPrefix: 'session-resume:' });

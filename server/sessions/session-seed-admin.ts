@@ -12,7 +12,6 @@ export function seedMarkerKey(keyPrefix: string): string {
 
 /**
  * A `SeedMarker` in Redis; failures throw `StoreUnavailableError`.
- *
  * @example
  * await seedStore({ store, source, marker: createRedisSeedMarker(redis, 'session-resume:') });
  */
@@ -39,7 +38,6 @@ const LOST =
  * Wraps a seeded store so `ping` (and `/healthz`) also checks the seeded sessions are still there:
  * while the marker or its sample is missing it throws `SessionsLostError` (503), logged once on loss
  * and once on recovery. Call `ping` after the first seeding only.
- *
  * @example
  * const store = watchSeededSessions(createRedisSessionStore({ client }), { marker: createRedisSeedMarker(client, prefix), logger });
  */
@@ -74,7 +72,6 @@ export function watchSeededSessions(store: SessionStore, options: { marker: Seed
 /**
  * Deletes every session hash under `keyPrefix` and the seed marker on every primary (idempotency
  * records and events stay); resolves with the number deleted.
- *
  * @example
  * const deleted = await resetRedisSessions(redis, 'session-resume:');
  */

@@ -43,7 +43,6 @@ export interface SeedSource {
 
 /**
  * Opens a seed file (the demo set when `path` is undefined) without parsing it; throws `SeedFileError` if unreadable.
- *
  * @example
  * const source = await openSeedSource(process.env.SESSIONS_FILE);
  * const seeds = await source.load();

@@ -6,7 +6,6 @@ import { checkContractValidator } from '../http/contract-validator.js';
 /**
  * Rejects with a `ContractError` naming the spec file when the app built with the same options
  * could not use its document. Listens on a loopback port for one request.
- *
  * @example
  * await checkAppContract({ specPath });
  * const app = await createApp({ store, apiKeys, specPath });
