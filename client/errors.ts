@@ -1,7 +1,4 @@
-/**
- * The one error `resume` throws: the service gave no answer (network failure, timeout, or
- * the caller aborted). Every answer the service does give becomes a `ResumeOutcome` instead.
- */
+/** The one error `resume` throws: no answer at all. Every answer the service gives becomes a `ResumeOutcome`. */
 
 /** Why no answer arrived: `network` (refused, reset, DNS, CORS), `timeout`, or `aborted` by the caller's signal. */
 export type SessionsClientErrorCode = 'network' | 'timeout' | 'aborted';
@@ -11,7 +8,6 @@ export class SessionsClientError extends Error {
   override name = 'SessionsClientError';
   /** What went wrong, for programmatic handling. */
   readonly code: SessionsClientErrorCode;
-  /** The URL that was requested. */
   readonly url: string;
   /** How many requests were sent (1 + retries) before giving up. */
   readonly attempts: number;
@@ -29,9 +25,7 @@ export class SessionsClientError extends Error {
 }
 
 /**
- * Why no (whole) answer arrived, the one rule for a request and for its body: the caller's signal
- * aborted, else the attempt's deadline passed, else the network failed (refused, reset, DNS, CORS).
- *
+ * The one rule for a request and its body: caller aborted, else deadline passed, else network.
  * @example failureCode(error, { callerAborted: signal.aborted, timedOut: false }) // 'network'
  */
 export function failureCode(error: unknown, state: { callerAborted: boolean; timedOut: boolean }): SessionsClientErrorCode {
@@ -40,7 +34,7 @@ export function failureCode(error: unknown, state: { callerAborted: boolean; tim
   return 'network';
 }
 
-/** A short description of a fetch failure, e.g. "fetch failed (ECONNREFUSED)": adds Node's `cause.code` or `cause.message` when present. */
+/** e.g. "fetch failed (ECONNREFUSED)": adds Node's `cause.code` or `cause.message`. */
 export function describeFetchError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause as { code?: unknown; message?: unknown } | undefined;

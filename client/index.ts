@@ -1,10 +1,6 @@
 /**
  * Package session-resume-api, entry `./client`: the typed client. Browser-safe: nothing reachable
- * from here imports a Node built-in (test/unit/boundaries.test.ts).
- *
- * Where it sits: over the shared runtime (runtime/: wire types generated from spec/, the URL
- * rules, backoff, the resume path), bundled in at build; never imports server/. Siblings: webhooks/ (the receiver kit, Node), msw/ (frontend test handlers), cli/ (the
- * `session-resume-api` command).
+ * from here imports a Node built-in (test/unit/boundaries.test.ts); never imports server/.
  */
 export { createSessionsClient } from './sessions-client.js';
 export type { ResumeOptions, SessionsClient, SessionsClientOptions } from './sessions-client.js';

@@ -1,7 +1,4 @@
-/**
- * Answer → outcome: the one place that reads the `not_paused` marker, whatever
- * the status (x-decisions: not-paused-status). Never throws, whatever the body is.
- */
+/** Answer → outcome: the one place that reads the `not_paused` marker, whatever the status (x-decisions: not-paused-status). */
 import type { ResumeResult } from '@session-resume-api/runtime/types';
 import { parseRateLimit, type RateLimitInfo } from './rate-limit.js';
 import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
@@ -10,7 +7,7 @@ import { retryAfterMs } from '@session-resume-api/runtime/retry-after';
 /** The marker the service puts in the body text of a resume refused because the session is not paused. */
 export const NOT_PAUSED_MARKER = RESUME_RETRY_POLICY.outcomes.notPaused.marker;
 
-/** Fields of every outcome: the final HTTP status and how many requests were sent (1 + retries). */
+/** The final status and requests sent (1 + retries). */
 interface OutcomeBase {
   status: number;
   /** Above 1, an earlier attempt may have resumed the session: see the README on retries and not_paused. */
@@ -19,11 +16,9 @@ interface OutcomeBase {
   rateLimit?: RateLimitInfo;
 }
 
-/** Fields of every outcome that is not `resumed`: a human message and the raw body text. */
 interface FailedOutcome extends OutcomeBase {
   /** The body's `message` when it is JSON with one, else the start of the body text, else "HTTP <status>". */
   message: string;
-  /** The body exactly as received (may be empty, plain text or HTML). */
   body: string;
 }
 
@@ -44,7 +39,6 @@ export interface ResumeAnswer {
   sessionId: string;
   status: number;
   headers: Headers;
-  /** The raw body text. */
   text: string;
   attempts: number;
   /** Clock for an HTTP-date Retry-After or a Unix-time rate-limit reset, in ms since the epoch (default Date.now()). */
@@ -72,9 +66,8 @@ function messageOf(json: unknown, text: string, status: number): string {
 }
 
 /**
- * Whether the body text carries the not_paused marker. When the session id itself contains
- * the marker, its echoes are removed first, so that "Session sess_not_paused_1 was not
- * found." stays a not_found. (An id equal to the bare marker therefore never reads as one.)
+ * Whether the body text carries the not_paused marker; an id containing the marker has its echoes
+ * removed first, so "Session sess_not_paused_1 was not found." stays a not_found.
  */
 export function hasNotPausedMarker(text: string, sessionId: string): boolean {
   if (!sessionId.includes(NOT_PAUSED_MARKER)) return text.includes(NOT_PAUSED_MARKER);

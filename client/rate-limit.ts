@@ -1,20 +1,15 @@
-/**
- * Reads the rate-limit state a service reports in answer headers (x-decisions:
- * rate-limit-headers). Browser-safe string parsing; never throws: absent or unreadable
- * fields give `undefined`, whatever the service sends.
- */
+/** Reads the rate-limit state an answer reports (x-decisions: rate-limit-headers). Never throws: unreadable fields are `undefined`. */
 
-/** The caller's quota as the service reported it on one answer. */
+/** The caller's quota as one answer reported it. */
 export interface RateLimitInfo {
-  /** Requests allowed per window; undefined when the service does not say. */
+  /** Requests allowed per window, when the service says. */
   limit: number | undefined;
   /** Requests left in the current window. */
   remaining: number;
-  /** Seconds until the window resets; undefined when the service does not say. */
+  /** Seconds until the window resets, when the service says. */
   resetSeconds: number | undefined;
 }
 
-/** A non-negative whole number of at most 15 digits, else undefined. */
 function count(value: string | null | undefined): number | undefined {
   const text = value?.trim();
   return text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : undefined;
@@ -42,7 +37,7 @@ function listMembers(value: string): string[] {
   return members.map((m) => m.trim()).filter(Boolean);
 }
 
-/** One list member `"name"; a=1; b=2` (or a bare token name) as its name and parameters; undefined when malformed. */
+/** `"name"; a=1; b=2` (or a bare token) as name and parameters; undefined when malformed. */
 function member(text: string): { name: string; params: Map<string, string> } | undefined {
   const [head = '', ...rest] = text.split(';');
   if (!/^(?:"[^"\\]*"|[A-Za-z*][\w.:/%*+-]*)$/.test(head.trim())) return undefined;
@@ -54,11 +49,7 @@ function member(text: string): { name: string; params: Map<string, string> } | u
   return { name: head.trim().replace(/^"|"$/g, ''), params };
 }
 
-/**
- * `RateLimit: "policy"; r=<remaining>; t=<seconds>` with `RateLimit-Policy: "policy"; q=<limit>;
- * w=<window>` (draft-ietf-httpapi-ratelimit-headers-08 and later). With several policies the one
- * with the fewest requests left applies.
- */
+/** draft-ietf-httpapi-ratelimit-headers-08 and later; of several policies, the one with the fewest requests left. */
 function fromDraft8(rateLimit: string, policy: string | null): RateLimitInfo | undefined {
   let best: { name: string; remaining: number; reset: number | undefined } | undefined;
   for (const m of listMembers(rateLimit).map(member)) {
@@ -84,7 +75,6 @@ function fromDraft7(rateLimit: string): RateLimitInfo | undefined {
 // X-RateLimit-Reset is often a Unix time (GitHub, Twitter); a delta is far below this.
 const UNIX_TIME_FLOOR = 1_000_000_000;
 
-/** `<prefix>Limit`, `<prefix>Remaining`, `<prefix>Reset` as separate fields. */
 function fromSeparate(headers: Headers, prefix: string, nowMs: number): RateLimitInfo | undefined {
   const remaining = count(headers.get(`${prefix}remaining`));
   if (remaining === undefined) return undefined;
@@ -94,15 +84,10 @@ function fromSeparate(headers: Headers, prefix: string, nowMs: number): RateLimi
 }
 
 /**
- * Reads the rate-limit state from answer headers, trying in turn the IETF `RateLimit` field
- * (draft-08 and later, then the earlier `limit=, remaining=, reset=` form), `RateLimit-Limit` /
- * `-Remaining` / `-Reset`, `X-RateLimit-*` and `X-Rate-Limit-*`. A reset given as a Unix time is
- * turned into seconds from `nowMs` (default `Date.now()`). Returns undefined when no form gives a
- * readable remaining count.
- *
- * @example
- * parseRateLimit(new Headers({ RateLimit: '"100-in-1min"; r=99; t=60', 'RateLimit-Policy': '"100-in-1min"; q=100; w=60' }));
- * // → { limit: 100, remaining: 99, resetSeconds: 60 }
+ * Tries the IETF `RateLimit` field (draft-08+, then the earlier `limit=, remaining=` form),
+ * `RateLimit-*`, `X-RateLimit-*` and `X-Rate-Limit-*`; a Unix-time reset becomes seconds from
+ * `nowMs`. Undefined when no form gives a readable remaining count.
+ * @example parseRateLimit(new Headers({ RateLimit: '"100-in-1min"; r=99; t=60', 'RateLimit-Policy': '"100-in-1min"; q=100; w=60' })) // { limit: 100, remaining: 99, resetSeconds: 60 }
  */
 export function parseRateLimit(headers: Headers, nowMs: number = Date.now()): RateLimitInfo | undefined {
   try {

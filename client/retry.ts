@@ -1,18 +1,13 @@
 /**
- * The fetch layer under openapi-fetch: one timeout per attempt, and the retries the resume
- * operation's x-retry-policy states (statuses, network failures, Retry-After as a floor up to a
- * cap, backoff), with every attempt re-sending the same request and so the same Idempotency-Key
- * (x-decisions: resume-retry-policy). Browser-safe: no Node built-ins.
+ * The fetch layer under openapi-fetch: a timeout per attempt and the retries x-retry-policy states,
+ * every attempt re-sending the same request and so the same Idempotency-Key. Browser-safe.
  */
 import { fullJitterDelayMs } from '@session-resume-api/runtime/backoff';
 import { RESUME_RETRY_POLICY, type ResumeRetryPolicy } from '@session-resume-api/runtime/behaviour';
 import { cappedRetryAfterMs, retryAfterMs } from '@session-resume-api/runtime/retry-after';
 import { describeFetchError, failureCode, SessionsClientError, type SessionsClientErrorCode } from './errors.js';
 
-/**
- * A fetch that takes a Request (the shape openapi-fetch calls) and an `init` carrying the
- * attempt's signal again; pass `init` on to the real fetch, or timeouts may not fire.
- */
+/** A fetch taking a Request and an `init` with the attempt's signal: pass `init` on, or timeouts may not fire. */
 export type FetchLike = (input: Request, init?: { signal?: AbortSignal }) => Promise<Response>;
 
 /** Settings of `createRetryingFetch`. */
@@ -33,40 +28,33 @@ export interface RetryOptions {
 
 /** Per-request settings of one call through `createRetryingFetch`. */
 export interface AttemptHooks {
-  /** The caller's abort signal, or undefined for none (when the key is absent: the request's own signal). */
+  /** The caller's abort signal (when the key is absent: the request's own). */
   signal?: AbortSignal | undefined;
 }
 
-/** The final answer: its Response, whose body is already read, that body, and the attempts it took. */
+/** The final answer, its body already read, and the attempts it took. */
 export interface BufferedAnswer {
   response: Response;
   text: string;
-  /** Requests sent for this answer (1 + retries). */
   attempts: number;
 }
 
-/** Statuses whose Response cannot carry a body (Fetch standard: null body status). */
+/** Fetch standard: null body statuses. */
 const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([204, 205, 304]);
 
-/**
- * The policy's full-jitter exponential backoff for `attempt` (1-based), never above `capMs`
- * (the client's longest wait) nor the policy's own `backoff.maxMs`.
- */
+/** Full-jitter backoff for `attempt` (1-based), never above `capMs` nor the policy's `backoff.maxMs`. */
 export function backoffDelay(attempt: number, capMs: number, random: () => number = Math.random, policy: ResumeRetryPolicy = RESUME_RETRY_POLICY): number {
   return fullJitterDelayMs(attempt, { ...policy.backoff, maxMs: Math.min(policy.backoff.maxMs, capMs) }, random);
 }
 
-/** What one attempt came to, as the retry rule reads it. */
 export type AttemptResult =
   /** No answer: the request failed (`network`), ran out of time (`timeout`) or the caller aborted. */
   | { kind: 'failed'; code: SessionsClientErrorCode }
   /** An answer with this status and Retry-After header (null when absent). */
   | { kind: 'answered'; status: number; retryAfter: string | null };
 
-/** What follows an attempt: another one after `delayMs`, or none (the result stands). */
 export type RetryDecision = { retry: true; delayMs: number } | { retry: false };
 
-/** Whether the policy retries an attempt that got no answer for this reason. */
 function retriesFailure(code: SessionsClientErrorCode, policy: ResumeRetryPolicy): boolean {
   // Refused, reset, DNS or CORS failure: browsers do not say which, so all are one kind.
   if (code === 'network') return policy.networkFailures === 'retry';
@@ -75,15 +63,10 @@ function retriesFailure(code: SessionsClientErrorCode, policy: ResumeRetryPolicy
 }
 
 /**
- * The retry rule, without I/O: whether attempt number `attempt` (1-based) is followed by
- * another, and after how long, as the policy says (x-retry-policy): its retryable statuses
- * and failures, while `attempt` ≤ `maxRetries`; an aborted attempt never. The wait is the
- * answer's Retry-After on the policy's statuses (a floor), else the backoff; a Retry-After
- * beyond `maxRetryDelayMs` ends the retries (the answer goes back to the caller) unless the
- * policy says to wait the cap.
- *
- * @param [clock] - `now` for an HTTP-date Retry-After (default Date.now()), `random` for the jitter (default Math.random)
- * @param [policy] - the rules (default the contract's {@link RESUME_RETRY_POLICY})
+ * The retry rule without I/O: whether attempt `attempt` (1-based) is followed by another and when.
+ * Retryable statuses and failures while `attempt` ≤ `maxRetries`, never an abort. The wait is the
+ * Retry-After on the policy's statuses (a floor), else the backoff; one beyond `maxRetryDelayMs`
+ * ends the retries unless the policy says to wait the cap.
  * @example nextAttempt({ kind: 'answered', status: 503, retryAfter: '2' }, 1, { maxRetries: 2, maxRetryDelayMs: 10_000 }) // { retry: true, delayMs: 2000 }
  */
 export function nextAttempt(
@@ -103,7 +86,6 @@ export function nextAttempt(
   return delayMs === undefined ? { retry: false } : { retry: true, delayMs };
 }
 
-/** Waits `ms`, or rejects with the signal's reason when it aborts first. */
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (!signal) return void setTimeout(resolve, ms);
@@ -121,15 +103,12 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 /**
- * One attempt's abort signal: fires when the caller aborts or after `timeoutMs`. Built from a
- * controller held by its own timer, not `AbortSignal.any([caller, AbortSignal.timeout()])`:
- * Node 20 can garbage-collect those composites mid-request so the timeout never fires
- * (nodejs/node#57736), which hung the CLI under load. A class, so that an attempt without a
- * caller signal allocates no closure beyond its timer's.
+ * One attempt's signal: the caller's abort or `timeoutMs`. A controller with its own timer, not
+ * `AbortSignal.any([caller, AbortSignal.timeout()])`: Node 20 can garbage-collect those composites
+ * mid-request so the timeout never fires (nodejs/node#57736). A class: no closure per attempt.
  */
 class Deadline {
   readonly signal: AbortSignal;
-  /** Whether the timer fired (the attempt ran out of time). */
   expired = false;
   private readonly controller = new AbortController();
   private readonly timer: ReturnType<typeof setTimeout>;
@@ -141,9 +120,8 @@ class Deadline {
   ) {
     this.signal = this.controller.signal;
     this.timer = setTimeout(() => this.expire(timeoutMs), timeoutMs);
-    // Node: a finished call must not hold the process open until the timer ends (browsers have no unref).
+    // A finished call must not hold a Node process open (browsers have no unref).
     (this.timer as { unref?: () => void }).unref?.();
-    // Most calls have no caller signal: no listener to add or remove then.
     if (caller?.aborted) this.controller.abort(caller.reason);
     else if (caller) {
       this.onCallerAbort = () => this.controller.abort(caller.reason);
@@ -157,14 +135,12 @@ class Deadline {
     this.controller.abort(new DOMException(`No answer within ${timeoutMs} ms.`, 'TimeoutError'));
   }
 
-  /** Clears the timer and stops following the caller's signal; the signal never fires after this. */
   release(): void {
     clearTimeout(this.timer);
     if (this.onCallerAbort) this.caller?.removeEventListener('abort', this.onCallerAbort);
   }
 }
 
-/** What a failed attempt needs to say: the URL, the caller's signal and the attempt's number. */
 interface AttemptContext {
   url: string;
   caller: AbortSignal | undefined;
@@ -176,7 +152,6 @@ function clientError(code: 'network' | 'timeout' | 'aborted', message: string, c
   return new SessionsClientError(code, message, { cause, url: at.url, attempts: at.attempt });
 }
 
-/** Waits between attempts; the caller's abort ends the wait as an `aborted` error. */
 async function waitBetween(ms: number, at: AttemptContext): Promise<void> {
   try {
     await sleep(ms, at.caller);
@@ -185,10 +160,7 @@ async function waitBetween(ms: number, at: AttemptContext): Promise<void> {
   }
 }
 
-/**
- * The error of an attempt whose request or body failed: the caller aborted, the deadline
- * passed, or the network failed (`what` says which part: "request" or "body").
- */
+/** The error of a failed request or body: aborted, timed out, or network. */
 function attemptError(error: unknown, deadline: Deadline, at: AttemptContext, what: 'request' | 'body'): SessionsClientError {
   const code = failureCode(error, { callerAborted: Boolean(at.caller?.aborted), timedOut: deadline.expired });
   if (code === 'aborted') return clientError('aborted', `The request to ${at.url} was aborted.`, at.caller?.reason ?? error, at);
@@ -202,15 +174,11 @@ function attemptError(error: unknown, deadline: Deadline, at: AttemptContext, wh
 }
 
 /**
- * Wraps `options.fetch` with timeouts and retries, and reads the final answer's body within
- * the last attempt's deadline (so the deadline bounds the body, and its timer is freed as soon
- * as the body is in). Throws `SessionsClientError` only when no answer arrives or its body
- * breaks off; a retryable answer still there after the last attempt is returned as is.
- * Each attempt calls `options.fetch(request, { signal })` with the attempt's signal in `init`:
- * undici drops the abort of a signal that reaches fetch only inside a Request once a garbage
- * collection has run (nodejs/undici#4068). A request with a body is cloned for each attempt
- * that may be followed by another; a bodyless one is passed as is, so every attempt sends the
- * same headers (one Idempotency-Key).
+ * Wraps `options.fetch` with timeouts and retries, and reads the final body within the last
+ * attempt's deadline. Throws `SessionsClientError` only when no answer arrives or its body breaks
+ * off; a retryable answer after the last attempt is returned. The signal goes in `init` too:
+ * undici drops the abort of a signal only inside a Request after a GC (nodejs/undici#4068). Only a
+ * request with a body is cloned per attempt; a bodyless one keeps the same headers.
  */
 export function createRetryingFetch(options: RetryOptions): (request: Request, hooks?: AttemptHooks) => Promise<BufferedAnswer> {
   const { maxRetries, timeoutMs, policy = RESUME_RETRY_POLICY } = options;
@@ -240,10 +208,8 @@ export function createRetryingFetch(options: RetryOptions): (request: Request, h
   };
 }
 
-/** Reads the final answer's body under its attempt's deadline, then frees the deadline. */
 async function readAnswer(response: Response, deadline: Deadline, at: AttemptContext): Promise<BufferedAnswer> {
   try {
-    // The body stops arriving when the caller aborts, the deadline passes, or the connection breaks.
     return { response, text: await response.text(), attempts: at.attempt };
   } catch (error) {
     throw attemptError(error, deadline, at, 'body');

@@ -1,7 +1,4 @@
-/**
- * `createSessionsClient`: the typed client of the Session Resume API, built on openapi-fetch
- * with the generated `paths`. Browser-safe: nothing here (or below) imports a Node built-in.
- */
+/** The typed client of the Session Resume API on openapi-fetch. Browser-safe: no Node built-in here or below. */
 import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
 import { checkInteger, OptionsError } from '@session-resume-api/runtime/options-error';
 import createClient, { type Client } from 'openapi-fetch';
@@ -11,7 +8,7 @@ import { toResumeOutcome, type ResumeOutcome } from './outcome.js';
 import { createRetryingFetch, replayable, type BufferedAnswer, type FetchLike } from './retry.js';
 import { PACKAGE_VERSION } from './version.js';
 
-/** Default deadline of each attempt, in ms, from sending to the end of the body: x-retry-policy `attempts.attemptTimeoutMs`. */
+/** Per-attempt deadline in ms, sending to end of body: x-retry-policy `attempts.attemptTimeoutMs`. */
 export const DEFAULT_TIMEOUT_MS = RESUME_RETRY_POLICY.attempts.attemptTimeoutMs;
 /** Default retries after the first attempt: x-retry-policy `attempts.max` less the first. */
 export const DEFAULT_MAX_RETRIES = RESUME_RETRY_POLICY.attempts.max - 1;
@@ -64,9 +61,8 @@ export interface ResumeOptions {
    */
   headers?: Record<string, string>;
   /**
-   * Idempotency-Key sent on every attempt of this call (1 to 255 characters), so a retry after
-   * a lost answer cannot resume twice and reads as `resumed` (x-decisions: idempotency-key).
-   * Pass your own to retry across calls.
+   * Idempotency-Key sent on every attempt of this call (1 to 255 characters), so a retry after a
+   * lost answer cannot resume twice (x-decisions: idempotency-key). Pass your own to retry across calls.
    * @defaultValue a new `crypto.randomUUID()` per call
    */
   idempotencyKey?: string;
@@ -75,16 +71,13 @@ export interface ResumeOptions {
 /** The client: `resume` for the outcome, `raw` for the typed openapi-fetch client underneath. */
 export interface SessionsClient {
   /**
-   * Resumes a paused session. Resolves to an outcome for every answer the service gives;
-   * throws SessionsClientError only when no answer arrives (network, timeout, aborted), and
-   * TypeError for an empty session id or one that cannot be a path segment ("." or "..").
+   * Resolves to an outcome for every answer the service gives; throws SessionsClientError only when
+   * no answer arrives, TypeError for an empty session id or "." / "..".
    */
   resume(sessionId: string, options?: ResumeOptions): Promise<ResumeOutcome>;
   /** The openapi-fetch client (same base URL, key, timeouts and retries), for typed raw calls. */
   raw: Client<paths>;
 }
-
-
 
 function checkNumber(name: string, value: number | undefined, fallback: number, min: number, max: number, integer = false): number {
   if (value === undefined) return fallback;
@@ -124,9 +117,8 @@ function checkApiKey(apiKey: unknown): string {
   if (typeof apiKey !== 'string' || !apiKey.trim()) {
     throw new OptionsError('createSessionsClient: apiKey is required (the key sent as Authorization: Bearer <apiKey>).');
   }
-  // Looser than RFC 6750's b64token (runtime/bearer-token.ts), which our server holds its own
-  // keys to: the service's key format is not shown (source spec), so any visible ASCII passes and
-  // only what could never be meant (whitespace, control, non-ASCII: a bad copy) is refused.
+  // Looser than RFC 6750's b64token: the service's key format is not shown (source spec), so only
+  // what could never be meant (whitespace, control, non-ASCII: a bad copy) is refused.
   if (!/^[\x21-\x7e]+$/.test(apiKey)) {
     throw new OptionsError('createSessionsClient: apiKey contains whitespace, control or non-ASCII characters; check how it was copied.');
   }
@@ -135,7 +127,6 @@ function checkApiKey(apiKey: unknown): string {
 
 /**
  * Creates a client; throws `OptionsError` (a TypeError) naming the option to fix when an option is invalid.
- *
  * @example
  * const client = createSessionsClient({ baseUrl: 'https://api.example.com', apiKey: process.env.API_KEY! });
  * const outcome = await client.resume('sess_123');
@@ -161,24 +152,20 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
 
   async function resume(sessionId: string, callOptions: ResumeOptions = {}): Promise<ResumeOutcome> {
     const idempotencyKey = checkResumeArguments(sessionId, callOptions);
-    // Through openapi-fetch: one Request per call (no body, x-decisions: request-body) whose
-    // headers every attempt re-sends, so one Idempotency-Key covers them all; this call's
-    // `fetch` carries the caller's signal to each attempt's deadline and keeps the body text
-    // exactly as received (openapi-fetch parses error bodies as JSON).
+    // One Request per call whose headers every attempt re-sends, so one Idempotency-Key covers them
+    // all; this `fetch` carries the caller's signal and keeps the body text as received.
     let answer: BufferedAnswer | undefined;
     const { response } = await raw.POST(RESUME_PATH, {
       params: { path: { session_id: sessionId } },
       // Later names win case-insensitively: the call's key over any Idempotency-Key in `headers`.
       headers: { ...callOptions.headers, 'Idempotency-Key': idempotencyKey },
-      // A 2xx body is not read again ('stream' hands back the read stream as is); openapi-fetch
-      // reads every other body, so those get a Response that can be read again.
+      // 'stream' leaves a 2xx body unread; openapi-fetch reads every other, so those get a replayable Response.
       parseAs: 'stream',
       fetch: async (request: Request) => {
         answer = await retrying(request, { signal: callOptions.signal });
         return answer.response.ok ? answer.response : replayable(answer);
       },
     });
-    // openapi-fetch resolves only after its `fetch` did, so the answer is set here.
     return toResumeOutcome({ sessionId, status: response.status, headers: response.headers, text: answer!.text, attempts: answer!.attempts });
   }
 
@@ -186,9 +173,8 @@ export function createSessionsClient(options: SessionsClientOptions): SessionsCl
 }
 
 /**
- * The fetch every attempt goes through. Called through a closure: a detached window.fetch throws
- * "Illegal invocation" in browsers. A caller's fetch also gets the attempt's signal inside the
- * Request, in case it drops `init`.
+ * Through a closure: a detached window.fetch throws "Illegal invocation". A caller's fetch also gets
+ * the attempt's signal inside the Request, in case it drops `init`.
  */
 function baseFetch(userFetch: SessionsClientOptions['fetch']): FetchLike {
   return userFetch
@@ -196,13 +182,11 @@ function baseFetch(userFetch: SessionsClientOptions['fetch']): FetchLike {
     : (request, init) => globalThis.fetch(request, init);
 }
 
-/** The arguments of one `resume` call checked; returns the call's Idempotency-Key (given, or a new one). */
 function checkResumeArguments(sessionId: string, callOptions: ResumeOptions): string {
   if (typeof sessionId !== 'string' || sessionId === '') {
     throw new TypeError('resume: sessionId must be a non-empty string.');
   }
-  // URL parsers remove "." and ".." segments even percent-encoded (WHATWG URL path state),
-  // so such an id can never reach the server as itself.
+  // URL parsers remove "." and ".." segments even percent-encoded, so such an id never reaches the server.
   if (sessionId === '.' || sessionId === '..') {
     throw new TypeError(`resume: sessionId "${sessionId}" cannot be sent as a URL path segment.`);
   }

@@ -34,7 +34,6 @@ Exit status: 0 all checks passed (skipped ones included), 1 a check failed, 2 us
 
 /**
  * Creates the `conformance` command; `env` defaults to the process environment (SESSION_RESUME_*).
- *
  * @example session-resume-api conformance --base-url http://127.0.0.1:4010 --api-key k --mode mock
  */
 export function createConformanceCommand(env: CliEnv = readCliEnv()): Command {

@@ -1,8 +1,4 @@
-/**
- * `webhook check`: the troubleshooting list of the webhook rules (URL validity, HTTPS,
- * response time, reachable from outside) automated, one line per check, stopping at the
- * first failure. The last check delivers one test event exactly as the service would.
- */
+/** `webhook check`: the webhook troubleshooting list automated, one line per check, stopping at the first failure. */
 import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
 import { resolveWebhookHost } from '@session-resume-api/runtime/delivery/resolve-webhook-host';
 import { classifyAddress, validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
@@ -40,22 +36,16 @@ export interface WebhookCheckOptions {
   print?: (line: string) => void;
 }
 
-/**
- * The event sent by the last check: the probe (runtime/webhook-probe.ts), which the receiver kit
- * acknowledges with `probe: true` without recording it or calling `onEvent`; any other
- * receiver sees an event kind it does not know.
- */
+/** The probe (runtime/webhook-probe.ts): the receiver kit acknowledges it without recording it; others see an unknown kind. */
 export function checkEvent(): SessionEvent {
   return createProbeEvent();
 }
 
-/** Plain http:// is allowed for loopback receivers with --insecure-localhost, never otherwise. */
 const isPlainHttp = (url: string) => /^http:\/\//i.test(url);
 
 /**
- * The URL rules judged before any DNS lookup: a valid URL, then https:// (or http:// with
- * `insecureLocalhost`, allowed only if the host turns out to be loopback). `refused` is set
- * when the host is an address the rules refuse (judged as the "address allowed" step).
+ * The URL rules before any DNS lookup: a valid URL, then https:// (or http:// with `insecureLocalhost`,
+ * kept only if the host is loopback). `refused`: the host is an address the rules refuse.
  */
 export type UrlSchemeCheck =
   | { ok: true; plain: boolean; refused?: string }
@@ -72,7 +62,7 @@ export function checkUrlScheme(url: string, insecureLocalhost: boolean | undefin
   return { ok: false, step: 'HTTPS', reason: `${check.reason}${hint}` };
 }
 
-/** Runs the checks on `url`; resolves true when every check passed. Never throws for a failed check. */
+/** Resolves true when every check passed; never throws for a failed check. */
 export async function runWebhookCheck(url: string, options: WebhookCheckOptions = {}): Promise<boolean> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const pass = (name: string, detail: string) => (print(`ok    ${name.padEnd(22)} ${detail}`), true);
@@ -120,7 +110,6 @@ export async function runWebhookCheck(url: string, options: WebhookCheckOptions 
   return pass(answers, `200 in ${result.durationMs} ms (${probeNote(result.response?.body, probe.event)}${signedNote})`);
 }
 
-/** Whether the receiver recognised the probe (the receiver kit answers `probe: true`). */
 function probeNote(body: string | undefined, event: string): string {
   try {
     if ((JSON.parse(body ?? '') as { probe?: unknown }).probe === true) return `probe ${event} acknowledged, not processed`;

@@ -1,7 +1,6 @@
 /**
- * `webhook send`: delivers one event N times, C at a time, exactly as the service would
- * (deliverEvent: same payload shape, 5 s deadline, only 200 counts), with the same identity
- * every time, so that a receiver's dedupe (by event, session.id and timestamp) can be tested.
+ * `webhook send`: one event N times, C at a time, exactly as the service delivers it and with the
+ * same identity every time, to test a receiver's dedupe.
  */
 import { deliverEvent, type DeliveryFailureReason, type DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
@@ -41,7 +40,7 @@ export interface WebhookSendOptions {
   secret?: string;
 }
 
-/** What `runWebhookSend` did: counts, failures by reason with one example message each, timings in ms. */
+/** Counts, failures by reason with one example each, timings in ms. */
 export interface WebhookSendSummary {
   event: SessionEvent;
   sent: number;
@@ -53,7 +52,7 @@ export interface WebhookSendSummary {
   durationMs: { min: number; median: number; max: number };
 }
 
-/** Delivers `event` `times` times with at most `concurrency` in flight; never throws for a failed delivery. */
+/** Never throws for a failed delivery. */
 export async function runWebhookSend(
   url: string,
   event: SessionEvent,
@@ -98,7 +97,6 @@ export async function runWebhookSend(
   };
 }
 
-/** The summary as human-readable lines. */
 export function formatSendSummary(summary: WebhookSendSummary): string[] {
   const { event, sent, delivered, duplicates, failed, durationMs } = summary;
   const lines = [
@@ -112,7 +110,7 @@ export function formatSendSummary(summary: WebhookSendSummary): string[] {
   return lines;
 }
 
-/** A 200 whose JSON body says `duplicate: true` (the receiver kit's answer to a repeat). */
+/** The receiver kit's answer to a repeat. */
 function isDuplicateAnswer(body: string | undefined): boolean {
   try {
     return (JSON.parse(body ?? '') as { duplicate?: unknown }).duplicate === true;

@@ -5,7 +5,6 @@ import { parseWholeNumber, type IntegerBounds } from '@session-resume-api/runtim
 /**
  * A commander argument parser for a whole number within `bounds`; anything else is a usage error
  * (exit 2) that states the range.
- *
  * @example new Option('--times <n>').argParser(wholeNumberArgument({ min: 1, max: 100_000 }))
  */
 export function wholeNumberArgument(bounds: IntegerBounds = {}): (value: string) => number {

@@ -1,8 +1,6 @@
 /**
- * Typed MSW handlers for frontend unit tests without any server (openapi-msw over the
- * generated `paths`). They answer like the Prism mock: the spec's named examples, selected
- * with the same `Prefer` header (docs/mock-sandbox-msw.md), 401 without a bearer token, else 200.
- * Browser-safe: the examples come from the generated module, not from the spec file.
+ * Typed MSW handlers for frontend tests without a server, answering like the Prism mock: the spec's
+ * named examples chosen by the same `Prefer` header, 401 without a bearer token. Browser-safe.
  */
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { HttpResponse, type HttpHandler } from 'msw';
@@ -33,8 +31,7 @@ function pick(name: string): ResumeScenario {
   return found;
 }
 
-// Same selection as Prism: `example=` names the example; `code=` alone takes the first
-// example of that status.
+// As Prism: `example=` names the example; `code=` alone takes that status's first example.
 function fromPrefer(prefer: string): ResumeScenario | undefined {
   const example = /(?:^|[,;\s])example=([^,;\s]+)/.exec(prefer)?.[1];
   if (example) return byName.get(example);
@@ -44,7 +41,6 @@ function fromPrefer(prefer: string): ResumeScenario | undefined {
 
 /**
  * Creates the handlers; throws at creation on an unknown `scenario` or an empty `baseUrl`.
- *
  * @example
  * const server = setupServer(...createResumeHandlers({ baseUrl: 'https://api.example.com' }));
  */

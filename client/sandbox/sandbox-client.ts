@@ -1,8 +1,4 @@
-/**
- * `createSandboxClient`: typed set-up calls for tests against the reference server's sandbox
- * (`npm run sandbox`), built with openapi-fetch over the control API's generated types
- * (spec/sandbox.yaml). Browser-safe: no Node built-ins.
- */
+/** Typed set-up calls for tests against the reference server's sandbox (spec/sandbox.yaml), on openapi-fetch. Browser-safe. */
 import { isBearerToken } from '@session-resume-api/runtime/bearer-token';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { SANDBOX_KEY_PREFIX } from '@session-resume-api/runtime/sandbox-key';
@@ -41,8 +37,8 @@ export interface SandboxClient {
   /** The events the world's resumes emitted, oldest first. */
   events(): Promise<SandboxEvent[]>;
   /**
-   * Sets the world's delivery profile (absent fields: their defaults, so `{}` restores today's
-   * behaviour); resolves to the profile now in force. A reset restores the default too.
+   * Sets the world's delivery profile (absent fields take their defaults: `{}` delivers every event
+   * once, in order, on time); resolves to the profile in force. A reset restores the default too.
    * @example await sandbox.setDeliveryProfile({ duplicateRate: 1, outOfOrderRate: 0.5 });
    */
   setDeliveryProfile(profile: Partial<DeliveryProfile>): Promise<DeliveryProfile>;
@@ -64,9 +60,6 @@ export class SandboxClientError extends Error {
     super(message, options);
   }
 }
-
-
-
 /**
  * Creates the client; throws TypeError for an empty `baseUrl` or a key without the `sandbox_` prefix.
  * @example
@@ -117,7 +110,7 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
       ),
     sessions: async () => rest(await call('sessions', () => raw.GET('/_sandbox/sessions', { params: { query: { limit: 1000 } } }))),
     events: async () => {
-      // The operation also answers text/event-stream; asking for JSON makes the data the EventList.
+      // Asking for JSON: the operation also answers text/event-stream.
       const list = await call('events', () => raw.GET('/_sandbox/events', { headers: { Accept: 'application/json' } }));
       return (list as { events: SandboxEvent[] }).events;
     },

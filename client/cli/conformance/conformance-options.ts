@@ -1,17 +1,16 @@
-/** Options of the conformance suite (`session-resume-api conformance`), and their check. */
 import { isIntegerIn } from '@session-resume-api/runtime/options-error';
 
 /** `live`: a stateful target (a real service or the reference server); `mock`: Prism, driven by `Prefer`. */
 export type ConformanceMode = 'live' | 'mock';
 
-/** What to check and where. */
+/** Options of `session-resume-api conformance`. */
 export interface ConformanceOptions {
-  /** Base URL of the target, without the /v1 prefix (e.g. http://127.0.0.1:4010). */
+  /** Without the /v1 prefix (e.g. http://127.0.0.1:4010). */
   baseUrl: string;
-  /** A valid API key of the target, sent as `Authorization: Bearer <apiKey>`. */
+  /** Sent as `Authorization: Bearer <apiKey>`. */
   apiKey: string;
   /**
-   * `live` or `mock` (Prism: each request carries a `Prefer` header).
+   * `mock`: Prism, each request carrying a `Prefer` header.
    * @defaultValue `'live'`
    */
   mode?: ConformanceMode;
@@ -26,24 +25,23 @@ export interface ConformanceOptions {
    */
   notPausedSession?: string;
   /**
-   * Before the checks, put the key's sandbox world back to its seed set (`POST /_sandbox/reset`),
-   * so the suite can run again against the same sandbox (`npm run sandbox`, a `sandbox_` key).
+   * First put the key's sandbox world back to its seed set (`POST /_sandbox/reset`), so the suite can run again.
    * @defaultValue `false`
    */
   reset?: boolean;
   /**
-   * A webhook URL to check against the URL policy (x-decisions: webhook-url-policy).
+   * Checked against the URL policy (x-decisions: webhook-url-policy).
    * @defaultValue none: that check is skipped
    */
   webhookUrl?: string;
   /**
-   * Per-request timeout in milliseconds.
+   * Per-request timeout in ms.
    * @defaultValue 10000
    */
   timeoutMs?: number;
 }
 
-/** Checks options; returns them without undefined members, or a sentence saying what to fix. */
+/** The options without undefined members, or a sentence saying what to fix. */
 export function checkConformanceOptions(options: ConformanceOptions): ConformanceOptions | string {
   if (!options.baseUrl) return '--base-url is required';
   let url: URL;

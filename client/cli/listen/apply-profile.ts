@@ -1,9 +1,6 @@
 /**
- * The world's delivery profile applied to the events `listen` forwards (x-decisions in
- * spec/sandbox.yaml: sandbox-delivery-profile): a delay and jitter before each delivery, an
- * event held back and delivered just after the next one (out of order), concurrent copies of
- * each attempt, a second delivery of a delivered event, and the retry schedule. The default
- * profile forwards every event at once, in order, once.
+ * The world's delivery profile applied to what `listen` forwards (sandbox-delivery-profile in
+ * spec/sandbox.yaml): delay and jitter, an event held for the next one, copies, redelivery, schedule.
  */
 import type { DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import type { SandboxEvent } from '../../sandbox/sandbox-client.js';
@@ -13,18 +10,15 @@ import type { ForwardOutcome } from './forward-entry.js';
 /** Longest an event is held back waiting for the next one, in ms; then it goes alone. */
 export const MAX_HOLD_MS = 5000;
 
-/** How one delivery of an event is made. */
 export interface ForwardHow {
   copies: number;
   note?: string;
-  /** The profile's schedule, when it has one. */
   schedule?: readonly number[];
   /** A second delivery of the same event (not counted as an event forwarded). */
   duplicate: boolean;
   onFirstAnswer(): void;
 }
 
-/** Options of `createProfileScheduler`. */
 export interface ProfileSchedulerOptions {
   /** The profile in force now (read at each event). */
   profile(): DeliveryProfile;

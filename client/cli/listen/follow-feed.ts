@@ -1,8 +1,6 @@
 /**
- * Follows the sandbox world's event feed (GET /_sandbox/events as Server-Sent Events), and
- * reconnects after a drop with `Last-Event-ID`, so that the kept events emitted meanwhile are
- * replayed first. The world's delivery profile arrives on the same stream, first and on every
- * change. A refused key or a server without the sandbox ends it with a message.
+ * Follows the sandbox world's event feed (SSE), reconnecting with `Last-Event-ID` so events emitted
+ * meanwhile are replayed first. The delivery profile arrives on the same stream, first and on change.
  */
 import { readDeliveryProfile, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import type { SandboxEvent } from '../../sandbox/sandbox-client.js';
@@ -11,21 +9,20 @@ import { createSseParser } from './sse-lines.js';
 
 /** Options of `followEventFeed`. */
 export interface FollowFeedOptions {
-  /** The sandbox's base URL, e.g. `http://127.0.0.1:3000`. */
+  /** e.g. `http://127.0.0.1:3000`. */
   baseUrl: string;
-  /** A `sandbox_` key: the world whose events are followed. */
+  /** The world whose events are followed. */
   apiKey: string;
   /** Ends the feed (Ctrl-C). */
   signal: AbortSignal;
-  /** Each entry of the feed, in order. */
   onEvent(entry: SandboxEvent): void;
   /**
-   * The world's delivery profile, when the stream sends it (on connecting and on each change).
+   * The world's delivery profile, on connecting and on each change.
    * @defaultValue none
    */
   onProfile?(profile: DeliveryProfile): void;
   /**
-   * Connection news for people: connected, lost, reconnecting.
+   * Connection news for people.
    * @defaultValue none
    */
   onStatus?(line: string): void;
@@ -41,19 +38,16 @@ export interface FollowFeedOptions {
   fetch?: typeof fetch;
 }
 
-/** Longest wait between reconnections, in ms. */
 const MAX_RECONNECT_DELAY_MS = 30_000;
 
-/** Whether `value` is a feed entry this forwarder can deliver. */
 function isFeedEntry(value: unknown): value is SandboxEvent {
   const entry = value as Partial<SandboxEvent> | null;
   return typeof entry?.webhookId === 'string' && typeof entry.payload === 'object' && entry.payload !== null && typeof entry.sequence === 'number';
 }
 
 /**
- * Resolves when `signal` aborts; rejects with `UsageError` when the server refuses the key (401)
- * or has no event feed (404: not in sandbox mode). Network drops are reconnected, the wait
- * doubling up to 30 s.
+ * Resolves when `signal` aborts; rejects with `UsageError` on 401 or 404 (not in sandbox mode).
+ * Network drops reconnect, the wait doubling up to 30 s.
  */
 export async function followEventFeed(options: FollowFeedOptions): Promise<void> {
   const fetchFn = options.fetch ?? globalThis.fetch;
@@ -126,7 +120,6 @@ function reasonOf(error: unknown): string {
   return typeof code === 'string' ? code : cause instanceof Error ? cause.message : (error as Error).message;
 }
 
-/** Waits `ms`, or less when `signal` aborts. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {

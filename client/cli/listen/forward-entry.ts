@@ -1,9 +1,4 @@
-/**
- * Forwards one feed entry to the developer's URL as the service delivers it: a signed Standard
- * Webhooks POST (webhook-id = the entry's), one deliverEvent per attempt, retried by the delivery
- * engine's rules (`nextStep`: the schedule, Retry-After on 429/503, 410 ends it). Prints one line
- * per attempt.
- */
+/** Forwards one feed entry as the service delivers it: signed, one deliverEvent per attempt, retried by `nextStep`. */
 import { deliverEvent, type DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
 import { nextStep, type NextStep } from '@session-resume-api/runtime/delivery/retry-rules';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
@@ -12,14 +7,10 @@ import { formatDelay } from '../format-delay.js';
 import type { AttemptHeaders } from '../webhook-signing.js';
 import { sleep } from './follow-feed.js';
 
-/** How forwarding goes. */
 export interface ForwardOptions {
   url: string;
-  /** The signed headers of each attempt, per webhook-id. */
   headers(webhookId: string): AttemptHeaders;
-  /** Delay before each attempt in ms, the first included. */
   schedule: readonly number[];
-  /** Deadline of each attempt in ms. */
   timeoutMs: number;
   /** Allow loopback targets, plain http:// included. */
   insecureLocalhost: boolean;
@@ -27,8 +18,7 @@ export interface ForwardOptions {
   signal: AbortSignal;
   print(line: string): void;
   /**
-   * Copies of each attempt sent at the same moment (the delivery profile's concurrentCopies);
-   * the first copy's answer decides what follows.
+   * Copies of each attempt sent at once (concurrentCopies); the first copy's answer decides what follows.
    * @defaultValue 1
    */
   copies?: number;
@@ -44,10 +34,9 @@ export interface ForwardOptions {
   onFirstAnswer?(): void;
 }
 
-/** How one entry ended. */
 export type ForwardOutcome = 'delivered' | 'dead' | 'stopped';
 
-/** One printed line: time, event, session id, status (or why there was none), ms, and what follows. */
+/** Time, event, session id, status (or why none), ms, and what follows. */
 export function attemptLine(at: Date, event: SessionEvent, result: DeliveryResult, step: NextStep | undefined, attempt: number): string {
   const status = result.status === undefined ? (result.delivered ? '200' : result.reason) : String(result.status);
   const next =

@@ -1,8 +1,4 @@
-/**
- * `listen`: follows the sandbox world's event feed and forwards each event to the developer's
- * URL, signed, retried by the engine's rules and as the world's delivery profile says, until
- * the signal stops it; then waits for the attempts under way and says how it ended.
- */
+/** `listen`: forwards the sandbox world's events to the developer's URL, signed and retried as the service does. */
 import { randomBytes } from 'node:crypto';
 import type { SandboxEvent } from '../../sandbox/sandbox-client.js';
 import { maskSecret, redactWebhookUrl } from '@session-resume-api/runtime/redact-url';
@@ -16,9 +12,7 @@ import { forwardEntry, type ForwardOutcome } from './forward-entry.js';
 export interface ListenOptions {
   /** Where events go (https://, or http:// on a loopback host). */
   forwardTo: string;
-  /** The sandbox's base URL. */
   baseUrl: string;
-  /** The `sandbox_` key whose world is followed. */
   apiKey: string;
   /**
    * True when the key was generated for this run: printed whole; a given one is masked (`maskSecret`).
@@ -30,13 +24,10 @@ export interface ListenOptions {
    * @defaultValue one generated for this run and printed
    */
   secret?: string;
-  /** Delay before each attempt in ms, the first included. */
   schedule: readonly number[];
-  /** Deadline of each attempt in ms. */
   timeoutMs: number;
   /** Allow loopback targets (http:// too): set when the target's host is loopback. */
   insecureLocalhost: boolean;
-  /** Ctrl-C. */
   signal: AbortSignal;
   print(line: string): void;
   /**
@@ -54,7 +45,7 @@ export interface ListenOptions {
 /** Events being forwarded at once; beyond this, new ones are reported and skipped (a world keeps 1000). */
 export const MAX_FORWARDS_IN_FLIGHT = 1000;
 
-/** A new Standard Webhooks secret: `whsec_` + 32 random bytes in base64. */
+/** `whsec_` + 32 random bytes in base64. */
 export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }

@@ -1,15 +1,11 @@
 /**
- * A Server-Sent Events parser (WHATWG HTML "Interpreting an event stream"): text in, one
- * message per blank line out, with `id` kept as the last event id across messages. Hand-written
- * because the current majors of the usual libraries (eventsource, eventsource-parser) need
- * Node ≥ 22.12, and this package supports Node 20.
+ * A Server-Sent Events parser (WHATWG HTML "Interpreting an event stream"). Hand-written: the current
+ * majors of eventsource and eventsource-parser need Node ≥ 22.12, and this package supports Node 20.
  */
 
-/** One dispatched message. */
 export interface SseMessage {
   /** The `event:` field (default `message`). */
   event: string;
-  /** The `data:` lines joined with `\n`. */
   data: string;
   /** The last event id seen so far (the stream's `id:` fields), when any. */
   lastEventId: string | undefined;
@@ -18,10 +14,7 @@ export interface SseMessage {
 /** Longest message buffered, in characters; a longer one is dropped (a feed entry is a few hundred). */
 export const MAX_SSE_MESSAGE_CHARS = 1_048_576;
 
-/**
- * Creates a parser; feed it decoded text chunks in order, it calls `onMessage` for each message
- * and `onRetry` for a `retry:` field.
- */
+/** Feed it decoded text chunks in order; it calls `onMessage` per message and `onRetry` for `retry:`. */
 export function createSseParser(onMessage: (message: SseMessage) => void, onRetry: (ms: number) => void = () => undefined) {
   let buffer = '';
   let event = '';

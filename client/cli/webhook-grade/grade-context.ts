@@ -1,8 +1,4 @@
-/**
- * What every check of `webhook grade` shares: the URLs (instances of one receiver), the
- * settings, fresh events of this run, one way to deliver them exactly as the service does, and
- * the answers the duplicate checks keep for the dedupe checks.
- */
+/** What every check of `webhook grade` shares: URLs (instances of one receiver), settings, fresh events, one way to deliver. */
 import { randomBytes } from 'node:crypto';
 import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
 import type { DeliveryRuleId } from '@session-resume-api/runtime/delivery/delivery-rules';
@@ -64,46 +60,42 @@ export interface GradeOptions {
   only?: readonly DeliveryRuleId[];
 }
 
-/** The settings with every default filled in. */
 export type GradeSettings = GradeOptions & Required<Pick<GradeOptions, 'timeoutMs' | 'burst' | 'copies' | 'delayMs' | 'settleMs'>>;
 
 /** The defaults of `GradeOptions`. */
 export const GRADE_DEFAULTS = { timeoutMs: DELIVERY_TIMEOUT_MS, burst: 50, copies: 5, delayMs: 2000, settleMs: 3000 } as const;
 
-/** A JSON body to deliver: a SessionEvent, or another payload form the service may send. */
+/** A SessionEvent, or another payload form the service may send. */
 export type Payload = Readonly<Record<string, unknown>>;
 
 /** One event delivered several times, and every answer, kept for the dedupe checks. */
 export interface DuplicateGroup {
-  /** How the copies were sent, for people (`again and after 2s`, `5 concurrent copies`). */
+  /** For people: `again and after 2s`, `5 concurrent copies`. */
   label: string;
   event: SessionEvent;
-  /** The `webhook-id` of every copy. */
   webhookId: string;
   results: DeliveryResult[];
 }
 
 export type { Verdict } from '../grade-report.js';
 
-/** Shared by the checks of one run. */
 export interface GradeContext {
   urls: readonly string[];
   settings: GradeSettings;
-  /** A new event of this run: its own session id, timestamp now. */
+  /** Its own session id, timestamp now. */
   newEvent(label: string): SessionEvent;
   /** Delivers `body` to `urls[target]`, signed with the settings' secret unless `headers` says otherwise; `webhookId` repeats an event. */
   deliver(target: number, body: Payload, how?: { webhookId?: string; headers?: AttemptHeaders }): Promise<DeliveryResult>;
   /** Filled by the duplicate checks: copies at one instance (`repeated` is the one sent again later too), and copies across instances. */
   groups: { sameInstance: DuplicateGroup[]; otherInstance?: DuplicateGroup; repeated?: DuplicateGroup };
-  /** Verdicts so far, by rule. */
   verdicts: Map<DeliveryRuleId, Verdict>;
-  /** Whether any delivery of this run got an answer (any status); a receiver that gave none is not sent more. */
+  /** Whether any delivery got an answer; a receiver that gave none is sent no more. */
   answered: boolean;
-  /** The last delivery that got no answer at all (timeout, refused connection, …), while none was answered. */
+  /** The last delivery that got no answer, while none was answered. */
   unanswered?: Extract<DeliveryResult, { delivered: false }>;
 }
 
-/** Builds the context of one run. Throws `UsageError` for a secret that is not `whsec_` + base64. */
+/** Throws `UsageError` for a secret that is not `whsec_` + base64. */
 export function createGradeContext(urls: readonly string[], options: GradeOptions): GradeContext {
   const settings: GradeSettings = { ...GRADE_DEFAULTS, ...definedOnly(options) };
   const signer = createCliSigner(settings.secret);
@@ -114,7 +106,7 @@ export function createGradeContext(urls: readonly string[], options: GradeOption
     newEvent: (label) => ({ event: 'session.resumed', session: { id: `sess_grade_${run}_${label}` }, timestamp: new Date().toISOString() }),
     async deliver(target, body, how = {}) {
       const headers = how.headers ?? signer(how.webhookId ?? newWebhookId());
-      // deliverEvent sends JSON.stringify(body) as it is: the other payload forms are sent unchanged.
+      // JSON.stringify(body) as is: the other payload forms go unchanged.
       const result = await deliverEvent(urls[target] as string, body as SessionEvent, {
         insecureLocalhost: settings.insecureLocalhost,
         ca: settings.ca,
