@@ -1,12 +1,7 @@
 /**
- * The API report of each package entry (api/<entry>.api.md), written by Microsoft's
- * api-extractor from the declarations the build emits (.ci/build.mjs: <package>/dist/types).
- * The reports are committed: a change to an exported name or type shows in review as a diff of
- * them, as `spec:diff` shows a change to the wire.
- *
- * Usage: tsx tools/api/api-report.ts [--accept]
- *   (no flag)  compares each entry with its committed report; exits 1 naming the entries that differ
- *   --accept   rewrites the committed reports (`npm run api:report`)
+ * The committed API report of each package entry (api/<entry>.api.md), by api-extractor from the
+ * built declarations: an export's change shows in review as a diff, as `spec:diff` shows the wire's.
+ * Usage: tsx tools/api/api-report.ts [--accept]  (compare, exit 1 naming what differs; or rewrite)
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -19,11 +14,7 @@ const accept = process.argv.includes('--accept');
 type Exports = Record<string, string | { types?: string }>;
 const exportsOf = (pkg: string) => (JSON.parse(readFileSync(join(root, pkg, 'package.json'), 'utf8')) as { exports: Exports }).exports;
 
-/**
- * Report name → the package and the subpath of its `exports`: every export with `types`, so a
- * new entry gets its report without a change here (`./webhooks/redis` → `webhooks-redis`, the
- * server's `.` → `server`).
- */
+/** Report name → package and `exports` subpath, every export with `types` (`./webhooks/redis` → `webhooks-redis`). */
 const ENTRIES = Object.fromEntries(
   ['client', 'server'].flatMap((pkg) =>
     Object.entries(exportsOf(pkg))
@@ -32,7 +23,6 @@ const ENTRIES = Object.fromEntries(
   ),
 );
 
-/** The built declaration file of one entry, as package.json's `exports` names it. */
 function typesOf(pkg: string, subpath: string): string {
   return join(root, pkg, (exportsOf(pkg)[subpath] as { types: string }).types);
 }
@@ -60,7 +50,7 @@ function configOf(name: string, pkg: string, subpath: string): ExtractorConfig {
         'ae-forgotten-export': { logLevel: ExtractorLogLevel.None, addToApiReportFile: true },
         // Release tags (@public, @beta) are not used: every export is public.
         'ae-missing-release-tag': { logLevel: ExtractorLogLevel.None },
-        // TSDoc coverage of members is the lint's and the review's; the report pins names and types.
+        // TSDoc coverage is review's (no lint rule checks it); the report pins names and types.
         'ae-undocumented': { logLevel: ExtractorLogLevel.None },
         // `@defaultValue {@link DEFAULT_X} (literal)` may name a constant the entry does not
         // export: the literal is what a reader gets, and test/unit/default-values.test.ts checks it.

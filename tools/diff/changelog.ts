@@ -102,7 +102,6 @@ function decisionChanges(before: unknown, after: unknown): DecisionChange[] {
 /**
  * Lists every change from `before` to `after` (parsed OpenAPI documents). Top-level `x-`
  * extensions are left to the decisions list; one entry per kind and path.
- *
  * @example
  * const log = listChanges(parse(oldYaml), parse(newYaml));
  * log.entries.filter((e) => e.kind === 'breaking');
@@ -136,7 +135,6 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ')
  * Renders the changelog as Markdown: a summary line, whether breaking changes are allowed (a new
  * major info.version, x-decisions: versioning), one table per kind with breaking changes first,
  * then the decisions.
- *
  * @example
  * console.log(renderChangelogMarkdown(listChanges(before, after), 'main'));
  */

@@ -1,8 +1,5 @@
 /**
- * Runs the Redocly CLI with the given arguments and passes its output through, minus the boxed
- * "Node.js 20 support is ending" banner it prints on every run under Node 20 (the toolkit
- * supports Node ≥ 20.19). Exit code: Redocly's.
- *
+ * The Redocly CLI minus the "Node.js 20 support is ending" banner it prints on every run under Node 20 (supported here).
  * @example tsx tools/lint/redocly-quiet.ts lint spec/openapi.yaml
  */
 import { spawn } from 'node:child_process';
@@ -10,7 +7,6 @@ import { fileURLToPath } from 'node:url';
 
 const redocly = fileURLToPath(new URL('../../node_modules/.bin/redocly', import.meta.url));
 
-/** Removes the banner: the box drawn with ╔ … ╝ that contains "Node.js 20". */
 function withoutNodeBanner(text: string): string {
   return text.replace(/[ \t]*╔[\s\S]*?Node\.js 20[\s\S]*?╝[ \t]*\n?/g, '').replace(/^\n+/, '');
 }
