@@ -8,6 +8,7 @@ export class SessionsClientError extends Error {
   override name = 'SessionsClientError';
   /** What went wrong, for programmatic handling. */
   readonly code: SessionsClientErrorCode;
+  /** The URL that was requested. */
   readonly url: string;
   /** How many requests were sent (1 + retries) before giving up. */
   readonly attempts: number;

@@ -47,12 +47,14 @@ export function backoffDelay(attempt: number, capMs: number, random: () => numbe
   return fullJitterDelayMs(attempt, { ...policy.backoff, maxMs: Math.min(policy.backoff.maxMs, capMs) }, random);
 }
 
+/** What one attempt came to, as the retry rule reads it. */
 export type AttemptResult =
   /** No answer: the request failed (`network`), ran out of time (`timeout`) or the caller aborted. */
   | { kind: 'failed'; code: SessionsClientErrorCode }
   /** An answer with this status and Retry-After header (null when absent). */
   | { kind: 'answered'; status: number; retryAfter: string | null };
 
+/** What follows an attempt: another one after `delayMs`, or none (the result stands). */
 export type RetryDecision = { retry: true; delayMs: number } | { retry: false };
 
 function retriesFailure(code: SessionsClientErrorCode, policy: ResumeRetryPolicy): boolean {

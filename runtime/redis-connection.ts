@@ -6,6 +6,7 @@ import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import { parseHostPort } from './host-port.js';
 import { OptionsError } from './options-error.js';
 
+/** A single-node client or a cluster client. */
 export type RedisConnection = Redis | Cluster;
 
 /** The two ioredis constructors the factory needs. */
@@ -112,6 +113,7 @@ export function parseSeed(seed: string, where = 'Redis Cluster'): { host: string
   return parsed;
 }
 
+/** True for an ioredis `Cluster`. */
 export function isCluster(connection: RedisConnection): connection is Cluster {
   return (connection as Cluster).isCluster === true;
 }

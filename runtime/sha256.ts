@@ -26,6 +26,7 @@ const native = nodeCrypto();
 const encoder = new TextEncoder();
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
+/** Lower-case hex of bytes. */
 export function toHex(bytes: Uint8Array): string {
   let text = '';
   for (const byte of bytes) text += HEX[byte];

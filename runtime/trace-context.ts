@@ -10,6 +10,7 @@ export interface TraceContext {
   tracestate?: string;
 }
 
+/** The fields of a valid `traceparent`. */
 export interface ParsedTraceparent {
   /** 32 lower-case hex digits, not all zero. */
   traceId: string;
@@ -43,6 +44,7 @@ export function parseTraceparent(value: unknown): ParsedTraceparent | undefined 
   return { traceId, spanId, traceFlags: Number.parseInt(flags, 16) };
 }
 
+/** The version-00 `traceparent` of these fields. */
 export function formatTraceparent({ traceId, spanId, traceFlags }: ParsedTraceparent): string {
   return `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, '0')}`;
 }
@@ -113,6 +115,7 @@ function randomHex(bytes: number): string {
   return hex;
 }
 
+/** The headers of one delivery attempt carrying `trace`. */
 export function traceHeaders(trace: TraceContext): Record<string, string> {
   return trace.tracestate ? { traceparent: trace.traceparent, tracestate: trace.tracestate } : { traceparent: trace.traceparent };
 }

@@ -37,17 +37,21 @@ export interface OtelTracer {
 
 /** The part of `@opentelemetry/api` used: pass the module itself. */
 export interface OpenTelemetryApi {
+  /** The API's `trace`: tracers and the span of a context. */
   trace: {
     getTracer(name: string, version?: string): OtelTracer;
     setSpanContext(context: OtelContext, spanContext: OtelSpanContext): OtelContext;
     getSpan(context: OtelContext): OtelSpan | undefined;
     setSpan(context: OtelContext, span: OtelSpan): OtelContext;
   };
+  /** The API's `context`: the active context, and running a function in another. */
   context: {
     active(): OtelContext;
     with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(context: OtelContext, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F>;
   };
+  /** A `TraceState` from a `tracestate` header value. */
   createTraceState(rawTraceState?: string): { serialize(): string };
+  /** The empty context a remote parent is set on. */
   ROOT_CONTEXT: OtelContext;
 }
 
@@ -59,15 +63,18 @@ export const SPAN_KIND = { internal: 0, server: 1, client: 2, producer: 3, consu
 /** OpenTelemetry's `SpanStatusCode.ERROR`. */
 const STATUS_ERROR = 2;
 
+/** A tracer and the API it came from. */
 export interface Tracing {
   api: OpenTelemetryApi;
   tracer: OtelTracer;
 }
 
+/** The tracing of one package: undefined without the API. */
 export function createTracing(api: OpenTelemetryApi | undefined, name: string, version: string): Tracing | undefined {
   return api ? { api, tracer: api.trace.getTracer(name, version) } : undefined;
 }
 
+/** What a span is started with. */
 export interface SpanStart {
   name: string;
   kind: (typeof SPAN_KIND)[keyof typeof SPAN_KIND];

@@ -74,6 +74,7 @@ function isIpv4Compatible(address: ipaddr.IPv6): boolean {
   return parts.slice(0, 6).every((p) => p === 0) && (parts[6] !== 0 || (parts[7] ?? 0) > 1);
 }
 
+/** Whether an address class may receive webhooks under `options`. */
 export function isAllowedAddressClass(cls: AddressClass, options: WebhookUrlOptions = {}): boolean {
   if (cls === 'public') return true;
   if (cls === 'loopback' && options.allowLoopback) return true;

@@ -97,6 +97,7 @@ export async function runWebhookSend(
   };
 }
 
+/** The summary as human-readable lines. */
 export function formatSendSummary(summary: WebhookSendSummary): string[] {
   const { event, sent, delivered, duplicates, failed, durationMs } = summary;
   const lines = [

@@ -5,6 +5,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { classifyAddress, isAllowedAddressClass, type AddressClass, type WebhookUrlOptions } from '../webhook-url.js';
 
+/** One resolved address, as `dns.lookup(host, { all: true })` gives it. */
 export interface ResolvedAddress {
   address: string;
   family: number;
@@ -13,6 +14,7 @@ export interface ResolvedAddress {
 /** Every address of a host name; injectable for tests. */
 export type WebhookLookup = (hostname: string) => Promise<ResolvedAddress[]>;
 
+/** A resolved address with the class the URL rules gave it. */
 export interface CheckedAddress extends ResolvedAddress {
   addressClass: AddressClass;
 }
@@ -31,6 +33,7 @@ export interface ResolveWebhookHostOptions extends WebhookUrlOptions {
   lookup?: WebhookLookup;
 }
 
+/** The system resolver (getaddrinfo), every address in the order it returns them. */
 export const systemLookup: WebhookLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 /**

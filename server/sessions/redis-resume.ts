@@ -60,6 +60,7 @@ export interface RedisResumeContext {
   idempotencyTtlSeconds: number;
 }
 
+/** Runs one Redis call; any failure becomes `StoreUnavailableError` (503). */
 export async function storeCall<T>(what: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
@@ -69,6 +70,7 @@ export async function storeCall<T>(what: string, run: () => Promise<T>): Promise
   }
 }
 
+/** Resumes one session on Redis: `SessionStore.resume`. */
 export async function resumeOnRedis(context: RedisResumeContext, id: string, options: StoreResumeOptions = {}): Promise<ResumeTransition> {
   const { client, keys, events } = context;
   const updatedAt = context.now().toISOString();

@@ -59,6 +59,7 @@ export type ResumeTransition =
 export interface SessionStore {
   /** Flips a paused session to `running` and writes its event in the same step; of concurrent calls one gets `resumed`. */
   resume(id: string, options?: StoreResumeOptions): Promise<ResumeTransition>;
+  /** Reads one session, or undefined when there is none. */
   get(id: string): Promise<Session | undefined>;
   /** Creates missing sessions, never overwrites; returns how many were created. */
   seed(sessions: readonly SessionSeed[]): Promise<{ created: number }>;

@@ -1,6 +1,7 @@
 /** What `client grade` saw (requests, what it did with each, how the run ended): the checks judge only these. */
 import type { Fault, Scenario } from './scenarios.js';
 
+/** One request, and what the grader did with it. */
 export interface Attempt {
   /** From 1, over the run. */
   seq: number;
@@ -32,12 +33,14 @@ export interface Attempt {
   abandonedBy?: 'client' | 'grader';
 }
 
+/** How the observation ended. */
 export type RunEnd =
   | { kind: 'exited'; code: number | null; signal: string | null }
   | { kind: 'stopped'; signal: string }
   /** The last call may not be finished. */
   | { kind: 'time-limit'; afterMs: number };
 
+/** Everything seen in one run. */
 export interface Observations {
   scenarios: readonly Scenario[];
   attempts: readonly Attempt[];
@@ -49,6 +52,7 @@ export interface Observations {
   hangLimitMs: number;
 }
 
+/** The attempts of one scenario's session id, in order. */
 export function attemptsOf(obs: Observations, scenario: Scenario): Attempt[] {
   return obs.attempts.filter((a) => a.scenario === scenario);
 }

@@ -10,6 +10,7 @@ import type { ForwardOutcome } from './forward-entry.js';
 /** Longest an event is held back waiting for the next one, in ms; then it goes alone. */
 export const MAX_HOLD_MS = 5000;
 
+/** How one delivery of an event is made. */
 export interface ForwardHow {
   copies: number;
   note?: string;
@@ -19,6 +20,7 @@ export interface ForwardHow {
   onFirstAnswer(): void;
 }
 
+/** Options of `createProfileScheduler`. */
 export interface ProfileSchedulerOptions {
   /** The profile in force now (read at each event). */
   profile(): DeliveryProfile;

@@ -120,6 +120,7 @@ function reasonOf(error: unknown): string {
   return typeof code === 'string' ? code : cause instanceof Error ? cause.message : (error as Error).message;
 }
 
+/** Waits `ms`, or less when `signal` aborts. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {

@@ -7,6 +7,7 @@ import { formatDelay } from '../format-delay.js';
 import type { AttemptHeaders } from '../webhook-signing.js';
 import { sleep } from './follow-feed.js';
 
+/** How forwarding goes. */
 export interface ForwardOptions {
   url: string;
   headers(webhookId: string): AttemptHeaders;
@@ -34,6 +35,7 @@ export interface ForwardOptions {
   onFirstAnswer?(): void;
 }
 
+/** How one entry ended. */
 export type ForwardOutcome = 'delivered' | 'dead' | 'stopped';
 
 /** Time, event, session id, status (or why none), ms, and what follows. */

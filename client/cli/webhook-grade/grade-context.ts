@@ -60,6 +60,7 @@ export interface GradeOptions {
   only?: readonly DeliveryRuleId[];
 }
 
+/** The settings with every default filled in. */
 export type GradeSettings = GradeOptions & Required<Pick<GradeOptions, 'timeoutMs' | 'burst' | 'copies' | 'delayMs' | 'settleMs'>>;
 
 /** The defaults of `GradeOptions`. */
@@ -79,6 +80,7 @@ export interface DuplicateGroup {
 
 export type { Verdict } from '../grade-report.js';
 
+/** Shared by the checks of one run. */
 export interface GradeContext {
   urls: readonly string[];
   settings: GradeSettings;
