@@ -1,8 +1,4 @@
-/**
- * What a receiver counts, as an interface: `createReceiverMetrics` of
- * `session-resume-api/webhooks/metrics` implements it with prom-client counters, and any object
- * with these two methods (OpenTelemetry, StatsD) works the same. Nothing here loads a library.
- */
+/** What a receiver counts, as an interface any metrics library can implement; nothing here loads one. */
 import type { ReceiveResult } from './answers.js';
 
 /** Label values of `session_resume_receiver_events_total{result}`. */
@@ -10,7 +6,7 @@ export type ReceiverEventResult = 'new' | 'duplicate' | 'invalid' | 'unauthorize
 /** Label values of `session_resume_receiver_handler_runs_total{result}`. */
 export type HandlerRunResult = 'ok' | 'failed' | 'stale';
 
-/** What the receiver counts: the `metrics` option. */
+/** The `metrics` option. */
 export interface ReceiverMetrics {
   /** One answer of `receive` (and so of `handler`, `fetch` and `answer`). */
   answered(result: ReceiveResult): void;

@@ -1,7 +1,4 @@
-/**
- * The options and the public shape of a webhook receiver, their defaults and their checks:
- * written once, read by `createWebhookReceiver` and its parts.
- */
+/** The receiver's options and public shape, their defaults and checks, written once. */
 import { WEBHOOK_DELIVERY_POLICY } from '@session-resume-api/runtime/behaviour';
 import { checkInteger, OptionsError } from '@session-resume-api/runtime/options-error';
 import type { AfterAnswer } from './after-answer.js';
@@ -21,20 +18,17 @@ import type { WebhookHeaders } from './webhook-headers.js';
 export interface EventContext {
   /** Store id of the recording. */
   id: string;
-  /** The dedupe key (sha256 hex, `dedupeKey`). */
+  /** sha256 hex (`dedupeKey`). */
   key: string;
-  /** 1 on the first attempt, then 2, 3, ... on retries. */
+  /** 1, then 2, 3, ... on retries. */
   attempt: number;
-  /** When the event was recorded, epoch milliseconds. */
+  /** Epoch ms. */
   receivedAt: number;
-  /** The event name (`event`, else `status`), even where the event's own `event` field holds something else. */
+  /** `event`, else `status`, even where the event's own `event` field holds something else. */
   eventName?: string;
-  /** The session id (`session.id`, else `session_id`), even where the event's `session` field is not an object. */
+  /** `session.id`, else `session_id`, even where `session` is not an object. */
   sessionId?: string;
-  /**
-   * The delivery's W3C trace context (`traceparent`, and `tracestate` when sent), when it
-   * carried a valid one: the sender's trace of the resume that made this event.
-   */
+  /** The delivery's valid W3C trace context: the sender's trace of the resume that made this event. */
   trace?: TraceContext;
 }
 
@@ -55,9 +49,8 @@ export interface WebhookReceiverOptions {
   /** Processes one event after it was acknowledged; throw to have it retried. */
   onEvent(event: ReceivedEvent, context: EventContext): unknown;
   /**
-   * Seconds a processed-event record is kept for dedupe. With a `secret`, at least
-   * `SIGNATURE_TOLERANCE_SECONDS`: a signed delivery replayed while its timestamp is
-   * still accepted must still be a duplicate.
+   * Seconds a processed-event record is kept for dedupe; with a `secret`, at least
+   * `SIGNATURE_TOLERANCE_SECONDS`, so a replayed signed delivery is still a duplicate.
    * @defaultValue {@link DEFAULT_DEDUPE_WINDOW_SECONDS}
    */
   dedupeWindowSeconds?: number;
@@ -72,29 +65,25 @@ export interface WebhookReceiverOptions {
    */
   retryDelayMs?: number;
   /**
-   * Called after each failed processing attempt; `final` means the event was dead-lettered. Replaces the log line of a failed attempt.
+   * Called after each failed processing attempt (`final`: dead-lettered), in place of the log line.
    * @defaultValue none: each failed attempt is a line through `logger`
    */
   onError?(error: unknown, context: EventContext & { event: ReceivedEvent; final: boolean }): void;
   /**
-   * Where failed attempts, dead letters, stale events and store outages are reported.
-   * `false` reports nothing.
-   * @defaultValue one line per report on stderr (`console.error`): what happened, event name,
-   * session id, attempt and error message; never a payload or a secret
+   * Where failed attempts, dead letters, stale events and store outages are reported; `false`: nowhere.
+   * @defaultValue a line on stderr per report, never a payload or a secret
    */
   logger?: ReceiverLogger | false;
   /**
-   * Secret last path segment the webhook URL must end with (x-decisions: webhook-signing);
-   * at least 22 characters, e.g. from `generateUrlToken()`. A wrong or missing token → 404.
+   * Secret last path segment of the webhook URL (x-decisions: webhook-signing), at least 22
+   * characters (`generateUrlToken()`); wrong or missing → 404.
    * @defaultValue none: any path is accepted
    */
   urlToken?: string;
   /**
-   * Standard Webhooks secret(s), `whsec_` + base64. Several for rotation: a delivery signed
-   * with any of them passes. With a secret, a missing or wrong `webhook-signature` (or
-   * `svix-signature`), or a timestamp more than 5 minutes from this clock, gets 401 and
-   * nothing is recorded. Verification needs the raw body: no `express.json()` before the
-   * handler (`express.raw()` or none).
+   * Standard Webhooks secret(s), `whsec_` + base64; several for rotation. A missing or wrong
+   * signature, or a timestamp over 5 minutes off, gets 401 and nothing is recorded. Needs the raw
+   * body: no `express.json()` before the handler.
    * @defaultValue none: deliveries are not verified
    */
   secret?: string | readonly string[];
@@ -104,30 +93,26 @@ export interface WebhookReceiverOptions {
    */
   maxBodyBytes?: number;
   /**
-   * `'per-session'`: an event older than the newest one already processed for its session (by
-   * its `timestamp`; equal timestamps by the order they were recorded) is acknowledged and
-   * recorded but goes to `onStale` instead of `onEvent`, across every instance sharing the
-   * store. An event without a session id or a readable timestamp is never judged older.
+   * `'per-session'`: an event older than its session's newest processed one (by `timestamp`, ties
+   * by recording order) is acknowledged but goes to `onStale`, across every instance sharing the
+   * store. Without a session id or readable timestamp it is never older.
    * @defaultValue `'any'`: every event goes to `onEvent`, in whatever order it came
    */
   order?: EventOrder;
   /**
-   * With `order: 'per-session'`, gets each stale event instead of `onEvent`; throw to have it
-   * retried like a failed handler.
+   * With `order: 'per-session'`, gets each stale event instead of `onEvent`; throw to retry it.
    * @defaultValue none: a stale event is counted (metrics) and logged, nothing else
    */
   onStale?(event: ReceivedEvent, context: EventContext): unknown;
   /**
-   * Where answers and handler runs are counted: `createReceiverMetrics(registry)` of
-   * `session-resume-api/webhooks/metrics` (prom-client counters; prom-client is an optional peer
-   * dependency only that subpath imports), or any object with the same two methods.
+   * Counts answers and handler runs: `createReceiverMetrics(registry)` of
+   * `session-resume-api/webhooks/metrics` (prom-client, an optional peer), or the same two methods.
    * @defaultValue none: nothing is counted
    */
   metrics?: ReceiverMetrics;
   /**
-   * `@opentelemetry/api`, the module itself (`import * as opentelemetry from '@opentelemetry/api'`):
-   * each run of `onEvent` gets a consumer span, child of the delivery's `traceparent` and
-   * active while the handler runs. An optional peer dependency, never loaded by the package itself.
+   * `@opentelemetry/api` (the module, an optional peer): each `onEvent` run gets a consumer span,
+   * child of the delivery's `traceparent`.
    * @defaultValue none: no spans; `context.trace` is given either way
    */
   opentelemetry?: OpenTelemetryApi;
@@ -135,27 +120,20 @@ export interface WebhookReceiverOptions {
 
 /** A webhook receiver: the core, its Node and web adapters, dead-letter tools and close. */
 export interface WebhookReceiver {
-  /**
-   * Verifies (with a `secret`), validates, records (durably, before resolving) and queues one
-   * delivery. Never throws. `context` as for `fetch`.
-   */
+  /** Verifies, validates, records (durably, before resolving) and queues one delivery. Never throws. */
   receive(rawBody: string | Uint8Array, headers?: WebhookHeaders, context?: AfterAnswer): Promise<ReceiveResult>;
   /** `http.createServer(receiver.handler)` or an express route handler (with or without a body parser). */
   handler: NodeHandler;
   /**
-   * The same receiver for a web `Request` (Hono, Next.js route handlers, Bun, Deno, Cloudflare
-   * Workers): the same checks (method, URL token, size, signature, body) and answers as `handler`.
-   * `context` is the platform's way to keep the processing alive after the answer: Workers'
-   * `ctx`, Vercel's `{ waitUntil }` (`@vercel/functions`), Next.js's `{ waitUntil: after }`.
-   * Without one, on Workers and Vercel's edge runtime (which stop a request's work at its
-   * answer) the answer waits until `onEvent` succeeded or the event was dead-lettered.
+   * The same receiver for a web `Request` (Hono, Next.js, Bun, Deno, Workers). `context` keeps the
+   * processing alive after the answer (Workers' `ctx`, Vercel's `{ waitUntil }`, Next.js's
+   * `{ waitUntil: after }`); without one on Workers and Vercel edge, the answer waits for `onEvent`.
    * @defaultValue none: on Node, Bun and Deno the processing runs after the answer by itself
    */
   fetch(request: Request, context?: AfterAnswer): Promise<Response>;
   /**
-   * The same receiver for a framework that reads the body itself (fastify with
-   * `parseAs: 'buffer'`, koa, NestJS with `rawBody`): the same checks and answers as `handler`,
-   * with the headers to send. Give the raw body, never a parsed object.
+   * For a framework that reads the body itself (fastify `parseAs: 'buffer'`, koa, NestJS `rawBody`):
+   * same checks and answers, with headers to send. Give the raw body, never a parsed object.
    */
   answer(request: ReadRequest, context?: AfterAnswer): Promise<HttpAnswer>;
   /** Events whose processing failed `maxAttempts` times. */
@@ -168,11 +146,11 @@ export interface WebhookReceiver {
 
 /** Default seconds a received event is remembered for dedupe: x-delivery-policy `dedupe.windowMs` (about an hour). */
 export const DEFAULT_DEDUPE_WINDOW_SECONDS = WEBHOOK_DELIVERY_POLICY.dedupe.windowMs / 1000;
-/** Default processing attempts before an event is dead-lettered. */
+/** Default processing attempts before dead-lettering. */
 export const DEFAULT_MAX_ATTEMPTS = 5;
-/** Default delay before the first retry, ms (doubled on each further retry). */
+/** Default delay before the first retry, ms (then doubled). */
 export const DEFAULT_RETRY_DELAY_MS = 1000;
-/** Default largest accepted body, bytes (1 MiB). */
+/** Default largest accepted body, bytes. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /** The options with their defaults filled in. */
@@ -191,7 +169,6 @@ export function resolveReceiverOptions(options: WebhookReceiverOptions): Resolve
     retryDelayMs: DEFAULT_RETRY_DELAY_MS,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
     order: 'any',
-    // An option given as undefined takes its default, as if left out.
     ...(Object.fromEntries(Object.entries(options ?? {}).filter(([, value]) => value !== undefined)) as WebhookReceiverOptions),
   };
   const { store, urlToken } = o;
@@ -216,8 +193,7 @@ export function resolveReceiverOptions(options: WebhookReceiverOptions): Resolve
     "opentelemetry must be the @opentelemetry/api module (import * as opentelemetry from '@opentelemetry/api')",
   );
   if (o.secret !== undefined && o.dedupeWindowSeconds < SIGNATURE_TOLERANCE_SECONDS) {
-    // A captured signed delivery sent again after the window but within the tolerance would
-    // pass verification and run the handler twice.
+    // Otherwise a captured signed delivery re-sent after the window but within the tolerance runs twice.
     throw new OptionsError(
       `createWebhookReceiver: dedupeWindowSeconds is ${o.dedupeWindowSeconds}, shorter than the ${SIGNATURE_TOLERANCE_SECONDS} s a signature stays valid, so a replayed signed delivery would be handled twice: set dedupeWindowSeconds to at least ${SIGNATURE_TOLERANCE_SECONDS} (default ${DEFAULT_DEDUPE_WINDOW_SECONDS}).`,
       { option: 'dedupeWindowSeconds' },

@@ -1,9 +1,4 @@
-/**
- * `createWebhookReceiver`: wires the parts of a receiver together. The framework-free core
- * (receive-core.ts) validates, records durably and answers; the store processes later
- * (processing.ts); `handler` (node-handler.ts) and `fetch` (web-handler.ts) are thin adapters
- * with the same checks and answers.
- */
+/** `createWebhookReceiver` wires the core (receive-core.ts), the processing and the node and web adapters together. */
 import { cancelsWorkAfterAnswer, type AfterAnswer } from './after-answer.js';
 import type { ReceiveResult } from './answers.js';
 import { receiverLogger } from './console-logger.js';
@@ -26,18 +21,13 @@ export type { EventContext, EventOrder, ReceiverLogger, WebhookReceiver, Webhook
 
 /**
  * Creates a webhook receiver over `store`. Throws `OptionsError` (a TypeError) for a bad option.
- *
- * @param options - `store` and `onEvent` are required; every other option has its `@defaultValue`
  * @example
- * import { createServer } from 'node:http';
- * import { createMemoryEventStore, createWebhookReceiver } from 'session-resume-api/webhooks';
  * const receiver = createWebhookReceiver({
  *   store: createMemoryEventStore(),
  *   onEvent: async (event, { attempt }) => console.log(event.event, event.session?.id, attempt),
  * });
  * createServer(receiver.handler).listen(3001);
- * // or, where requests are web Requests (Hono, Next.js, Bun, Deno, Workers), with the
- * // platform's waitUntil where it has one (Workers: `ctx`; Next.js: `{ waitUntil: after }`):
+ * // web Requests (Hono, Next.js, Bun, Deno, Workers), with the platform's waitUntil where it has one:
  * // export default { fetch: (request, env, ctx) => receiver.fetch(request, ctx) };
  */
 export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookReceiver {

@@ -1,8 +1,4 @@
-/**
- * What both adapters check before the body is read, and the headers of each answer: written
- * once so that `receiver.handler` (node:http) and `receiver.fetch` (web `Request`) give the same
- * answers.
- */
+/** Checks before the body is read, and each answer's headers, written once for the node and web adapters. */
 import { errorResult, type ReceiveResult } from './answers.js';
 import { tokenFromUrl, urlTokensEqual } from './url-token.js';
 import type { WebhookHeaders } from './webhook-headers.js';
@@ -10,9 +6,7 @@ import type { WebhookHeaders } from './webhook-headers.js';
 /** The parts of a request checked before its body. */
 export interface RequestLine {
   method: string | undefined;
-  /** The path and query as requested (`/hooks/<token>?x`). */
   url: string | undefined;
-  /** The `content-length` header, when sent. */
   contentLength: string | null | undefined;
 }
 
@@ -23,9 +17,8 @@ export interface RequestLimits {
 }
 
 /**
- * The answer for a request refused before its body is read: 404 for a wrong URL token
- * (x-decisions: webhook-signing; nothing is recorded), 405 for a method other than POST,
- * 413 for a declared length over the limit. Undefined: read the body.
+ * 404 for a wrong URL token (x-decisions: webhook-signing), 405 for a method other than POST, 413 for
+ * a declared length over the limit; undefined: read the body.
  */
 export function checkRequestLine(line: RequestLine, limits: RequestLimits): ReceiveResult | undefined {
   if (limits.urlToken !== undefined && !urlTokensEqual(limits.urlToken, tokenFromUrl(line.url))) return errorResult(404, 'not_found', 'Not found.');
@@ -35,7 +28,7 @@ export function checkRequestLine(line: RequestLine, limits: RequestLimits): Rece
   return undefined;
 }
 
-/** 413 for a body over the limit: its declared size when known, else found while reading. */
+/** Its declared size when known, else found while reading. */
 export function tooLarge(maxBodyBytes: number, declared?: number): ReceiveResult {
   return declared === undefined
     ? errorResult(413, 'payload_too_large', `The body is larger than ${maxBodyBytes} bytes, the most this receiver accepts.`)
@@ -44,7 +37,7 @@ export function tooLarge(maxBodyBytes: number, declared?: number): ReceiveResult
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
-/** The headers of each answer status (the same object every time: no allocation per answer). */
+/** The same object every time: no allocation per answer. */
 export const ANSWER_HEADERS: Readonly<Record<ReceiveResult['status'], Readonly<Record<string, string>>>> = {
   200: JSON_HEADERS,
   400: JSON_HEADERS,
@@ -56,16 +49,16 @@ export const ANSWER_HEADERS: Readonly<Record<ReceiveResult['status'], Readonly<R
   503: { ...JSON_HEADERS, 'retry-after': '5' },
 };
 
-/** 503 for a failure no input can cause (the core never throws): the sender retries. */
+/** A failure no input can cause (the core never throws): the sender retries. */
 export const UNEXPECTED_FAILURE = errorResult(503, 'service_unavailable', 'Unexpected receiver failure; retry later.');
 
-/** A request whose body a framework has already read (fastify, koa, NestJS): the raw bytes or text, never a parsed object. */
+/** A body a framework already read (fastify, koa, NestJS): raw bytes or text, never a parsed object. */
 export interface ReadRequest {
   method: string | undefined;
   /** The path and query as requested. */
   url: string | undefined;
   headers: WebhookHeaders;
-  /** The raw body as received (a Buffer, a Uint8Array or a string); undefined when there was none. */
+  /** Undefined when there was none. */
   body: string | Uint8Array | undefined;
 }
 

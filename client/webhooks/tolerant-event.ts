@@ -1,34 +1,31 @@
 /**
- * The receiver's reading of an incoming body (x-decisions: event-payload-forms): the spec's
- * `ReceivedSessionEvent` schema decides what is accepted (any JSON object with an event name
- * or a session id, nested or flat form, any length), then the body is normalized for the
- * handler. `SessionEvent`, what our server sends, is one of the accepted forms.
+ * The receiver's reading of a body (x-decisions: event-payload-forms): the spec's `ReceivedSessionEvent`
+ * decides what is accepted (an event name or a session id, nested or flat), then it is normalized.
  */
 import { validate } from '../../generated/received-session-event.js';
 import { eventNameOf, sessionIdOf, type JsonObject } from '@session-resume-api/runtime/event-identity';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 
 /**
- * A session event as the handler gets it: every field as sent, with `event` filled in from
- * `status` and `session.id` from `session_id` when absent; an absent `timestamp` stays
- * absent. Fields are typed as a conforming sender sends them; the receiver itself requires
- * only an event name or a session id, so check `event` and `session` before relying on them.
+ * Every field as sent, `event` filled from `status` and `session.id` from `session_id` when absent.
+ * Typed as a conforming sender sends it, but only an event name or a session id is required: check
+ * `event` and `session` before relying on them.
  */
 export type ReceivedEvent = Omit<SessionEvent, 'event' | 'session' | 'timestamp'> & {
-  /** The event name (`event`, else `status`), when the body has one. */
+  /** `event`, else `status`, when the body has one. */
   event?: string;
-  /** The session the event is about (`session.id`, else `session_id`), when the body names one. */
+  /** `session.id`, else `session_id`, when the body names one. */
   session?: SessionEvent['session'];
-  /** Time of the event as sent, when sent. */
+  /** As sent, when sent. */
   timestamp?: string;
 };
 
-/** The outcome of `readEventTolerantly`: the normalized event, or why the body is refused. */
+/** The normalized event, or why the body is refused. */
 export type TolerantReading = { ok: true; event: ReceivedEvent } | { ok: false; message: string };
 
 const RULE = 'a session event is a JSON object with an event name (event or status) or a session id (session.id or session_id)';
 
-/** JSON type of a value as a reader names it: "a number", "an empty string", "null", ... */
+/** "a number", "an empty string", "null", ... */
 function kindOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
@@ -45,11 +42,7 @@ function at(body: JsonObject, pointer: string): { name: string; value: unknown }
   return { name: path.join('.'), value };
 }
 
-/**
- * Why the body is not a ReceivedSessionEvent, field by field, from the schema's own errors:
- * each candidate field is absent, or present with the wrong type (e.g. `session.id is a number,
- * not a non-empty string`).
- */
+/** Why the body is not a ReceivedSessionEvent, field by field, from the schema's own errors. */
 function whyRefused(body: JsonObject): string {
   const reasons: string[] = [];
   for (const error of validate.errors ?? []) {
@@ -68,12 +61,8 @@ function whyRefused(body: JsonObject): string {
 }
 
 /**
- * Checks a parsed body against `ReceivedSessionEvent` and normalizes it; the body itself is
- * never changed (the result is a shallow copy with the filled-in fields).
- *
- * @example
- * readEventTolerantly({ status: 'done', session_id: 'sess_1', data: {} });
- * // { ok: true, event: { status: 'done', session_id: 'sess_1', data: {}, event: 'done', session: { id: 'sess_1' } } }
+ * Checks a parsed body against `ReceivedSessionEvent` and normalizes a shallow copy.
+ * @example readEventTolerantly({ status: 'done', session_id: 'sess_1' }) // { ok: true, event: { status: 'done', session_id: 'sess_1', event: 'done', session: { id: 'sess_1' } } }
  */
 export function readEventTolerantly(value: unknown): TolerantReading {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, message: `the body is ${kindOf(value)}, not a JSON object; ${RULE}` };
@@ -87,7 +76,7 @@ function normalize(body: JsonObject): ReceivedEvent {
   if (body.event === undefined && name !== undefined) event.event = name;
   const id = sessionIdOf(body);
   const session = body.session;
-  // session.id is filled in only where it can be without replacing a field as sent.
+    // session.id is filled in only where no field as sent is replaced.
   if (id !== undefined && (session === undefined || (typeof session === 'object' && session !== null && !Array.isArray(session) && (session as JsonObject).id === undefined))) {
     event.session = { ...(session as JsonObject | undefined), id };
   }

@@ -1,20 +1,14 @@
 /**
- * Standard Webhooks signature verification (https://www.standardwebhooks.com), the small pure
- * core the receiver runs before anything else when it has a `secret`: headers and raw body in,
- * a verdict out, never a throw. The HMAC, the constant-time compare and the timestamp
- * tolerance are the `standardwebhooks` package's; this module adds rotation (several
- * secrets) and turns its exceptions into results. Which verdict a failure gets comes from this
- * module's own check of the timestamp, never from the library's error text.
+ * Standard Webhooks signature verification: headers and raw body in, a verdict out, never a throw.
+ * HMAC, constant-time compare and tolerance are the `standardwebhooks` package's; this adds rotation
+ * and picks the verdict from its own timestamp check, never from the library's error text.
  */
 import { Webhook } from 'standardwebhooks';
 import { WEBHOOK_DELIVERY_POLICY } from '@session-resume-api/runtime/behaviour';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { checkWebhookSecret, WEBHOOK_SECRET_RULE } from '@session-resume-api/runtime/webhook-secret';
 
-/**
- * Seconds a `webhook-timestamp` may be away from the receiver's clock: x-delivery-policy
- * `signature.toleranceMs`, which states the tolerance the standard's library enforces.
- */
+/** Seconds a `webhook-timestamp` may be off the receiver's clock: x-delivery-policy `signature.toleranceMs`, the library's tolerance. */
 export const SIGNATURE_TOLERANCE_SECONDS = WEBHOOK_DELIVERY_POLICY.signature.toleranceMs / 1000;
 
 import { signatureHeaders, type WebhookHeaders } from './webhook-headers.js';
@@ -27,11 +21,7 @@ export type SignatureVerdict = { ok: true; webhookId: string } | { ok: false; me
 /** Checks one delivery: `(rawBody, headers) => verdict`. */
 export type SignatureVerifier = (rawBody: string, headers: WebhookHeaders) => SignatureVerdict;
 
-/**
- * Whether `webhook-timestamp` is Unix seconds within the tolerance of the clock, checked as the
- * library checks it (the same 5 minutes either way), so the verdict of a failed verification is
- * known without reading the library's error.
- */
+/** Checked as the library does (5 minutes either way), so a failure's verdict is known without its error. */
 function timestampInTolerance(timestamp: string, nowMs: number): boolean {
   if (!/^\d{1,15}$/.test(timestamp)) return false;
   return Math.abs(Math.floor(nowMs / 1000) - Number(timestamp)) <= SIGNATURE_TOLERANCE_SECONDS;
@@ -39,22 +29,16 @@ function timestampInTolerance(timestamp: string, nowMs: number): boolean {
 
 const STALE_TIMESTAMP = `The webhook-timestamp is not within ${SIGNATURE_TOLERANCE_SECONDS / 60} minutes of this receiver's clock (a replay, or a clock out of sync).`;
 
-/** Which of the three headers are missing, e.g. "webhook-signature is" or "webhook-id and webhook-signature are". */
+/** e.g. "webhook-signature is" or "webhook-id and webhook-signature are". */
 function missingHeaders(found: Record<'id' | 'timestamp' | 'signature', string | undefined>): string {
   const missing = (['id', 'timestamp', 'signature'] as const).filter((k) => !found[k]).map((k) => `webhook-${k}`);
   return missing.length === 1 ? `${missing[0]} is` : `${missing.slice(0, -1).join(', ')} and ${missing.at(-1)} are`;
 }
 
 /**
- * Builds a verifier for one secret or several (rotation: a delivery signed with any of them
- * passes). Throws `OptionsError` for a secret that is not `whsec_` + the base64 of at least 24 bytes
- * (runtime/webhook-secret.ts says why the receiver holds the signer's rule).
- *
- * @param secret - one secret or a list, each `whsec_` + base64
- * @example
- * const verify = createSignatureVerifier(['whsec_NEW...', 'whsec_OLD...']);
- * const verdict = verify(rawBody, req.headers);
- * if (!verdict.ok) console.log(verdict.message);
+ * A verifier for one secret or several (rotation: any one passes). Throws `OptionsError` for a secret
+ * that is not `whsec_` + base64 of at least 24 bytes (runtime/webhook-secret.ts says why).
+ * @example const verdict = createSignatureVerifier(['whsec_NEW...', 'whsec_OLD...'])(rawBody, req.headers);
  */
 export function createSignatureVerifier(secret: string | readonly string[]): SignatureVerifier {
   const secrets = typeof secret === 'string' ? [secret] : [...(secret ?? [])];

@@ -1,19 +1,11 @@
-/**
- * The web adapter of the receiver: `receiver.fetch(request)` for anything that speaks the
- * Fetch API's `Request` and `Response` (Hono, Next.js route handlers, Bun.serve, Deno.serve,
- * Cloudflare Workers). The same checks and answers as the Node adapter; web-platform APIs only.
- */
+/** `receiver.fetch(request)` for anything speaking Fetch's `Request`/`Response`; the Node adapter's checks and answers. */
 import { checkAfterAnswer, type AfterAnswer } from './after-answer.js';
 import type { ReceiveResult } from './answers.js';
 import type { ReceiverLogger } from './receiver-options.js';
 import { ANSWER_HEADERS, checkRequestLine, tooLarge, UNEXPECTED_FAILURE, type RequestLimits } from './request-checks.js';
 import type { WebhookHeaders } from './webhook-headers.js';
 
-/**
- * `(request, context?) => response`, as web frameworks and runtimes call it; `context` keeps the
- * processing alive after the answer (Workers' `ctx`, Vercel's `{ waitUntil }`, Next.js's
- * `{ waitUntil: after }`).
- */
+/** `context` keeps the processing alive after the answer (Workers' `ctx`, Vercel's `{ waitUntil }`). */
 export type FetchHandler = (request: Request, context?: AfterAnswer) => Promise<Response>;
 
 interface WebAdapterOptions extends RequestLimits {
@@ -23,10 +15,9 @@ interface WebAdapterOptions extends RequestLimits {
 }
 
 /**
- * Reads the body up to `limit` bytes; 'too_large' as soon as it is exceeded. With a declared
- * length (already checked against the limit) the body is read whole by `arrayBuffer()`, which
- * servers such as @hono/node-server serve from the socket without building a web stream;
- * without one it is streamed, and reading stops past the limit.
+ * Reads the body up to `limit` bytes. A declared length (already checked) is read whole by
+ * `arrayBuffer()`, which @hono/node-server serves from the socket without a web stream; otherwise
+ * streamed, stopping past the limit.
  */
 async function readBody(request: Request, limit: number): Promise<Uint8Array | 'too_large'> {
   if (request.headers.has('content-length')) {
@@ -58,7 +49,6 @@ async function readBody(request: Request, limit: number): Promise<Uint8Array | '
   return body;
 }
 
-/** The path and query of a request URL (`request.url` is absolute). */
 function pathOf(url: string): string {
   try {
     const parsed = new URL(url);

@@ -1,19 +1,11 @@
-/**
- * The request headers the receiver reads, from whatever the framework hands over: a web
- * `Headers` object (fetch, Hono, Next.js, Workers, Deno, Bun) or a plain record (node:http,
- * express, fastify). `Object.entries(new Headers(...))` is empty, so a `Headers` object is read
- * through its own `get`, never as a record.
- */
+/** Request headers from any framework; a `Headers` object is read through `get` (`Object.entries` of one is empty). */
 
 /** Request headers: a `Headers` object, or a record as node:http gives it (lower-case names; any case is found). */
 export type WebhookHeaders = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
 
 const isHeaders = (headers: WebhookHeaders): headers is Headers => typeof (headers as Headers).get === 'function' && typeof (headers as Headers).has === 'function';
 
-/**
- * The value of header `name` (lower-case), or undefined. A record's name is matched in any
- * case; a repeated header (an array) counts as absent: one delivery carries one of each.
- */
+/** A record's name matches in any case; a repeated header (an array) counts as absent: one delivery carries one of each. */
 export function headerValue(headers: WebhookHeaders, name: string): string | undefined {
   if (isHeaders(headers)) return headers.get(name) ?? undefined;
   const direct = headers[name];
@@ -34,11 +26,7 @@ export interface SignatureHeaders {
   signature: string | undefined;
 }
 
-/**
- * The delivery's `webhook-id`, `webhook-timestamp` and `webhook-signature`. A Svix-based sender
- * uses the same scheme under `svix-id`, `svix-timestamp` and `svix-signature`: those are
- * read when the Standard Webhooks name is absent.
- */
+/** `webhook-*`, or Svix's `svix-*` names of the same scheme when the Standard Webhooks name is absent. */
 export function signatureHeaders(headers: WebhookHeaders): SignatureHeaders {
   return {
     id: headerValue(headers, 'webhook-id') ?? headerValue(headers, 'svix-id'),

@@ -1,8 +1,4 @@
-/**
- * session-resume-api/webhooks/metrics: the receiver's Prometheus counters in a prom-client
- * `Registry`. prom-client is an optional peer dependency that only this subpath imports, so a
- * receiver without metrics never reaches it (and a Worker bundle never has to resolve it).
- */
+/** session-resume-api/webhooks/metrics: prom-client, an optional peer only this subpath imports (a Worker bundle never resolves it). */
 import { Counter, type Registry } from 'prom-client';
 import { eventResultOf, type ReceiverMetrics } from '../receiver-metrics.js';
 
@@ -16,16 +12,9 @@ function counter(registry: Registry, name: string, help: string): Counter<'resul
 }
 
 /**
- * Creates (or reuses) the receiver's two counters in `registry`:
- * `session_resume_receiver_events_total{result}` (new, duplicate, invalid, unauthorized,
- * unavailable) and `session_resume_receiver_handler_runs_total{result}` (ok, failed, stale).
- * Several receivers may share one registry.
- *
- * @param registry - a prom-client `Registry` (its default `register` too)
- * @example
- * import { register } from 'prom-client';
- * import { createReceiverMetrics } from 'session-resume-api/webhooks/metrics';
- * const receiver = createWebhookReceiver({ store, onEvent, metrics: createReceiverMetrics(register) });
+ * Creates (or reuses) `session_resume_receiver_events_total{result}` and
+ * `session_resume_receiver_handler_runs_total{result}` in `registry`; receivers may share one.
+ * @example const receiver = createWebhookReceiver({ store, onEvent, metrics: createReceiverMetrics(register) });
  */
 export function createReceiverMetrics(registry: Registry): ReceiverMetrics {
   if (typeof registry?.getSingleMetric !== 'function') throw new TypeError('createReceiverMetrics: registry must be a prom-client Registry (new Registry() or its default register)');

@@ -1,24 +1,15 @@
 /**
- * The shared receiver store on Redis (a single node or a Redis Cluster). The ack path is one
- * round trip, shared by the deliveries of one event-loop turn (record-batch.ts): a Lua script
- * of ours (store-scripts.ts) decides first delivery or duplicate, by the payload's identity and
- * by `webhook-id`, and for a first delivery writes the dedupe records and the event into an
- * inbox in the same atomic step, so the 200 follows a durable record. A call carries its
- * answer's deadline, judged by Redis's clock (recorder.ts): run late, it changes nothing, so a
- * 503 is never followed by a record of that delivery. The first deliveries of
- * one call are one batch: one inbox entry, and after the answer one BullMQ job (retries with
- * backoff, locks and stalled-job recovery); the batches of a few milliseconds are queued
- * together through `Queue.addBulk` and then leave the inbox. A completed job is removed, so
- * what stays per event is its dedupe record (about 110 bytes an identity) until the window
- * ends. An instance that dies between the answer and the hand-over leaves the batch in the
- * inbox, where any instance's sweep (every `stalledIntervalMs`) finds it. The worker runs each
- * event of a batch on its own (batch-worker.ts): it skips an event whose dedupe record marks it
- * processed, so an event queued again by a late hand-over runs once, and dead-letters events
- * one by one into the store's own dead set.
+ * The shared receiver store on Redis (one node or a Cluster). The ack path is one round trip shared
+ * by one event-loop turn's deliveries (record-batch.ts): a Lua script decides first delivery or
+ * duplicate (payload identity and `webhook-id`) and writes dedupe records and the event into an inbox
+ * atomically, so the 200 follows a durable record. A call carries its answer's deadline by Redis's
+ * clock: run late, it changes nothing, so a 503 is never followed by a record.
  *
- * BullMQ and ioredis are used through their documented APIs only: `Queue`, `Worker`,
- * `Queue.addBulk`, and ioredis' `defineCommand` on the store's own connection (BullMQ's
- * connections carry none of our commands, and our scripts touch none of BullMQ's keys).
+ * A call's first deliveries are one batch: an inbox entry, then after the answer one BullMQ job,
+ * queued with others via `Queue.addBulk`. Completed jobs are removed; what stays per event is its
+ * dedupe record (about 110 bytes) until the window ends. A batch a dead instance left in the inbox
+ * is found by any instance's sweep. The worker skips events marked processed and dead-letters one by one.
+ * BullMQ and ioredis are used through their documented APIs only.
  */
 import type { Queue as QueueType } from 'bullmq';
 import { openPrimaries } from '@session-resume-api/runtime/redis-connection';
@@ -42,31 +33,22 @@ const libs = await loadRedisLibraries();
 /** Entries kept in BullMQ's event stream of the queue (nothing here reads it). */
 const EVENTS_MAX_LEN = 100;
 
-/**
- * The store's connections: its own (recording, its scripts), BullMQ's queue connection, and a
- * promise of both being ready with Redis's time read once.
- */
+/** The store's own connection (recording, its scripts), BullMQ's queue connection, and their readiness with Redis's time. */
 function openConnections(connect: ReturnType<typeof checkOptions>, keys: StoreKeys, queueName: string, recordTimeoutMs: number, onQueueError: (error: Error) => void) {
-  // Request path: fail fast while Redis is down (no offline queue) or hung (command timeout),
-  // so the answer is a quick 503 and never a 200 for an unrecorded event. No auto-pipelining:
-  // the deliveries of one turn share one command already (record-batch.ts), and a pipeline
-  // per turn around it only added its own cost. The store's own connection: its scripts are
-  // defined here and nowhere else (BullMQ's fifty stay off the ack path).
-  // Connection errors are reported through the failing commands (the factory's default).
+  // Request path: fail fast while Redis is down or hung, so the answer is a quick 503, never a 200
+  // for an unrecorded event. No auto-pipelining: a turn's deliveries share one command already.
+  // The scripts are defined on this connection only (BullMQ's stay off the ack path).
   const store = withStoreCommands(connect({ commandTimeoutMs: recordTimeoutMs }));
-  // BullMQ's queue connection (the hand-over and the reconcile, both off the answer path: an
-  // event stays in the inbox until its job exists) takes the role BullMQ asks for, as on the
-  // server. BullMQ on a cluster needs its keys in one slot, so the queue prefix is the hash tag.
+  // BullMQ's queue connection (hand-over and reconcile, off the answer path) in the role BullMQ asks
+  // for; on a cluster the queue prefix is the hash tag, so its keys share one slot.
   const queueConnection = connect({ role: 'blocking' });
   const queue: QueueType<BatchData> = new libs.Queue<BatchData>(queueName, { connection: queueConnection, prefix: keys.bullPrefix, streams: { events: { maxLen: EVENTS_MAX_LEN } } });
   queue.on('error', onQueueError);
   const clock = createRedisClock();
-  // Without an offline queue, a command sent while a cluster node's connection is still opening
-  // fails: the record path starts once every primary's connection is open.
+  // Without an offline queue a command sent while a node's connection is opening fails: open every primary first.
   const connected = new Promise<void>((resolve) => (store.status === 'ready' ? resolve() : store.once('ready', () => resolve()))).then(() => openPrimaries(store));
   // Ready: connected, BullMQ ready, and Redis's time read (the record path states deadlines in it).
   const ready = Promise.all([queue.waitUntilReady(), connected.then(async () => clock.observe(timeMs(await store.sraTime(keys.inbox))))]).then(() => undefined);
-  // Not an unhandled rejection: a failure reaches the caller of `record`, which awaits `ready`.
   ready.catch(() => {});
   return { store, queueConnection, queue, clock, ready };
 }
@@ -88,13 +70,9 @@ async function readDeadLetters(store: RedisConnection, keys: StoreKeys): Promise
 }
 
 /**
- * Creates a Redis-backed `ReceiverStore` shared by every instance with the same prefix and
- * queue, on one node or a Redis Cluster (one code path). Throws `OptionsError` for a bad option.
- *
- * @param options - `url`, `client` or `clusterNodes`; the rest optional, each with its `@defaultValue` on `RedisEventStoreOptions`
+ * Creates a Redis-backed `ReceiverStore` shared by every instance with the same prefix and queue,
+ * on one node or a Cluster. Throws `OptionsError` for a bad option.
  * @example
- * import { createWebhookReceiver } from 'session-resume-api/webhooks';
- * import { createRedisEventStore } from 'session-resume-api/webhooks/redis';
  * const receiver = createWebhookReceiver({
  *   store: createRedisEventStore({ url: 'redis://127.0.0.1:6379' }), // or { clusterNodes: ['10.0.0.5:6379', ...] }
  *   onEvent: async (event) => console.log(event.event, event.session.id),
@@ -104,8 +82,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
   const connect = checkOptions(options ?? {}, libs);
   const { prefix, queueName, recordTimeoutMs, process: runWorker, ...o } = withDefaults(options);
   const keys = storeKeys(prefix, queueName);
-  // Reported through the receiver's logger once a receiver started the store; the connection
-  // keeps retrying, so a Redis still down by then is reported again.
+  // Reported through the receiver's logger once started; a Redis still down then is reported again.
   let report: ProcessingOptions['onStoreError'];
   const { store, queueConnection, queue, clock, ready } = openConnections(connect, keys, queueName, recordTimeoutMs, (error) =>
     report?.(error, 'receiver queue: Redis connection error'),
@@ -160,12 +137,10 @@ export function createRedisEventStore(options: RedisEventStoreOptions): Receiver
   };
 }
 
-/** What one recording needs: the recorder, the processing (for a dead letter's retry) and the deadline. */
 interface RecordContext {
   recorder: ReturnType<typeof createRecorder>;
   processing: ReturnType<typeof createStoreProcessing>;
   recordTimeoutMs: number;
-  /** The connection's readiness while it is still pending. */
   ready: Promise<unknown> | undefined;
 }
 

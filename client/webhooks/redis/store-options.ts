@@ -9,17 +9,13 @@ export const DEFAULT_REDIS_PREFIX = 'session-resume-api';
 export const DEFAULT_QUEUE_NAME = 'webhook-events';
 /** Default handler runs at the same time per instance. */
 export const DEFAULT_REDIS_CONCURRENCY = 1;
-/**
- * Default most events in one job: the first deliveries of one record call, whose size it also
- * bounds. A job holds its events' payloads as received plus about 120 bytes each (recording
- * id, dedupe key, JSON).
- */
+/** Default most events in one job (the first deliveries of one record call); a job holds their payloads plus about 120 bytes each. */
 export const DEFAULT_MAX_EVENTS_PER_JOB = 50;
-/** Default milliseconds from a delivery to its answer's deadline: not recorded by then, it is answered 503 and never recorded. */
+/** Default ms from a delivery to its answer's deadline: not recorded by then, it is answered 503 and never recorded. */
 export const DEFAULT_RECORD_TIMEOUT_MS = 2000;
-/** Default milliseconds a processing lock lasts without renewal. */
+/** Default ms a processing lock lasts without renewal. */
 export const DEFAULT_LOCK_DURATION_MS = 30_000;
-/** Default milliseconds between checks for work a dead instance left (stalled jobs, inbox). */
+/** Default ms between checks for work a dead instance left (stalled jobs, inbox). */
 export const DEFAULT_STALLED_INTERVAL_MS = 30_000;
 /** Default times a job may be found stalled before it is dead-lettered. */
 export const DEFAULT_MAX_STALLED_COUNT = 5;
@@ -51,8 +47,7 @@ export interface RedisEventStoreOptions {
    */
   queueName?: string;
   /**
-   * Handler runs at the same time in this instance, whether their events came in one job or
-   * several. With 1, the events of a job run one after the other, in the order they were recorded.
+   * Handler runs at once in this instance, across jobs; with 1, a job's events run in recording order.
    * @defaultValue {@link DEFAULT_REDIS_CONCURRENCY} (1)
    */
   concurrency?: number;
@@ -62,17 +57,17 @@ export interface RedisEventStoreOptions {
    */
   maxEventsPerJob?: number;
   /**
-   * Milliseconds from a delivery to its answer's deadline: not recorded by then, it is answered 503 and never recorded.
+   * ms from a delivery to its answer's deadline (see {@link DEFAULT_RECORD_TIMEOUT_MS}).
    * @defaultValue {@link DEFAULT_RECORD_TIMEOUT_MS} (2000)
    */
   recordTimeoutMs?: number;
   /**
-   * Milliseconds a processing lock lasts without renewal.
+   * ms a processing lock lasts without renewal.
    * @defaultValue {@link DEFAULT_LOCK_DURATION_MS} (30 000)
    */
   lockDurationMs?: number;
   /**
-   * Milliseconds between checks for work a dead instance left.
+   * ms between checks for work a dead instance left.
    * @defaultValue {@link DEFAULT_STALLED_INTERVAL_MS} (30 000)
    */
   stalledIntervalMs?: number;
@@ -100,9 +95,7 @@ export function checkOptions(options: RedisEventStoreOptions, libs: Pick<RedisLi
   if (options.maxStalledCount !== undefined) checkInteger(`${where}: maxStalledCount`, options.maxStalledCount, { min: 0 });
   return createConnector(options, libs, where);
 }
-
-
-/** `options` with every default filled in (`{ ...defaults, ...options }`, undefined values ignored). */
+/** `options` with every default filled in, undefined values ignored. */
 export function withDefaults(options: RedisEventStoreOptions) {
   const defaults = {
     prefix: DEFAULT_REDIS_PREFIX,

@@ -1,8 +1,6 @@
 /**
- * The processing side of the Redis store: the hand-over of recorded batches to BullMQ, this
- * instance's worker (batch-worker.ts), the sweep that finds what a dead instance left (inbox
- * entries never queued, failed jobs whose events are not dead-lettered yet), and the retry of
- * a dead letter. The ack path (recorder.ts) only hands batches over.
+ * The Redis store's processing side: hand-over of recorded batches to BullMQ, this instance's worker,
+ * the sweep for what a dead instance left, and dead-letter retry. The ack path only hands batches over.
  */
 import type { Job, Queue } from 'bullmq';
 import type { ProcessingOptions } from '../store.js';
@@ -17,36 +15,31 @@ import type { StoreCommands, StoreKeys } from './store-scripts.js';
 /** Inbox entries one sweep hands over at most. */
 const SWEEP_LIMIT = 500;
 /**
- * Milliseconds recorded events wait to be handed over together: one `addBulk` (one MULTI)
- * for all of them instead of an `add` each, which was most of the receiver's CPU per event
- * (bench/findings.md). The event is durable in the inbox meanwhile; only its processing waits.
+ * ms recorded events wait to be handed over together: one `addBulk` instead of an `add` each, which
+ * costs most of the receiver's CPU per event (bench/findings.md). The event is durable in the inbox meanwhile.
  */
 const HANDOVER_DELAY_MS = 5;
 /** Most jobs (batches) one hand-over carries. */
 const HANDOVER_MAX_JOBS = 200;
 /**
- * Failed jobs kept, at most: a job BullMQ failed (a store error on its last attempt, too many
- * stalls) stays only until its pending events are in the store's dead set, where `deadLetters()`
- * lists them; the sweep reconciles those that could not be dead-lettered at once.
+ * Failed jobs kept at most: a failed job stays only until its pending events are in the store's dead
+ * set; the sweep reconciles those that could not be dead-lettered at once.
  */
 const FAILED_JOBS_KEPT = 1000;
 /** Failed jobs read at a time when a sweep looks for jobs to reconcile. */
 const RECONCILE_PAGE = 100;
 const JOB_NAME = 'session-events';
-/** Milliseconds between renewals of the locks of the jobs under way (at most half the lock). */
+/** ms between renewals of the locks of the jobs under way (at most half the lock). */
 const LOCK_RENEW_MS = 1000;
 
 /** What `createStoreProcessing` needs. */
 export interface StoreProcessingOptions {
   libs: Pick<RedisLibraries, 'Worker'>;
   queue: Queue<BatchData>;
-  /** The store's own connection, with its scripts defined. */
   store: RedisConnection & StoreCommands;
   keys: StoreKeys;
   queueName: string;
-  /** Opens the worker's own (blocking) connection. */
   connectWorker(): RedisConnection;
-  /** Resolves once the store's connections are ready. */
   ready: Promise<void>;
   concurrency: number;
   lockDurationMs: number;
@@ -86,11 +79,9 @@ async function reconcile(p: ProcessingOptions, batches: BatchWorker, job: Job<Ba
 }
 
 /**
- * Every `stalledIntervalMs` (and at once): hands over inbox entries older than one interval
- * (their instance died or lost Redis before its hand-over), then reconciles failed jobs whose
- * events are not dead-lettered yet (their listener lost Redis). A job of one event made by an
- * earlier version is left alone: its failure is that version's dead letter, whose event only
- * the job holds (see the changelog). Returns the timer.
+ * Every `stalledIntervalMs` (and at once): hands over inbox entries older than one interval (their
+ * instance died before its hand-over), then reconciles failed jobs whose events are not dead-lettered
+ * yet. A one-event job of an earlier version is left alone: its failure is that version's dead letter.
  */
 function startSweeper(o: StoreProcessingOptions, p: ProcessingOptions, batches: BatchWorker, handOver: HandOver<BatchData>): NodeJS.Timeout {
   const { store, keys, queue } = o;
@@ -115,7 +106,6 @@ function startSweeper(o: StoreProcessingOptions, p: ProcessingOptions, batches: 
 /** This instance's BullMQ worker over the batch step; `running` holds the batch runs under way. */
 function startWorker(o: StoreProcessingOptions, p: ProcessingOptions, bucketMs: number, running: Set<Promise<void>>) {
   const connection = o.connectWorker();
-  // The worker reconnects by itself; the receiver's logger hears about it.
   connection.on('error', (error) => p.onStoreError?.(error, 'receiver worker: Redis connection error'));
   const batches = createBatchWorker({ store: o.store, keys: o.keys, bucketMs, slots: createHandlerSlots(o.concurrency), processing: p });
   const run = async (job: Job<BatchData>) => {
@@ -126,9 +116,9 @@ function startWorker(o: StoreProcessingOptions, p: ProcessingOptions, bucketMs: 
   };
   // Worker concurrency bounds the jobs under way; the slots bound the handler runs in them.
   const { concurrency, lockDurationMs: lockDuration, stalledIntervalMs: stalledInterval, maxStalledCount } = o;
-  // Locks renewed every second (BullMQ's default is half the lock): an instance that stands
-  // still or is cut from Redis keeps its jobs for the lock less one second, so the processed
-  // markers it could not write yet arrive before another instance runs those events again.
+  // Locks renewed every second (BullMQ's default is half the lock): an instance that stalls or loses
+  // Redis keeps its jobs for the lock less one second, so its pending processed markers land before
+  // another instance reruns those events.
   const lockRenewTime = Math.min(LOCK_RENEW_MS, lockDuration / 2);
   const options = { connection, prefix: o.keys.bullPrefix, concurrency, lockDuration, lockRenewTime, stalledInterval, maxStalledCount };
   const worker = new o.libs.Worker<BatchData>(o.queueName, run, options);
@@ -139,13 +129,10 @@ function startWorker(o: StoreProcessingOptions, p: ProcessingOptions, bucketMs: 
 }
 
 /**
- * Creates the processing side; `start` begins the hand-over, and the worker and sweep when
- * `runWorker`.
- *
+ * `start` begins the hand-over, and the worker and sweep when `runWorker`.
  * @example
  * const processing = createStoreProcessing({ libs, queue, store, keys, queueName, connectWorker, ready, ... });
  * processing.start(p, bucketMs, true);
- * processing.handOver({ id: batchId, data });
  */
 export function createStoreProcessing(options: StoreProcessingOptions) {
   const { store, keys } = options;
@@ -156,7 +143,6 @@ export function createStoreProcessing(options: StoreProcessingOptions) {
   const running = new Set<Promise<void>>();
 
   return {
-    /** Begins the hand-over, and the worker and the sweep when `runWorker`. */
     start(p: ProcessingOptions, bucketMs: number, runWorker: boolean) {
       handOver = createQueueHandOver(options, p);
       if (!runWorker) return;
@@ -169,10 +155,7 @@ export function createStoreProcessing(options: StoreProcessingOptions) {
       handOver?.add(item);
     },
 
-    /**
-     * Moves a dead letter back to the inbox as a batch of its own, in one step, and hands it
-     * over (a job with fresh attempts); false when `id` is not dead-lettered.
-     */
+    /** Moves a dead letter back to the inbox as its own batch and hands it over; false when not dead-lettered. */
     async retryIfDead(id: string): Promise<boolean> {
       const batchId = newId();
       const batch = await store.sraRetryDead(keys.dead, keys.deadEvents, keys.deadWhy, keys.inbox, keys.inboxAt, id, batchId);
@@ -184,13 +167,11 @@ export function createStoreProcessing(options: StoreProcessingOptions) {
     /** Stops the sweep, finishes the hand-overs and the handler runs under way. */
     async close() {
       clearInterval(sweeper);
-      // Hand-overs under way finish (or stay in the inbox for the next instance's sweep).
       handOver?.flush();
       await handOver?.settled();
-      // Worker.close waits for the jobs under way; queued jobs stay in Redis for the next
-      // instance. Without a connection it would wait for Redis to come back (BullMQ 6), and no
-      // job can be finished anyway: it closes at once, and a job whose end was not recorded is
-      // recovered by another instance's stalled check (its processed marker prevents a rerun).
+      // Worker.close waits for the jobs under way; queued jobs stay in Redis. Without a connection it
+      // would wait for Redis (BullMQ 6) and could finish nothing: it closes at once, and another
+      // instance's stalled check recovers the job (its processed marker prevents a rerun).
       await worker?.worker.close(worker.connection.status !== 'ready');
       await Promise.allSettled([...running]);
       worker?.connection.disconnect();

@@ -1,22 +1,16 @@
 /**
- * The Redis store's own keys and its Lua scripts. Every key starts with the hash tag `{prefix}`
- * (the tag BullMQ's queue keys carry too, through the queue prefix), so a script's keys live in
- * one slot on Redis Cluster and the same scripts run unchanged on a single node. A script
- * touches only the keys it is given (KEYS), and only keys of this store: BullMQ's keys are
- * BullMQ's, reached through its `Queue` and `Worker` alone.
+ * The Redis store's own keys and Lua scripts. Every key starts with the hash tag `{prefix}` (BullMQ's
+ * queue keys too, via the queue prefix), so a script's keys share one Cluster slot. A script touches
+ * only the keys it is given, and only this store's: BullMQ's keys are reached through its API alone.
  *
- * Dedupe records are fields of time-bucketed hashes (`…:rd:<bucket>`, one bucket per 1/12 of
- * the window, expiring a window after the bucket ends): about 110 bytes per identity instead
- * of about 210 for a key with its own TTL. Buckets follow Redis's clock (TIME, read by the
- * script), never an instance's, so every instance reads and writes the same ones. A record is
- * seen for at least the window and at most the window plus one bucket. The record of the
- * payload's identity also carries the processed marker: its value, the recording id, gains a
- * trailing `+` once the handler succeeded.
+ * Dedupe records are fields of time-bucketed hashes (`…:rd:<bucket>`, 1/12 of the window each,
+ * expiring a window after the bucket ends): about 110 bytes per identity instead of 210 for a key
+ * with its own TTL. Buckets follow Redis's clock (TIME), so every instance uses the same ones; a
+ * record is seen for the window to the window plus one bucket. The identity's record is also the
+ * processed marker: its value, the recording id, gains a trailing `+` once the handler succeeded.
  *
- * The unit of the inbox and of the queue is a batch: the first deliveries recorded by one call
- * of the record script, as one entry `{"receivedAt":…,"events":[{"id","key","event"},…]}`
- * under a batch id, which becomes the BullMQ job id. A dead letter is one event, kept in the
- * store's own keys.
+ * Inbox and queue hold batches: the first deliveries recorded by one record call, under a batch id
+ * that becomes the BullMQ job id. A dead letter is one event, in the store's own keys.
  */
 import { hash } from 'node:crypto';
 import type { RedisConnection } from './connection.js';
@@ -26,7 +20,7 @@ export const BUCKETS_PER_WINDOW = 12;
 /** Suffix of a dedupe record's value once its event was processed. */
 export const PROCESSED_MARK = '+';
 
-/** Names of every key the store writes under one prefix and queue (BullMQ's keys are not listed: they are BullMQ's). */
+/** Every key the store writes under one prefix and queue (BullMQ's are BullMQ's). */
 export interface StoreKeys {
   /** The BullMQ queue prefix: the hash tag alone, so the queue's keys share the store's slot. */
   bullPrefix: string;
@@ -46,7 +40,7 @@ export interface StoreKeys {
   order: string;
 }
 
-/** The keys of a store with `prefix` and `queueName` (neither contains ':', '{' or '}'). */
+/** Neither `prefix` nor `queueName` contains ':', '{' or '}'. */
 export function storeKeys(prefix: string, queueName: string): StoreKeys {
   const queue = `{${prefix}}:${queueName}`;
   return {
@@ -86,20 +80,15 @@ export const webhookIdField = (webhookId: string) => `w${short(hash('sha256', we
 
 /**
  * KEYS: inbox, inbox-at, dead, then consecutive dedupe buckets, oldest first (record-call.ts).
- * ARGV: deadline ms, index of the first bucket, bucket ms, window ms, batch id, then per event:
- * identity field, webhook-id field or '', new id, the event's batch item (JSON) (four each; the
- * events recorded in one call).
+ * ARGV: deadline ms, index of the first bucket, bucket ms, window ms, batch id, then four per event:
+ * identity field, webhook-id field or '', new id, the event's batch item (JSON).
  *
- * Redis's own clock (TIME) decides, so every instance agrees whatever its own clock says: a
- * call that runs after its deadline (its caller answered 503, or is about to) changes nothing
- * and returns {1, now}; one whose buckets do not cover what the clock asks for returns
- * {2, now}. Otherwise the buckets of the window ending now are read (newest first) and the
- * newest is written, so a record made by any instance within the window is found by every later
- * call, whenever its caller computed its keys; it returns {0, now, then id, duplicate 0|1,
- * dead-lettered 0|1 per event}. The first deliveries' dedupe fields and their batch's inbox
- * entry (recorded at `now`) are written in the same step, so a record never exists without its
- * event; a later event of the same call sees the records of the earlier ones. TIME makes the
- * script non-deterministic: Redis 7 replicates its effects, not the script (the default there).
+ * Redis's clock (TIME) decides, so instances agree: a call run after its deadline (its caller
+ * answered 503) changes nothing and returns {1, now}; buckets not covering the clock return
+ * {2, now}. Otherwise the window's buckets are read (newest first), the newest written, and it
+ * returns {0, now, then id, duplicate 0|1, dead-lettered 0|1 per event}. Dedupe fields and the
+ * inbox entry are written in one step, so a record never exists without its event. TIME makes
+ * the script non-deterministic: Redis 7 replicates its effects (the default there).
  */
 const RECORD = `
 local t = redis.call('TIME')
@@ -165,11 +154,9 @@ return removed
 `;
 
 /**
- * KEYS: inbox, inbox-at. ARGV: age ms, limit.
- * Entries recorded (or last claimed) more than `age` ago by Redis's clock are still in the inbox
- * because the instance that acknowledged them died, or lost Redis, before its hand-over
- * finished: returns {id, data, ...} of those and pushes their time to now, so one sweeper
- * claims them per interval.
+ * KEYS: inbox, inbox-at. ARGV: age ms, limit. Entries older than `age` (Redis's clock) are ones a
+ * dead instance never handed over: returns {id, data, ...} of those and pushes their time to now,
+ * so one sweeper claims them per interval.
  */
 const CLAIM_STALE = `
 local t = redis.call('TIME')
@@ -190,10 +177,8 @@ return out
 `;
 
 /**
- * KEYS: the batch's dedupe bucket, dead. ARGV: identity field, id, per event of the batch.
- * Returns 1 per event still to run, 0 per event processed already (its marker is set) or
- * dead-lettered (a job added again for its batch, by a late hand-over or sweep, leaves it to
- * the dead-letter retry).
+ * KEYS: the batch's dedupe bucket, dead. ARGV: identity field, id, per event. Returns 1 per event
+ * still to run, 0 per event processed already or dead-lettered (left to the dead-letter retry).
  */
 const PENDING = `
 local out = {}
@@ -205,11 +190,9 @@ return out
 `;
 
 /**
- * KEYS: inbox, inbox-at, dead, dead-events, dead-why, then dedupe buckets. ARGV: three per
- * step: a KEYS index and identity field and recording id (the handler succeeded: mark the
- * event's dedupe record processed, so a job added again for its batch runs nothing, and drop
- * what is left of it among the dead letters), or 0, '' and a batch id (every event of the batch
- * is done: drop what is left of the batch in the inbox). Steps run in order.
+ * KEYS: inbox, inbox-at, dead, dead-events, dead-why, then dedupe buckets. ARGV, three per step, in
+ * order: a KEYS index, identity field and recording id (handler succeeded: mark the record
+ * processed, drop any dead letter of it), or 0, '' and a batch id (batch done: drop it from the inbox).
  */
 const PROCESSED = `
 for i = 1, #ARGV, 3 do
@@ -233,9 +216,8 @@ return 1
 
 /**
  * KEYS: dead, dead-events, dead-why, inbox, inbox-at. ARGV: time ms, batch id, then per event:
- * recording id, the event as a batch of one (JSON), why (JSON). Dead-letters the events of a
- * batch that failed its last attempt, each on its own, and drops what is left of the batch in
- * the inbox, in one step. Returns the number of events dead-lettered.
+ * recording id, the event as a batch of one (JSON), why (JSON). Dead-letters each event of a batch
+ * that failed its last attempt and drops the batch from the inbox, in one step. Returns the count.
  */
 const DEAD = `
 for i = 3, #ARGV, 3 do
@@ -249,12 +231,9 @@ return (#ARGV - 2) / 3
 `;
 
 /**
- * KEYS: dead, dead-events, dead-why, inbox, inbox-at. ARGV: recording id, new batch id.
- * Takes a dead letter out of the dead set and puts its event in the inbox as a batch of its
- * own (at Redis's time, as the sweep reads it), in one step, so a crash in between loses
- * nothing. Returns the batch (JSON), or false when the id is not dead-lettered here (never was,
- * another delivery or instance retried it first, or an earlier version's dead letter, which
- * stays where it is).
+ * KEYS: dead, dead-events, dead-why, inbox, inbox-at. ARGV: recording id, new batch id. Moves a dead
+ * letter to the inbox as its own batch (at Redis's time) in one step, so a crash loses nothing.
+ * Returns the batch (JSON), or false when not dead-lettered here (an earlier version's stays put).
  */
 const RETRY_DEAD = `
 local batch = redis.call('HGET', KEYS[2], ARGV[1])
@@ -296,10 +275,7 @@ export const SCRIPTS = [
   { name: 'sraTime', numberOfKeys: 1, lua: TIME },
 ] as const;
 
-/**
- * Defines the scripts on `connection` with ioredis' `defineCommand` and returns it typed with
- * them. The connection is the store's own: BullMQ's connections never carry these commands.
- */
+/** Defines the scripts on the store's own connection (never BullMQ's) with `defineCommand`. */
 export function withStoreCommands(connection: RedisConnection): RedisConnection & StoreCommands {
   for (const script of SCRIPTS) {
     connection.defineCommand(script.name, script.numberOfKeys === undefined ? { lua: script.lua } : { numberOfKeys: script.numberOfKeys, lua: script.lua });
