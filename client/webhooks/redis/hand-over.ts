@@ -1,16 +1,12 @@
 /**
- * The hand-over from the inbox to the work queue. Events recorded within a few milliseconds
- * become BullMQ jobs together through `Queue.addBulk` (one MULTI for the lot instead of an
- * `add` each); then the store's own script takes them out of the inbox. The inbox entry is the
- * durable record until its job exists, so a crash between the two steps leaves it for the
- * sweep, whose `addBulk` adds nothing for a job that still exists (the job id is the
- * recording id) and whose job for an event processed meanwhile runs nothing (the worker checks
- * the processed marker first).
+ * Inbox to work queue: events recorded within a few ms become jobs through one `Queue.addBulk`, then
+ * leave the inbox. A crash in between leaves them for the sweep, whose `addBulk` adds nothing for an
+ * existing job id and whose job for an already processed event runs nothing.
  */
 import type { JobsOptions, Queue } from 'bullmq';
 import type { StoreCommands, StoreKeys } from './store-scripts.js';
 
-/** One recorded event on its way to the queue: its recording id (the job id) and data. */
+/** Its recording id is the job id. */
 export interface HandOverItem<T> {
   id: string;
   data: T;
@@ -19,14 +15,12 @@ export interface HandOverItem<T> {
 /** What `createHandOver` needs. */
 export interface HandOverOptions<T> {
   queue: Queue<T>;
-  /** The store's own connection, with its scripts defined. */
   store: Pick<StoreCommands, 'sraHandedOver'>;
   keys: StoreKeys;
-  /** BullMQ job name. */
   name: string;
   /** Job options of one event (its job id is its recording id). */
   jobOptions(id: string): JobsOptions;
-  /** Milliseconds the first event of a batch waits for others. */
+  /** ms the first event of a batch waits for others. */
   delayMs: number;
   /** Most events in one batch; a full batch goes at once. */
   maxEvents: number;
@@ -43,11 +37,7 @@ export interface HandOver<T> {
 }
 
 /**
- * Creates the batching hand-over.
- *
- * @example
- * const handOver = createHandOver({ queue, store: connection, keys, name: 'session-event', jobOptions, delayMs: 5, maxEvents: 200, onError });
- * handOver.add({ id, data });
+ * @example createHandOver({ queue, store: connection, keys, name: 'session-event', jobOptions, delayMs: 5, maxEvents: 200, onError }).add({ id, data });
  */
 export function createHandOver<T>(options: HandOverOptions<T>): HandOver<T> {
   const { delayMs, maxEvents, onError } = options;
@@ -83,7 +73,6 @@ export function createHandOver<T>(options: HandOverOptions<T>): HandOver<T> {
 /** `Queue.addBulk` (a repeated job id adds nothing), then the inbox entries go. */
 async function queueBatch<T>(options: HandOverOptions<T>, items: Array<HandOverItem<T>>): Promise<void> {
   const { queue, store, keys, name, jobOptions } = options;
-  // BullMQ types a job's data through its own generics; the name is the one we always give.
   await queue.addBulk(items.map(({ id, data }) => ({ name, data, opts: jobOptions(id) })) as Parameters<Queue<T>['addBulk']>[0]);
   await store.sraHandedOver(keys.inbox, keys.inboxAt, ...items.map((item) => item.id));
 }

@@ -1,11 +1,7 @@
-/**
- * The record path's deadline rule and the arguments it hands the record script (store-scripts.ts
- * RECORD), as pure functions: the deadline of a call in Redis's clock, how long this instance
- * waits for it, and which dedupe buckets the script may need to read and write before it.
- */
+/** The record path's deadline rule and the record script's arguments, as pure functions. */
 import type { StoreKeys } from './store-scripts.js';
 
-/** The deadline of one record call (`recordDeadline`). */
+/** The deadline of one record call. */
 export interface RecordDeadline {
   /** Redis's time when the call is sent, at least (ms). */
   fromMs: number;
@@ -19,22 +15,17 @@ export interface RecordDeadline {
 export interface RecordDeadlineInput {
   /** Local time (ms) the oldest delivery of the call asked: its answer's deadline counts from then. */
   oldestAt: number;
-  /** Milliseconds from a delivery to its answer's deadline. */
   recordTimeoutMs: number;
-  /** Local time now (ms). */
   now: number;
   /** Redis's time now, at least (redis-clock.ts), or undefined before any reading. */
   redisNow: number | undefined;
 }
 
 /**
- * The deadline of a call that carries deliveries from `oldestAt` on: what is left of the oldest
- * one's `recordTimeoutMs`, stated in Redis's clock from a lower bound of it, so Redis never
- * records after this instance stopped waiting. Undefined when nothing is left or Redis's time is
- * not known yet: the call is not sent and the deliveries are answered 503.
- *
- * @example
- * recordDeadline({ oldestAt: 1000, recordTimeoutMs: 2000, now: 1500, redisNow: 9000 }) // { fromMs: 9000, deadlineMs: 10500, waitMs: 1500 }
+ * What is left of the oldest delivery's `recordTimeoutMs`, stated in Redis's clock from a lower bound
+ * of it, so Redis never records after this instance stopped waiting. Undefined when nothing is left or
+ * Redis's time is unknown: the call is not sent and the deliveries are answered 503.
+ * @example recordDeadline({ oldestAt: 1000, recordTimeoutMs: 2000, now: 1500, redisNow: 9000 }) // { fromMs: 9000, deadlineMs: 10500, waitMs: 1500 }
  */
 export function recordDeadline({ oldestAt, recordTimeoutMs, now, redisNow }: RecordDeadlineInput): RecordDeadline | undefined {
   const waitMs = oldestAt + recordTimeoutMs - now;
@@ -55,11 +46,7 @@ export interface RecordCallInput {
   events: Array<string | number>;
 }
 
-/**
- * The arguments of one record call, number of keys first: every bucket hash the script may
- * need, whatever Redis's clock says between `fromMs` and `deadlineMs`, oldest first.
- * Consecutive calls within one bucket share the key list.
- */
+/** Number of keys first, then every bucket hash the script may need between `fromMs` and `deadlineMs`, oldest first (cached per bucket). */
 export function createRecordCall(keys: StoreKeys) {
   let cached: { first: number; last: number; keys: string[] } | undefined;
   return ({ fromMs, deadlineMs, windowMs, bucketMs, batchId, events }: RecordCallInput): Array<string | number> => {

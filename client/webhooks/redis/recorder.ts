@@ -1,11 +1,7 @@
 /**
- * The Redis store's ack path: the deliveries of one event-loop turn in one call of the record
- * script (record-batch.ts), with a deadline. A call carries the deadline of its oldest delivery
- * in Redis's clock (redis-clock.ts); Redis runs the script at once, later (a connection that
- * stalled, a partition that healed) or never, and a run after the deadline changes nothing and
- * says so. Meanwhile this instance waits until the same deadline in its own clock and then
- * answers 503. So an event is recorded before its delivery's answer or not at all: a 503 is
- * never followed by a record of that delivery.
+ * The Redis store's ack path: one turn's deliveries in one record call carrying its oldest delivery's
+ * deadline in Redis's clock. A run after the deadline changes nothing, and this instance answers 503
+ * at the same deadline in its own clock: an event is recorded before its answer or never.
  */
 import type { ReceivedEvent } from '../tolerant-event.js';
 import type { TraceContext } from '@session-resume-api/runtime/trace-context';
@@ -33,35 +29,27 @@ export type RecordResult = readonly [string, number, number];
 
 /** What `createRecorder` needs. */
 export interface RecorderOptions {
-  /** The store's own connection, with its scripts defined. */
   store: Pick<StoreCommands, 'sraRecord'>;
   keys: StoreKeys;
   clock: RedisClock;
-  /** Milliseconds from a delivery to its answer's deadline. */
   recordTimeoutMs: number;
   /** Most events in one call (and so in one batch). */
   maxEvents: number;
-  /** The dedupe window and its bucket, in ms (known once the receiver started the store). */
+  /** The dedupe window and its bucket, ms (known once the receiver started the store). */
   window(): { windowMs: number; bucketMs: number };
-  /** The first deliveries of one call, recorded as one batch, for the hand-over to the queue. */
   onBatch(batch: { id: string; data: BatchData }): void;
 }
 
 /**
- * Creates the ack path: `add(recording)` resolves with the event's outcome once Redis recorded
- * it before its deadline, or rejects with StoreUnavailableError (nothing recorded after the
- * rejection, whatever Redis does later).
- *
- * @example
- * const recorder = createRecorder({ store, keys, clock, recordTimeoutMs: 2000, maxEvents: 50, window, onBatch: handOver.add });
- * const [id, duplicate] = await recorder.add({ at: Date.now(), key, event, webhookId, id: newId() });
+ * `add(recording)` resolves with the event's outcome once Redis recorded it before its deadline, or
+ * rejects with StoreUnavailableError (then nothing is ever recorded for it).
+ * @example const [id, duplicate] = await createRecorder({ store, keys, clock, recordTimeoutMs: 2000, maxEvents: 50, window, onBatch }).add({ at: Date.now(), key, event, webhookId, id: newId() });
  */
 export function createRecorder(options: RecorderOptions): { add(recording: Recording): Promise<RecordResult> } {
   const { store, clock, recordTimeoutMs, window, onBatch } = options;
   const recordCall = createRecordCall(options.keys);
 
   async function send(items: readonly Recording[]): Promise<RecordResult[]> {
-    // One deadline for the call, its oldest delivery's: none waits longer than recordTimeoutMs in all.
     const deadline = recordDeadline({ oldestAt: items[0]!.at, recordTimeoutMs, now: Date.now(), redisNow: clock.now() });
     if (!deadline) throw new StoreUnavailableError(`Redis did not answer the recording within ${recordTimeoutMs} ms`);
     const batchId = newId();
@@ -81,13 +69,11 @@ export function createRecorder(options: RecorderOptions): { add(recording: Recor
       clock.reset(now);
       throw new StoreUnavailableError("Redis's clock moved outside the window this instance expected (a clock stepped), so Redis recorded nothing");
     }
-    // The first deliveries are recorded as one batch: one job.
     const firsts = batchItems.filter((_, i) => out[3 * i + 3] === 0);
     if (firsts.length > 0) onBatch({ id: batchId, data: { receivedAt: now, events: firsts } });
     return items.map((_, i) => [out[3 * i + 2] as string, out[3 * i + 3] as number, out[3 * i + 4] as number] as const);
   }
 
-  // One call under way: deliveries that arrive meanwhile go together in the next (fewer round
-  // trips and jobs under load, no wait without it).
+  // One call under way: deliveries arriving meanwhile go together in the next.
   return createRecordBatch<Recording, RecordResult>({ maxItems: options.maxEvents, maxInFlight: 1, send });
 }

@@ -1,13 +1,10 @@
 /**
- * Redis's clock as one instance can know it: never ahead of it. Each answer that carries
- * Redis's time (the record script returns its TIME) says that Redis's clock read `redisMs` at
- * some moment before the answer arrived, so Redis's clock is now at least `redisMs` plus the
- * local time elapsed since. The record path states its deadline in Redis's clock from this
- * lower bound: a deadline judged by Redis (TIME in the script) is then never later than the
- * moment this instance gives up waiting, whatever the two clocks say, as long as neither steps.
+ * Redis's clock as an instance can know it, never ahead: an answer carrying Redis's TIME means its
+ * clock is now at least that plus the local time elapsed. A deadline stated from this lower bound is
+ * never later in Redis than when this instance gives up, as long as neither clock steps.
  */
 
-/** Milliseconds a reading counts: the tightest of the recent ones is used. */
+/** ms a reading counts. */
 const KEEP_MS = 10_000;
 
 /** One reading: at local time `at`, Redis's clock was at least `at + lead`. */
@@ -16,9 +13,9 @@ interface Reading {
   lead: number;
 }
 
-/** Redis's clock seen from here (see `createRedisClock`). */
+/** Redis's clock seen from here. */
 export interface RedisClock {
-  /** Redis's time now, at least (ms); undefined before the first reading. */
+  /** At least (ms); undefined before the first reading. */
   now(): number | undefined;
   /** Takes Redis's time `redisMs`, read by a command whose answer arrived just now. */
   observe(redisMs: number): void;
@@ -27,13 +24,8 @@ export interface RedisClock {
 }
 
 /**
- * Creates the clock. `now()` uses the largest lead of the readings of the last 10 s (the answer
- * that came back fastest bounds it best), and the latest reading when none is that recent.
- *
- * @example
- * const clock = createRedisClock();
- * clock.observe(Number(seconds) * 1000 + Math.floor(Number(micros) / 1000));
- * const deadline = clock.now()! + 1000; // in Redis's clock, never later than 1 s from here
+ * `now()` uses the largest lead of the last 10 s's readings (the fastest answer bounds it best), else the latest.
+ * @example clock.observe(timeMs([seconds, micros])); const deadline = createRedisClock().now()! + 1000;
  */
 export function createRedisClock(): RedisClock {
   let readings: Reading[] = [];
