@@ -1,15 +1,8 @@
 /**
- * The worker's step for one BullMQ job of the Redis store. A job carries a batch: the events
- * recorded by one call of the record script (the first deliveries of one event-loop turn), so
- * BullMQ adds, fetches and completes one job per batch instead of one per event. Each event
- * keeps its own guarantees:
- * - it runs only while its processed marker is unset and it is not dead-lettered (one script
- *   call reads that for the whole batch), and its marker is set as soon as its handler
- *   succeeded (the markers of one event-loop turn in one script call);
- * - a batch attempt in which any event failed fails the job, so BullMQ retries it with the
- *   store's backoff, and the retry runs only the events not processed yet;
- * - after the last attempt the events still failing are dead-lettered each on its own (the
- *   store's dead set, retried by id), and the job completes.
+ * The worker's step for one BullMQ job: a batch of the events one record call recorded, so BullMQ
+ * handles one job per batch. Each event keeps its guarantees: it runs only while unprocessed and not
+ * dead-lettered, and is marked as soon as its handler succeeded; any failure fails the job, whose
+ * retry runs only the rest; after the last attempt the failing events are dead-lettered one by one.
  */
 import type { Job } from 'bullmq';
 import { runHandler, type ProcessingOptions, type RecordedEvent } from '../store.js';
@@ -24,7 +17,6 @@ export interface BatchItem {
   id: string;
   key: string;
   event: ReceivedEvent;
-  /** The delivery's trace context, when it carried one. */
   trace?: TraceContext;
 }
 
@@ -41,10 +33,7 @@ interface SingleEventData {
   receivedAt: number;
 }
 
-/**
- * The batch a job carries; a job of one event, queued or left in the inbox by an instance of
- * an earlier version during a rolling upgrade, is a batch of that one event.
- */
+/** A job of one event from an earlier version (rolling upgrade) is a batch of that one event. */
 export function batchOf(job: Job<BatchData | SingleEventData>): BatchData {
   const data = job.data;
   if ('events' in data) return data;
@@ -58,10 +47,9 @@ export class BatchAttemptError extends Error {
 
 /** What `createBatchWorker` needs. */
 export interface BatchWorkerOptions {
-  /** The store's own connection, with its scripts defined. */
   store: Pick<StoreCommands, 'sraPending' | 'sraProcessed' | 'sraDead'>;
   keys: StoreKeys;
-  /** Milliseconds per dedupe bucket (known once the receiver started the store). */
+  /** ms per dedupe bucket (known once the receiver started the store). */
   bucketMs: number;
   /** The bound on handler runs at the same time, shared by every job of the instance. */
   slots: HandlerSlots;
@@ -158,16 +146,12 @@ async function runEvents(context: WorkerContext, job: Job<BatchData>, data: Batc
 }
 
 /**
- * Creates the batch step: `run(job)` is the Worker's processor; `failed(job, error)` handles a
- * job BullMQ failed for a reason other than its events (a store error, a stalled job), so that
- * after its last attempt its events not processed yet are dead-lettered too; it is idempotent
- * (events processed or dead-lettered already are skipped), so a failed job can be reconciled
- * again until it succeeds.
- *
+ * `run(job)` is the Worker's processor; `failed(job, error)` dead-letters the unprocessed events of a
+ * job that failed for another reason (store error, stall) after its last attempt. Idempotent, so a
+ * failed job can be reconciled again until it succeeds.
  * @example
  * const batches = createBatchWorker({ store: connection, keys, bucketMs, slots, processing });
  * const worker = new Worker(queueName, batches.run, { ... });
- * worker.on('failed', (job, error) => job && void batches.failed(job, error));
  */
 export function createBatchWorker(options: BatchWorkerOptions) {
   const context: WorkerContext = { ...options, mark: createMarker(options) };

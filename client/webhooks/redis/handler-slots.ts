@@ -1,8 +1,6 @@
 /**
- * A bound on handler runs at the same time in one instance, shared by every job the worker
- * runs: a job carries a batch of events, and the store's `concurrency` counts handler runs, not
- * jobs, so the events of one batch may use every free slot while other jobs wait for theirs.
- * Waiting runs start in the order they asked (first come, first served).
+ * Handler runs at once in one instance, across every job: `concurrency` counts runs, not jobs, so a
+ * batch's events may take every free slot while other jobs wait. First come, first served.
  */
 
 /** Runs functions with at most `limit` of them under way. */
@@ -10,13 +8,7 @@ export interface HandlerSlots {
   run<T>(fn: () => Promise<T>): Promise<T>;
 }
 
-/**
- * Creates the slots.
- *
- * @example
- * const slots = createHandlerSlots(4);
- * await slots.run(() => handler(event));
- */
+/** @example await createHandlerSlots(4).run(() => handler(event)); */
 export function createHandlerSlots(limit: number): HandlerSlots {
   let busy = 0;
   // Bounded by the events of the jobs under way (worker concurrency × events per job).

@@ -1,8 +1,4 @@
-/**
- * bullmq and ioredis are optional peer dependencies of session-resume-api: only the Redis
- * store needs them. They are loaded here with a dynamic import, so a missing one gives our
- * message with the install command instead of a bare ERR_MODULE_NOT_FOUND.
- */
+/** bullmq and ioredis, optional peers only the Redis store needs: a missing one gives the install command, not a bare ERR_MODULE_NOT_FOUND. */
 import type * as BullMQ from 'bullmq';
 import type * as IORedis from 'ioredis';
 
@@ -31,12 +27,8 @@ const isMissing = (error: unknown) => {
 const importLibrary = (name: 'bullmq' | 'ioredis'): Promise<unknown> => (name === 'bullmq' ? import('bullmq') : import('ioredis'));
 
 /**
- * Loads bullmq and ioredis through `importer` (default: the runtime's `import()`); rejects with
- * `RedisLibrariesMissingError` naming `npm install bullmq ioredis` when either is not installed.
- *
- * @param [importer=import()] - loads one module by name (tests give a failing one)
- * @example
- * const { Queue, Redis } = await loadRedisLibraries();
+ * Rejects with `RedisLibrariesMissingError` naming the install command when either is missing.
+ * @example const { Queue, Redis } = await loadRedisLibraries();
  */
 export async function loadRedisLibraries(importer: (name: 'bullmq' | 'ioredis') => Promise<unknown> = importLibrary): Promise<RedisLibraries> {
   try {

@@ -1,21 +1,14 @@
 /**
- * Per-session order on Redis (`order: 'per-session'`): one key per session holding the newest
- * position processed, `<time>:<arrival>:<recording id>`, compared and moved by one Lua script,
- * so every instance sharing the store sees one order. The key carries the store's hash tag
- * (one slot on Redis Cluster) and expires a dedupe window after its last move: about 120 bytes
- * a session seen within the window. A script of its own, run at processing time: the
- * recording path is untouched.
+ * Per-session order on Redis: one key per session holding the newest processed position
+ * (`<time>:<arrival>:<recording id>`), moved by one Lua script so instances share one order. It
+ * expires a dedupe window after its last move (about 120 bytes a session); the record path is untouched.
  */
 import { sha256Hex } from '@session-resume-api/runtime/sha256';
 import { StoreUnavailableError, type SessionPosition } from '../store.js';
 import type { RedisConnection } from './connection.js';
 import type { StoreKeys } from './store-scripts.js';
 
-/**
- * KEYS[1] the session's mark; ARGV time, arrival, id, ttl (ms). Returns 0 when the position is
- * older than the mark (an earlier time, or the same time and an earlier arrival; never for the
- * mark's own id), else 1, after moving the mark to the position when it is newer.
- */
+/** KEYS[1] the mark; ARGV time, arrival, id, ttl ms. 0 when older than the mark (never its own id), else 1, moving a newer mark. */
 const ADVANCE = `
 local mark = redis.call('GET', KEYS[1])
 local t, a, id = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
