@@ -4,10 +4,7 @@ import type { ErrorBody, WebhookAck } from '@session-resume-api/runtime/types';
 /** Statuses of the error answers: bad body, bad signature, wrong URL token, method, size, store down. */
 export type ErrorStatus = 400 | 401 | 404 | 405 | 413 | 503;
 
-/**
- * An answer: 200 with a `WebhookAck` (plus the store id), 200 for a probe (nothing recorded,
- * runtime/webhook-probe.ts), or an error status with `ErrorBody`.
- */
+/** 200 with a `WebhookAck` (plus the store id), 200 for a probe (nothing recorded), or an error status with `ErrorBody`. */
 export type ReceiveResult =
   | { status: 200; body: WebhookAck & { received: true; duplicate: boolean; id: string } }
   | { status: 200; body: WebhookAck & { received: true; duplicate: false; probe: true } }

@@ -1,9 +1,4 @@
-/**
- * The receiver's default reporter: a receiver created without a `logger` is never silent
- * about its own trouble. Each report is one line on stderr (`console.error`, in every
- * runtime): what happened, the event name, the session id, the attempt and the error message.
- * Only those fields are printed, never a payload, a header or a secret.
- */
+/** The default reporter, so a receiver is never silent about its trouble: one stderr line per report, never a payload, header or secret. */
 import type { ReceiverLogger } from './receiver-options.js';
 
 const PREFIX = 'session-resume-api receiver:';

@@ -1,8 +1,4 @@
-/**
- * The receiver's span around `onEvent`, when the application passes `@opentelemetry/api` as
- * `opentelemetry`: a consumer span, child of the delivery's `traceparent` (the sender's attempt),
- * active while the handler runs, so the handler's own spans are its children.
- */
+/** A consumer span around `onEvent`, child of the delivery's `traceparent` and active while the handler runs. */
 import { createTracing, SPAN_KIND, startSpan, type OpenTelemetryApi, type TracedSpan, type Tracing } from '@session-resume-api/runtime/tracing';
 import { PACKAGE_VERSION } from '../version.js';
 import type { RecordedEvent } from './store.js';

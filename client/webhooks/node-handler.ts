@@ -1,8 +1,4 @@
-/**
- * The Node adapter of the receiver: `http.createServer(handler)` or an express route
- * handler. It checks method and URL token, reads the raw body under the size limit and
- * hands it to the framework-free `receive` core.
- */
+/** The Node adapter: `http.createServer(handler)` or an express route handler over the `receive` core. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ReceiveResult } from './answers.js';
 import type { ReceiverLogger } from './receiver-options.js';
@@ -17,7 +13,7 @@ interface AdapterOptions extends RequestLimits {
   logger?: ReceiverLogger | undefined;
 }
 
-/** Reads the request body up to `limit` bytes; resolves 'too_large' as soon as it is exceeded. */
+/** Resolves 'too_large' as soon as `limit` bytes are exceeded. */
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large' | 'aborted'> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -46,9 +42,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_la
 }
 
 /**
- * The body as the core needs it. Express parsers may have run first: express.raw() leaves a
- * Buffer, express.text() a string, express.json() an object (re-serialised: validation and
- * the dedupe key read fields, not bytes). Otherwise the stream is read here.
+ * express.raw() leaves a Buffer, express.text() a string, express.json() an object (re-serialised:
+ * validation and the dedupe key read fields, not bytes); otherwise the stream is read here.
  */
 async function bodyOf(req: IncomingMessage & { body?: unknown }, limit: number) {
   const parsed = req.body;
@@ -64,7 +59,7 @@ function send(res: ServerResponse, result: ReceiveResult): void {
   res.writeHead(result.status, ANSWER_HEADERS[result.status]).end(JSON.stringify(result.body));
 }
 
-/** Builds the adapter over `receive`. */
+/** The adapter over `receive`. */
 export function createNodeHandler({ receive, urlToken, maxBodyBytes, logger }: AdapterOptions): NodeHandler {
   return (req, res) => {
     void (async () => {

@@ -1,8 +1,4 @@
-/**
- * The framework-free core of the receiver: bytes and headers in, an answer out, after the
- * event is recorded durably. Web-platform APIs only (`TextDecoder`, no `Buffer`, no Node
- * import): it runs unchanged in Node, Bun, Deno, Workers and browsers.
- */
+/** The framework-free receiver core: bytes and headers in, an answer out after a durable record. Web-platform APIs only. */
 import { dedupeKey, type JsonObject } from '@session-resume-api/runtime/event-identity';
 import { readTraceContext } from '@session-resume-api/runtime/trace-context';
 import { isProbeEvent } from '@session-resume-api/runtime/webhook-probe';
@@ -17,7 +13,7 @@ import { headerValue, type WebhookHeaders } from './webhook-headers.js';
 /** Longest `webhook-id` used for dedupe; a longer one is not an id a sender would make. */
 const MAX_WEBHOOK_ID_LENGTH = 256;
 
-/** What the core needs: the store, the verifier (with a secret), the size limit, the logger. */
+/** What the core needs. */
 export interface CoreOptions {
   store: ReceiverStore;
   verify: SignatureVerifier | undefined;
@@ -27,14 +23,13 @@ export interface CoreOptions {
   holdAnswer: boolean;
 }
 
-/** Bytes of the UTF-8 encoding of `text`, without encoding it. */
+/** Without encoding it. */
 export function utf8Length(text: string): number {
   let bytes = text.length;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
       const next = text.charCodeAt(i + 1);
-      // A surrogate pair: 4 bytes for 2 code units.
       if (next >= 0xdc00 && next <= 0xdfff) {
         bytes += 2;
         i++;
@@ -71,13 +66,11 @@ async function recordEvent(o: CoreOptions, value: JsonObject, event: Parameters<
   // Of the body as sent: the flat and the nested form of one event have one key.
   const key = dedupeKey(value);
   try {
-    // §6 rules 2–4: recorded durably (shared store) before the 200; a duplicate is answered
-    // 200 and not processed again.
+    // §6 rules 2–4: recorded durably before the 200; a duplicate is answered 200, not processed again.
     const trace = readTraceContext(headerValue(headers, 'traceparent'), headerValue(headers, 'tracestate'));
     const { id, duplicate, processing } = await o.store.record(key, event, webhookIdOf(headers), trace);
     if (processing) {
-      // Never a 200 whose event is then dropped with the request: the platform keeps the
-      // processing alive, or, where it would cancel it and gave no waitUntil, the answer waits.
+    // Never a 200 whose event is dropped with the request: the platform keeps processing alive, or the answer waits.
       if (context) context.waitUntil(processing);
       else if (o.holdAnswer) await processing;
     }
@@ -90,10 +83,7 @@ async function recordEvent(o: CoreOptions, value: JsonObject, event: Parameters<
   }
 }
 
-/**
- * Builds `receive(rawBody, headers, context)`: size, signature, JSON, schema, probe, record.
- * Never throws but for a `context` without `waitUntil` (a programming error).
- */
+/** `receive(rawBody, headers, context)`: size, signature, JSON, schema, probe, record. Throws only for a `context` without `waitUntil`. */
 export function createReceive(o: CoreOptions) {
   return async function receive(rawBody: string | Uint8Array, headers: WebhookHeaders = {}, context?: AfterAnswer): Promise<ReceiveResult> {
     checkAfterAnswer(context);
@@ -112,8 +102,7 @@ export function createReceive(o: CoreOptions) {
     } catch (error) {
       return errorResult(400, 'bad_request', `Invalid session event: the body is not UTF-8 JSON (${error instanceof Error ? error.message : String(error)}).`);
     }
-    // The spec's ReceivedSessionEvent schema (x-decisions: event-payload-forms, event-kinds,
-    // event-field-bounds): the nested and the flat form, any event kind, extra fields and any length pass.
+    // ReceivedSessionEvent (x-decisions: event-payload-forms, event-kinds, event-field-bounds): both forms, any kind and length.
     const checked = readEventTolerantly(value);
     if (!checked.ok) return errorResult(400, 'bad_request', `Invalid session event: ${checked.message}.`);
     // The probe of `webhook check`: acknowledged after every check above, never recorded or handled.
