@@ -1,8 +1,4 @@
-/**
- * The known cause of an answer, for the delivery log: a 401 is the receiver refusing the
- * signature (the signing secret, or the clocks), a 404 the URL's path (for the receiver kit,
- * its last segment is the URL token). Other answers keep the delivery's own message.
- */
+/** An answer's known cause for the delivery log: 401 the signature (secret or clocks), 404 the URL's path (the receiver kit's URL token). */
 import type { DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
 
 /** The failure's message, with the cause named when the status tells it; `signed` is whether deliveries carry a signature. */

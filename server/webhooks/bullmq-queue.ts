@@ -1,16 +1,9 @@
 /**
- * The durable delivery queue on Redis, through BullMQ's documented `Queue` and `Worker`: one
- * job per event (jobId = webhook-id, so a second add of the same event is ignored), its failed
- * attempts recorded in the job's data (`job.updateData`) and the delivering one as the job's
- * return value (stored by BullMQ as it completes the job: no extra write), the next attempt scheduled by the
- * worker's `backoffStrategy` with the delay the engine decided, the dead-letter list in
- * BullMQ's failed set. Bounded: a delivered job keeps its history for `keepDelivered` (count
- * and age), dead letters up to `keepDead`, the events stream up to `eventsMaxLen` entries.
- * A job held by a killed instance is taken back by BullMQ's stalled-job check once its lock
- * lapsed; a stalled instance keeps its jobs for longer than an attempt's deadline (DELIVERY_LOCK).
- *
- * Fresh events are never starved behind a backlog: a first attempt is added with BullMQ's
- * `lifo`, so the worker takes it next, while retries come due at the back of the waiting list.
+ * The durable delivery queue on BullMQ's documented `Queue` and `Worker`: one job per event (jobId =
+ * webhook-id, so a second add is ignored), failed attempts in the job's data, the delivering one as
+ * its return value (no extra write), retries scheduled by `backoffStrategy` with the engine's delay,
+ * dead letters in the failed set. Bounded by `keepDelivered`, `keepDead` and `eventsMaxLen`.
+ * A first attempt is added `lifo`, so fresh events never starve behind a backlog of retries.
  * A pending event is about 0.9 kB of Redis (bench/delivery-redis-size.ts).
  */
 import { Queue, RateLimitError, UnrecoverableError, Worker, type Job, type JobType } from 'bullmq';
@@ -29,9 +22,9 @@ export interface BullmqQueueOptions {
   connection: Redis | Cluster;
   /** BullMQ's key prefix (server/redis/redis-keys.ts `queuePrefix`). */
   prefix: string;
-  /** The target's origin, recorded with each event (empty for a queue that only reads). */
+  /** The target's origin, recorded with each event (empty for a read-only queue). */
   target: string;
-  /** Attempts per event, the first included: the schedule's length. */
+  /** Attempts per event, the first included. */
   maxAttempts: number;
   /**
    * Attempts in flight at once in this instance.
@@ -39,13 +32,12 @@ export interface BullmqQueueOptions {
    */
   concurrency?: number;
   /**
-   * How long a job's lock lasts without renewal, in ms: another instance takes a job back only
-   * once its lock has lapsed.
+   * A job's lock without renewal, in ms: another instance takes a job back only once it lapsed.
    * @defaultValue {@link DELIVERY_LOCK}`.durationMs` (8000)
    */
   lockDurationMs?: number;
   /**
-   * How often the locks of the jobs under way are renewed, in ms.
+   * Lock renewal interval of jobs under way, in ms.
    * @defaultValue {@link DELIVERY_LOCK}`.renewMs` (1000)
    */
   lockRenewMs?: number;
@@ -80,30 +72,23 @@ export interface BullmqQueueOptions {
    */
   logger?: Logger;
   /**
-   * Gets the queue's and the worker's connection errors instead of the logger (one line per
-   * outage: server/redis/connection-error-log.ts).
+   * Gets the queue's and worker's connection errors instead of the logger (one line per outage).
    * @defaultValue none: a warning on the logger for each error
    */
   onConnectionError?: (source: string, error: Error) => void;
   /**
-   * Told about a job the operator's reads skip because it holds no event (no payload, or one
-   * without `event` and `session.id`: written by something else under this prefix). Reads never
-   * fail because of one.
+   * Told about a job the reads skip because it holds no event (written by something else under this
+   * prefix); reads never fail because of one.
    * @defaultValue none: a warning on the logger
    */
   onMalformedJob?: (id: string, problem: string) => void;
 }
 
 /**
- * The delivery worker's lock (BullMQ's `lockDuration`, `lockRenewTime`, `stalledInterval`).
- * BullMQ renews the locks of the jobs under way about every `renewMs` (its timer ticks every
- * half of it and renews those not renewed for half of it), and its stalled check, every
- * `stalledIntervalMs` on some instance, gives back to the queue a job that was already under
- * way at the previous check and whose lock has lapsed since. So an instance that stalls
- * (a CPU stall, a pause, a partition from Redis) keeps its jobs for at least
- * `durationMs - renewMs` = 7 s, longer than an attempt's 5 s deadline: a stall shorter than a
- * delivery timeout never hands a job to another instance. A job of an instance that died is
- * taken back within `durationMs + stalledIntervalMs` = 9 s of the last renewal.
+ * The worker's lock (BullMQ's `lockDuration`, `lockRenewTime`, `stalledInterval`). A stalled
+ * instance (CPU stall, pause, partition) keeps its jobs for at least `durationMs - renewMs` = 7 s,
+ * longer than an attempt's 5 s deadline, so a stall shorter than a delivery timeout never hands a
+ * job over; a dead instance's job is taken back within `durationMs + stalledIntervalMs` = 9 s.
  */
 export const DELIVERY_LOCK = { durationMs: 8000, renewMs: 1000, stalledIntervalMs: 1000 } as const;
 
@@ -148,10 +133,7 @@ export interface BullmqDeliveryQueue extends DeliveryQueue {
   addMany(events: readonly WebhookMessage[], delayMs: number): Promise<void>;
 }
 
-/**
- * Creates the BullMQ queue; `start` adds this instance's worker.
- * @example const queue = createBullmqQueue({ connection, prefix: keys.queuePrefix, target: 'https://hooks.example.com', maxAttempts: 10 });
- */
+/** `start` adds this instance's worker. @example const queue = createBullmqQueue({ connection, prefix: keys.queuePrefix, target: 'https://hooks.example.com', maxAttempts: 10 }); */
 export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQueue {
   const logger = options.logger ?? pino({ name: 'webhook-delivery' });
   const keepDelivered = options.keepDelivered ?? KEEP_DELIVERED;
@@ -300,14 +282,12 @@ function startWorker(options: BullmqQueueOptions, queue: Queue, handler: Attempt
         ...(data.trace ? { trace: data.trace } : {}),
       });
       if ('held' in outcome) {
-        // The endpoint's circuit holds every event: the whole queue waits (every instance), the
-        // job goes back to the waiting list and no attempt is counted (BullMQ's manual rate limit).
+        // The circuit holds every event: the whole queue waits, the job goes back, no attempt counted (BullMQ's manual rate limit).
         await queue.rateLimit(outcome.held.delayMs);
         throw new RateLimitError();
       }
       const { next } = outcome;
-      // The history goes with the job: kept as long as the job is, removed with it. The delivering
-      // attempt is the job's return value, written by BullMQ with the completion itself.
+      // The history lives and goes with the job; the delivering attempt is written with the completion.
       if (next.kind === 'delivered') return outcome.attempt;
       await job.updateData({ ...data, attempts: [...(data.attempts ?? []), outcome.attempt] });
       if (next.kind === 'dead') throw new UnrecoverableError(outcome.detail ?? next.reason);

@@ -1,11 +1,8 @@
 /**
- * The one webhook delivery engine (x-decisions: webhook-outbox, webhook-retry,
- * webhook-ack), whatever the queue under it (memory delivery: the in-process queue; Redis
- * delivery: BullMQ): every attempt is one `deliverEvent` (pinned
- * HTTPS, 5 s deadline, only 200 counts) with the Standard Webhooks headers, recorded with its
- * event; what follows a failure is `nextStep` (the schedule, Retry-After on 429/503, 410 ends
- * the event at once); an event out of attempts goes to the dead-letter list, replayed with the
- * same webhook-id. Logging and closing live here once; the queue stores and schedules.
+ * The one webhook delivery engine (x-decisions: webhook-outbox, webhook-retry, webhook-ack), whatever
+ * the queue: each attempt is one `deliverEvent` with the Standard Webhooks headers, recorded; a
+ * failure's follow-up is `nextStep`; an event out of attempts is dead-lettered, replayed with the same
+ * webhook-id. Logging and closing live here; the queue stores and schedules.
  */
 import { randomUUID } from 'node:crypto';
 import { pino, type Logger } from 'pino';
@@ -35,7 +32,7 @@ import { recoverByTime, type RecoverOptions, type RecoverResult } from './recove
 
 /** Where and how attempts go; needed only by an engine that delivers. */
 export interface DeliveryTarget {
-  /** The receiver's https:// URL (HTTPS only). */
+  /** The receiver's https:// URL. */
   url: string;
   /**
    * Allow loopback and private receivers, for local testing only; logged as a warning.
@@ -53,7 +50,7 @@ export interface DeliveryTarget {
    */
   ca?: string | Buffer;
   /**
-   * Resolver returning every address of a host; for tests.
+   * Resolver returning every address of a host.
    * @defaultValue the system's
    */
   lookup?: WebhookLookup;
@@ -63,13 +60,12 @@ export interface DeliveryTarget {
    */
   secret?: string | readonly string[] | undefined;
   /**
-   * Deadline of one attempt in ms: the receiver has 5 s to answer.
+   * Deadline of one attempt in ms.
    * @defaultValue {@link DELIVERY_TIMEOUT_MS} (5000)
    */
   timeoutMs?: number;
   /**
-   * Reuse connections between attempts: kept per checked address
-   * (runtime/delivery/delivery-agents.ts), closed with the engine.
+   * Reuse connections between attempts, kept per checked address; closed with the engine.
    * @defaultValue `true`
    */
   keepAlive?: boolean;
@@ -84,8 +80,7 @@ export interface DeliveryEngineOptions {
    */
   target?: DeliveryTarget;
   /**
-   * Delay before each attempt in ms, the first included; its length is the number of attempts
-   * (`WEBHOOK_RETRY_SCHEDULE`).
+   * Delay before each attempt in ms, the first included; its length is the number of attempts.
    * @defaultValue {@link STANDARD_WEBHOOKS_SCHEDULE_MS} (the Standard Webhooks example)
    */
   schedule?: readonly number[];
@@ -100,8 +95,8 @@ export interface DeliveryEngineOptions {
    */
   logger?: Logger;
   /**
-   * `@opentelemetry/api` (the module, an optional peer dependency): a client span per attempt,
-   * child of the event's trace. The trace headers are sent either way.
+   * `@opentelemetry/api` (optional peer): a client span per attempt, child of the event's trace;
+   * the trace headers are sent either way.
    * @defaultValue none: no spans
    */
   opentelemetry?: OpenTelemetryApi;

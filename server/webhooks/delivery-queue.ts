@@ -1,9 +1,6 @@
 /**
- * The queue port of the delivery engine: where events wait, which attempt comes next, and
- * what each attempt left. Two adapters: in-process for the memory store
- * (server/webhooks/memory-queue.ts, not durable) and BullMQ for Redis
- * (server/webhooks/bullmq-queue.ts). The engine (server/webhooks/delivery-engine.ts) decides;
- * a queue only stores, schedules and reports.
+ * The delivery engine's queue port: in-process for memory (not durable), BullMQ for Redis. The engine
+ * decides; a queue only stores, schedules and reports.
  */
 import type { NextStep } from '@session-resume-api/runtime/delivery/retry-rules';
 import type { TraceContext } from '@session-resume-api/runtime/trace-context';
@@ -32,10 +29,7 @@ export interface AttemptOutcome {
   detail?: string;
 }
 
-/**
- * An attempt the endpoint's circuit held: no request, no attempt counted; the queue hands the
- * event back after `delayMs` (x-decisions: endpoint-health).
- */
+/** Held by the endpoint's circuit: no request, no attempt counted; handed back after `delayMs` (x-decisions: endpoint-health). */
 export interface HeldAttempt {
   held: { delayMs: number };
 }
@@ -98,10 +92,9 @@ export const KEEP_DELIVERED = Object.freeze({ count: 1000, ageSeconds: 3600 });
 export const KEEP_DEAD = 10_000;
 
 /**
- * Attempts in flight at once per instance, when not set (`WEBHOOK_CONCURRENCY`): as many as
- * the plain client the delivery bench compares with (50 POSTs in flight), since a receiver
- * that takes L seconds to answer gets at most concurrency ÷ L events per second from one
- * instance. Each attempt in flight holds one kept connection (the pool keeps up to 64 idle).
+ * Attempts in flight per instance when `WEBHOOK_CONCURRENCY` is unset: as many as the delivery bench's
+ * plain client (50), since a receiver answering in L s gets at most concurrency ÷ L events/s per
+ * instance. Each holds one kept connection.
  */
 export const DEFAULT_CONCURRENCY = 50;
 

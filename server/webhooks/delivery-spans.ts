@@ -1,8 +1,6 @@
 /**
- * The delivery engine's spans (OpenTelemetry's HTTP client conventions where they fit): one
- * client span per attempt, child of the event's trace, whose context the attempt sends; and one
- * producer span when the outbox relay hands an event over. The URL's path is never recorded:
- * it may carry the receiver's secret token (x-decisions: webhook-signing).
+ * The engine's spans (OpenTelemetry HTTP client conventions where they fit): a client span per
+ * attempt and a producer span per relay hand-over. Never the URL's path: it may carry a secret token.
  */
 import type { DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
 import { SPAN_KIND, startSpan, type TracedSpan, type Tracing } from '@session-resume-api/runtime/tracing';

@@ -1,18 +1,12 @@
-/**
- * What the delivery engine records and reports, whatever its queue (in-process for memory,
- * BullMQ for Redis): each event's state and attempts, the counts per state, and the observer
- * that metrics hang on. The engine implements `DeliveryInspector`; the operator CLI and the
- * metrics read it.
- */
+/** What the delivery engine records and reports, whatever its queue; the operator CLI and the metrics read it. */
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 
 /** Where one event stands. */
 export type DeliveryState = 'pending' | 'delivering' | 'delivered' | 'dead';
 
 /**
- * How one attempt ended: `delivered` (200), `http_status` (any other status), `timeout` (no
- * answer within the deadline), `network` (connection failed or reset), `refused` (the URL
- * policy refused the target before any request).
+ * `delivered` (200), `http_status` (another status), `timeout`, `network` (connection failed or
+ * reset), `refused` (the URL policy refused the target before any request).
  */
 export type AttemptResult = 'delivered' | 'http_status' | 'timeout' | 'network' | 'refused';
 
@@ -27,11 +21,7 @@ export interface DeliveryAttempt {
   durationMs: number;
   /** The first 1 kB of the response body (UTF-8), when there was one. */
   response?: string;
-  /**
-   * Why an attempt without an answer failed (`timeout`, `network`, `refused`): `deliverEvent`'s
-   * sentence, naming the host and the stage, never the URL's path or query. At most a few
-   * hundred characters.
-   */
+  /** Why an attempt without an answer failed: `deliverEvent`'s sentence (host and stage, never path or query). */
   reason?: string;
 }
 

@@ -1,8 +1,6 @@
 /**
- * Memory delivery, the delivery engine of the memory store: the engine
- * (server/webhooks/delivery-engine.ts) over the in-process queue (server/webhooks/memory-queue.ts). Same schedule, Retry-After,
- * 410, dead letters, replay, history and logging as on Redis; NOT durable: pending events, the
- * history and the dead letters live in this process only, bounded (10 000 undelivered events).
+ * Memory delivery: the engine over the in-process queue, as on Redis but NOT durable: pending events,
+ * history and dead letters live in this process only, bounded (10 000 undelivered events).
  */
 import { pino, type Logger } from 'pino';
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
@@ -11,10 +9,7 @@ import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions, 
 import { createMemoryQueue, type MemoryQueueOptions } from './memory-queue.js';
 import { changeHooks, createEndpointCircuit, createMemoryHealthStore, type EndpointHealthOptions } from './endpoint-circuit.js';
 
-/**
- * Options of `createMemoryDelivery`, checked at creation: the target, the queue's bounds and
- * the engine's schedule and observer, each with its default where it is declared.
- */
+/** Options of `createMemoryDelivery`, checked at creation; each default is where it is declared. */
 export interface MemoryDeliveryOptions extends DeliveryTarget, Omit<MemoryQueueOptions, 'target' | 'logger'>, Pick<DeliveryEngineOptions, 'schedule' | 'observer' | 'opentelemetry'> {
   /**
    * Where attempts, close and drops are logged.
@@ -30,9 +25,7 @@ export interface MemoryDeliveryOptions extends DeliveryTarget, Omit<MemoryQueueO
 
 /**
  * Creates the in-process engine for one webhook URL; throws `OptionsError` for bad options.
- *
- * @example
- * const delivery = createMemoryDelivery({ url: 'https://hooks.example.com/session-events', secret: process.env.WEBHOOK_SECRET });
+ * @example const delivery = createMemoryDelivery({ url: 'https://hooks.example.com/session-events', secret: process.env.WEBHOOK_SECRET });
  */
 export function createMemoryDelivery(options: MemoryDeliveryOptions): DeliveryEngine {
   const check = validateWebhookUrl(options.url, { allowPrivate: options.allowPrivate, allowLoopbackHttp: options.insecureLocalhost });

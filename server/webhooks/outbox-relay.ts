@@ -1,11 +1,8 @@
 /**
- * The relay of the transactional outbox on Redis: the resume script writes the event into the session's hash
- * slot and the request writes an intent into `{outbox}:intents` first
- * (server/sessions/redis-session-store.ts); the relay of every instance hands to the queue the
- * event of any intent older than `minAgeMs`, so a SIGKILL between the script and the enqueue
- * loses nothing. Requests that flipped nothing remove their intent at once; an intent whose
- * event is not there (the script may still run late) is looked at again later, at growing
- * intervals, so no pass reads the same dead entries again, and dropped after `INTENT_GIVE_UP_MS`.
+ * The transactional outbox's relay on Redis: a resume writes an intent first and its script the event
+ * (server/sessions/redis-resume.ts); every instance's relay queues the event of any intent older than
+ * `minAgeMs`, so a SIGKILL between script and enqueue loses nothing. An intent without its event (the
+ * script may still run late) is looked at again at growing intervals, then dropped after `INTENT_GIVE_UP_MS`.
  */
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -21,7 +18,7 @@ export interface RelayDeps {
   /** Hands events to the queue (one round trip) and settles their intents and event keys. */
   publish: (events: WebhookMessage[]) => Promise<unknown>;
   logger: Logger;
-  /** Age of an intent before the relay acts on it, in ms. */
+  /** ms. */
   minAgeMs: number;
   /** A producer span per event handed over, child of its trace. */
   tracing?: Tracing | undefined;
@@ -34,7 +31,7 @@ const RECHECK_MS = { min: 5000, max: 300_000 };
 /** Intents read per batch; a pass goes on while batches come back full (at most 20 batches). */
 const RELAY_BATCH = 500;
 
-/** One pass over the intents that are due: hand over the events that exist, put off or drop the rest. */
+/** One pass over the due intents: hand over the events that exist, put off or drop the rest. */
 export async function relayPass(deps: RelayDeps): Promise<number> {
   let added = 0;
   for (let batch = 0; batch < 20; batch++) {
@@ -95,10 +92,7 @@ async function handOver(found: WebhookMessage[], publish: RelayDeps['publish'], 
   for (const span of spans) span.end();
 }
 
-/**
- * Runs `pass` every `intervalMs` (unref'd, never overlapping); returns the stop function. A run
- * of failures (Redis down: one a second) is logged once, and its end once.
- */
+/** Runs `pass` every `intervalMs` (unref'd, never overlapping); a run of failures is logged once, and its end once. */
 export function startTimer(pass: () => Promise<unknown>, intervalMs: number, logger: Logger): () => void {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;

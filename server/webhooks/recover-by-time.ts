@@ -1,18 +1,16 @@
 /**
- * Recovery by time: every event whose last attempt failed between `since` and `until` is
- * listed, or put back to be delivered now. `dead` recovers dead letters (a replay: the same
- * webhook-id, a fresh schedule); `failed` recovers events still waiting for a retry (the next
- * attempt made due now). Idempotent: an event already put back is no longer dead or waiting,
- * so recovering twice, from one instance or several, sends it once.
+ * Recovery by time of events whose last attempt failed between `since` and `until`: `dead` replays
+ * dead letters, `failed` makes waiting retries due now. Idempotent: recovering twice, from any
+ * instance, sends once.
  */
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import type { DeliveryQueue } from './delivery-queue.js';
 
 /** What `recover` looks for. */
 export interface RecoverOptions {
-  /** Start of the window (inclusive): the time of an event's last failed attempt. */
+  /** Inclusive: the time of an event's last failed attempt. */
   since: Date;
-  /** End of the window (exclusive). */
+  /** Exclusive. */
   until: Date;
   /**
    * `dead`: dead letters; `failed`: events waiting for a retry.

@@ -1,10 +1,7 @@
 /**
- * Redis delivery, the delivery engine of the Redis store: the engine
- * (server/webhooks/delivery-engine.ts) over the BullMQ queue (server/webhooks/bullmq-queue.ts),
- * plus the transactional outbox's relay (x-decisions: webhook-outbox;
- * server/webhooks/outbox-relay.ts) that hands over the events of resumes whose process died
- * before its enqueue. Once an event is queued, its intent and event key go: the
- * job holds the event from then on.
+ * Redis delivery: the engine over the BullMQ queue, plus the outbox relay that hands over events of
+ * resumes whose process died before enqueueing (x-decisions: webhook-outbox). Once queued, the job
+ * holds the event and its intent and event key go.
  */
 import type { Cluster, Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
@@ -26,13 +23,8 @@ export const DEFAULT_RELAY_INTERVAL_MS = 1000;
 export const DEFAULT_RELAY_MIN_AGE_MS = 2000;
 
 /**
- * Options of `createRedisDelivery`, checked at creation. The target, the engine's schedule and
- * observer and the BullMQ queue's settings are those of `DeliveryTarget`, `DeliveryEngineOptions`
- * and `BullmqQueueOptions`, each with its default where it is declared.
- */
-/**
- * Options of `createRedisDelivery`. A worker (the default) needs the receiver's URL: an instance
- * without one passes `worker: false` and only serves reads and replays.
+ * Options of `createRedisDelivery`, checked at creation. A worker (the default) needs the receiver's
+ * URL; an instance without one passes `worker: false` and only serves reads and replays.
  */
 export type RedisDeliveryOptions = RedisDeliveryBaseOptions & (RedisDeliveryWorker | RedisDeliveryReader);
 
@@ -119,7 +111,6 @@ export function createRedisDelivery(options: RedisDeliveryOptions): RedisDeliver
   const schedule = options.schedule ?? STANDARD_WEBHOOKS_SCHEDULE_MS;
   const logger = options.logger ?? pino({ name: 'webhook-delivery' });
   const worker = options.worker ?? true;
-  // The types rule this out; a JavaScript caller still gets the rule.
   if (worker && !options.url) throw new OptionsError('The delivery worker needs the webhook URL.', { option: 'url' });
   const check = options.url ? validateWebhookUrl(options.url, { allowPrivate: options.allowPrivate, allowLoopbackHttp: options.insecureLocalhost }) : undefined;
   const queue = createBullmqQueue({
@@ -132,7 +123,7 @@ export function createRedisDelivery(options: RedisDeliveryOptions): RedisDeliver
     logger,
   });
   const { client } = options;
-  // Queued: the job holds the event now; its intent and event key go (sent together, one key each).
+    // Queued: the job holds the event; its intent and event key go.
   const settle = (events: readonly WebhookMessage[]) =>
     Promise.all(
       events.flatMap((event) => [client.zrem(keys.intents, intentMember(event.payload.session.id, event.id)), client.del(keys.event(event.payload.session.id, event.id))]),
