@@ -1,4 +1,5 @@
 /** The resume operation's path in the three spellings the code needs. Browser-safe. */
+
 /** The OpenAPI path template: the key of `paths` in spec/openapi.yaml and generated/api.d.ts. */
 export const RESUME_PATH = '/v1/sessions/{session_id}/resume' as const;
 

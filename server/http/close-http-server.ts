@@ -4,13 +4,13 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
-/** ms. */
+/** How often connections idle since the close began are closed, in ms. */
 export const DEFAULT_IDLE_SWEEP_MS = 100;
 
 /** Options of `closeHttpServer`. */
 export interface CloseHttpServerOptions {
   /**
-   * Interval at which connections that finished their answer are closed, in ms.
+   * How often connections that finished their answer are closed, in ms.
    * @defaultValue {@link DEFAULT_IDLE_SWEEP_MS} (100)
    */
   idleSweepMs?: number;
@@ -19,11 +19,7 @@ export interface CloseHttpServerOptions {
 /**
  * Stops accepting; every answer from now says `Connection: close` (RFC 9112 §9.6) so clients move to
  * another instance, and connections close once idle. Resolves when all are closed; in-flight requests finish first.
- * @example
- * process.on('SIGTERM', async () => {
- *   await closeHttpServer(server);
- *   process.exit(0);
- * });
+ * @example process.on('SIGTERM', () => closeHttpServer(server).then(() => process.exit(0)));
  */
 export function closeHttpServer(server: Server, { idleSweepMs = DEFAULT_IDLE_SWEEP_MS }: CloseHttpServerOptions = {}): Promise<void> {
   const lastAnswer = (_req: IncomingMessage, res: ServerResponse) => res.setHeader('Connection', 'close');

@@ -1,9 +1,4 @@
-/**
- * The sandbox control API under `/_sandbox` (spec/sandbox.yaml): reset, set and list the
- * caller's sessions, read and set its delivery profile, read its event feed as JSON or as a
- * live Server-Sent Events stream.
- * Requests and answers are checked with Ajv against the same document.
- */
+/** The sandbox control API under `/_sandbox` (spec/sandbox.yaml); requests and answers checked with Ajv against it. */
 import type { Logger } from 'pino';
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from 'express';
 import { loadContract, type Contract } from '@session-resume-api/runtime/contract';
@@ -55,8 +50,7 @@ export interface ControlRouter {
 export function createControlRouter(options: ControlRouterOptions): ControlRouter {
   const contract = options.contract ?? loadContract(sandboxSpecPath, { lazy: true });
   const streams = new Set<Stream>();
-  // The operations live in a router mounted at /_sandbox: a request to any other path costs
-  // the app one prefix match, not a walk through every operation's layer.
+  // Mounted at /_sandbox: any other path costs one prefix match, not a walk through every operation.
   const api = express.Router();
   const world = authenticateWorlds(api, options.worlds);
   const routes: RouteContext = { api, contract, world, send: createSend(contract) };
@@ -146,7 +140,6 @@ function profileRoutes({ api, world, send }: RouteContext): void {
   });
 }
 
-/** GET /events: the JSON list, or the live stream for text/event-stream. */
 /** POST /recover: the events of a window emitted again, once (or listed with dryRun). */
 function recoverRoute({ api, contract, world, send }: RouteContext): void {
   api.post('/recover', express.json({ limit: BODY_LIMIT, strict: true }), (req, res) => {
@@ -160,6 +153,7 @@ function recoverRoute({ api, contract, world, send }: RouteContext): void {
   });
 }
 
+/** GET /events: the JSON list, or the live stream for text/event-stream. */
 function eventRoutes({ api, contract, world, send }: RouteContext, streams: Set<Stream>): void {
   api.get('/events', (req, res) => {
     // Without Accept (or with */*) the JSON list; text/event-stream asks for the live stream.
@@ -193,10 +187,7 @@ function pageOf(req: Request): { limit?: number; after?: string } {
   return page;
 }
 
-/**
- * The key of an `EventSource` (which cannot send headers) as `?access_token=` (RFC 6750 §2.3),
- * on GET /_sandbox/events only, as a Bearer header value; otherwise undefined.
- */
+/** An `EventSource`'s key (it cannot send headers) as `?access_token=` (RFC 6750 §2.3), on GET /_sandbox/events only. */
 function eventSourceToken(req: Request): string | undefined {
   const token = req.query.access_token;
   return req.method === 'GET' && `${req.baseUrl}${req.path}` === '/_sandbox/events' && typeof token === 'string' ? `Bearer ${token}` : undefined;

@@ -1,8 +1,4 @@
-/**
- * Sandbox mode of the reference server (`npm run sandbox`): key worlds, the `/_sandbox`
- * control API, `Prefer` forcing on resume and the per-key event feed, bundled for
- * `createApp({ sandbox })`. Never on unless asked for (`--sandbox`).
- */
+/** Sandbox mode (`--sandbox` only): key worlds, the `/_sandbox` control API, `Prefer` forcing and the per-key feed. */
 import type { RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import type { WebhookMessage } from '../core/webhook-message.js';

@@ -1,8 +1,4 @@
-/**
- * Sandbox worlds: one isolated set of sessions and one event feed per `sandbox_` key,
- * seeded on first use, at most `maxWorlds` of them kept (least recently used dropped;
- * x-decisions in spec/sandbox.yaml: sandbox-world-limit).
- */
+/** Sandbox worlds: sessions and an event feed per `sandbox_` key, seeded on first use, least recently used dropped beyond `maxWorlds`. */
 import { checkInteger, OptionsError } from '@session-resume-api/runtime/options-error';
 import { createHash } from 'node:crypto';
 import { SANDBOX_KEY_PREFIX } from '@session-resume-api/runtime/sandbox-key';
@@ -53,10 +49,7 @@ export interface SandboxWorld extends SessionStore {
   record(event: WebhookMessage): SandboxEvent;
   /** The kept events, oldest first, after sequence `after` (default 0: all). */
   events(after?: number): SandboxEvent[];
-  /**
-   * Emits again, once, every kept event whose timestamp is in `[since, until)` (ms since the
-   * epoch); with `dryRun` only lists them.
-   */
+  /** Emits again, once, every kept event stamped in `[since, until)` (ms); with `dryRun` only lists them. */
   recover(window: { since: number; until: number; dryRun: boolean }): SandboxRecovery;
   /** Calls `listener` for each new event until the returned function is called. */
   subscribe(listener: (event: SandboxEvent) => void): () => void;
