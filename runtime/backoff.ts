@@ -1,7 +1,4 @@
-/**
- * Exponential backoff, the one formula of the packages: full jitter for the client's resume retries
- * (x-retry-policy `backoff`), none for the receiver's memory store (doubling, as BullMQ's). Browser-safe.
- */
+/** Exponential backoff, the packages' one formula (x-retry-policy `backoff`); full jitter where many callers fail together. Browser-safe. */
 
 /** x-retry-policy `backoff` (ms). */
 export interface BackoffPolicy {

@@ -1,10 +1,7 @@
 /** `--version`, `-v` (as node and npm) and `-V` (commander's default, kept for scripts) print the version and exit 0. */
 import { CommanderError, Option, type Command } from 'commander';
 
-/**
- * Adds the version flags to `program`, written through its output configuration.
- * @example addVersionFlags(new Command('session-resume-api'), '1.2.0');
- */
+/** Adds the version flags to `program`, written through its output configuration. */
 export function addVersionFlags(program: Command, version: string): Command {
   program.version(version, '-v, --version', 'print the version');
   program.addOption(new Option('-V', 'print the version').hideHelp());

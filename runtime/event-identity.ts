@@ -38,7 +38,6 @@ export function canonicalJson(value: unknown): string {
  * sha256 hex of `[event name, session id, timestamp]` when all three are present (the timestamp as
  * sent: its format is not fixed), else of `body:` and the canonical JSON. Hex has no `:`, so it is a
  * valid BullMQ id. The stores check the sender's `webhook-id` beside it.
- * @example dedupeKey({ event: 'session.resumed', session: { id: 'sess_1' }, timestamp: '2026-11-21T16:00:00.000Z' })
  */
 export function dedupeKey(body: JsonObject): string {
   const name = eventNameOf(body);

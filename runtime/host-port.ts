@@ -9,10 +9,7 @@ export interface HostPort {
 
 const FORM = /^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):(\d{1,5})$/;
 
-/**
- * Undefined for anything but `host:port`.
- * @example parseHostPort('[::1]:7000') // { host: '::1', port: 7000 }; parseHostPort('redis://a:1') // undefined
- */
+/** Undefined for anything but `host:port`, e.g. `parseHostPort('[::1]:7000')` → `{ host: '::1', port: 7000 }`. */
 export function parseHostPort(text: string): HostPort | undefined {
   const match = typeof text === 'string' ? FORM.exec(text) : null;
   const port = match ? parseWholeNumber(match[2] as string, { min: 1, max: 65_535 }) : undefined;

@@ -1,7 +1,4 @@
-/**
- * The one Redis connection factory of both sides: a URL, Cluster seed nodes, or a caller's client
- * duplicated. ioredis is passed in, never imported, so the client keeps it an optional peer dependency.
- */
+/** The one Redis connection factory; ioredis is passed in, never imported, so the client keeps it an optional peer. */
 import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import { parseHostPort } from './host-port.js';
 import { OptionsError } from './options-error.js';
@@ -58,13 +55,9 @@ export interface RedisConnectionOptions {
 }
 
 /**
- * Opens a connection. `request` connections reject commands at once while disconnected and
- * reconnect forever; on a cluster MOVED, ASK, TRYAGAIN and CLUSTERDOWN are retried (Redis did not
- * run the command), a command whose connection closed is not (`retryDelayOnFailover: 0`): it may
- * have run, so it fails as "unknown" instead of running twice.
- * @example
- * import { Cluster, Redis } from 'ioredis';
- * const redis = openRedisConnection({ Redis, Cluster }, { clusterNodes: ['10.0.0.5:7000'] });
+ * Opens a connection. On a cluster MOVED, ASK, TRYAGAIN and CLUSTERDOWN are retried (Redis did not run
+ * the command); a `request` command whose connection closed is not (`retryDelayOnFailover: 0`).
+ * @example const redis = openRedisConnection({ Redis, Cluster }, { clusterNodes: ['10.0.0.5:7000'] });
  */
 export function openRedisConnection(ioredis: RedisConstructors, target: RedisTarget, options: RedisConnectionOptions = {}): RedisConnection {
   const maxDelay = options.maxReconnectDelayMs ?? DEFAULT_MAX_RECONNECT_DELAY_MS;
@@ -118,10 +111,7 @@ export function isCluster(connection: RedisConnection): connection is Cluster {
   return (connection as Cluster).isCluster === true;
 }
 
-/**
- * Opens every primary of a cluster once ready: ioredis opens them on first command, and without an
- * offline queue a command sent while one is opening fails.
- */
+/** Opens every primary of a ready cluster: without an offline queue, a command sent while one is still opening fails. */
 export async function openPrimaries(connection: RedisConnection): Promise<void> {
   if (isCluster(connection)) await Promise.all(connection.nodes('master').map((node) => node.ping()));
 }

@@ -3,10 +3,7 @@
 /** The prefix every sandbox key starts with. */
 export const SANDBOX_KEY_PREFIX = 'sandbox_';
 
-/**
- * A fresh key with a world of its own; one per test keeps tests apart.
- * @example createSandboxClient({ baseUrl, apiKey: newSandboxKey() })
- */
+/** A fresh key with a world of its own, e.g. `createSandboxClient({ baseUrl, apiKey: newSandboxKey() })`; one per test keeps tests apart. */
 export function newSandboxKey(): string {
   return `${SANDBOX_KEY_PREFIX}${globalThis.crypto.randomUUID()}`;
 }

@@ -1,7 +1,4 @@
-/**
- * The mock scenario table from spec/openapi.yaml: one row per named response example of
- * `resumeSession`, shared by the mock launcher, docs, MSW handlers and tests so none drift. Node-only.
- */
+/** The mock scenario table from spec/openapi.yaml, shared by the mock, docs, MSW handlers and tests so none drift. Node-only. */
 import { contract, type OpenApiDocument } from './contract.js';
 import { RESUME_PATH } from './resume-path.js';
 import { resolveRef } from './resolve-ref.js';

@@ -1,7 +1,7 @@
 /** Secrets compared as SHA-256 digests in constant time, revealing neither length nor how much matched; no Node import. */
 import { bytesEqual, sha256Bytes } from './sha256.js';
 
-/** Compute once for a stored secret. @example const stored = secretDigest(apiKey); */
+/** Compute once for a stored secret. */
 export function secretDigest(secret: string): Uint8Array {
   return sha256Bytes(secret);
 }

@@ -38,7 +38,7 @@ export function sha256Bytes(text: string): Uint8Array {
   return native ? native.hash('sha256', text, 'buffer') : fastSha256.hash(encoder.encode(text));
 }
 
-/** Lower-case hex (64 characters). @example sha256Hex('abc') // 'ba7816bf…' */
+/** Lower-case hex (64 characters), e.g. `sha256Hex('abc')` → `'ba7816bf…'`. */
 export function sha256Hex(text: string): string {
   return native ? native.hash('sha256', text, 'hex') : toHex(fastSha256.hash(encoder.encode(text)));
 }

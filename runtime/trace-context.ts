@@ -1,7 +1,4 @@
-/**
- * W3C Trace Context as both sides carry it, from the resume request to every delivery attempt. A
- * malformed value is never propagated: it means "no context". Web-platform APIs only.
- */
+/** W3C Trace Context from the resume request to every delivery attempt; a malformed value means "no context". */
 
 export interface TraceContext {
   /** `00-<trace-id: 32 hex>-<parent-id: 16 hex>-<trace-flags: 2 hex>`, lower case. */

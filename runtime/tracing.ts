@@ -1,8 +1,4 @@
-/**
- * Spans through the `@opentelemetry/api` the application hands over (an optional peer, never
- * imported here, not even its types, so a web bundle never resolves it). Without it a span costs
- * one object and the trace context still travels.
- */
+/** Spans through the `@opentelemetry/api` the application hands over, never imported here (not even its types): bundles never resolve it. */
 import { formatTraceparent, newTraceContext, parseTraceparent, readTracestate, type TraceContext } from './trace-context.js';
 
 /** OpenTelemetry's `Context`, as the API declares it. */

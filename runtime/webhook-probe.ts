@@ -1,7 +1,4 @@
-/**
- * The probe `webhook check` sends to test a receiver end to end. The receiver kit acknowledges it
- * (`probe: true`) after the usual checks without recording it; others ignore an unknown event kind.
- */
+/** The probe `webhook check` sends: the receiver kit acknowledges it (`probe: true`) after the usual checks, never recording it. */
 import type { SessionEvent } from './types.js';
 
 /** The `event` value of the probe. */
@@ -9,10 +6,7 @@ export const WEBHOOK_PROBE_EVENT = 'webhook.probe';
 /** The `session.id` of the probe. */
 export const WEBHOOK_PROBE_SESSION_ID = 'sess_webhook_probe';
 
-/**
- * A probe event stamped `now`.
- * @example await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(createProbeEvent()) });
- */
+/** A probe event stamped `now`. */
 export function createProbeEvent(now: Date = new Date()): SessionEvent {
   return { event: WEBHOOK_PROBE_EVENT, session: { id: WEBHOOK_PROBE_SESSION_ID }, timestamp: now.toISOString() };
 }

@@ -1,7 +1,6 @@
 /**
- * One webhook delivery attempt as the service makes it, shared by the engine and the CLI: URL rules,
- * every DNS address checked, a pinned connection, no redirects, one deadline, only a 200 counts.
- * node:https directly: fetch/undici follow redirects and skip custom lookups.
+ * One delivery attempt as the service makes it (URL rules, every DNS address checked, pinned connection, no redirects,
+ * one deadline, only a 200 counts), on node:https: fetch/undici follow redirects and skip custom lookups.
  */
 import { WEBHOOK_DELIVERY_POLICY } from '../behaviour.js';
 import { VERSION } from '../version.js';
@@ -117,11 +116,7 @@ const DEFAULT_USER_AGENT = `session-resume-api-webhooks/${VERSION}`;
 // OpenSSL verification results and Node TLS errors (node:tls, "X509 certificate error codes").
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_|EPROTO$)/;
 
-/**
- * POSTs `JSON.stringify(event)` once to `url` and says whether it was delivered: a 200
- * within `timeoutMs`. Never throws for delivery problems; redirects are failures, never
- * followed (x-decisions: webhook-ack).
- */
+/** POSTs `JSON.stringify(event)` once: delivered is a 200 within `timeoutMs`. Never throws for delivery problems; redirects fail (x-decisions: webhook-ack). */
 export async function deliverEvent(
   url: string | URL,
   /** The body: a session event, or the operator's notice of an endpoint's change of state. */
@@ -164,9 +159,8 @@ export async function deliverEvent(
     const body = JSON.stringify(event);
     const attempt = { url: target, pinned, body, deadline: deadline.reached, timeoutMs, options, elapsed };
     const result = await post(attempt, Boolean(options.agents));
-    // A kept connection the receiver closed just as it was reused: once more on a new one
-    // (node:http, request.reusedSocket), within the same deadline.
-    // A new connection is never "reused", so the second POST always ends in a result.
+    // A kept connection the receiver closed just as it was reused (request.reusedSocket): once more on a
+    // new one, within the same deadline; a new connection is never "reused", so this ends.
     return (result === STALE_CONNECTION ? await post(attempt, false) : result) as DeliveryResult;
   } finally {
     deadline.cancel();

@@ -31,9 +31,7 @@ export interface DeliveryAgents {
   destroy(): void;
 }
 
-/**
- * @example const agents = createDeliveryAgents(); await deliverEvent(url, event, { agents }); agents.destroy();
- */
+/** The engine's pool: pass it to each `deliverEvent` as `agents`; `destroy()` at close. */
 export function createDeliveryAgents(options: DeliveryAgentsOptions = {}): DeliveryAgents {
   const maxAgents = options.maxAgents ?? 64;
   const agentOptions = { keepAlive: true, maxFreeSockets: options.maxFreeSockets ?? 64, timeout: options.idleTimeoutMs ?? 4000 };

@@ -1,11 +1,7 @@
 /**
- * The webhook delivery rules a receiver must keep, as one list: `webhook grade` checks each
- * one against a receiver, and the sandbox's delivery profile (spec/sandbox.yaml
- * `DeliveryProfile`) makes the conditions of the rules that carry a `fault` happen in a
- * sandbox world, the way production deliveries do. A new rule is added here once; the grader's
- * checks are keyed by these ids (a missing check does not compile) and the profile's fields,
- * bounds and defaults are read from the faults (a test keeps spec/sandbox.yaml equal to them).
- * Browser-safe: data and pure functions only.
+ * The delivery rules a receiver must keep, written once: `webhook grade` checks each, and the sandbox's
+ * delivery profile makes the `fault` conditions happen, its fields, bounds and defaults read from the
+ * faults (a test keeps spec/sandbox.yaml equal). Grader checks are keyed by these ids. Browser-safe.
  */
 import type { components } from '../../generated/sandbox.js';
 import { WEBHOOK_DELIVERY_POLICY } from '../behaviour.js';
@@ -57,10 +53,7 @@ export interface DeliveryRule {
 /** Longest wait any `ms` field of the profile allows: one minute. */
 export const MAX_PROFILE_DELAY_MS = 60_000;
 
-/**
- * The rules, in the order `webhook grade` checks and reports them. Later checks may use the
- * answers of earlier ones (`dedupe` reads the duplicates' answers).
- */
+/** In the order `webhook grade` checks them; later checks may use earlier answers. */
 export const DELIVERY_RULES = [
   {
     id: 'https',

@@ -1,7 +1,4 @@
-/**
- * DNS step of a delivery: checks every resolved address with the URL rules (runtime/webhook-url.ts),
- * so a name pointing at a private or metadata address is refused before any connection.
- */
+/** DNS step of a delivery: every resolved address checked, so a name pointing at a private or metadata address is refused. */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { classifyAddress, isAllowedAddressClass, type AddressClass, type WebhookUrlOptions } from '../webhook-url.js';
 

@@ -1,7 +1,4 @@
-/**
- * The delivery retry rules, pure and shared by the server's engine, `listen` and `webhook grade`;
- * numbers and statuses are x-delivery-policy's (x-decisions: webhook-retry, webhook-outbox).
- */
+/** The delivery retry rules, pure, shared by the engine, `listen` and `webhook grade` (x-delivery-policy; x-decisions: webhook-retry). */
 import { WEBHOOK_DELIVERY_POLICY, type WebhookDeliveryPolicy } from '../behaviour.js';
 import { OptionsError } from '../options-error.js';
 import { cappedRetryAfterMs, retryAfterMs } from '../retry-after.js';

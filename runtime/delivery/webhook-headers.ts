@@ -23,9 +23,7 @@ export interface WebhookHeadersOptions {
 
 /**
  * Checks the secret once and returns the header builder.
- * @example
- * const headers = createWebhookHeaders({ secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
- * headers('msg_1', '{"event":"session.resumed"}'); // { 'webhook-id', 'webhook-timestamp', 'webhook-signature' }
+ * @example createWebhookHeaders({ secret })('msg_1', body) // { 'webhook-id', 'webhook-timestamp', 'webhook-signature' }
  */
 export function createWebhookHeaders(options: WebhookHeadersOptions = {}): SignWebhookHeaders {
   const now = options.now ?? (() => new Date());
