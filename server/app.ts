@@ -118,7 +118,6 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   mountOperationalPaths(app, deps);
   app.use(createRequestGuard({ authenticate, isApiPath }));
   if (deps.rateLimit) app.use(createRateLimit(deps.rateLimit, keyIdOf(authenticate), logger));
-  // Middleware that must see every authenticated request (metrics) goes here, before the route.
   app.post(RESUME_ROUTE, resume);
   app.all(RESUME_ROUTE, methodNotAllowed);
   app.use(notFound);

@@ -1,8 +1,6 @@
 /**
- * `session-resume-api-server webhooks endpoint [--json]` shows the webhook endpoint's health,
- * shared by every instance (state, failure streak, next probe); `webhooks endpoint enable`
- * closes its circuit, re-enabling a disabled endpoint: held events drain at once
- * (x-decisions: endpoint-health).
+ * `webhooks endpoint [--json]` shows the endpoint's shared health; `webhooks endpoint enable` closes
+ * its circuit, and held events drain at once (x-decisions: endpoint-health).
  */
 import { Command, Option } from 'commander';
 import type { EndpointHealth } from '../webhooks/endpoint-circuit-rules.js';

@@ -1,10 +1,6 @@
 /**
- * `session-resume-api-server <command>`: operator commands next to the server itself, and
- * the program's `--help` (every command, every environment variable with its default) and
- * `--version`. `worker` delivers webhooks without serving HTTP; `webhooks
- * show|list|stats|dead|replay` read and replay the delivery engine's events
- * (server/cli/webhooks-command.ts); `seed [--reset]` seeds Redis from SESSIONS_FILE
- * (server/cli/seed-command.ts).
+ * `session-resume-api-server <command>`: operator commands beside the server (`worker`, `webhooks …`,
+ * `seed [--reset]`), the `--help` listing every command and environment variable, and `--version`.
  */
 import { Command, CommanderError, Help } from 'commander';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
@@ -60,8 +56,7 @@ export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise
     await program.parseAsync(argv, { from: 'user' });
     return code;
   } catch (err) {
-    // Help and version end in 0; any other parse failure (an unknown option or command, a
-    // missing argument) is a usage error, 2, as in the client's command line.
+    // Help and version end in 0; any other parse failure is a usage error, 2, as in the client's command line.
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : USAGE_EXIT;
     io.err(`session-resume-api-server: ${err instanceof Error ? err.message : String(err)}\n`);
     return err instanceof UsageError ? USAGE_EXIT : 1;

@@ -1,10 +1,6 @@
 /**
- * `session-resume-api-server webhooks …`: the operator's view of the delivery engine on Redis.
- * `show <id>`, `list`, `stats`, `dead` (each with `--json`), `replay <id>|--all`, and
- * `recover --since --until` (server/cli/recover-command.ts) and `endpoint [enable]`
- * (server/cli/endpoint-command.ts). A key
- * prefix under which no instance ever created the queue is reported as such (exit 1), never
- * shown as an empty list.
+ * `session-resume-api-server webhooks …`: the operator's view of the delivery engine on Redis. A key
+ * prefix no instance ever used is reported as such (exit 1), never shown as an empty list.
  */
 import { Command, Option } from 'commander';
 import { parseWholeNumber } from '@session-resume-api/runtime/options-error';

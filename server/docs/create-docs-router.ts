@@ -36,8 +36,7 @@ export interface DocsRouterOptions {
 
 /**
  * Creates the router; throws at creation when the spec cannot be read.
- * @example
- * app.use(createDocsRouter()); // GET /, GET /docs and GET /openapi.yaml
+ * @example app.use(createDocsRouter()); // GET /, GET /docs and GET /openapi.yaml
  */
 export function createDocsRouter(options: DocsRouterOptions = {}): Router {
   const htmlPath = options.docsHtmlPath ?? DEFAULT_DOCS_HTML_PATH;

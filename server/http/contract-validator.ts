@@ -42,8 +42,7 @@ export function createContractValidator(options: ContractValidatorOptions): Requ
  * Resolves once the validator has loaded the document; rejects with its own error when it cannot.
  * The validator loads lazily (on the first request), so this sends one loopback request to a
  * throwaway app holding the middleware alone: any error but its 404 is the load's failure.
- * @example
- * await checkContractValidator({ document, validateApiSpec: true, validateResponses: true, isAuthenticated: () => false });
+ * @example await checkContractValidator({ document, validateApiSpec: true, validateResponses: true, isAuthenticated: () => false });
  */
 export async function checkContractValidator(options: ContractValidatorOptions): Promise<void> {
   let failure: unknown;

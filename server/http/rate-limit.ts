@@ -33,8 +33,7 @@ export function checkRateLimitOptions(options: RateLimitOptions): void {
  * Counts requests by `keyOf(req)` (the API key's id: mount after the bearer check). Every counted
  * answer carries `RateLimit` and `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers-08); over
  * the limit, 429 `rate_limited` with `Retry-After` (RFC 9110 §10.2.3). A store failure answers 503.
- * @example
- * app.use(createRateLimit({ limit: 100, windowMs: 60_000 }, (req) => keyIdOf(req), logger));
+ * @example app.use(createRateLimit({ limit: 100, windowMs: 60_000 }, (req) => keyIdOf(req), logger));
  */
 export function createRateLimit(options: RateLimitOptions, keyOf: (req: Request) => string, logger?: Logger): RequestHandler {
   checkRateLimitOptions(options);

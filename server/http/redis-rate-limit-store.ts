@@ -19,8 +19,7 @@ return {hits, ttl}
  * Creates the store over one Redis or a Cluster. Each counter's key is `<prefix>{<API key id,
  * percent-encoded>}`: the id is the hash tag, spreading counters over cluster slots by key, and a
  * `{` or `}` in an id cannot move its tag. Redis failures throw `StoreUnavailableError`.
- * @example
- * createRateLimit({ limit: 100, windowMs: 60_000, store: createRedisRateLimitStore(redis) }, keyOf);
+ * @example createRateLimit({ limit: 100, windowMs: 60_000, store: createRedisRateLimitStore(redis) }, keyOf);
  */
 export function createRedisRateLimitStore(client: Redis | Cluster, keyPrefix = 'session-resume:rate:'): Store {
   let windowMs = 60_000;

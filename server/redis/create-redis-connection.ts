@@ -38,8 +38,7 @@ const seedsOf = new WeakMap<Cluster, string[]>();
 
 /**
  * A BullMQ connection of the target's kind (`maxRetriesPerRequest: null` on blocking connections).
- * @example
- * const connection = createQueueConnection({ clusterNodes: ['10.0.0.5:7000'] });
+ * @example const connection = createQueueConnection({ clusterNodes: ['10.0.0.5:7000'] });
  */
 export function createQueueConnection(target: RedisTarget): RedisConnection {
   return openRedisConnection({ Redis, Cluster }, target, { role: 'blocking' });

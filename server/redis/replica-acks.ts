@@ -29,8 +29,7 @@ type Exec = [Error | null, unknown][] | null;
 /**
  * Sends `eval` and `evalsha` pipelined with `WAIT` (a pipeline goes to its keys' node, so WAIT runs
  * where the script ran); other commands pass through. The caller still owns the original connection.
- * @example
- * const store = createRedisSessionStore({ client: withReplicaAcks(redis, { replicas: 1 }) });
+ * @example const store = createRedisSessionStore({ client: withReplicaAcks(redis, { replicas: 1 }) });
  */
 export function withReplicaAcks<T extends RedisConnection>(client: T, options: ReplicaAckOptions): T {
   checkInteger('withReplicaAcks: replicas', options.replicas, { min: 1 });

@@ -36,8 +36,7 @@ export interface SeedStoreOptions {
 /**
  * Seeds `store` from `source`. A marker with the same version whose sample session exists skips
  * the work; Redis that lost its data has no marker. Existing sessions are never overwritten.
- * @example
- * const result = await seedStore({ store, source: await openSeedSource(file), marker: createRedisSeedMarker(redis, prefix) });
+ * @example const result = await seedStore({ store, source: await openSeedSource(file), marker: createRedisSeedMarker(redis, prefix) });
  */
 export async function seedStore(options: SeedStoreOptions): Promise<SeedResult> {
   const { store, source, marker } = options;

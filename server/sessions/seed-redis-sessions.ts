@@ -50,8 +50,7 @@ const SEED_BATCH_SHA = createHash('sha1').update(SEED_BATCH_SCRIPT).digest('hex'
 /**
  * Creates the missing sessions; resolves with how many. Redis errors reject; a partly applied seed
  * is safe to run again.
- * @example
- * const { created } = await seedRedisSessions({ client, seeds, key: (id) => `app:session:{${id}}` });
+ * @example const { created } = await seedRedisSessions({ client, seeds, key: (id) => `app:session:{${id}}` });
  */
 export async function seedRedisSessions(options: SeedRedisSessionsOptions): Promise<{ created: number }> {
   const { client, key } = options;

@@ -12,8 +12,7 @@ export function seedMarkerKey(keyPrefix: string): string {
 
 /**
  * A `SeedMarker` in Redis; failures throw `StoreUnavailableError`.
- * @example
- * await seedStore({ store, source, marker: createRedisSeedMarker(redis, 'session-resume:') });
+ * @example await seedStore({ store, source, marker: createRedisSeedMarker(redis, 'session-resume:') });
  */
 export function createRedisSeedMarker(client: RedisConnection, keyPrefix: string): SeedMarker {
   const key = seedMarkerKey(keyPrefix);
@@ -38,8 +37,7 @@ const LOST =
  * Wraps a seeded store so `ping` (and `/healthz`) also checks the seeded sessions are still there:
  * while the marker or its sample is missing it throws `SessionsLostError` (503), logged once on loss
  * and once on recovery. Call `ping` after the first seeding only.
- * @example
- * const store = watchSeededSessions(createRedisSessionStore({ client }), { marker: createRedisSeedMarker(client, prefix), logger });
+ * @example const store = watchSeededSessions(createRedisSessionStore({ client }), { marker: createRedisSeedMarker(client, prefix), logger });
  */
 export function watchSeededSessions(store: SessionStore, options: { marker: SeedMarker; logger?: Pick<Logger, 'error' | 'info'> }): SessionStore {
   const { marker, logger } = options;
@@ -72,8 +70,7 @@ export function watchSeededSessions(store: SessionStore, options: { marker: Seed
 /**
  * Deletes every session hash under `keyPrefix` and the seed marker on every primary (idempotency
  * records and events stay); resolves with the number deleted.
- * @example
- * const deleted = await resetRedisSessions(redis, 'session-resume:');
+ * @example const deleted = await resetRedisSessions(redis, 'session-resume:');
  */
 export async function resetRedisSessions(client: RedisConnection, keyPrefix: string): Promise<number> {
   const pattern = `${escapeGlob(keyPrefix)}session:*`;

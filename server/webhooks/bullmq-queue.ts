@@ -133,7 +133,7 @@ export interface BullmqDeliveryQueue extends DeliveryQueue {
   addMany(events: readonly WebhookMessage[], delayMs: number): Promise<void>;
 }
 
-/** `start` adds this instance's worker. @example const queue = createBullmqQueue({ connection, prefix: keys.queuePrefix, target: 'https://hooks.example.com', maxAttempts: 10 }); */
+/** `start` adds this instance's worker. */
 export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQueue {
   const logger = options.logger ?? pino({ name: 'webhook-delivery' });
   const keepDelivered = options.keepDelivered ?? KEEP_DELIVERED;
