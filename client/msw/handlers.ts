@@ -41,8 +41,7 @@ function fromPrefer(prefer: string): ResumeScenario | undefined {
 
 /**
  * Creates the handlers; throws at creation on an unknown `scenario` or an empty `baseUrl`.
- * @example
- * const server = setupServer(...createResumeHandlers({ baseUrl: 'https://api.example.com' }));
+ * @example const server = setupServer(...createResumeHandlers({ baseUrl: 'https://api.example.com' }));
  */
 export function createResumeHandlers(options: ResumeHandlersOptions): HttpHandler[] {
   if (!options.baseUrl) throw new OptionsError('baseUrl is required (e.g. https://api.test)', { option: 'baseUrl' });
