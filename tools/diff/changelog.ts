@@ -135,8 +135,7 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ')
  * Renders the changelog as Markdown: a summary line, whether breaking changes are allowed (a new
  * major info.version, x-decisions: versioning), one table per kind with breaking changes first,
  * then the decisions.
- * @example
- * console.log(renderChangelogMarkdown(listChanges(before, after), 'main'));
+ * @example console.log(renderChangelogMarkdown(listChanges(before, after), 'main'));
  */
 export function renderChangelogMarkdown(log: Changelog, ref: string): string {
   const { before, after } = log.versions;
