@@ -61,8 +61,8 @@ export interface ResumeOptions {
    */
   headers?: Record<string, string>;
   /**
-   * Idempotency-Key sent on every attempt of this call (1 to 255 characters), so a retry after a
-   * lost answer cannot resume twice (x-decisions: idempotency-key). Pass your own to retry across calls.
+   * Idempotency-Key sent on every attempt of this call (1 to 255 characters), so a retry after a lost
+   * answer cannot resume twice and reads as `resumed` (x-decisions: idempotency-key). Pass your own to retry across calls.
    * @defaultValue a new `crypto.randomUUID()` per call
    */
   idempotencyKey?: string;

@@ -53,7 +53,7 @@ export function isIntegerIn(value: unknown, bounds: IntegerBounds = {}): value i
 }
 
 /**
- * Decimal digits only (no sign, point, exponent or spaces), within `bounds`; for settings and flags, which arrive as text.
+ * Decimal digits only (no sign, point, exponent or spaces) within `bounds`, else undefined; for settings and flags, which arrive as text.
  * @example parseWholeNumber('8080', { min: 0, max: 65_535 }) // 8080; parseWholeNumber('1e3') // undefined
  */
 export function parseWholeNumber(text: string, bounds: IntegerBounds = {}): number | undefined {
