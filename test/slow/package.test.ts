@@ -1,8 +1,8 @@
 /**
  * The two published packages as their users get them: built and packed once per run
  * (`sharedPackages()`), each tarball installed alone into a fresh project, and used there under
- * Node 20 (this process) and Node 24 (the `node@24` npm package, cached in .tmp/node24,
- * downloaded once after a notice). A slow suite: it runs with TEST_FULL=1 (CI, `npm run test:full`).
+ * Node 20 (this process) and Node 24 (the `node@24` npm package, downloaded once into
+ * .tmp/node24 by test/helpers/node24.ts). A slow suite: it runs with TEST_FULL=1 (CI, `npm run test:full`).
  * - session-resume-api: at most 10 packages and 5 MB in node_modules; the browser bundle of
  *   ./client at most 10 kB gzipped; the browser entries load no Node built-in; one OptionsError
  *   class whichever subpath exports it; types under moduleResolution node16, nodenext and bundler;
@@ -11,7 +11,7 @@
  * The measured figures are printed.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,18 +19,16 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getFreePort } from '../helpers/free-port.js';
-import { installProject, npmOptions, root, run, sharedPackages, type Tarball } from '../helpers/package-tarball.js';
+import { node24, node24Path } from '../helpers/node24.js';
+import { installProject, root, run, sharedPackages, type Tarball } from '../helpers/package-tarball.js';
 import { startPrism, type PrismServer } from '../helpers/prism.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
-// Kept between runs (gitignored): the Node 24 binary from the `node@24` npm package (about 190 MB).
-const node24Dir = join(root, '.tmp/node24');
-const node24 = join(node24Dir, 'node_modules/node/bin/node');
 /** The Node versions each package runs under: this process's, and Node 24. */
 const RUNTIMES: [string, () => string, RegExp][] = [
   ['Node 20', () => process.execPath, /^v20\./],
-  ['Node 24', () => node24, /^v24\./],
+  ['Node 24', () => node24Path, /^v24\./],
 ];
 const VERSION = '0.2.0';
 
@@ -145,16 +143,6 @@ async function compile(dir: string): Promise<void> {
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sra-package-'));
-  const installNode24 = existsSync(node24)
-    ? Promise.resolve()
-    : (async () => {
-        process.stderr.write(
-          'package test: downloading Node 24 once (the node@24 npm package, about 190 MB, into .tmp/node24) to run both packages under it.\n',
-        );
-        mkdirSync(node24Dir, { recursive: true });
-        writeFileSync(join(node24Dir, 'package.json'), '{"private":true}\n');
-        await run('npm', ['install', 'node@24', ...npmOptions], { cwd: node24Dir });
-      })();
   const packages = await sharedPackages();
   tarballs.client = packages.client;
   tarballs.server = packages.server;
@@ -162,7 +150,7 @@ beforeAll(async () => {
     startPrism(),
     consumerProject('consumer', tarballs.client.file, clientConsumer),
     consumerProject('operator', tarballs.server.file, serverConsumer),
-    installNode24,
+    node24(),
   ]);
   await Promise.all([compile(clientDir), compile(serverDir)]);
 }, 600_000);
