@@ -1,15 +1,17 @@
 /**
  * What the runtime suites share: the packed package installed alone in a fresh project, the
  * receiver programs of docs/receiver.md as written, a web bundle built the way each platform's
- * tooling builds one, deliveries signed by a Standard Webhooks signer of the suite's own
- * (node:crypto, not the kit's library), and the cases every runtime must pass.
+ * tooling builds one, deliveries signed by Svix's own library (`svix`, an implementation of
+ * Standard Webhooks other than the `standardwebhooks` package the kit verifies with), and the
+ * cases every runtime must pass.
  */
 import { spawn } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
+import { Webhook } from 'svix';
 import { expect } from 'vitest';
 import { installProject, root, sharedPackages } from '../../helpers/package-tarball.js';
 import { waitFor } from '../../helpers/wait-for.js';
@@ -59,11 +61,15 @@ export async function bundle(dir: string, entry: string, platform: keyof typeof 
 /** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
 export const newSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 
-/** Signs like a Standard Webhooks sender: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the secret's bytes. */
+/**
+ * The headers of a delivery signed the way a Svix sender signs it: `svix`'s `Webhook.sign`
+ * (`v1,` + HMAC-SHA256 of `id.timestamp.body` with the bytes of the `whsec_` secret), sent under
+ * the Standard Webhooks header names.
+ */
 export function signed(secret: string, id: string, body: string): Record<string, string> {
-  const timestamp = String(Math.floor(Date.now() / 1000));
-  const mac = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(`${id}.${timestamp}.${body}`).digest('base64');
-  return { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${mac}` };
+  const now = new Date();
+  const signature = new Webhook(secret).sign(id, now, body);
+  return { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signature };
 }
 
 /** What the documented receiver programs read: a URL token and two secrets (rotation). */
@@ -147,10 +153,12 @@ export interface ServerProcess extends RuntimeTarget {
 
 /**
  * Starts `command` in `dir` with `env` and waits until its output shows `listening` (whose first
- * group is the port); stops it by its pid.
+ * group is the port); stops it by its pid, or, with `processGroup`, stops its whole process group
+ * (for a launcher that runs the server in a child of its own, as wrangler's does).
  */
-export async function startServer(command: string, args: string[], dir: string, env: Record<string, string>, listening: RegExp): Promise<ServerProcess> {
-  const child = spawn(command, args, { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startServer(command: string, args: string[], dir: string, env: Record<string, string>, listening: RegExp, { processGroup = false } = {}): Promise<ServerProcess> {
+  const child = spawn(command, args, { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: processGroup });
+  const kill = (signal: NodeJS.Signals) => (processGroup && child.pid ? process.kill(-child.pid, signal) : child.kill(signal));
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -158,7 +166,7 @@ export async function startServer(command: string, args: string[], dir: string, 
   try {
     await waitFor(() => listening.test(output) || child.exitCode !== null, { what: `${command} to listen`, timeoutMs: 60_000 });
   } catch (error) {
-    child.kill('SIGKILL');
+    kill('SIGKILL');
     throw new Error(`${command} did not start: ${output}`, { cause: error });
   }
   const port = listening.exec(output)?.[1];
@@ -169,8 +177,20 @@ export async function startServer(command: string, args: string[], dir: string, 
     output: () => output,
     post: (path, init) => fetch(`${origin}${path}`, init),
     async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
+      if (child.exitCode === null) kill('SIGTERM');
       await exited;
+      // The launcher's children (wrangler's own process, workerd) leave after it: wait for the group.
+      if (processGroup && child.pid) await waitFor(() => !groupAlive(child.pid!), { what: `the processes of ${command} to exit`, timeoutMs: 30_000 });
     },
   };
+}
+
+/** Whether any process of the group `pid` leads is still running. */
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
