@@ -1,7 +1,7 @@
 /**
  * The Durable Object store in workerd (miniflare): the Worker of docs/receiver.md as written,
  * bundled with wrangler's settings from a project holding only the packed package, run as two
- * Workers that share the object's namespace. Deliveries signed by the suite's own signer: every
+ * Workers that share the object's namespace. Deliveries signed by `svix`: every
  * documented answer; one event sent to both Workers at once is recorded and handled once; a
  * recording that reaches the object after its caller gave up writes nothing; a record leaves
  * after its window.
