@@ -19,7 +19,7 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getFreePort } from '../helpers/free-port.js';
-import { installProject, npmOptions, root, run, sharedPackages, type Tarball } from '../helpers/package-tarball.js';
+import { installProject, npmEnv, root, run, sharedPackages, type Tarball } from '../helpers/package-tarball.js';
 import { startPrism, type PrismServer } from '../helpers/prism.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -153,7 +153,7 @@ beforeAll(async () => {
         );
         mkdirSync(node24Dir, { recursive: true });
         writeFileSync(join(node24Dir, 'package.json'), '{"private":true}\n');
-        await run('npm', ['install', 'node@24', ...npmOptions], { cwd: node24Dir });
+        await run('npm', ['install', 'node@24'], { cwd: node24Dir, env: { ...process.env, ...npmEnv } });
       })();
   const packages = await sharedPackages();
   tarballs.client = packages.client;
