@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { npmOptions, root, run } from './package-tarball.js';
+import { npmEnv, root, run } from './package-tarball.js';
 
 const dir = join(root, '.tmp/node24');
 /** Where the Node 24 binary is once installed. */
@@ -27,7 +27,7 @@ async function install(): Promise<string> {
   rmSync(own, { recursive: true, force: true });
   mkdirSync(own, { recursive: true });
   writeFileSync(join(own, 'package.json'), '{"private":true}\n');
-  await run('npm', ['install', 'node@24', ...npmOptions], { cwd: own, maxBuffer: 16 * 1024 * 1024 });
+  await run('npm', ['install', 'node@24'], { cwd: own, env: { ...process.env, ...npmEnv }, maxBuffer: 16 * 1024 * 1024 });
   // A folder without the binary is what an interrupted install left: replaced.
   if (existsSync(dir) && !existsSync(node24Path)) rmSync(dir, { recursive: true, force: true });
   try {

@@ -16,8 +16,12 @@ import { inject } from 'vitest';
 export const run = promisify(execFile);
 /** The repository root. */
 export const root = fileURLToPath(new URL('../..', import.meta.url));
-/** npm install flags of every consumer project (never --force: a peer conflict fails the install). */
-export const npmOptions = ['--no-audit', '--no-fund', '--prefer-offline'];
+/**
+ * npm settings of every consumer project, as the environment variables npm reads
+ * (`npm_config_<setting>`): a command a page documents runs exactly as written with them set.
+ * Offline cache preferred, no audit or funding notes; never force (a peer conflict fails the install).
+ */
+export const npmEnv: Readonly<Record<string, string>> = { npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
 
 /** A packed tarball and the files it ships. */
 export interface Tarball {
@@ -46,7 +50,7 @@ export async function installProject(work: string, name: string, packages: strin
   mkdirSync(dir);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
   for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
-  await run('npm', ['install', ...packages, ...npmOptions], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
+  await run('npm', ['install', ...packages], { cwd: dir, env: { ...process.env, ...npmEnv }, maxBuffer: 16 * 1024 * 1024 });
   return dir;
 }
 

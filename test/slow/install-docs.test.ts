@@ -9,9 +9,10 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { transform } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { npmOptions, root, run, sharedPackages } from '../helpers/package-tarball.js';
+import { npmEnv, root, run, sharedPackages } from '../helpers/package-tarball.js';
 
 const page = (path: string) => readFileSync(join(root, path), 'utf8');
 
@@ -33,10 +34,13 @@ function mswSnippets(markdown: string): string[] {
   return [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '').filter((code) => code.includes("from 'session-resume-api/msw'"));
 }
 
-/** Runs one documented command in `cwd` through a shell, as a user would type it (npm's offline cache preferred). */
+/**
+ * Runs one documented command in `cwd` through a shell, exactly as a user types it; npm's settings
+ * (offline cache preferred) come from its environment variables, never from the command line.
+ */
 async function shell(command: string, cwd: string): Promise<string> {
   expect(command).toMatch(/^npm (pack|install) /);
-  const { stdout } = await run('bash', ['-c', `${command} ${npmOptions.join(' ')}`], { cwd, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run('bash', ['-c', command], { cwd, env: { ...process.env, ...npmEnv }, maxBuffer: 16 * 1024 * 1024 });
   return stdout;
 }
 
@@ -112,15 +116,18 @@ describe('MSW quick start', () => {
 
     const snippets = Object.entries(pages).flatMap(([name, markdown]) => mswSnippets(markdown).map((code, i) => ({ name: `${name} #${i + 1}`, code })));
     expect(snippets.length).toBe(3);
+    // The test runner's afterEach that a snippet calls, defined before it runs, outside its text.
+    const runnerGlobals = join(dir, 'test-runner-globals.mjs');
+    writeFileSync(runnerGlobals, 'globalThis.afterEach ??= () => {};\n');
     for (const [i, { name, code }] of snippets.entries()) {
       // The snippet as written, then calls that show its handlers answer (a resume, twice).
-      const source = `globalThis.afterEach ??= () => {};\n${code}
+      const source = `${code}
 const resume = () => fetch('https://api.test/v1/sessions/sess_paused_1/resume', { method: 'POST', headers: { authorization: 'Bearer k' } }).then((r) => r.status);
 console.log(JSON.stringify([await resume(), await resume()]));
 server.close();`;
       const { code: js } = await transform(source, { loader: 'ts', format: 'esm' });
       writeFileSync(join(dir, `snippet-${i}.mjs`), js);
-      const { stdout } = await run(process.execPath, [`snippet-${i}.mjs`], { cwd: dir }).catch((error: { stderr?: string }) => {
+      const { stdout } = await run(process.execPath, ['--import', pathToFileURL(runnerGlobals).href, `snippet-${i}.mjs`], { cwd: dir }).catch((error: { stderr?: string }) => {
         throw new Error(`${name} failed in a fresh project:\n${error.stderr ?? String(error)}`);
       });
       // The stateless handlers forced to notPaused answer 409 twice; the stateful ones flip the session once.

@@ -1,24 +1,28 @@
 /**
- * Renders spec/openapi.yaml to one self-contained HTML page with Redocly `build-docs`
- * (Redoc scripts inlined, so the page works offline). The operation and the webhook come
- * first; the decisions follow as a last section, rendered into a temporary copy as a
- * description-only tag (Redoc's `x-traitTag`) after the document's own tags. The spec file
- * stays the one source.
+ * Renders spec/openapi.yaml to one self-contained HTML page with Redoc 2's server rendering:
+ * every section (the operation and its responses, the webhook and its payload, the behaviour
+ * policies, the decision record) is written into the HTML itself, so the page is complete at
+ * the load event, with JavaScript or without. Redoc's script, inlined, then hydrates the same
+ * markup (menu, search, expanding a response) and asks nothing of any other host.
+ *
+ * Not Redocly `build-docs`: it renders with Redoc 3, which writes only the first section into
+ * the HTML and renders each other one in the browser once it nears the viewport; no option
+ * turns that off, so its page is not complete at the load event.
+ *
+ * Added to a copy in memory (the spec file stays the one source): the servers as the overview's
+ * last paragraph, the behaviour policies and the decisions as description-only tags (Redoc's
+ * `x-traitTag`) after the document's own tags.
  */
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { parse, stringify } from 'yaml';
+import { parse } from 'yaml';
 import { specPath as defaultSpecPath } from '@session-resume-api/runtime/contract';
 import { renderDecisionRecordSection, type Decision } from './decisions-markdown.js';
 import { renderPoliciesMarkdown, type PolicyDocument } from './policies-markdown.js';
+import { renderReferencePage } from './reference-page.js';
 
-const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const redoclyBin = join(root, 'node_modules/.bin/redocly');
 
 /** Default output of `npm run docs`: server/dist/docs/index.html, where the server's docs router looks. */
 export const defaultDocsHtmlPath: string = join(root, 'server/dist/docs/index.html');
@@ -31,53 +35,50 @@ export interface BuildDocsOptions {
   outputPath?: string;
 }
 
-/** Writes the HTML reference; resolves with its path. Rejects with Redocly's output on failure. */
+/** Writes the HTML reference; resolves with its path. Rejects when Redoc cannot render the document. */
 export async function buildDocs(options: BuildDocsOptions = {}): Promise<string> {
   const source = options.specPath ?? defaultSpecPath;
   const output = options.outputPath ?? defaultDocsHtmlPath;
   const document = parse(await readFile(source, 'utf8')) as PolicyDocument & {
-    info: { title?: string };
+    info: { title?: string; description?: string };
+    servers?: Server[];
     tags?: Record<string, unknown>[];
     'x-decisions'?: Decision[];
   };
+  document.info.description = [document.info.description ?? '', serversMarkdown(document.servers ?? [])].join('\n');
+  document.servers = document.servers?.map(withDefaultValues);
   document.tags = [...(document.tags ?? []), policiesTag(document), decisionRecordTag(document['x-decisions'] ?? [])];
-  const dir = await mkdtemp(join(tmpdir(), 'session-resume-docs-'));
-  try {
-    const copy = join(dir, 'openapi.yaml');
-    await writeFile(copy, stringify(document));
-    await mkdir(dirname(output), { recursive: true });
-    // --inlineBundle: Redoc's scripts go into the page instead of loading from the Redocly
-    // CDN; --template: Redocly's default page plus a style for the prerendered search box.
-    // REDOCLY_TELEMETRY=off: neither the CLI nor the page (its disableTelemetry) reports usage.
-    const args = ['build-docs', copy, '-o', output, '--inlineBundle', '--template', PAGE_TEMPLATE, '--title', document.info.title ?? 'API'];
-    args.push('--openapi.routingBasePath=/docs');
-    await run(redoclyBin, args, { cwd: root, env: { ...process.env, REDOCLY_TELEMETRY: 'off' } });
-    await writeFile(output, withLocalAttributionLogo(await readFile(output, 'utf8')));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const html = await renderReferencePage(document);
+  await mkdir(dirname(output), { recursive: true });
+  await writeFile(output, html);
   return output;
 }
 
-/** The page around Redoc's output (Handlebars, build-docs' --template). */
-const PAGE_TEMPLATE = fileURLToPath(new URL('page-template.hbs', import.meta.url));
-
-/** Redoc's attribution logo, which its footer loads from cdn.redoc.ly whatever the options. */
-const OUTSIDE_LOGOS = ['https://cdn.redoc.ly/redoc/logo-mini-full.svg', 'https://cdn.redoc.ly/redoc/logo-mini.svg'];
-/** The same attribution as a text image inside the page: the reference loads nothing from outside. */
-const LOCAL_LOGO = `data:image/svg+xml,${encodeURIComponent(
-  '<svg xmlns="http://www.w3.org/2000/svg" width="48" height="14"><text x="0" y="11" font-family="sans-serif" font-size="11" fill="#0044D4">Redocly</text></svg>',
-)}`;
+/** One entry of the document's `servers`. */
+interface Server {
+  url: string;
+  description?: string;
+  variables?: Record<string, { default: string }>;
+}
 
 /**
- * The page with Redoc's attribution logo replaced by `LOCAL_LOGO`. Redoc 3 has no option for
- * it; a Redoc version that names the logo otherwise fails the build here, so the page never
- * silently reaches outside again.
+ * The server with its URL's variables replaced by their defaults. Redoc 2 reads a URL that is not
+ * absolute, such as `{base_url}`, as relative to the page's address in the browser and to nothing
+ * when it renders on the server: the two renders would differ and the page would be re-rendered
+ * from scratch once its script runs. The overview lists the URLs as the document writes them.
  */
-export function withLocalAttributionLogo(html: string): string {
-  const missing = OUTSIDE_LOGOS.filter((url) => !html.includes(url));
-  if (missing.length) throw new Error(`the built reference no longer names Redoc's logo at ${missing.join(', ')}: check what its footer loads`);
-  return OUTSIDE_LOGOS.reduce((page, url) => page.replaceAll(url, LOCAL_LOGO), html);
+function withDefaultValues(server: Server): Server {
+  const url = server.url.replace(/\{([^}]+)\}/g, (variable, name: string) => server.variables?.[name]?.default ?? variable);
+  return { ...server, url };
+}
+
+/**
+ * The servers as the overview's last paragraph: Redoc 2 lists them only inside each operation's
+ * endpoint box, shown on a click.
+ */
+function serversMarkdown(servers: readonly Server[]): string {
+  if (!servers.length) return '';
+  return ['**Servers.**', '', ...servers.map(({ url, description }) => `- \`${url}\`${description ? `: ${description}` : ''}`), ''].join('\n');
 }
 
 /** The behaviour policies as a section before the decisions: a tag with no operations, only a description. */
