@@ -34,7 +34,7 @@ export async function receiverProject(name: string, files: Record<string, string
 /** The file block of docs/receiver.md titled `name` (```ts name), exactly as the page shows it. */
 export function docFile(name: string): string {
   const page = readFileSync(join(root, 'docs/receiver.md'), 'utf8');
-  const block = new RegExp(`^\`\`\`(?:ts|js|toml) ${name.replace(/\./g, '\\.')}\\n([\\s\\S]*?)^\`\`\`$`, 'm').exec(page);
+  const block = new RegExp(`^\`\`\`(?:ts|js|toml) ${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n([\\s\\S]*?)^\`\`\`$`, 'm').exec(page);
   if (!block) throw new Error(`docs/receiver.md has no block titled ${name}`);
   return block[1]!;
 }
