@@ -1,6 +1,7 @@
 /**
- * The packed package in Vercel's edge-runtime (the runtime of Vercel Edge Functions and of
- * Next.js's Edge runtime, from npm): the Edge Function of docs/receiver.md as written, bundled
+ * The packed package in Vercel's edge-runtime (the runtime of Vercel Edge Functions, from npm;
+ * Next.js's Edge runtime adds throwing stubs of Node's globals to it and has a suite of its own,
+ * nextjs.test.ts): the Edge Function of docs/receiver.md as written, bundled
  * for the browser platform from a project holding only the package, called with the request's
  * FetchEvent as its context (its `waitUntil`). Without a context the answer waits for `onEvent`.
  */
