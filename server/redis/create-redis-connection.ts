@@ -3,23 +3,14 @@
  * the factory both packages share (runtime/redis-connection.ts).
  */
 import { Cluster, Redis } from 'ioredis';
-import {
-  isCluster,
-  openPrimaries,
-  openRedisConnection,
-  type RedisConnection,
-  type RedisConnectionOptions as SharedConnectionOptions,
-} from '@session-resume-api/runtime/redis-connection';
+import { isCluster, openPrimaries, openRedisConnection, type RedisConnection, type RedisConnectionOptions } from '@session-resume-api/runtime/redis-connection';
 import { authFailure, redisAuthCode } from './redis-auth-failure.js';
 
 export { isCluster } from '@session-resume-api/runtime/redis-connection';
-export type { RedisConnection } from '@session-resume-api/runtime/redis-connection';
+export type { RedisConnection, RedisConnectionOptions } from '@session-resume-api/runtime/redis-connection';
 
 /** Where Redis is: one URL, or cluster seed nodes (`host:port`, any subset of the cluster). */
 export type RedisTarget = { url: string } | { clusterNodes: readonly string[] };
-
-/** Options of `createRedisConnection`: those of the shared factory's `request` role. */
-export type RedisConnectionOptions = Omit<SharedConnectionOptions, 'role'>;
 
 /**
  * A request-path connection: commands fail at once while disconnected and after `commandTimeoutMs`
