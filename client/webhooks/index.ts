@@ -5,7 +5,16 @@
  * `session-resume-api/webhooks/redis`.
  */
 export { createWebhookReceiver, DEFAULT_MAX_BODY_BYTES } from './receiver.js';
-export type { EventContext, EventOrder, ReceiverLogger, WebhookReceiver, WebhookReceiverOptions } from './receiver.js';
+export type {
+  EventContext,
+  EventOrder,
+  ReceiverLogger,
+  WebhookReceiver,
+  WebhookReceiverAnyOrder,
+  WebhookReceiverBaseOptions,
+  WebhookReceiverOptions,
+  WebhookReceiverSessionOrder,
+} from './receiver.js';
 export type { FetchHandler } from './web-handler.js';
 export type { AfterAnswer } from './after-answer.js';
 export type { HttpAnswer, ReadRequest } from './request-checks.js';
@@ -18,7 +27,7 @@ export { OptionsError } from '@session-resume-api/runtime/options-error';
 export type { OptionsErrorOptions } from '@session-resume-api/runtime/options-error';
 export type { StoreUnavailableErrorOptions } from '@session-resume-api/runtime/store-unavailable-error';
 export { StoreUnavailableError } from './store.js';
-export type { DeadLetter, HandlerRun, OrderPoint, ProcessingOptions, ReceiverStore, RecordOutcome, RecordedEvent, SessionPosition } from './store.js';
+export type { DeadLetter, HandlerRun, OrderedReceiverStore, OrderPoint, ProcessingOptions, ReceiverStore, RecordOutcome, RecordedEvent, SessionPosition } from './store.js';
 export { canonicalJson, dedupeKey, eventNameOf, sessionIdOf } from '@session-resume-api/runtime/event-identity';
 export type { JsonObject } from '@session-resume-api/runtime/event-identity';
 export type { HandlerRunResult, ReceiverEventResult, ReceiverMetrics } from './receiver-metrics.js';
