@@ -8,7 +8,7 @@ import { retryAfterMs } from '@session-resume-api/runtime/retry-after';
 export const NOT_PAUSED_MARKER = RESUME_RETRY_POLICY.outcomes.notPaused.marker;
 
 /** The final status and requests sent (1 + retries). */
-interface OutcomeBase {
+export interface ResumeOutcomeBase {
   status: number;
   /** Above 1, an earlier attempt may have resumed the session: see the README on retries and not_paused. */
   attempts: number;
@@ -16,7 +16,8 @@ interface OutcomeBase {
   rateLimit?: RateLimitInfo;
 }
 
-interface FailedOutcome extends OutcomeBase {
+/** Every outcome but `resumed`: a message and the raw body text. */
+export interface FailedResumeOutcome extends ResumeOutcomeBase {
   /** The body's `message` when it is JSON with one, else the start of the body text, else "HTTP <status>". */
   message: string;
   body: string;
@@ -24,12 +25,12 @@ interface FailedOutcome extends OutcomeBase {
 
 /** What a resume came to; switch on `kind`. */
 export type ResumeOutcome =
-  | (OutcomeBase & { kind: 'resumed'; result: ResumeResult })
-  | (FailedOutcome & { kind: 'not_paused' })
-  | (FailedOutcome & { kind: 'not_found' })
-  | (FailedOutcome & { kind: 'unauthorized' })
-  | (FailedOutcome & { kind: 'rate_limited'; retryAfterSeconds: number | undefined })
-  | (FailedOutcome & { kind: 'unexpected' });
+  | (ResumeOutcomeBase & { kind: 'resumed'; result: ResumeResult })
+  | (FailedResumeOutcome & { kind: 'not_paused' })
+  | (FailedResumeOutcome & { kind: 'not_found' })
+  | (FailedResumeOutcome & { kind: 'unauthorized' })
+  | (FailedResumeOutcome & { kind: 'rate_limited'; retryAfterSeconds: number | undefined })
+  | (FailedResumeOutcome & { kind: 'unexpected' });
 
 /** The values of `ResumeOutcome['kind']`. */
 export type ResumeOutcomeKind = ResumeOutcome['kind'];

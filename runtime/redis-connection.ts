@@ -24,14 +24,8 @@ export const DEFAULT_SLOTS_REFRESH_INTERVAL_MS = 1000;
 /** How long opening one connection may take before ioredis retries it, in ms. */
 const CONNECT_TIMEOUT_MS = 2000;
 
-/** Options of `openRedisConnection`. */
+/** Options of every connection, whatever its role: those `createRedisConnection` takes. */
 export interface RedisConnectionOptions {
-  /**
-   * `request`: fails fast, and a command whose connection closed under it fails as "unknown" rather
-   * than being re-sent. `blocking`: BullMQ's workers, which wait for Redis instead.
-   * @defaultValue `'request'`
-   */
-  role?: 'request' | 'blocking';
   /**
    * `request` role: a command without an answer fails after this many ms (outcome unknown).
    * @defaultValue {@link DEFAULT_COMMAND_TIMEOUT_MS} (1000)
@@ -54,12 +48,22 @@ export interface RedisConnectionOptions {
   onError?: (error: Error) => void;
 }
 
+/** Options of `openRedisConnection`: those of every connection, and its role. */
+export interface OpenRedisConnectionOptions extends RedisConnectionOptions {
+  /**
+   * `request`: fails fast, and a command whose connection closed under it fails as "unknown" rather
+   * than being re-sent. `blocking`: BullMQ's workers, which wait for Redis instead.
+   * @defaultValue `'request'`
+   */
+  role?: 'request' | 'blocking';
+}
+
 /**
  * Opens a connection. On a cluster MOVED, ASK, TRYAGAIN and CLUSTERDOWN are retried (Redis did not run
  * the command); a `request` command whose connection closed is not (`retryDelayOnFailover: 0`).
  * @example const redis = openRedisConnection({ Redis, Cluster }, { clusterNodes: ['10.0.0.5:7000'] });
  */
-export function openRedisConnection(ioredis: RedisConstructors, target: RedisTarget, options: RedisConnectionOptions = {}): RedisConnection {
+export function openRedisConnection(ioredis: RedisConstructors, target: RedisTarget, options: OpenRedisConnectionOptions = {}): RedisConnection {
   const maxDelay = options.maxReconnectDelayMs ?? DEFAULT_MAX_RECONNECT_DELAY_MS;
   const retry = (times: number) => Math.min(times * 100, maxDelay);
   const blocking = options.role === 'blocking';

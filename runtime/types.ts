@@ -1,6 +1,13 @@
 /** Wire types read off the generated OpenAPI types; type-only, so browser code may import it. */
 import type { components, paths, webhooks } from '../generated/api.js';
 
+/**
+ * The generated types of spec/openapi.yaml under names that say whose they are: the wire types
+ * below read them, and the client's `raw` is typed by `ApiPaths`, so an entry whose signatures
+ * reach them exports them too.
+ */
+export type { components as ApiComponents, operations as ApiOperations, paths as ApiPaths, webhooks as ApiWebhooks } from '../generated/api.js';
+
 /** Names of the component schemas in spec/openapi.yaml. */
 export type SchemaName = keyof components['schemas'];
 

@@ -11,6 +11,9 @@ import type { ResumeScenario } from './resume-scenario.js';
 import { resumeScenarios } from './scenarios.generated.js';
 
 export type { ResumeScenario } from './resume-scenario.js';
+// The types the handlers' answers and the stateful world carry, nameable from this entry.
+export type { ApiComponents, ApiOperations, ApiPaths, ErrorBody, ResumeResult } from '@session-resume-api/runtime/types';
+export type { SandboxApiComponents, SandboxApiOperations, SandboxApiPaths, SandboxEvent, SandboxSession } from '@session-resume-api/runtime/sandbox-types';
 
 /** Options of `createResumeHandlers`. */
 export interface ResumeHandlersOptions {

@@ -10,7 +10,7 @@ import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { http as mswHttp, HttpResponse, type HttpHandler } from 'msw';
 import { createOpenApiHttp } from 'openapi-msw';
 import type { paths } from '../../generated/api.js';
-import type { components } from '../../generated/sandbox.js';
+import type { SandboxEvent, SandboxSession } from '@session-resume-api/runtime/sandbox-types';
 import { DEFAULT_DELIVERY_PROFILE, readDeliveryProfile, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { DEMO_SESSIONS } from '@session-resume-api/runtime/demo-sessions';
 import { choosePrefer } from '@session-resume-api/runtime/prefer';
@@ -18,9 +18,6 @@ import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
 import type { ErrorBody, ResumeResult, SessionEvent } from '@session-resume-api/runtime/types';
 import type { ResumeScenario } from './resume-scenario.js';
 import { resumeScenarios } from './scenarios.generated.js';
-
-type SandboxSession = components['schemas']['SandboxSession'];
-type SandboxEvent = components['schemas']['SandboxEvent'];
 
 /** Options of `createStatefulResumeHandlers`. */
 export interface StatefulResumeHandlersOptions {

@@ -3,15 +3,12 @@ import { isBearerToken } from '@session-resume-api/runtime/bearer-token';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { SANDBOX_KEY_PREFIX } from '@session-resume-api/runtime/sandbox-key';
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from '../../generated/sandbox.js';
+import type { SandboxApiComponents, SandboxApiPaths, SandboxEvent, SandboxSession } from '@session-resume-api/runtime/sandbox-types';
 import type { FetchLike } from '../retry.js';
 
-/** A session of the caller's world. */
-export type SandboxSession = components['schemas']['SandboxSession'];
+export type { SandboxEvent, SandboxSession } from '@session-resume-api/runtime/sandbox-types';
 /** How `listen --forward-to` delivers the world's events: duplicates, copies, delay, reordering, retries. */
-export type DeliveryProfile = components['schemas']['DeliveryProfile'];
-/** One entry of the caller's event feed: the webhook payload and its delivery identity. */
-export type SandboxEvent = components['schemas']['SandboxEvent'];
+export type DeliveryProfile = SandboxApiComponents['schemas']['DeliveryProfile'];
 
 /** Options of `createSandboxClient`. */
 export interface SandboxClientOptions {
@@ -45,7 +42,7 @@ export interface SandboxClient {
   /** The world's delivery profile. */
   deliveryProfile(): Promise<DeliveryProfile>;
   /** The openapi-fetch client underneath, for typed raw calls. */
-  raw: Client<paths>;
+  raw: Client<SandboxApiPaths>;
 }
 
 /** A control call did not get its 200 (or got no answer); `status` and `body` say what came back. */
@@ -74,7 +71,7 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
     throw new OptionsError('createSandboxClient: apiKey must start with sandbox_ (e.g. from newSandboxKey()); other keys get 401 from the sandbox.', { option: 'apiKey' });
   }
   const fetchFn = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  const raw = createClient<paths>({
+  const raw = createClient<SandboxApiPaths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers: { Authorization: `Bearer ${options.apiKey}` },
     fetch: (request) => fetchFn(request),

@@ -5,7 +5,16 @@
  * `session-resume-api/webhooks/redis`.
  */
 export { createWebhookReceiver, DEFAULT_MAX_BODY_BYTES } from './receiver.js';
-export type { EventContext, EventOrder, ReceiverLogger, WebhookReceiver, WebhookReceiverOptions } from './receiver.js';
+export type {
+  EventContext,
+  EventOrder,
+  ReceiverLogger,
+  WebhookReceiver,
+  WebhookReceiverAnyOrder,
+  WebhookReceiverBaseOptions,
+  WebhookReceiverOptions,
+  WebhookReceiverSessionOrder,
+} from './receiver.js';
 export type { FetchHandler } from './web-handler.js';
 export type { AfterAnswer } from './after-answer.js';
 export type { HttpAnswer, ReadRequest } from './request-checks.js';
@@ -15,14 +24,17 @@ export type { NodeHandler } from './node-handler.js';
 export { createMemoryEventStore } from './memory-event-store.js';
 export type { MemoryEventStoreOptions } from './memory-event-store.js';
 export { OptionsError } from '@session-resume-api/runtime/options-error';
+export type { OptionsErrorOptions } from '@session-resume-api/runtime/options-error';
+export type { StoreUnavailableErrorOptions } from '@session-resume-api/runtime/store-unavailable-error';
 export { StoreUnavailableError } from './store.js';
-export type { DeadLetter, HandlerRun, OrderPoint, ProcessingOptions, ReceiverStore, RecordOutcome, RecordedEvent, SessionPosition } from './store.js';
+export type { DeadLetter, HandlerRun, OrderedReceiverStore, OrderPoint, ProcessingOptions, ReceiverStore, RecordOutcome, RecordedEvent, SessionPosition } from './store.js';
 export { canonicalJson, dedupeKey, eventNameOf, sessionIdOf } from '@session-resume-api/runtime/event-identity';
+export type { JsonObject } from '@session-resume-api/runtime/event-identity';
 export type { HandlerRunResult, ReceiverEventResult, ReceiverMetrics } from './receiver-metrics.js';
 export { generateUrlToken } from './url-token.js';
 export { createSignatureVerifier } from './verify-signature.js';
 export type { SignatureVerdict, SignatureVerifier, WebhookHeaders } from './verify-signature.js';
 export { createProbeEvent } from '@session-resume-api/runtime/webhook-probe';
-export type { SessionEvent, WebhookAck } from '@session-resume-api/runtime/types';
+export type { ApiComponents, ApiOperations, ApiWebhooks, ErrorBody, SessionEvent, WebhookAck } from '@session-resume-api/runtime/types';
 export type { TraceContext } from '@session-resume-api/runtime/trace-context';
-export type { OpenTelemetryApi } from '@session-resume-api/runtime/tracing';
+export type { OpenTelemetryApi, OtelContext, OtelSpan, OtelSpanContext, OtelTracer, SpanAttributes } from '@session-resume-api/runtime/tracing';

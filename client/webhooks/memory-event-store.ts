@@ -5,7 +5,7 @@
  * (`session-resume-api/webhooks/redis`) for several instances or to survive a restart.
  */
 import { checkInteger, checkOption } from '@session-resume-api/runtime/options-error';
-import { StoreUnavailableError, type DeadLetter, type ReceiverStore, type RecordOutcome } from './store.js';
+import { StoreUnavailableError, type DeadLetter, type OrderedReceiverStore, type RecordOutcome } from './store.js';
 import { backgroundInterval } from './memory/later.js';
 import { createMemoryQueue } from './memory/memory-queue.js';
 import { createMemoryRecords, type Entry } from './memory/memory-records.js';
@@ -46,7 +46,7 @@ export interface MemoryEventStoreOptions {
  * import { createMemoryEventStore, createWebhookReceiver } from 'session-resume-api/webhooks';
  * const receiver = createWebhookReceiver({ store: createMemoryEventStore(), onEvent: (event) => console.log(event) });
  */
-export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): ReceiverStore {
+export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): OrderedReceiverStore {
   const { concurrency = DEFAULT_MEMORY_CONCURRENCY, now = Date.now, maxEvents = DEFAULT_MEMORY_MAX_EVENTS } = options;
   checkInteger('createMemoryEventStore: concurrency', concurrency, { min: 1 });
   checkInteger('createMemoryEventStore: maxEvents', maxEvents, { min: 1 });

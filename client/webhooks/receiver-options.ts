@@ -8,7 +8,7 @@ import type { NodeHandler } from './node-handler.js';
 import type { TraceContext } from '@session-resume-api/runtime/trace-context';
 import type { OpenTelemetryApi } from '@session-resume-api/runtime/tracing';
 import { isReceiverMetrics, type ReceiverMetrics } from './receiver-metrics.js';
-import type { DeadLetter, ReceiverStore } from './store.js';
+import type { DeadLetter, OrderedReceiverStore, ReceiverStore } from './store.js';
 import type { ReceivedEvent } from './tolerant-event.js';
 import { MIN_URL_TOKEN_LENGTH } from './url-token.js';
 import { SIGNATURE_TOLERANCE_SECONDS } from './verify-signature.js';
@@ -42,10 +42,38 @@ export interface ReceiverLogger {
 /** How events of one session reach `onEvent`: as they come, or never older after newer. */
 export type EventOrder = 'any' | 'per-session';
 
-/** Options of `createWebhookReceiver`; checked at creation. */
-export interface WebhookReceiverOptions {
+/**
+ * Options of `createWebhookReceiver`; checked at creation. `order: 'per-session'` needs a store
+ * that keeps session order (`OrderedReceiverStore`): with another store it does not type-check,
+ * and is refused with `OptionsError` at run time.
+ */
+export type WebhookReceiverOptions = WebhookReceiverBaseOptions & (WebhookReceiverAnyOrder | WebhookReceiverSessionOrder);
+
+/** Events reach `onEvent` in whatever order they came; any store. */
+export interface WebhookReceiverAnyOrder {
   /** Where events are recorded: `createMemoryEventStore()` (one process) or `createRedisEventStore()` from `session-resume-api/webhooks/redis` (shared). */
   store: ReceiverStore;
+  /**
+   * How events of one session reach `onEvent`.
+   * @defaultValue `'any'`: every event goes to `onEvent`, in whatever order it came
+   */
+  order?: 'any';
+}
+
+/** Never an older event of a session after a newer one; a store that keeps session order. */
+export interface WebhookReceiverSessionOrder {
+  /** Where events are recorded and the order of each session kept: `createMemoryEventStore()`, `createRedisEventStore()` or `createDurableObjectStore()`. */
+  store: OrderedReceiverStore;
+  /**
+   * `'per-session'`: an event older than its session's newest processed one (by `timestamp`, ties
+   * by recording order) is acknowledged but goes to `onStale`, across every instance sharing the
+   * store. Without a session id or readable timestamp it is never older.
+   */
+  order: 'per-session';
+}
+
+/** The options of `createWebhookReceiver` whatever its order. */
+export interface WebhookReceiverBaseOptions {
   /** Processes one event after it was acknowledged; throw to have it retried. */
   onEvent(event: ReceivedEvent, context: EventContext): unknown;
   /**
@@ -92,13 +120,6 @@ export interface WebhookReceiverOptions {
    * @defaultValue {@link DEFAULT_MAX_BODY_BYTES} (1 MiB)
    */
   maxBodyBytes?: number;
-  /**
-   * `'per-session'`: an event older than its session's newest processed one (by `timestamp`, ties
-   * by recording order) is acknowledged but goes to `onStale`, across every instance sharing the
-   * store. Without a session id or readable timestamp it is never older.
-   * @defaultValue `'any'`: every event goes to `onEvent`, in whatever order it came
-   */
-  order?: EventOrder;
   /**
    * With `order: 'per-session'`, gets each stale event instead of `onEvent`; throw to retry it.
    * @defaultValue none: a stale event is counted (metrics) and logged, nothing else

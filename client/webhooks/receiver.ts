@@ -17,7 +17,16 @@ export {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_RETRY_DELAY_MS,
 } from './receiver-options.js';
-export type { EventContext, EventOrder, ReceiverLogger, WebhookReceiver, WebhookReceiverOptions } from './receiver-options.js';
+export type {
+  EventContext,
+  EventOrder,
+  ReceiverLogger,
+  WebhookReceiver,
+  WebhookReceiverAnyOrder,
+  WebhookReceiverBaseOptions,
+  WebhookReceiverOptions,
+  WebhookReceiverSessionOrder,
+} from './receiver-options.js';
 
 /**
  * Creates a webhook receiver over `store`. Throws `OptionsError` (a TypeError) for a bad option.

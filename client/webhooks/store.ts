@@ -119,6 +119,12 @@ export interface ReceiverStore {
   advanceSession?(position: SessionPosition, windowSeconds: number): Promise<boolean>;
 }
 
+/**
+ * A store that keeps session order (has `advanceSession`): what `order: 'per-session'` needs.
+ * The stores of this package all are.
+ */
+export type OrderedReceiverStore = ReceiverStore & Required<Pick<ReceiverStore, 'advanceSession'>>;
+
 /** Where an event stands in the order of its session (`order: 'per-session'`). */
 export interface SessionPosition {
   sessionId: string;

@@ -3,23 +3,18 @@
  * the factory both packages share (runtime/redis-connection.ts).
  */
 import { Cluster, Redis } from 'ioredis';
-import {
-  isCluster,
-  openPrimaries,
-  openRedisConnection,
-  type RedisConnection,
-  type RedisConnectionOptions as SharedConnectionOptions,
-} from '@session-resume-api/runtime/redis-connection';
+import { OptionsError } from '@session-resume-api/runtime/options-error';
+import { isCluster, openPrimaries, openRedisConnection, type RedisConnection, type RedisConnectionOptions } from '@session-resume-api/runtime/redis-connection';
 import { authFailure, redisAuthCode } from './redis-auth-failure.js';
 
 export { isCluster } from '@session-resume-api/runtime/redis-connection';
-export type { RedisConnection } from '@session-resume-api/runtime/redis-connection';
+export type { RedisConnection, RedisConnectionOptions } from '@session-resume-api/runtime/redis-connection';
 
-/** Where Redis is: one URL, or cluster seed nodes (`host:port`, any subset of the cluster). */
-export type RedisTarget = { url: string } | { clusterNodes: readonly string[] };
-
-/** Options of `createRedisConnection`: those of the shared factory's `request` role. */
-export type RedisConnectionOptions = Omit<SharedConnectionOptions, 'role'>;
+/**
+ * Where Redis is: one URL, or cluster seed nodes (`host:port`, any subset of the cluster); not
+ * both (the type says so, and `createRedisConnection` refuses both with `OptionsError`).
+ */
+export type RedisTarget = { url: string; clusterNodes?: never } | { clusterNodes: readonly string[]; url?: never };
 
 /**
  * A request-path connection: commands fail at once while disconnected and after `commandTimeoutMs`
@@ -29,8 +24,12 @@ export type RedisConnectionOptions = Omit<SharedConnectionOptions, 'role'>;
  * await waitUntilConnected(redis);
  */
 export function createRedisConnection(target: RedisTarget, options: RedisConnectionOptions = {}): RedisConnection {
+  // The types rule this out; a JavaScript caller still gets the rule.
+  if (target?.url !== undefined && target.clusterNodes !== undefined) {
+    throw new OptionsError('createRedisConnection: give url (one Redis) or clusterNodes (a Redis Cluster), not both.', { option: 'clusterNodes' });
+  }
   const connection = openRedisConnection({ Redis, Cluster }, target, { ...options, role: 'request' });
-  if (isCluster(connection) && 'clusterNodes' in target) seedsOf.set(connection, [...target.clusterNodes]);
+  if (isCluster(connection) && target.clusterNodes !== undefined) seedsOf.set(connection, [...target.clusterNodes]);
   return connection;
 }
 

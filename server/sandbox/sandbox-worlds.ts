@@ -2,15 +2,14 @@
 import { checkInteger, OptionsError } from '@session-resume-api/runtime/options-error';
 import { createHash } from 'node:crypto';
 import { SANDBOX_KEY_PREFIX } from '@session-resume-api/runtime/sandbox-key';
-import type { components } from '../../generated/sandbox.js';
+import type { SandboxApiComponents as components, SandboxEvent } from '@session-resume-api/runtime/sandbox-types';
 import { dedupeKey } from '@session-resume-api/runtime/event-identity';
 import { DEFAULT_DELIVERY_PROFILE, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { createMemorySessionStore } from '../sessions/memory-session-store.js';
 import type { WebhookMessage } from '../core/webhook-message.js';
 import type { Session, SessionSeed, SessionStore } from '../sessions/session-store.js';
 
-/** One entry of a world's event feed (spec/sandbox.yaml `SandboxEvent`). */
-export type SandboxEvent = components['schemas']['SandboxEvent'];
+export type { SandboxEvent } from '@session-resume-api/runtime/sandbox-types';
 
 /** Default number of worlds kept (x-decisions: sandbox-world-limit). */
 export const DEFAULT_MAX_WORLDS = 1000;

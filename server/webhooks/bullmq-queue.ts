@@ -16,16 +16,8 @@ import type { AttemptHandler, DeadEvent, DeliveryQueue } from './delivery-queue.
 import { DEFAULT_CONCURRENCY, DEFAULT_LIST_LIMIT, DELIVERY_STATES, KEEP_DEAD, KEEP_DELIVERED, withTimeout } from './delivery-queue.js';
 import type { DeliveryAttempt, DeliveryInspector, DeliveryRecord, DeliveryState, DeliveryStats } from './delivery-types.js';
 
-/** Options of `createBullmqQueue`. */
-export interface BullmqQueueOptions {
-  /** A client for BullMQ (ioredis with `maxRetriesPerRequest: null`); owned by the caller. */
-  connection: Redis | Cluster;
-  /** BullMQ's key prefix (server/redis/redis-keys.ts `queuePrefix`). */
-  prefix: string;
-  /** The target's origin, recorded with each event (empty for a read-only queue). */
-  target: string;
-  /** Attempts per event, the first included. */
-  maxAttempts: number;
+/** The BullMQ queue's settings, which `createRedisDelivery` takes as they are. */
+export interface RedisQueueSettings {
   /**
    * Attempts in flight at once in this instance.
    * @defaultValue {@link DEFAULT_CONCURRENCY} (50)
@@ -37,11 +29,6 @@ export interface BullmqQueueOptions {
    */
   lockDurationMs?: number;
   /**
-   * Lock renewal interval of jobs under way, in ms.
-   * @defaultValue {@link DELIVERY_LOCK}`.renewMs` (1000)
-   */
-  lockRenewMs?: number;
-  /**
    * How often jobs whose lock lapsed are looked for, in ms.
    * @defaultValue {@link DELIVERY_LOCK}`.stalledIntervalMs` (1000)
    */
@@ -51,6 +38,34 @@ export interface BullmqQueueOptions {
    * @defaultValue {@link KEEP_DELIVERED}`.count` (1000 jobs, at most 3600 s)
    */
   keepDelivered?: { count: number; ageSeconds: number };
+  /**
+   * Gets the queue's and worker's connection errors instead of the logger (one line per outage).
+   * @defaultValue none: a warning on the logger for each error
+   */
+  onConnectionError?: (source: string, error: Error) => void;
+  /**
+   * Told about a job the reads skip because it holds no event (written by something else under this
+   * prefix); reads never fail because of one.
+   * @defaultValue none: a warning on the logger
+   */
+  onMalformedJob?: (id: string, problem: string) => void;
+}
+
+/** Options of `createBullmqQueue`. */
+export interface BullmqQueueOptions extends RedisQueueSettings {
+  /** A client for BullMQ (ioredis with `maxRetriesPerRequest: null`); owned by the caller. */
+  connection: Redis | Cluster;
+  /** BullMQ's key prefix (server/redis/redis-keys.ts `queuePrefix`). */
+  prefix: string;
+  /** The target's origin, recorded with each event (empty for a read-only queue). */
+  target: string;
+  /** Attempts per event, the first included. */
+  maxAttempts: number;
+  /**
+   * Lock renewal interval of jobs under way, in ms.
+   * @defaultValue {@link DELIVERY_LOCK}`.renewMs` (1000)
+   */
+  lockRenewMs?: number;
   /**
    * Dead letters kept.
    * @defaultValue {@link KEEP_DEAD} (10 000)
@@ -71,17 +86,6 @@ export interface BullmqQueueOptions {
    * @defaultValue a pino logger named `webhook-delivery`
    */
   logger?: Logger;
-  /**
-   * Gets the queue's and worker's connection errors instead of the logger (one line per outage).
-   * @defaultValue none: a warning on the logger for each error
-   */
-  onConnectionError?: (source: string, error: Error) => void;
-  /**
-   * Told about a job the reads skip because it holds no event (written by something else under this
-   * prefix); reads never fail because of one.
-   * @defaultValue none: a warning on the logger
-   */
-  onMalformedJob?: (id: string, problem: string) => void;
 }
 
 /**

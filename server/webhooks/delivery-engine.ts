@@ -71,14 +71,8 @@ export interface DeliveryTarget {
   keepAlive?: boolean;
 }
 
-/** Options of `createDeliveryEngine`, checked at creation. */
-export interface DeliveryEngineOptions {
-  queue: DeliveryQueue;
-  /**
-   * Deliver from this instance.
-   * @defaultValue none: the engine only takes events and reports
-   */
-  target?: DeliveryTarget;
+/** The engine's options both `createMemoryDelivery` and `createRedisDelivery` take as they are. */
+export interface DeliveryEngineSettings {
   /**
    * Delay before each attempt in ms, the first included; its length is the number of attempts.
    * @defaultValue {@link STANDARD_WEBHOOKS_SCHEDULE_MS} (the Standard Webhooks example)
@@ -90,16 +84,26 @@ export interface DeliveryEngineOptions {
    */
   observer?: DeliveryObserver;
   /**
-   * Where attempts are logged.
-   * @defaultValue a pino logger named `webhook-delivery`
-   */
-  logger?: Logger;
-  /**
    * `@opentelemetry/api` (optional peer): a client span per attempt, child of the event's trace;
    * the trace headers are sent either way.
    * @defaultValue none: no spans
    */
   opentelemetry?: OpenTelemetryApi;
+}
+
+/** Options of `createDeliveryEngine`, checked at creation. */
+export interface DeliveryEngineOptions extends DeliveryEngineSettings {
+  queue: DeliveryQueue;
+  /**
+   * Deliver from this instance.
+   * @defaultValue none: the engine only takes events and reports
+   */
+  target?: DeliveryTarget;
+  /**
+   * Where attempts are logged.
+   * @defaultValue a pino logger named `webhook-delivery`
+   */
+  logger?: Logger;
   /**
    * The endpoint's circuit: pauses attempts to a failing endpoint (x-decisions: endpoint-health).
    * @defaultValue none: every attempt goes

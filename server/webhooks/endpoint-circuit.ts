@@ -34,12 +34,8 @@ export interface EndpointChange {
   at: string;
 }
 
-/** Options of `createEndpointCircuit`. */
-export interface EndpointCircuitOptions {
-  store: EndpointHealthStore;
-  /** The endpoint's origin, for logs and notifications. */
-  endpoint: string;
-  logger: Logger;
+/** The endpoint-health settings a delivery takes; the store, the endpoint and the logger are the delivery's own. */
+export interface EndpointHealthSettings {
   /**
    * The figures.
    * @defaultValue {@link ENDPOINT_HEALTH_POLICY}
@@ -57,6 +53,14 @@ export interface EndpointCircuitOptions {
   onChange?: (change: EndpointChange) => void;
 }
 
+/** Options of `createEndpointCircuit`. */
+export interface EndpointCircuitOptions extends EndpointHealthSettings {
+  store: EndpointHealthStore;
+  /** The endpoint's origin, for logs and notifications. */
+  endpoint: string;
+  logger: Logger;
+}
+
 /** The change hook of a delivery: the caller's, then the observer's (metrics). */
 export function changeHooks(options: EndpointHealthOptions | undefined, observer: DeliveryObserver | undefined): Pick<EndpointCircuitOptions, 'onChange'> {
   const given = options === false ? undefined : options?.onChange;
@@ -69,11 +73,8 @@ export function changeHooks(options: EndpointHealthOptions | undefined, observer
   };
 }
 
-/**
- * The endpoint-health settings a delivery takes (`false`: no circuit, every attempt goes); the
- * store is the delivery's own.
- */
-export type EndpointHealthOptions = false | Pick<EndpointCircuitOptions, 'policy' | 'clock' | 'onChange'>;
+/** The endpoint-health option of a delivery: its settings, or `false` for no circuit (every attempt goes). */
+export type EndpointHealthOptions = false | EndpointHealthSettings;
 
 /** What one attempt reports to the circuit. */
 export interface AttemptReport {

@@ -5,12 +5,12 @@
 import { pino, type Logger } from 'pino';
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
-import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions, type DeliveryTarget } from './delivery-engine.js';
-import { createMemoryQueue, type MemoryQueueOptions } from './memory-queue.js';
+import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineSettings, type DeliveryTarget } from './delivery-engine.js';
+import { createMemoryQueue, type MemoryQueueSettings } from './memory-queue.js';
 import { changeHooks, createEndpointCircuit, createMemoryHealthStore, type EndpointHealthOptions } from './endpoint-circuit.js';
 
 /** Options of `createMemoryDelivery`, checked at creation; each default is where it is declared. */
-export interface MemoryDeliveryOptions extends DeliveryTarget, Omit<MemoryQueueOptions, 'target' | 'logger'>, Pick<DeliveryEngineOptions, 'schedule' | 'observer' | 'opentelemetry'> {
+export interface MemoryDeliveryOptions extends DeliveryTarget, MemoryQueueSettings, DeliveryEngineSettings {
   /**
    * Where attempts, close and drops are logged.
    * @defaultValue a pino logger named `webhook-delivery`

@@ -18,10 +18,8 @@ import { createRecords, type Entry } from './memory-queue-records.js';
 import { createRunner } from './memory-queue-runner.js';
 import { checkInteger } from '@session-resume-api/runtime/options-error';
 
-/** Options of `createMemoryQueue`. */
-export interface MemoryQueueOptions {
-  /** The target's origin, recorded with each event. */
-  target: string;
+/** The in-process queue's bounds, which `createMemoryDelivery` takes as they are. */
+export interface MemoryQueueSettings {
   /**
    * Attempts in flight at once, across all events.
    * @defaultValue {@link DEFAULT_CONCURRENCY} (50)
@@ -42,6 +40,12 @@ export interface MemoryQueueOptions {
    * @defaultValue {@link KEEP_DEAD} (10 000)
    */
   keepDead?: number;
+}
+
+/** Options of `createMemoryQueue`. */
+export interface MemoryQueueOptions extends MemoryQueueSettings {
+  /** The target's origin, recorded with each event. */
+  target: string;
   /**
    * Where close and drops are logged.
    * @defaultValue a pino logger named `webhook-delivery`

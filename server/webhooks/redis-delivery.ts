@@ -9,9 +9,9 @@ import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/deliv
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import { checkKeyPrefix, DEFAULT_REDIS_KEY_PREFIX, intentMember, redisKeys } from '../redis/redis-keys.js';
 import type { WebhookMessage } from '../core/webhook-message.js';
-import { createBullmqQueue, type BullmqQueueOptions } from './bullmq-queue.js';
+import { createBullmqQueue, type RedisQueueSettings } from './bullmq-queue.js';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
-import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions, type DeliveryTarget } from './delivery-engine.js';
+import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineSettings, type DeliveryTarget } from './delivery-engine.js';
 import { relayPass, startTimer } from './outbox-relay.js';
 import { serverTracing } from '../core/server-tracing.js';
 import { changeHooks, createEndpointCircuit, type EndpointHealthOptions } from './endpoint-circuit.js';
@@ -53,8 +53,8 @@ export interface RedisDeliveryReader {
 /** The options of `createRedisDelivery` whatever its role. */
 export interface RedisDeliveryBaseOptions
   extends Omit<DeliveryTarget, 'url'>,
-    Pick<DeliveryEngineOptions, 'schedule' | 'observer' | 'opentelemetry'>,
-    Pick<BullmqQueueOptions, 'concurrency' | 'lockDurationMs' | 'stalledIntervalMs' | 'keepDelivered' | 'onConnectionError' | 'onMalformedJob'> {
+    DeliveryEngineSettings,
+    RedisQueueSettings {
   /** The store's client (fails fast): intents and events. */
   client: Redis | Cluster;
   /** A client for BullMQ (ioredis with `maxRetriesPerRequest: null`); owned by the caller. */

@@ -1,6 +1,6 @@
 /** The shared receiver store suite (test/integration/webhooks-receiver.test.ts and the cluster suite run it). */
 import { afterAll, describe, expect, it } from 'vitest';
-import { dedupeKey, type ReceiverStore, type ReceivedEvent, type SessionEvent, type WebhookReceiverOptions, createWebhookReceiver } from '../../client/webhooks/index.js';
+import { dedupeKey, type ReceiverStore, type ReceivedEvent, type SessionEvent, type WebhookReceiverBaseOptions, createWebhookReceiver } from '../../client/webhooks/index.js';
 import { waitFor } from './wait-for.js';
 
 let n = 0;
@@ -23,7 +23,7 @@ export function receiverStoreSuite(name: string, makeStore: () => ReceiverStore)
     afterAll(async () => {
       await Promise.all(open.map((r) => r.close()));
     });
-    const make = (options: Partial<WebhookReceiverOptions> = {}) => {
+    const make = (options: Partial<WebhookReceiverBaseOptions> = {}) => {
       const calls: Array<{ event: ReceivedEvent; attempt: number }> = [];
       const receiver = createWebhookReceiver({
         store: makeStore(),

@@ -9,8 +9,8 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createWebhookReceiver, dedupeKey, type SessionEvent, type WebhookReceiverOptions } from '../../client/webhooks/index.js';
-import { createRedisEventStore, type RedisEventStoreOptions } from '../../client/webhooks/redis/index.js';
+import { createWebhookReceiver, dedupeKey, type SessionEvent, type WebhookReceiverBaseOptions } from '../../client/webhooks/index.js';
+import { createRedisEventStore, type RedisEventStoreBaseOptions } from '../../client/webhooks/redis/index.js';
 import { createRecordCall } from '../../client/webhooks/redis/record-call.js';
 import { storeKeys, tripleField, withStoreCommands } from '../../client/webhooks/redis/store-scripts.js';
 import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
@@ -30,7 +30,7 @@ function setup(label: string) {
   const keys = storeKeys(prefix, 'webhook-events');
   const redis = new Redis(redisUrl);
   const queue = new Queue<Batch>('webhook-events', { connection: redis, prefix: keys.bullPrefix });
-  const receiver = (store: Omit<RedisEventStoreOptions, 'url' | 'prefix'>, options: Omit<WebhookReceiverOptions, 'store'>) =>
+  const receiver = (store: Omit<RedisEventStoreBaseOptions, 'prefix'>, options: WebhookReceiverBaseOptions) =>
     createWebhookReceiver({ store: createRedisEventStore({ url: redisUrl, prefix, ...store }), ...options });
   const close = async () => {
     await queue.close();

@@ -1,8 +1,9 @@
 /**
  * Defaults written once, where tools read them: every optional property of an exported
- * `*Options` interface in client/, server/ and runtime/ carries a TSDoc `@defaultValue`
- * (pointing at its `DEFAULT_*` constant where one exists, with a `{@link}` the file can
- * resolve) and no "(default …)" prose beside it, read with the TypeScript compiler's own parse.
+ * `*Options` or `*Settings` interface (a part of the options several factories take) in
+ * client/, server/ and runtime/ carries a TSDoc `@defaultValue` (pointing at its `DEFAULT_*`
+ * constant where one exists, with a `{@link}` the file can resolve) and no "(default …)" prose
+ * beside it, read with the TypeScript compiler's own parse.
  * A literal restated beside a link, `{@link DEFAULT_X} (1000)`, is what a reader of the API
  * sees (the entry may not export the constant): it must be the constant's value.
  */
@@ -52,13 +53,13 @@ function namesInScope(source: ts.SourceFile): Set<string> {
   return names;
 }
 
-/** What is wrong with the documented defaults of one file's exported `*Options` interfaces, one line each. */
+/** What is wrong with the documented defaults of one file's exported `*Options` and `*Settings` interfaces, one line each. */
 export function defaultProblems(file: string, text: string): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const scope = namesInScope(source);
   const problems: string[] = [];
   for (const statement of source.statements) {
-    if (!ts.isInterfaceDeclaration(statement) || !isExported(statement) || !statement.name.text.endsWith('Options')) continue;
+    if (!ts.isInterfaceDeclaration(statement) || !isExported(statement) || !/(Options|Settings)$/.test(statement.name.text)) continue;
     for (const member of statement.members) {
       if (!ts.isPropertySignature(member) && !ts.isMethodSignature(member)) continue;
       if (!member.questionToken) continue;

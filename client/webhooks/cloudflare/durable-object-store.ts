@@ -6,7 +6,7 @@
  * a later request once its lease ends.
  */
 import { checkInteger, checkOption } from '@session-resume-api/runtime/options-error';
-import { runHandler, StoreUnavailableError, type DeadLetter, type ProcessingOptions, type ReceiverStore, type RecordedEvent, type RecordOutcome } from '../store.js';
+import { runHandler, StoreUnavailableError, type DeadLetter, type ProcessingOptions, type OrderedReceiverStore, type RecordedEvent, type RecordOutcome } from '../store.js';
 import type { RecordAnswer, StoreCall } from './protocol.js';
 
 /** The part of a `DurableObjectNamespace` binding the store uses. */
@@ -64,7 +64,7 @@ export interface DurableObjectStoreOptions {
  * const receiver = createWebhookReceiver({ store: createDurableObjectStore({ namespace: env.WEBHOOK_STORE }), onEvent });
  * export default { fetch: (request, env, ctx) => receiver.fetch(request, ctx) };
  */
-export function createDurableObjectStore(options: DurableObjectStoreOptions): ReceiverStore {
+export function createDurableObjectStore(options: DurableObjectStoreOptions): OrderedReceiverStore {
   const { namespace, name = DEFAULT_OBJECT_NAME, leaseMs = DEFAULT_LEASE_MS, callTimeoutMs = DEFAULT_CALL_TIMEOUT_MS, maxEvents = DEFAULT_OBJECT_MAX_EVENTS } = options ?? {};
   checkOption(typeof namespace?.idFromName === 'function' && typeof namespace.get === 'function', 'createDurableObjectStore: namespace must be the DurableObjectNamespace binding of WebhookStoreObject (env.WEBHOOK_STORE)');
   checkOption(typeof name === 'string' && name.length > 0, 'createDurableObjectStore: name must be a non-empty string');

@@ -3,6 +3,9 @@ import { Counter, type Registry } from 'prom-client';
 import { eventResultOf, type ReceiverMetrics } from '../receiver-metrics.js';
 
 export type { HandlerRunResult, ReceiverEventResult, ReceiverMetrics } from '../receiver-metrics.js';
+// What `answered` is told, so that it can be named from this entry too.
+export type { ErrorStatus, ReceiveResult } from '../answers.js';
+export type { ApiComponents, ErrorBody, WebhookAck } from '@session-resume-api/runtime/types';
 
 /** The counter `name` of `registry`: the one already there (another receiver's), or a new one. */
 function counter(registry: Registry, name: string, help: string): Counter<'result'> {

@@ -9,7 +9,7 @@ import {
   openRedisConnection,
   parseSeed,
   type RedisConnection,
-  type RedisConnectionOptions,
+  type OpenRedisConnectionOptions,
   type RedisConstructors,
   type RedisTarget,
 } from '@session-resume-api/runtime/redis-connection';
@@ -24,7 +24,7 @@ export interface ConnectionSource {
 }
 
 /** Opens one more connection to the checked target, for one role. */
-export type Connector = (options: RedisConnectionOptions) => RedisConnection;
+export type Connector = (options: OpenRedisConnectionOptions) => RedisConnection;
 
 /** Checks `source` (exactly one of url, client, clusterNodes) and returns a connection factory. */
 export function createConnector(source: ConnectionSource, ioredis: RedisConstructors, where: string): Connector {

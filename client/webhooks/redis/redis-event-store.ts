@@ -13,7 +13,7 @@
  */
 import type { Queue as QueueType } from 'bullmq';
 import { openPrimaries } from '@session-resume-api/runtime/redis-connection';
-import { StoreUnavailableError, type DeadLetter, type ProcessingOptions, type ReceiverStore, type RecordOutcome } from '../store.js';
+import { StoreUnavailableError, type DeadLetter, type ProcessingOptions, type OrderedReceiverStore, type RecordOutcome } from '../store.js';
 import type { BatchData } from './batch-worker.js';
 import type { RedisConnection } from './connection.js';
 import { createSessionOrder } from './session-order.js';
@@ -72,13 +72,14 @@ async function readDeadLetters(store: RedisConnection, keys: StoreKeys): Promise
 /**
  * Creates a Redis-backed `ReceiverStore` shared by every instance with the same prefix and queue,
  * on one node or a Cluster. Throws `OptionsError` for a bad option.
+ * @param options - exactly one of `url`, `client` or `clusterNodes`; the rest optional, each with its `@defaultValue` on `RedisEventStoreBaseOptions`
  * @example
  * const receiver = createWebhookReceiver({
  *   store: createRedisEventStore({ url: 'redis://127.0.0.1:6379' }), // or { clusterNodes: ['10.0.0.5:6379', ...] }
  *   onEvent: async (event) => console.log(event.event, event.session.id),
  * });
  */
-export function createRedisEventStore(options: RedisEventStoreOptions): ReceiverStore {
+export function createRedisEventStore(options: RedisEventStoreOptions): OrderedReceiverStore {
   const connect = checkOptions(options ?? {}, libs);
   const { prefix, queueName, recordTimeoutMs, process: runWorker, ...o } = withDefaults(options);
   const keys = storeKeys(prefix, queueName);

@@ -1,6 +1,6 @@
 /** Options of `createRedisEventStore`, their defaults and their check. */
 import { checkInteger, checkOption } from '@session-resume-api/runtime/options-error';
-import { createConnector, type RedisConnection } from './connection.js';
+import { createConnector, type ConnectionSource, type RedisConnection } from './connection.js';
 import type { RedisLibraries } from './libraries.js';
 
 /** Default key prefix shared by every instance of one receiver; keys carry it as the hash tag `{prefix}`. */
@@ -19,23 +19,45 @@ export const DEFAULT_LOCK_DURATION_MS = 30_000;
 export const DEFAULT_STALLED_INTERVAL_MS = 30_000;
 /** Default times a job may be found stalled before it is dead-lettered. */
 export const DEFAULT_MAX_STALLED_COUNT = 5;
-/** Options of `createRedisEventStore`; give exactly one of `url`, `client` or `clusterNodes`. */
-export interface RedisEventStoreOptions {
-  /**
-   * Redis URL of a single node, e.g. redis://127.0.0.1:6379.
-   * @defaultValue none: give this, `client` or `clusterNodes`
-   */
-  url?: string;
-  /**
-   * An ioredis `Redis` or `Cluster` to copy connection settings from (duplicated; never closed by the store).
-   * @defaultValue none: give this, `url` or `clusterNodes`
-   */
-  client?: RedisConnection;
-  /**
-   * Redis Cluster seed nodes, `host:port` each.
-   * @defaultValue none: give this, `url` or `client`
-   */
-  clusterNodes?: readonly string[];
+/**
+ * Options of `createRedisEventStore`: where Redis is, as exactly one of `url`, `client` or
+ * `clusterNodes` (a second one does not type-check, and is refused with `OptionsError` at run
+ * time), and the store's settings.
+ */
+export type RedisEventStoreOptions = RedisEventStoreBaseOptions & (RedisUrlSource | RedisClientSource | RedisClusterSource);
+
+/** A single Redis node by URL. */
+export interface RedisUrlSource {
+  /** Redis URL of a single node, e.g. redis://127.0.0.1:6379. */
+  url: string;
+  /** Not with another source. */
+  client?: never;
+  /** Not with another source. */
+  clusterNodes?: never;
+}
+
+/** An ioredis client to copy connection settings from. */
+export interface RedisClientSource {
+  /** An ioredis `Redis` or `Cluster` to copy connection settings from (duplicated; never closed by the store). */
+  client: RedisConnection;
+  /** Not with another source. */
+  url?: never;
+  /** Not with another source. */
+  clusterNodes?: never;
+}
+
+/** A Redis Cluster by its seed nodes. */
+export interface RedisClusterSource {
+  /** Redis Cluster seed nodes, `host:port` each. */
+  clusterNodes: readonly string[];
+  /** Not with another source. */
+  url?: never;
+  /** Not with another source. */
+  client?: never;
+}
+
+/** The options of `createRedisEventStore` whatever Redis it connects to. */
+export interface RedisEventStoreBaseOptions {
   /**
    * Key prefix, the hash tag of every key; share it between instances.
    * @defaultValue {@link DEFAULT_REDIS_PREFIX} (`'session-resume-api'`)
@@ -83,8 +105,8 @@ export interface RedisEventStoreOptions {
   process?: boolean;
 }
 
-/** Checks `options` (throws OptionsError naming the option) and returns the connection factory. */
-export function checkOptions(options: RedisEventStoreOptions, libs: Pick<RedisLibraries, 'Redis' | 'Cluster'>) {
+/** Checks `options` (any mix of sources, as JavaScript may pass: all but one refused) and returns the connection factory. */
+export function checkOptions(options: RedisEventStoreBaseOptions & ConnectionSource, libs: Pick<RedisLibraries, 'Redis' | 'Cluster'>) {
   const where = 'createRedisEventStore';
   const { prefix = DEFAULT_REDIS_PREFIX, queueName = DEFAULT_QUEUE_NAME } = options;
   checkOption(typeof prefix === 'string' && /^[^:{}]+$/.test(prefix), `${where}: prefix must be a non-empty string without ":", "{" or "}"`);
@@ -96,7 +118,7 @@ export function checkOptions(options: RedisEventStoreOptions, libs: Pick<RedisLi
   return createConnector(options, libs, where);
 }
 /** `options` with every default filled in, undefined values ignored. */
-export function withDefaults(options: RedisEventStoreOptions) {
+export function withDefaults(options: RedisEventStoreBaseOptions & ConnectionSource) {
   const defaults = {
     prefix: DEFAULT_REDIS_PREFIX,
     queueName: DEFAULT_QUEUE_NAME,
@@ -108,6 +130,6 @@ export function withDefaults(options: RedisEventStoreOptions) {
     maxStalledCount: DEFAULT_MAX_STALLED_COUNT,
     process: true,
   };
-  const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as RedisEventStoreOptions;
+  const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as RedisEventStoreBaseOptions & ConnectionSource;
   return { ...defaults, ...given };
 }
