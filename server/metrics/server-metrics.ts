@@ -72,6 +72,11 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
     registers,
   });
   for (const to of ENDPOINT_STATES) endpointChanges.inc({ to }, 0);
+  const heldOverflow = new Counter({
+    name: 'session_resume_webhook_held_overflow_total',
+    help: "Events this instance sent to the dead-letter list because the webhook endpoint's held backlog was full (maxHeldEvents): replay them once the endpoint delivers.",
+    registers,
+  });
   // Every label value present from the start: a rate() over a series that appears late misses its first increase.
   for (const outcome of RESUME_RESULT_LABELS) requests.inc({ outcome }, 0);
   for (const result of ATTEMPT_RESULTS) attempts.inc({ result }, 0);
@@ -82,6 +87,7 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
       attempt: (attempt) => attempts.inc({ result: attempt.result }),
       delivered: (seconds) => deliverySeconds.observe(Math.max(0, seconds)),
       endpointChanged: (change) => endpointChanges.inc({ to: change.to }),
+      heldOverflow: () => heldOverflow.inc(),
     },
     countRequests(req, res, next) {
       if (isResumeRequest(req.method, req.url)) res.once('finish', () => requests.inc({ outcome: resumeResultLabel(res.statusCode) }));
