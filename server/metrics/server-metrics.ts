@@ -98,7 +98,7 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
 }
 
 /** The engine's reads the delivery gauges take at each scrape. */
-export type WatchedDelivery = Pick<DeliveryInspector, 'stats'> & { endpoint?: () => Promise<{ state: string } | undefined> };
+export type WatchedDelivery = Pick<DeliveryInspector, 'stats'> & { endpoint?: () => Promise<{ state: string; held?: number } | undefined> };
 
 /** States of `session_resume_webhook_endpoint_state{state}`. */
 const ENDPOINT_STATES = ['closed', 'open', 'disabled'] as const;
@@ -117,6 +117,21 @@ function watchDeliveryGauge(registers: Registry[]): (inspector: WatchedDelivery)
         const health = await read();
         if (!health) return;
         for (const state of ENDPOINT_STATES) this.set({ state }, health.state === state ? 1 : 0);
+      } catch {
+        this.reset();
+      }
+    },
+  });
+  new Gauge({
+    name: 'session_resume_webhook_endpoint_held_events',
+    help: "Events held for the webhook endpoint while it is open or disabled, shared by every instance (at most maxHeldEvents; past it they go to the dead-letter list).",
+    registers,
+    async collect() {
+      const read = inspector?.endpoint;
+      if (!read) return;
+      try {
+        const health = await read();
+        if (health?.held !== undefined) this.set(health.held);
       } catch {
         this.reset();
       }

@@ -82,7 +82,9 @@ export function nextHealth(health: EndpointHealth, signal: HealthSignal, now: nu
       if (health.state === 'disabled') return health;
       if (health.state === 'closed' && health.streak === 0 && health.slowDowns === 0) return health;
       // Closing after an outage starts the drain of the held backlog; a closed circuit keeps its drain.
-      return health.state === 'closed' ? { ...HEALTHY, ...defined({ changedAt: health.changedAt, drainAt: health.drainAt, drainBatch: health.drainBatch }) } : draining({ ...HEALTHY, changedAt: now }, now, policy);
+      // The first release waits an interval after the delivered probe: the endpoint has just recovered.
+      if (health.state === 'closed') return { ...HEALTHY, ...defined({ changedAt: health.changedAt, drainAt: health.drainAt, drainBatch: health.drainBatch }) };
+      return draining({ ...HEALTHY, changedAt: now }, now + policy.drainIntervalMs, policy);
     case 'claim_drain':
       if (health.state !== 'closed' || health.drainAt === undefined || now < health.drainAt) return health;
       return { ...health, drainAt: now + policy.drainIntervalMs, drainBatch: Math.min(Math.ceil(batchOf(health, policy) * policy.drainBatchFactor), policy.maxHeldEvents) };
@@ -132,9 +134,9 @@ function to(health: EndpointHealth, state: EndpointState, reason: EndpointReason
   return { ...rest, state, reason, changedAt: now };
 }
 
-/** A closed circuit with its held backlog to drain, the first release now. */
-function draining(health: EndpointHealth, now: number, policy: EndpointHealthPolicy): EndpointHealth {
-  return { ...health, drainAt: now, drainBatch: policy.drainFirstBatch };
+/** A closed circuit with its held backlog to drain, the first release at `at`. */
+function draining(health: EndpointHealth, at: number, policy: EndpointHealthPolicy): EndpointHealth {
+  return { ...health, drainAt: at, drainBatch: policy.drainFirstBatch };
 }
 
 function batchOf(health: EndpointHealth, policy: EndpointHealthPolicy): number {
