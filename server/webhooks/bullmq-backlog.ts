@@ -8,6 +8,7 @@
  * first). Nothing is written per successful attempt.
  */
 import type { Queue } from 'bullmq';
+import type { Cluster, Redis } from 'ioredis';
 import type { HeldBacklog } from './delivery-queue.js';
 
 /** How far past its due time a held job waits in the delayed set: 1000 years, never reached. */
@@ -23,17 +24,18 @@ export function parkedAt(dueAt: number): number {
 }
 
 /**
- * The backlog over `queue`'s delayed set.
- * @example const backlog = createBullmqBacklog(queue);
+ * The backlog over `queue`'s delayed set, read through `connection` (the queue's own client).
+ * @example const backlog = createBullmqBacklog(queue, connection);
  */
-export function createBullmqBacklog(queue: Queue): HeldBacklog {
+export function createBullmqBacklog(queue: Queue, connection: Redis | Cluster): HeldBacklog {
+  const delayed = queue.toKey('delayed');
   return {
     async count() {
-      return (await queue.client).zcount(queue.keys.delayed, LOWEST_PARKED, '+inf');
+      return connection.zcount(delayed, LOWEST_PARKED, '+inf');
     },
     async release(count) {
       if (count < 1) return 0;
-      const ids = await (await queue.client).zrangebyscore(queue.keys.delayed, LOWEST_PARKED, '+inf', 'LIMIT', 0, count);
+      const ids = await connection.zrangebyscore(delayed, LOWEST_PARKED, '+inf', 'LIMIT', 0, count);
       // One at a time, in order: each promotion goes to the far end of the waiting list, so the
       // earliest due is taken first. A job another instance promoted first is skipped.
       for (const id of ids) {

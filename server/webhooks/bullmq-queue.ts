@@ -197,7 +197,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
     async everWritten() {
       return (await queue.getVersion()) !== null;
     },
-    held: createBullmqBacklog(queue),
+    held: createBullmqBacklog(queue, options.connection),
   };
 }
 

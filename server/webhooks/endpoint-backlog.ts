@@ -26,6 +26,10 @@ export interface HeldOverflow {
   id: string;
   /** The bound it met (`maxHeldEvents`). */
   maxHeldEvents: number;
+  /** The endpoint's state as this instance saw it. */
+  health: EndpointHealth;
+  /** The first overflow of this instance since the endpoint last delivered (the operator is notified of it alone). */
+  first: boolean;
   /** When, ISO 8601 UTC. */
   at: string;
 }
@@ -46,8 +50,8 @@ export type ApplySignal = (signal: HealthSignal, now: number) => Promise<{ befor
 
 /** The keeper of one endpoint's held backlog. */
 export interface BacklogKeeper {
-  /** Holds an attempt: parks it at its due time, or past the bound sends it to the dead letters. */
-  hold(event: QueuedEvent): Promise<HeldAttempt | AttemptOutcome>;
+  /** Holds an attempt the state `view` did not admit: parks it at its due time, or past the bound sends it to the dead letters. */
+  hold(event: QueuedEvent, view: EndpointHealth): Promise<HeldAttempt | AttemptOutcome>;
   /** The circuit admitted the event. */
   admitted(id: string): void;
   /** One look at the backlog for the state `view` (on each reread): the probe's event, or the drain's next release. */
@@ -60,6 +64,8 @@ export function createBacklogKeeper(options: BacklogKeeperOptions): BacklogKeepe
   // Held events may be left over (by an earlier run, or held here on a view older than the close).
   let leftOver = true;
   let busy = false;
+  // Whether this instance sent an event to the dead letters since the endpoint last delivered.
+  let overflowed = false;
   const drain = async (view: EndpointHealth, apply: ApplySignal) => {
     let current = view;
     if (current.drainAt === undefined) {
@@ -75,7 +81,7 @@ export function createBacklogKeeper(options: BacklogKeeperOptions): BacklogKeepe
     if ((await backlog.release(batch)) < batch) await apply({ kind: 'drained' }, clock());
   };
   return {
-    async hold(event) {
+    async hold(event, view) {
       // Real time, as the queues keep it: a first attempt was due when queued, a retry when first held.
       const dueAt = event.dueAt ?? (event.attemptsMade === 0 ? event.queuedAt : Date.now());
       leftOver = true;
@@ -83,7 +89,11 @@ export function createBacklogKeeper(options: BacklogKeeperOptions): BacklogKeepe
         logger.warn({ err: (err as Error).message }, 'held events not counted; the event is held');
         return 0;
       });
-      if (held >= policy.maxHeldEvents) return overflow(options, event);
+      if (held >= policy.maxHeldEvents) {
+        const first = !overflowed;
+        overflowed = true;
+        return overflow(options, event, view, first);
+      }
       backlog.held?.(event.id, dueAt);
       return { held: { delayMs: HELD_MAX_WAIT_MS, dueAt } };
     },
@@ -96,7 +106,10 @@ export function createBacklogKeeper(options: BacklogKeeperOptions): BacklogKeepe
       try {
         // Open: when the probe is due, the earliest held event is released to make it.
         if (view.state === 'open' && clock() >= (view.nextProbeAt ?? 0)) await backlog.release(1);
-        else if (view.state === 'closed') await drain(view, apply);
+        else if (view.state === 'closed') {
+          overflowed = false;
+          await drain(view, apply);
+        }
       } catch (err) {
         logger.warn({ err: (err as Error).message }, 'held events not released; the next reread tries again');
       } finally {
@@ -107,7 +120,7 @@ export function createBacklogKeeper(options: BacklogKeeperOptions): BacklogKeepe
 }
 
 /** The event goes to the dead letters, with no request: the backlog is full. */
-function overflow(options: BacklogKeeperOptions, event: QueuedEvent): AttemptOutcome {
+function overflow(options: BacklogKeeperOptions, event: QueuedEvent, health: EndpointHealth, first: boolean): AttemptOutcome {
   const max = options.policy.maxHeldEvents;
   const at = new Date().toISOString();
   const detail = `held_overflow: the endpoint's held backlog is full (${max} events, maxHeldEvents); replay this event once the endpoint delivers`;
@@ -116,7 +129,7 @@ function overflow(options: BacklogKeeperOptions, event: QueuedEvent): AttemptOut
     'webhook endpoint paused and its held backlog full: event moved to the dead-letter list (webhooks recover --status dead, or replay, once it delivers)',
   );
   try {
-    options.onOverflow?.({ endpoint: options.endpoint, id: event.id, maxHeldEvents: max, at });
+    options.onOverflow?.({ endpoint: options.endpoint, id: event.id, maxHeldEvents: max, health, first, at });
   } catch (err) {
     options.logger.error({ err }, 'held overflow hook threw');
   }

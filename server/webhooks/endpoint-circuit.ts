@@ -185,7 +185,7 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
         logger.warn({ err: (err as Error).message, delivered: report.delivered }, 'endpoint health not updated');
       }
     },
-    hold: (event) => keeper.hold(event),
+    hold: (event) => keeper.hold(event, view),
     admitted: (id) => keeper.admitted(id),
     async read() {
       const [health, held] = await Promise.all([store.read(), options.backlog.count()]);
