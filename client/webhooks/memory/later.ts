@@ -4,12 +4,21 @@
  */
 type Timer = ReturnType<typeof setTimeout>;
 
-const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
+let immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
 
 /** Runs `fn` after the current turn: the answer is written before any handler starts. */
 export function later(fn: () => void): void {
-  if (immediate) immediate(fn);
-  else setTimeout(fn, 0);
+  if (immediate) {
+    try {
+      immediate(fn);
+      return;
+    } catch {
+      // Next.js's Edge runtime defines setImmediate as a stub that throws ("a Node.js API is
+      // used"): scheduling failed, `fn` did not run; setTimeout schedules it, now and from here on.
+      immediate = undefined;
+    }
+  }
+  setTimeout(fn, 0);
 }
 
 /** A repeating timer that does not keep a Node process alive; started on first use, not at import or creation (Workers refuse timers outside a request). */
