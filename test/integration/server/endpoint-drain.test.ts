@@ -10,12 +10,14 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { contract } from '@session-resume-api/runtime/contract';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import { waitUntilConnected } from '../../../server/redis/create-redis-connection.js';
 import { createRedisClient } from '../../../server/redis/redis-client.js';
 import type { DeliveryEngine } from '../../../server/webhooks/delivery-engine.js';
 import type { HeldOverflow } from '../../../server/webhooks/endpoint-backlog.js';
 import { ENDPOINT_HEALTH_POLICY, type EndpointHealthPolicy } from '../../../server/webhooks/endpoint-health-policy.js';
+import { createEndpointNotifier } from '../../../server/webhooks/endpoint-notifier.js';
 import { createMemoryDelivery } from '../../../server/webhooks/memory-delivery.js';
 import { createRedisDelivery } from '../../../server/webhooks/redis-delivery.js';
 import { deletePrefix } from '../../helpers/redis-keys.js';
@@ -41,6 +43,8 @@ beforeAll(async () => {
   await waitUntilConnected(client);
   connection = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
   receiver = await startHttpsReceiver((request, res) => {
+    // The operator's notices go to /ops, always answered.
+    if (request.path === '/ops') return void res.writeHead(200).end('{}');
     if (status === 200) delivered.push(String(request.headers['webhook-id']));
     res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
   });
@@ -64,25 +68,43 @@ interface Setup {
   engines: DeliveryEngine[];
   clock: { now: number };
   overflows: HeldOverflow[];
+  /** Resolves when the operator's notices under way are answered. */
+  noticesSent: () => Promise<void>;
+  /** Notices of this setup, as POSTed to /ops. */
+  notices: () => { event: string; endpoint: string; maxHeldEvents?: number }[];
 }
 
 /** Two Redis instances on one key prefix, or one memory delivery, sharing one injected clock. */
 function start(kind: 'redis' | 'memory', policy: EndpointHealthPolicy): Setup {
   const clock = { now: Date.now() };
   const overflows: HeldOverflow[] = [];
+  const logger = pino({ enabled: false });
+  const notifier = createEndpointNotifier({ url: `${receiver.origin}/ops`, ca: receiver.certificate.cert, allowPrivate: true, logger });
   const common = {
     url: `${receiver.origin}/hooks`,
     ca: receiver.certificate.cert,
     allowPrivate: true,
     schedule: SCHEDULE,
-    logger: pino({ enabled: false }),
-    endpointHealth: { policy, clock: () => clock.now, onOverflow: (overflow: HeldOverflow) => overflows.push(overflow) },
+    logger,
+    endpointHealth: {
+      policy,
+      clock: () => clock.now,
+      onOverflow: (overflow: HeldOverflow) => {
+        overflows.push(overflow);
+        notifier.overflowed(overflow);
+      },
+    },
   };
   const keyPrefix = `endpoint-drain:${randomUUID()}:`;
   if (kind === 'redis') prefixes.push(keyPrefix);
   const made = kind === 'redis' ? [0, 1].map(() => createRedisDelivery({ ...common, client, connection, keyPrefix, relay: false })) : [createMemoryDelivery({ ...common, concurrency: 1 })];
   engines.push(...made);
-  return { engines: made, clock, overflows };
+  // This setup's notices: those with the time of one of its overflows.
+  const notices = () =>
+    receiver.requests
+      .filter((r) => r.path === '/ops' && overflows.some((o) => r.body.includes(o.at)))
+      .map((r) => JSON.parse(r.body) as { event: string; endpoint: string; maxHeldEvents?: number });
+  return { engines: made, clock, overflows, noticesSent: () => notifier.sent(), notices };
 }
 
 /** Enqueues one event on engine `turn` (in turn) and returns its webhook-id. */
@@ -156,6 +178,14 @@ describe.each(['redis', 'memory'] as const)('the held backlog (%s)', (kind) => {
     for (const letter of dead) expect(letter.reason).toMatch(/^held_overflow: /);
     expect(setup.overflows.map((o) => o.id).sort()).toEqual(ids.slice(3).sort());
     expect(delivered).toEqual([]);
+    // The operator is notified once per instance, at its first overflow of the outage.
+    await setup.noticesSent();
+    const notices = setup.notices();
+    expect(notices).toHaveLength(setup.engines.length);
+    for (const notice of notices) {
+      expect(contract.validate('EndpointNotice', notice).ok).toBe(true);
+      expect(notice).toMatchObject({ event: 'webhook.endpoint.backlog_full', maxHeldEvents: 3 });
+    }
 
     await recoverAndDrain(setup, ids.length);
     expect(delivered).toEqual(ids.slice(0, 3));
