@@ -136,7 +136,7 @@ export interface EndpointCircuit {
 
 /**
  * Creates the circuit and starts rereading the shared state.
- * @example const circuit = createEndpointCircuit({ store: createMemoryHealthStore(), endpoint: 'https://hooks.example.com', logger });
+ * @example const circuit = createEndpointCircuit({ store: createMemoryHealthStore(), backlog: createMemoryBacklog(queue), endpoint: 'https://hooks.example.com', logger });
  */
 export function createEndpointCircuit(options: EndpointCircuitOptions): EndpointCircuit {
   const { store, logger } = options;

@@ -24,9 +24,7 @@ export interface EndpointNotifierOptions extends Pick<DeliveryTarget, 'allowPriv
  * Returns the change and overflow hooks that notify the operator (an overflow only when it is
  * the instance's first since the endpoint last delivered); `sent` resolves when every notice
  * under way is answered.
- * @example
- * const notifier = createEndpointNotifier({ url, secret, logger });
- * createRedisDelivery({ ...options, endpointHealth: { onChange: notifier.notify, onOverflow: notifier.overflowed } });
+ * @example const { notify, overflowed } = createEndpointNotifier({ url, secret, logger }); createRedisDelivery({ ...options, endpointHealth: { onChange: notify, onOverflow: overflowed } });
  */
 export function createEndpointNotifier(options: EndpointNotifierOptions): {
   notify: (change: EndpointChange) => void;
