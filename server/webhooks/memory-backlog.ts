@@ -14,27 +14,31 @@ import type { DeliveryQueue, HeldBacklog } from './delivery-queue.js';
 export function createMemoryBacklog(queue: Pick<DeliveryQueue, 'promote'>): HeldBacklog {
   /** Held ids with their due time, and whether a release already let them go. */
   const held = new Map<string, { dueAt: number; released: boolean }>();
+  // Ids not released yet: counted as they change, since every held attempt asks the count.
+  let waiting = 0;
+  const forget = (id: string) => {
+    if (held.get(id)?.released === false) waiting--;
+    held.delete(id);
+  };
   return {
     async count() {
-      let waiting = 0;
-      for (const one of held.values()) if (!one.released) waiting++;
       return waiting;
     },
     async release(count) {
       const next = [...held].filter(([, one]) => !one.released).sort((a, b) => a[1].dueAt - b[1].dueAt).slice(0, Math.max(0, count));
       for (const [id, one] of next) {
         one.released = true;
+        waiting--;
         // Not waiting any more (delivered, dropped at close): forget it.
-        if (!(await queue.promote(id))) held.delete(id);
+        if (!(await queue.promote(id))) forget(id);
       }
       return next.length;
     },
     held(id, dueAt) {
       const known = held.get(id);
+      if (known?.released !== false) waiting++;
       held.set(id, { dueAt: known?.dueAt ?? dueAt, released: false });
     },
-    admitted(id) {
-      held.delete(id);
-    },
+    admitted: forget,
   };
 }
