@@ -104,9 +104,11 @@ export function createBacklogKeeper(options: BacklogKeeperOptions): BacklogKeepe
       if (busy) return;
       busy = true;
       try {
-        // Open: when the probe is due, the earliest held event is released to make it.
-        if (view.state === 'open' && clock() >= (view.nextProbeAt ?? 0)) await backlog.release(1);
-        else if (view.state === 'closed') {
+        // Open: when the probe is due, one instance releases the earliest held event to make it.
+        if (view.state === 'open' && clock() >= (view.nextProbeAt ?? 0)) {
+          const { before, after } = await apply({ kind: 'release_probe' }, clock());
+          if (before !== after) await backlog.release(1);
+        } else if (view.state === 'closed') {
           overflowed = false;
           await drain(view, apply);
         }

@@ -34,6 +34,8 @@ export interface EndpointHealth {
   reason?: EndpointReason;
   /** The last change of state, ms since the epoch. */
   changedAt?: number;
+  /** While open: when an instance last released the held event due earliest to make the due probe, ms since the epoch. */
+  probeReleasedAt?: number;
   /** While closed with a held backlog to drain: the earliest time of its next release, ms since the epoch. */
   drainAt?: number;
   /** Held events the next release of the drain lets go. */
@@ -46,6 +48,8 @@ export type HealthSignal =
   | { kind: 'failed'; probe: boolean; status?: number; retryAfterMs?: number }
   | { kind: 'claim_probe' }
   | { kind: 'enable' }
+  /** Claims the release of the held event that makes the due probe: one instance lets it go. */
+  | { kind: 'release_probe' }
   /** Claims the next release of the drain: the claimer lets go `drainBatch` held events. */
   | { kind: 'claim_drain' }
   /** A release found fewer held events than its batch: the backlog is empty. */
@@ -94,6 +98,12 @@ export function nextHealth(health: EndpointHealth, signal: HealthSignal, now: nu
     }
     case 'resume_drain':
       return health.state === 'closed' && health.drainAt === undefined ? draining(health, now, policy) : health;
+    case 'release_probe': {
+      // One release per probe, again after two rereads if no attempt claimed it (the event was held again on an older view).
+      const released = health.probeReleasedAt;
+      const again = released === undefined || released < (health.nextProbeAt ?? 0) || now >= released + 2 * policy.refreshMs;
+      return admission(health, now).kind === 'probe' && again ? { ...health, probeReleasedAt: now } : health;
+    }
     case 'claim_probe':
       // The claim moves the next probe on, so no other attempt probes while this one is under way.
       if (admission(health, now).kind !== 'probe') return health;
@@ -130,7 +140,7 @@ function failed(health: EndpointHealth, signal: Extract<HealthSignal, { kind: 'f
 
 function to(health: EndpointHealth, state: EndpointState, reason: EndpointReason, now: number): EndpointHealth {
   // Leaving closed stops a drain: the backlog waits for the next close.
-  const { nextProbeAt: _probe, drainAt: _at, drainBatch: _batch, ...rest } = health;
+  const { nextProbeAt: _probe, probeReleasedAt: _released, drainAt: _at, drainBatch: _batch, ...rest } = health;
   return { ...rest, state, reason, changedAt: now };
 }
 

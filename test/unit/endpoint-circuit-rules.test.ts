@@ -105,11 +105,24 @@ describe('endpoint circuit rules', () => {
     expect(batch.drainBatch).toBe(POLICY.maxHeldEvents);
   });
 
+  it('one instance releases the event of a due probe; another release only after two rereads without a claim', () => {
+    const open = run(repeat(POLICY.openAfterFailures, fail()));
+    const due = open.nextProbeAt as number;
+    expect(nextHealth(open, { kind: 'release_probe' }, due - 1, POLICY)).toBe(open);
+    const released = nextHealth(open, { kind: 'release_probe' }, due, POLICY);
+    expect(released.probeReleasedAt).toBe(due);
+    expect(nextHealth(released, { kind: 'release_probe' }, due + 2 * POLICY.refreshMs - 1, POLICY)).toBe(released);
+    expect(nextHealth(released, { kind: 'release_probe' }, due + 2 * POLICY.refreshMs, POLICY).probeReleasedAt).toBe(due + 2 * POLICY.refreshMs);
+    const next = nextHealth(nextHealth(released, { kind: 'claim_probe' }, due, POLICY), fail(500, true), due + 1, POLICY);
+    expect(nextHealth(next, { kind: 'release_probe' }, next.nextProbeAt as number, POLICY).probeReleasedAt).toBe(next.nextProbeAt);
+  });
+
   it('for any sequence: a closed circuit delivers, an open one has a probe time, only enable leaves disabled, a success closes any open one', () => {
     const signal = fc.oneof(
       fc.constant<HealthSignal>({ kind: 'delivered' }),
       fc.constant<HealthSignal>({ kind: 'claim_probe' }),
       fc.constant<HealthSignal>({ kind: 'claim_drain' }),
+      fc.constant<HealthSignal>({ kind: 'release_probe' }),
       fc.constant<HealthSignal>({ kind: 'drained' }),
       fc.constant<HealthSignal>({ kind: 'resume_drain' }),
       fc.record({ kind: fc.constant('failed' as const), probe: fc.boolean(), status: fc.constantFrom(200, 410, 429, 500, 502, 503, 504) }),
