@@ -134,13 +134,16 @@ export interface components {
         };
         /**
          * @description What the reference server POSTs to the operator's notification URL
-         *     (`WEBHOOK_HEALTH_NOTIFY_URL`) when the webhook endpoint's circuit changes state, signed
-         *     like a delivery (`x-decisions: endpoint-health`). Sent once per change, by the
-         *     instance that made it; one attempt, never retried.
+         *     (`WEBHOOK_HEALTH_NOTIFY_URL`), signed like a delivery (`x-decisions: endpoint-health`):
+         *     `webhook.endpoint.state_changed` when the webhook endpoint's circuit changes state, once
+         *     per change, by the instance that made it; `webhook.endpoint.backlog_full` when an
+         *     instance first sends an event to the dead letters because the endpoint's held backlog
+         *     is full (`held_overflow`), once per instance until the endpoint delivers again, with
+         *     `from` and `to` both the current state. One attempt, never retried.
          */
         EndpointNotice: {
-            /** @constant */
-            event: "webhook.endpoint.state_changed";
+            /** @enum {string} */
+            event: "webhook.endpoint.state_changed" | "webhook.endpoint.backlog_full";
             /**
              * Format: uri
              * @description The endpoint's origin (scheme, host, port); never its path or query.
@@ -165,8 +168,13 @@ export interface components {
              */
             nextProbeAt?: string;
             /**
+             * Format: int64
+             * @description With `webhook.endpoint.backlog_full`, the bound the held backlog met; events past it are dead letters to recover.
+             */
+            maxHeldEvents?: number;
+            /**
              * Format: date-time
-             * @description When the state changed.
+             * @description When the state changed, or the backlog was found full.
              */
             timestamp: string;
         };

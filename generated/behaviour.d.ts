@@ -84,5 +84,9 @@ export declare const WEBHOOK_DELIVERY_POLICY: {
     readonly maxProbeIntervalMs: 1800000;
     readonly disableAfterMs: 86400000;
     readonly refreshMs: 1000;
+    readonly maxHeldEvents: 100000;
+    readonly drainFirstBatch: 10;
+    readonly drainBatchFactor: 2;
+    readonly drainIntervalMs: 1000;
   };
 };

@@ -84,5 +84,9 @@ export const WEBHOOK_DELIVERY_POLICY = Object.freeze({
     maxProbeIntervalMs: 1800000,
     disableAfterMs: 86400000,
     refreshMs: 1000,
+    maxHeldEvents: 100000,
+    drainFirstBatch: 10,
+    drainBatchFactor: 2,
+    drainIntervalMs: 1000,
   }),
 });

@@ -30,7 +30,8 @@ export type { DeliveryEngine, DeliveryEngineSettings, DeliveryTarget } from './w
 export type { DeadEvent } from './webhooks/delivery-queue.js';
 export type { RecoveredEvent, RecoverOptions, RecoverResult } from './webhooks/recover-by-time.js';
 export type { EndpointHealth, EndpointReason, EndpointState } from './webhooks/endpoint-circuit-rules.js';
-export type { EndpointChange, EndpointHealthOptions, EndpointHealthSettings } from './webhooks/endpoint-circuit.js';
+export type { EndpointChange, EndpointHealthOptions, EndpointHealthSettings, EndpointStatus } from './webhooks/endpoint-circuit.js';
+export type { HeldOverflow } from './webhooks/endpoint-backlog.js';
 export type { EndpointHealthPolicy } from './webhooks/endpoint-health-policy.js';
 export type { ResolvedAddress, WebhookLookup } from '@session-resume-api/runtime/delivery/resolve-webhook-host';
 export type { ApiComponents, ApiOperations, ApiWebhooks, SessionEvent } from '@session-resume-api/runtime/types';

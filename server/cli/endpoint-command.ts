@@ -1,9 +1,10 @@
 /**
- * `webhooks endpoint [--json]` shows the endpoint's shared health; `webhooks endpoint enable` closes
- * its circuit, and held events drain at once (x-decisions: endpoint-health).
+ * `webhooks endpoint [--json]` shows the endpoint's shared health and held events; `webhooks
+ * endpoint enable` closes its circuit, and the held backlog drains earliest due first
+ * (x-decisions: endpoint-health).
  */
 import { Command, Option } from 'commander';
-import type { EndpointHealth } from '../webhooks/endpoint-circuit-rules.js';
+import type { EndpointStatus } from '../webhooks/endpoint-circuit.js';
 import type { RedisDelivery } from '../webhooks/redis-delivery.js';
 
 /** Where the command writes. */
@@ -49,7 +50,7 @@ export function addEndpoint(group: Command, run: Run, io: Io): void {
     );
 }
 
-function describeHealth(health: EndpointHealth): string {
+function describeHealth(health: EndpointStatus): string {
   const at = (ms: number | undefined) => (ms === undefined ? '—' : new Date(ms).toISOString());
   const lines = [
     `state       ${health.state}${health.reason && health.state !== 'closed' ? ` (${health.reason})` : ''}`,
@@ -57,6 +58,7 @@ function describeHealth(health: EndpointHealth): string {
     `failing     ${health.failingSince === undefined ? '—' : `since ${at(health.failingSince)}`}`,
     `next probe  ${health.state === 'open' ? at(health.nextProbeAt) : health.state === 'disabled' ? 'none until `webhooks endpoint enable`' : '—'}`,
     `changed     ${at(health.changedAt)}`,
+    `held        ${health.held} event(s)${health.drainAt === undefined ? '' : `, draining earliest due first (next release of ${health.drainBatch ?? '?'} at ${at(health.drainAt)})`}`,
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -72,6 +72,11 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
     registers,
   });
   for (const to of ENDPOINT_STATES) endpointChanges.inc({ to }, 0);
+  const heldOverflow = new Counter({
+    name: 'session_resume_webhook_held_overflow_total',
+    help: "Events this instance sent to the dead-letter list because the webhook endpoint's held backlog was full (maxHeldEvents): replay them once the endpoint delivers.",
+    registers,
+  });
   // Every label value present from the start: a rate() over a series that appears late misses its first increase.
   for (const outcome of RESUME_RESULT_LABELS) requests.inc({ outcome }, 0);
   for (const result of ATTEMPT_RESULTS) attempts.inc({ result }, 0);
@@ -82,6 +87,7 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
       attempt: (attempt) => attempts.inc({ result: attempt.result }),
       delivered: (seconds) => deliverySeconds.observe(Math.max(0, seconds)),
       endpointChanged: (change) => endpointChanges.inc({ to: change.to }),
+      heldOverflow: () => heldOverflow.inc(),
     },
     countRequests(req, res, next) {
       if (isResumeRequest(req.method, req.url)) res.once('finish', () => requests.inc({ outcome: resumeResultLabel(res.statusCode) }));
@@ -92,7 +98,7 @@ export function createServerMetrics(options: ServerMetricsOptions = {}): ServerM
 }
 
 /** The engine's reads the delivery gauges take at each scrape. */
-export type WatchedDelivery = Pick<DeliveryInspector, 'stats'> & { endpoint?: () => Promise<{ state: string } | undefined> };
+export type WatchedDelivery = Pick<DeliveryInspector, 'stats'> & { endpoint?: () => Promise<{ state: string; held?: number } | undefined> };
 
 /** States of `session_resume_webhook_endpoint_state{state}`. */
 const ENDPOINT_STATES = ['closed', 'open', 'disabled'] as const;
@@ -111,6 +117,21 @@ function watchDeliveryGauge(registers: Registry[]): (inspector: WatchedDelivery)
         const health = await read();
         if (!health) return;
         for (const state of ENDPOINT_STATES) this.set({ state }, health.state === state ? 1 : 0);
+      } catch {
+        this.reset();
+      }
+    },
+  });
+  new Gauge({
+    name: 'session_resume_webhook_endpoint_held_events',
+    help: "Events held for the webhook endpoint while it is open or disabled, shared by every instance (at most maxHeldEvents; past it they go to the dead-letter list).",
+    registers,
+    async collect() {
+      const read = inspector?.endpoint;
+      if (!read) return;
+      try {
+        const health = await read();
+        if (health?.held !== undefined) this.set(health.held);
       } catch {
         this.reset();
       }

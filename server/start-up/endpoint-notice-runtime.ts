@@ -1,4 +1,7 @@
-/** With WEBHOOK_HEALTH_NOTIFY_URL, each endpoint state change this instance makes is POSTed to the operator, signed like a delivery. */
+/**
+ * With WEBHOOK_HEALTH_NOTIFY_URL, each endpoint state change this instance makes, and its first
+ * event past the held backlog's bound in an outage, is POSTed to the operator, signed like a delivery.
+ */
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config.js';
 import type { EndpointHealthOptions } from '../webhooks/endpoint-circuit.js';
@@ -15,5 +18,5 @@ export function endpointHealthSettings(webhook: ServerConfig['webhook'], ca: Buf
     ...(ca ? { ca } : {}),
     logger,
   });
-  return { endpointHealth: { onChange: notifier.notify } };
+  return { endpointHealth: { onChange: notifier.notify, onOverflow: notifier.overflowed } };
 }

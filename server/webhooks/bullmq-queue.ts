@@ -4,15 +4,19 @@
  * its return value (no extra write), retries scheduled by `backoffStrategy` with the engine's delay,
  * dead letters in the failed set. Bounded by `keepDelivered`, `keepDead` and `eventsMaxLen`.
  * A first attempt is added `lifo`, so fresh events never starve behind a backlog of retries.
+ * An attempt the endpoint's circuit holds is parked in the delayed set at its due time (the job's
+ * time plus its delay, or the `dueAt` its failed attempt wrote) and released from there in that
+ * order (server/webhooks/bullmq-backlog.ts).
  * A pending event is about 0.9 kB of Redis (bench/delivery-redis-size.ts).
  */
-import { Queue, RateLimitError, UnrecoverableError, Worker, type Job, type JobType } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job, type JobType } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import type { TraceContext } from '@session-resume-api/runtime/trace-context';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import type { WebhookMessage } from '../core/webhook-message.js';
-import type { AttemptHandler, DeadEvent, DeliveryQueue } from './delivery-queue.js';
+import type { AttemptHandler, DeadEvent, DeliveryQueue, HeldBacklog } from './delivery-queue.js';
+import { createBullmqBacklog, parkedAt } from './bullmq-backlog.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_LIST_LIMIT, DELIVERY_STATES, KEEP_DEAD, KEEP_DELIVERED, withTimeout } from './delivery-queue.js';
 import type { DeliveryAttempt, DeliveryInspector, DeliveryRecord, DeliveryState, DeliveryStats } from './delivery-types.js';
 
@@ -109,6 +113,8 @@ interface JobData {
   trace?: TraceContext;
   target?: string;
   attempts?: DeliveryAttempt[];
+  /** When the next attempt of a failed one is due, ms since the epoch (written with the failed attempt). */
+  dueAt?: number;
 }
 
 /** A failed attempt with the delay the engine decided before the next one. */
@@ -135,6 +141,8 @@ export interface BullmqDeliveryQueue extends DeliveryQueue {
   everWritten(): Promise<boolean>;
   /** Takes many events in one round trip (BullMQ `addBulk`), like `add` for each. */
   addMany(events: readonly WebhookMessage[], delayMs: number): Promise<void>;
+  /** The events the endpoint's circuit holds, parked in BullMQ's delayed set in order of due time. */
+  readonly held: HeldBacklog;
 }
 
 /** `start` adds this instance's worker. */
@@ -175,7 +183,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
       if (events.length > 0) await queue.addBulk(events.map((event) => job(event, delayMs)));
     },
     start(handler: AttemptHandler) {
-      worker = startWorker(options, queue, handler, onError);
+      worker = startWorker(options, handler, onError);
     },
     ...bullmqInspector(queue, options.onMalformedJob ?? ((id, problem) => logger.warn({ jobId: id, problem }, 'malformed delivery job skipped'))),
     async replay(id) {
@@ -193,6 +201,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
     async everWritten() {
       return (await queue.getVersion()) !== null;
     },
+    held: createBullmqBacklog(queue, options.connection),
   };
 }
 
@@ -273,27 +282,31 @@ function bullmqInspector(queue: Queue, onMalformed: (id: string, problem: string
   };
 }
 
-function startWorker(options: BullmqQueueOptions, queue: Queue, handler: AttemptHandler, onError: (source: string, err: Error) => void): Worker {
+function startWorker(options: BullmqQueueOptions, handler: AttemptHandler, onError: (source: string, err: Error) => void): Worker {
   const worker = new Worker(
     DELIVERY_QUEUE_NAME,
-    async (job: Job) => {
+    async (job: Job, token?: string) => {
       const data = job.data as JobData;
       const outcome = await handler({
         id: String(job.id),
         payload: data.payload,
         attemptsMade: job.attemptsMade,
         queuedAt: job.timestamp,
+        dueAt: data.dueAt ?? job.timestamp + (job.opts.delay ?? 0),
         ...(data.trace ? { trace: data.trace } : {}),
       });
       if ('held' in outcome) {
-        // The circuit holds every event: the whole queue waits, the job goes back, no attempt counted (BullMQ's manual rate limit).
-        await queue.rateLimit(outcome.held.delayMs);
-        throw new RateLimitError();
+        // Held by the circuit: parked at its due time, no attempt counted (a processor delaying its own job).
+        await job.moveToDelayed(parkedAt(outcome.held.dueAt), token);
+        throw new DelayedError();
       }
       const { next } = outcome;
       // The history lives and goes with the job; the delivering attempt is written with the completion.
       if (next.kind === 'delivered') return outcome.attempt;
-      await job.updateData({ ...data, attempts: [...(data.attempts ?? []), outcome.attempt] });
+      const { dueAt: _due, ...rest } = data;
+      const attempts = [...(data.attempts ?? []), outcome.attempt];
+      // The retry's due time goes with the same write: its place if the circuit holds it.
+      await job.updateData(next.kind === 'retry' ? { ...rest, attempts, dueAt: Date.now() + next.delayMs } : { ...rest, attempts });
       if (next.kind === 'dead') throw new UnrecoverableError(outcome.detail ?? next.reason);
       throw new RetryLater(outcome.detail ?? 'attempt failed', next.delayMs);
     },

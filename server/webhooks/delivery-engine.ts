@@ -25,7 +25,7 @@ import type { AttemptResult, DeliveryInspector, DeliveryObserver } from './deliv
 import type { WebhookDelivery } from './webhook-delivery.js';
 import { attemptSpan, endAttemptSpan } from './delivery-spans.js';
 import { serverTracing } from '../core/server-tracing.js';
-import type { EndpointCircuit } from './endpoint-circuit.js';
+import type { EndpointCircuit, EndpointStatus } from './endpoint-circuit.js';
 import type { EndpointHealth } from './endpoint-circuit-rules.js';
 import { guardAttempts } from './endpoint-guard.js';
 import { recoverByTime, type RecoverOptions, type RecoverResult } from './recover-by-time.js';
@@ -123,8 +123,8 @@ export interface DeliveryEngine extends WebhookDelivery, DeliveryInspector {
   replayAll(): Promise<number>;
   /** Lists, or puts back to be delivered now, the events whose last attempt failed in a window of time. */
   recover(options: RecoverOptions): Promise<RecoverResult>;
-  /** The endpoint's health, shared by every instance; undefined without a circuit. */
-  endpoint(): Promise<EndpointHealth | undefined>;
+  /** The endpoint's health, shared by every instance, with the events held; undefined without a circuit. */
+  endpoint(): Promise<EndpointStatus | undefined>;
   /** Closes the endpoint's circuit (re-enables a disabled endpoint); undefined without a circuit. */
   enableEndpoint(): Promise<EndpointHealth | undefined>;
 }

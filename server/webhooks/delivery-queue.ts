@@ -19,19 +19,45 @@ export interface QueuedEvent {
   queuedAt: number;
   /** The event's trace context, sent on every attempt; absent for an event queued without one. */
   trace?: TraceContext;
+  /**
+   * When this attempt was due, ms since the epoch: its place in the endpoint's held backlog
+   * (x-decisions: endpoint-health); absent when the queue does not know it (the time the
+   * attempt was first held is used).
+   */
+  dueAt?: number;
 }
 
 /** What one attempt decided: delivered, another attempt after a delay, or the dead-letter list. */
 export interface AttemptOutcome {
   attempt: DeliveryAttempt;
-  next: { kind: 'delivered' } | NextStep;
+  /** `held_overflow`: the endpoint's held backlog was full, the event went to the dead letters without a request. */
+  next: { kind: 'delivered' } | NextStep | { kind: 'dead'; reason: 'held_overflow' };
   /** Why the attempt failed, in words (logged, kept as the dead letter's reason). */
   detail?: string;
 }
 
-/** Held by the endpoint's circuit: no request, no attempt counted; handed back after `delayMs` (x-decisions: endpoint-health). */
+/**
+ * Held by the endpoint's circuit: no request, no attempt counted (x-decisions: endpoint-health).
+ * The event waits in the held backlog at `dueAt` until released, earliest due first; a queue that
+ * keeps no place of its own (the in-process one) hands it back after `delayMs` at the latest.
+ */
 export interface HeldAttempt {
-  held: { delayMs: number };
+  held: { delayMs: number; dueAt: number };
+}
+
+/**
+ * The events the endpoint's circuit holds, in the order they were due, wherever the queue keeps
+ * them (BullMQ's delayed set on Redis, shared by every instance; the process in memory).
+ */
+export interface HeldBacklog {
+  /** Events held now. */
+  count(): Promise<number>;
+  /** Hands back the `count` held events due earliest, earliest first; returns how many it found. */
+  release(count: number): Promise<number>;
+  /** The circuit held `id` (due at `dueAt`): a backlog that keeps its own order records it; the first `dueAt` stays. */
+  held?(id: string, dueAt: number): void;
+  /** The circuit admitted `id`: it leaves the backlog's record. */
+  admitted?(id: string): void;
 }
 
 /** Makes one attempt of one event; never throws for delivery failures. */

@@ -47,6 +47,8 @@ export interface DeliveryObserver {
   delivered?(seconds: number): void;
   /** When this instance changed the endpoint's state (x-decisions: endpoint-health). */
   endpointChanged?(change: { from: 'closed' | 'open' | 'disabled'; to: 'closed' | 'open' | 'disabled' }): void;
+  /** When this instance sent an event to the dead letters because the endpoint's held backlog was full (x-decisions: endpoint-health). */
+  heldOverflow?(overflow: { endpoint: string; id: string }): void;
 }
 
 /** The read side of the engine, for the operator CLI and the metrics. */

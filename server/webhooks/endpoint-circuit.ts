@@ -5,12 +5,15 @@
  * instance keeps a view of the state, reread every `refreshMs`; an attempt asks the view, so a
  * healthy endpoint costs no store round trip per attempt: only failures, probes and the first
  * success after a failure write. Each change of state is logged, observed and notified once, by
- * the instance that made it.
+ * the instance that made it. Held events wait in the endpoint's held backlog, kept and drained by
+ * server/webhooks/endpoint-backlog.ts on each reread.
  */
 import type { Logger } from 'pino';
 import { admission, HEALTHY, nextHealth, type Admission, type EndpointHealth, type EndpointState, type HealthSignal } from './endpoint-circuit-rules.js';
 import { ENDPOINT_HEALTH_POLICY, type EndpointHealthPolicy } from './endpoint-health-policy.js';
 import type { DeliveryObserver } from './delivery-types.js';
+import type { AttemptOutcome, HeldAttempt, HeldBacklog, QueuedEvent } from './delivery-queue.js';
+import { createBacklogKeeper, type HeldOverflow } from './endpoint-backlog.js';
 
 /** Where the state of an endpoint lives. */
 export interface EndpointHealthStore {
@@ -51,6 +54,12 @@ export interface EndpointHealthSettings {
    * @defaultValue none
    */
   onChange?: (change: EndpointChange) => void;
+  /**
+   * Told each event this instance sent to the dead letters because the held backlog was full
+   * (metrics, the operator's notification); must not throw.
+   * @defaultValue none
+   */
+  onOverflow?: (overflow: HeldOverflow) => void;
 }
 
 /** Options of `createEndpointCircuit`. */
@@ -59,17 +68,41 @@ export interface EndpointCircuitOptions extends EndpointHealthSettings {
   /** The endpoint's origin, for logs and notifications. */
   endpoint: string;
   logger: Logger;
+  /** Where held events wait: the delivery queue's backlog. */
+  backlog: HeldBacklog;
+  /**
+   * Release held events from this instance (the probe's event, the drain): off for an instance that does not deliver.
+   * @defaultValue `true`
+   */
+  drains?: boolean;
 }
 
-/** The change hook of a delivery: the caller's, then the observer's (metrics). */
-export function changeHooks(options: EndpointHealthOptions | undefined, observer: DeliveryObserver | undefined): Pick<EndpointCircuitOptions, 'onChange'> {
-  const given = options === false ? undefined : options?.onChange;
-  if (!given && !observer?.endpointChanged) return {};
+/** The shared state with the number of events held (`webhooks endpoint --json` prints this shape). */
+export interface EndpointStatus extends EndpointHealth {
+  /** Events held for the endpoint now (at most `maxHeldEvents`, plus the attempts under way). */
+  held: number;
+}
+
+/** The change and overflow hooks of a delivery: the caller's, then the observer's (metrics). */
+export function changeHooks(options: EndpointHealthOptions | undefined, observer: DeliveryObserver | undefined): Pick<EndpointCircuitOptions, 'onChange' | 'onOverflow'> {
+  const given = options === false ? undefined : options;
   return {
-    onChange: (change) => {
-      given?.(change);
-      observer?.endpointChanged?.(change);
-    },
+    ...(given?.onChange || observer?.endpointChanged
+      ? {
+          onChange: (change: EndpointChange) => {
+            given?.onChange?.(change);
+            observer?.endpointChanged?.(change);
+          },
+        }
+      : {}),
+    ...(given?.onOverflow || observer?.heldOverflow
+      ? {
+          onOverflow: (overflow: HeldOverflow) => {
+            given?.onOverflow?.(overflow);
+            observer?.heldOverflow?.(overflow);
+          },
+        }
+      : {}),
   };
 }
 
@@ -90,10 +123,12 @@ export interface EndpointCircuit {
   admit(): Promise<Admission>;
   /** The outcome of an admitted attempt. */
   record(report: AttemptReport, probe: boolean): Promise<void>;
-  /** How long a held attempt waits before it asks again, in real ms. */
-  holdMs(held: Extract<Admission, { kind: 'hold' }>): number;
-  /** The shared state, read now. */
-  read(): Promise<EndpointHealth>;
+  /** Holds an attempt the circuit did not admit: into the held backlog, or past its bound to the dead letters. */
+  hold(event: QueuedEvent): Promise<HeldAttempt | AttemptOutcome>;
+  /** The circuit admitted this event (it leaves the held backlog's record). */
+  admitted(id: string): void;
+  /** The shared state and the held events, read now. */
+  read(): Promise<EndpointStatus>;
   /** Closes the circuit and resets the streak (the operator's `enable`). */
   enable(): Promise<EndpointHealth>;
   /** Stops rereading the shared state. */
@@ -102,7 +137,7 @@ export interface EndpointCircuit {
 
 /**
  * Creates the circuit and starts rereading the shared state.
- * @example const circuit = createEndpointCircuit({ store: createMemoryHealthStore(), endpoint: 'https://hooks.example.com', logger });
+ * @example const circuit = createEndpointCircuit({ store: createMemoryHealthStore(), backlog: createMemoryBacklog(queue), endpoint: 'https://hooks.example.com', logger });
  */
 export function createEndpointCircuit(options: EndpointCircuitOptions): EndpointCircuit {
   const { store, logger } = options;
@@ -115,12 +150,15 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
     if (before.state !== after.state) announce(options, before.state, after, now);
     return { before, after };
   };
+  const keeper = createBacklogKeeper({ backlog: options.backlog, policy, endpoint: options.endpoint, logger, clock, onOverflow: options.onOverflow });
   const refresh = async () => {
     try {
       view = await store.read();
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'endpoint health not read; the last state read stays in use');
+      return;
     }
+    if (options.drains ?? true) await keeper.tend(view, apply);
   };
   void refresh();
   const timer = setInterval(() => void refresh(), policy.refreshMs).unref();
@@ -148,11 +186,12 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
         logger.warn({ err: (err as Error).message, delivered: report.delivered }, 'endpoint health not updated');
       }
     },
-    holdMs(held) {
-      const left = held.untilMs === undefined ? policy.refreshMs : held.untilMs - clock();
-      return Math.max(1, Math.min(left, policy.refreshMs));
+    hold: (event) => keeper.hold(event, view),
+    admitted: (id) => keeper.admitted(id),
+    async read() {
+      const [health, held] = await Promise.all([store.read(), options.backlog.count()]);
+      return { ...health, held };
     },
-    read: () => store.read(),
     async enable() {
       const { after } = await apply({ kind: 'enable' }, clock());
       return after;

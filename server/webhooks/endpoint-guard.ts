@@ -1,7 +1,8 @@
 /**
  * Puts the endpoint's circuit (server/webhooks/endpoint-circuit.ts) in front of every attempt:
- * an attempt the circuit holds makes no request and counts no attempt (the queue hands the
- * event back after `holdMs`); an admitted attempt's outcome is told to the circuit.
+ * an attempt the circuit holds makes no request and counts no attempt (the event joins the held
+ * backlog at its due time, or past the backlog's bound goes to the dead letters); an admitted
+ * attempt's outcome is told to the circuit.
  */
 import type { AttemptHandler, AttemptOutcome } from './delivery-queue.js';
 import type { AttemptReport, EndpointCircuit } from './endpoint-circuit.js';
@@ -10,7 +11,8 @@ import type { AttemptReport, EndpointCircuit } from './endpoint-circuit.js';
 export function guardAttempts(handler: AttemptHandler, circuit: EndpointCircuit): AttemptHandler {
   return async (job) => {
     const admitted = await circuit.admit();
-    if (admitted.kind === 'hold') return { held: { delayMs: circuit.holdMs(admitted) } };
+    if (admitted.kind === 'hold') return circuit.hold(job);
+    circuit.admitted(job.id);
     const outcome = await handler(job);
     if ('held' in outcome) return outcome;
     await circuit.record(reportOf(outcome), admitted.kind === 'probe');

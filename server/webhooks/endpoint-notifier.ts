@@ -1,8 +1,8 @@
 /**
- * The operator's notification of an endpoint's change of state (x-decisions: endpoint-health):
- * an `EndpointNotice` (spec/openapi.yaml) POSTed once to the operator's URL, with the same
- * Standard Webhooks headers and secret as a delivery. One attempt, never retried: a failure is
- * logged, and the log line and the metric of the change stand either way.
+ * The operator's notification of an endpoint's change of state, and of its held backlog found
+ * full (x-decisions: endpoint-health): an `EndpointNotice` (spec/openapi.yaml) POSTed once to
+ * the operator's URL, with the same Standard Webhooks headers and secret as a delivery. One
+ * attempt, never retried: a failure is logged, and the log line and the metric stand either way.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -10,6 +10,7 @@ import { deliverEvent } from '@session-resume-api/runtime/delivery/deliver-event
 import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
 import type { EndpointNotice } from '@session-resume-api/runtime/types';
 import type { EndpointChange } from './endpoint-circuit.js';
+import type { HeldOverflow } from './endpoint-backlog.js';
 import type { DeliveryTarget } from './delivery-engine.js';
 
 /** Options of `createEndpointNotifier`: the operator's URL, checked and signed like the endpoint's. */
@@ -20,10 +21,16 @@ export interface EndpointNotifierOptions extends Pick<DeliveryTarget, 'allowPriv
 }
 
 /**
- * Returns the change hook that notifies the operator; `sent` resolves when every notice under way is answered.
- * @example createRedisDelivery({ ...options, endpointHealth: { onChange: createEndpointNotifier({ url, secret, logger }).notify } });
+ * Returns the change and overflow hooks that notify the operator (an overflow only when it is
+ * the instance's first since the endpoint last delivered); `sent` resolves when every notice
+ * under way is answered.
+ * @example const { notify, overflowed } = createEndpointNotifier({ url, secret, logger }); createRedisDelivery({ ...options, endpointHealth: { onChange: notify, onOverflow: overflowed } });
  */
-export function createEndpointNotifier(options: EndpointNotifierOptions): { notify: (change: EndpointChange) => void; sent: () => Promise<void> } {
+export function createEndpointNotifier(options: EndpointNotifierOptions): {
+  notify: (change: EndpointChange) => void;
+  overflowed: (overflow: HeldOverflow) => void;
+  sent: () => Promise<void>;
+} {
   const headers = createWebhookHeaders({ secret: options.secret });
   const log = options.logger.child({ notify: new URL(options.url).origin });
   const pending = new Set<Promise<void>>();
@@ -38,12 +45,16 @@ export function createEndpointNotifier(options: EndpointNotifierOptions): { noti
     });
     if (!result.delivered) log.error({ to: notice.to, detail: result.message }, 'endpoint notice not delivered to the operator');
   };
+  const post = (notice: EndpointNotice) => {
+    const task = send(notice)
+      .catch((err: unknown) => log.error({ err }, 'endpoint notice failed'))
+      .finally(() => pending.delete(task));
+    pending.add(task);
+  };
   return {
-    notify(change) {
-      const task = send(noticeOf(change))
-        .catch((err: unknown) => log.error({ err }, 'endpoint notice failed'))
-        .finally(() => pending.delete(task));
-      pending.add(task);
+    notify: (change) => post(noticeOf(change)),
+    overflowed(overflow) {
+      if (overflow.first) post(overflowNoticeOf(overflow));
     },
     async sent() {
       await Promise.allSettled([...pending]);
@@ -62,5 +73,20 @@ function noticeOf(change: EndpointChange): EndpointNotice {
     streak: health.streak,
     ...(health.nextProbeAt !== undefined ? { nextProbeAt: new Date(health.nextProbeAt).toISOString() } : {}),
     timestamp: change.at,
+  };
+}
+
+function overflowNoticeOf(overflow: HeldOverflow): EndpointNotice {
+  const { health } = overflow;
+  return {
+    event: 'webhook.endpoint.backlog_full',
+    endpoint: overflow.endpoint,
+    from: health.state,
+    to: health.state,
+    ...(health.reason && health.state !== 'closed' ? { reason: health.reason } : {}),
+    streak: health.streak,
+    ...(health.nextProbeAt !== undefined ? { nextProbeAt: new Date(health.nextProbeAt).toISOString() } : {}),
+    maxHeldEvents: overflow.maxHeldEvents,
+    timestamp: overflow.at,
   };
 }

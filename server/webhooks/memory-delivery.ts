@@ -1,6 +1,7 @@
 /**
  * Memory delivery: the engine over the in-process queue, as on Redis but NOT durable: pending events,
- * history and dead letters live in this process only, bounded (10 000 undelivered events).
+ * history and dead letters live in this process only, bounded (10 000 undelivered events). The
+ * endpoint's held backlog is in this process too (server/webhooks/memory-backlog.ts).
  */
 import { pino, type Logger } from 'pino';
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
@@ -8,6 +9,7 @@ import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineSettings, type DeliveryTarget } from './delivery-engine.js';
 import { createMemoryQueue, type MemoryQueueSettings } from './memory-queue.js';
 import { changeHooks, createEndpointCircuit, createMemoryHealthStore, type EndpointHealthOptions } from './endpoint-circuit.js';
+import { createMemoryBacklog } from './memory-backlog.js';
 
 /** Options of `createMemoryDelivery`, checked at creation; each default is where it is declared. */
 export interface MemoryDeliveryOptions extends DeliveryTarget, MemoryQueueSettings, DeliveryEngineSettings {
@@ -32,8 +34,6 @@ export function createMemoryDelivery(options: MemoryDeliveryOptions): DeliveryEn
   if (!check.ok) throw new OptionsError(`Invalid webhook URL: ${check.reason}`, { option: 'url' });
   const logger = options.logger ?? pino({ name: 'webhook-delivery' });
   const { schedule, observer, opentelemetry, concurrency, maxPending, keepDelivered, keepDead, endpointHealth, ...target } = options;
-  const circuit =
-    endpointHealth === false ? undefined : createEndpointCircuit({ ...endpointHealth, ...changeHooks(endpointHealth, observer), store: createMemoryHealthStore(), endpoint: check.url.origin, logger });
   const queue = createMemoryQueue({
     target: check.url.origin,
     logger: logger.child({ webhook: check.url.origin }),
@@ -42,6 +42,10 @@ export function createMemoryDelivery(options: MemoryDeliveryOptions): DeliveryEn
     ...(keepDelivered !== undefined ? { keepDelivered } : {}),
     ...(keepDead !== undefined ? { keepDead } : {}),
   });
+  const circuit =
+    endpointHealth === false
+      ? undefined
+      : createEndpointCircuit({ ...endpointHealth, ...changeHooks(endpointHealth, observer), store: createMemoryHealthStore(), backlog: createMemoryBacklog(queue), endpoint: check.url.origin, logger });
   return createDeliveryEngine({
     queue,
     ...(circuit ? { circuit } : {}),

@@ -140,7 +140,7 @@ export function createRedisDelivery(options: RedisDeliveryOptions): RedisDeliver
   const circuit =
     options.endpointHealth === false
       ? undefined
-      : createEndpointCircuit({ ...options.endpointHealth, ...changeHooks(options.endpointHealth, options.observer), store: createRedisHealthStore(client, keys.endpointHealth), endpoint: check?.ok ? check.url.origin : '', logger });
+      : createEndpointCircuit({ ...options.endpointHealth, ...changeHooks(options.endpointHealth, options.observer), store: createRedisHealthStore(client, keys.endpointHealth), backlog: queue.held, drains: worker, endpoint: check?.ok ? check.url.origin : '', logger });
   const engine = createDeliveryEngine({
     ...(circuit ? { circuit } : {}),
     queue: { ...queue, add: publish },

@@ -137,6 +137,7 @@ it('endpoint shows the shared circuit; a disabled endpoint holds events, and end
     await waitFor(async () => (await json<{ pending: number }>(['webhooks', 'stats'])).pending === 1, { what: 'the held event' });
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(held()).toHaveLength(0);
+    expect(await json(['webhooks', 'endpoint'])).toMatchObject({ state: 'disabled', held: 1 });
     const enabled = await runServerCommand(['webhooks', 'endpoint', 'enable'], env);
     expect(enabled.code, enabled.stderr).toBe(0);
     expect(enabled.stdout).toContain('endpoint enabled (was disabled)');

@@ -281,7 +281,7 @@ describe('createMemoryDelivery endpoint health', () => {
       allowPrivate: true,
       schedule: [0, 10, 10],
       logger,
-      endpointHealth: { clock: () => clock.now, policy: { ...ENDPOINT_HEALTH_POLICY, openAfterFailures: 3, refreshMs: 10 }, onChange: (c) => changes.push(c.to) },
+      endpointHealth: { clock: () => clock.now, policy: { ...ENDPOINT_HEALTH_POLICY, openAfterFailures: 3, refreshMs: 10, drainIntervalMs: 0 }, onChange: (c) => changes.push(c.to) },
     });
     for (let i = 0; i < 5; i++) engine.enqueue(makeEvent(`sess_health_${i}`));
     await waitFor(async () => (await engine.endpoint())?.state === 'open', { what: 'the circuit to open' });

@@ -43,7 +43,7 @@ describe('endpoint circuit rules', () => {
     expect(gone).toMatchObject({ state: 'disabled', reason: 'gone' });
     expect(admission(gone, NOW + 365 * 86_400_000)).toEqual({ kind: 'hold' });
     expect(run([{ kind: 'delivered' }, { kind: 'claim_probe' }, fail(500, true)], gone).state).toBe('disabled');
-    expect(run([{ kind: 'enable' }], gone)).toEqual({ ...HEALTHY, changedAt: NOW });
+    expect(run([{ kind: 'enable' }], gone)).toEqual({ ...HEALTHY, changedAt: NOW, drainAt: NOW, drainBatch: POLICY.drainFirstBatch });
   });
 
   it('a failed probe moves the next one on by a growing interval, capped; a claimed probe holds the others', () => {
@@ -67,7 +67,7 @@ describe('endpoint circuit rules', () => {
     const late = NOW + POLICY.disableAfterMs;
     expect(nextHealth(open, fail(500, true), late - 1, POLICY).state).toBe('open');
     expect(nextHealth(open, fail(500, true), late, POLICY)).toMatchObject({ state: 'disabled', reason: 'failing_too_long' });
-    expect(nextHealth(open, { kind: 'delivered' }, late - 1, POLICY)).toEqual({ ...HEALTHY, changedAt: late - 1 });
+    expect(nextHealth(open, { kind: 'delivered' }, late - 1, POLICY)).toEqual({ ...HEALTHY, changedAt: late - 1, drainAt: late - 1 + POLICY.drainIntervalMs, drainBatch: POLICY.drainFirstBatch });
   });
 
   it('a failure under way when the circuit opened counts but does not move the probe', () => {
@@ -81,10 +81,50 @@ describe('endpoint circuit rules', () => {
     expect(run(signals).nextProbeAt).toBe(NOW + 3_600_000);
   });
 
+  it(`the drain after a close: one release per ${POLICY.drainIntervalMs} ms, its batch ${POLICY.drainFirstBatch} then ×${POLICY.drainBatchFactor}; a slow-down or Retry-After starts over and waits; reopening stops it`, () => {
+    const open = run(repeat(POLICY.openAfterFailures, fail()));
+    const closed = nextHealth(open, { kind: 'delivered' }, NOW, POLICY);
+    const first = NOW + POLICY.drainIntervalMs;
+    expect(closed).toMatchObject({ state: 'closed', drainAt: first, drainBatch: POLICY.drainFirstBatch });
+    // Not before its time: the same object, nothing written.
+    expect(nextHealth(closed, { kind: 'claim_drain' }, first - 1, POLICY)).toBe(closed);
+    const claimed = nextHealth(closed, { kind: 'claim_drain' }, first, POLICY);
+    expect(claimed).toMatchObject({ drainAt: first + POLICY.drainIntervalMs, drainBatch: POLICY.drainFirstBatch * POLICY.drainBatchFactor });
+    const slowed = nextHealth(claimed, { kind: 'failed', probe: false, status: 429, retryAfterMs: 60_000 }, first + 1, POLICY);
+    expect(slowed).toMatchObject({ state: 'closed', drainBatch: POLICY.drainFirstBatch, drainAt: first + 1 + 60_000 });
+    expect(nextHealth(claimed, { kind: 'delivered' }, first + 1, POLICY)).toMatchObject({ drainAt: claimed.drainAt, drainBatch: claimed.drainBatch });
+    const reopened = run(repeat(POLICY.openAfterFailures, fail()), claimed, first + 2);
+    expect(reopened.state).toBe('open');
+    expect(reopened.drainAt).toBeUndefined();
+    const done = nextHealth(claimed, { kind: 'drained' }, first + 3, POLICY);
+    expect(done.drainAt).toBeUndefined();
+    expect(nextHealth(done, { kind: 'resume_drain' }, first + 4, POLICY)).toMatchObject({ drainAt: first + 4, drainBatch: POLICY.drainFirstBatch });
+    expect(nextHealth(open, { kind: 'resume_drain' }, first + 4, POLICY)).toBe(open);
+    let batch = closed;
+    for (let k = 0; k < 64; k++) batch = nextHealth(batch, { kind: 'claim_drain' }, batch.drainAt as number, POLICY);
+    expect(batch.drainBatch).toBe(POLICY.maxHeldEvents);
+  });
+
+  it('one instance releases the event of a due probe; another release only after two rereads without a claim', () => {
+    const open = run(repeat(POLICY.openAfterFailures, fail()));
+    const due = open.nextProbeAt as number;
+    expect(nextHealth(open, { kind: 'release_probe' }, due - 1, POLICY)).toBe(open);
+    const released = nextHealth(open, { kind: 'release_probe' }, due, POLICY);
+    expect(released.probeReleasedAt).toBe(due);
+    expect(nextHealth(released, { kind: 'release_probe' }, due + 2 * POLICY.refreshMs - 1, POLICY)).toBe(released);
+    expect(nextHealth(released, { kind: 'release_probe' }, due + 2 * POLICY.refreshMs, POLICY).probeReleasedAt).toBe(due + 2 * POLICY.refreshMs);
+    const next = nextHealth(nextHealth(released, { kind: 'claim_probe' }, due, POLICY), fail(500, true), due + 1, POLICY);
+    expect(nextHealth(next, { kind: 'release_probe' }, next.nextProbeAt as number, POLICY).probeReleasedAt).toBe(next.nextProbeAt);
+  });
+
   it('for any sequence: a closed circuit delivers, an open one has a probe time, only enable leaves disabled, a success closes any open one', () => {
     const signal = fc.oneof(
       fc.constant<HealthSignal>({ kind: 'delivered' }),
       fc.constant<HealthSignal>({ kind: 'claim_probe' }),
+      fc.constant<HealthSignal>({ kind: 'claim_drain' }),
+      fc.constant<HealthSignal>({ kind: 'release_probe' }),
+      fc.constant<HealthSignal>({ kind: 'drained' }),
+      fc.constant<HealthSignal>({ kind: 'resume_drain' }),
       fc.record({ kind: fc.constant('failed' as const), probe: fc.boolean(), status: fc.constantFrom(200, 410, 429, 500, 502, 503, 504) }),
     );
     fc.assert(
@@ -100,6 +140,10 @@ describe('endpoint circuit rules', () => {
           if (next.state === 'disabled') expect(admission(next, at)).toEqual({ kind: 'hold' });
           if (next.state === 'closed') expect(admission(next, at)).toEqual({ kind: 'deliver' });
           expect(next.streak).toBeGreaterThanOrEqual(0);
+          // Only a closed circuit drains, one batch at a time within the bound.
+          if (next.state !== 'closed') expect(next.drainAt).toBeUndefined();
+          if (next.drainAt !== undefined) expect(next.drainBatch).toBeGreaterThanOrEqual(1);
+          if (next.drainBatch !== undefined) expect(next.drainBatch).toBeLessThanOrEqual(POLICY.maxHeldEvents);
           health = next;
         }
       }),

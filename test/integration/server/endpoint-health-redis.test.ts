@@ -22,7 +22,8 @@ const SECRET = `whsec_${Buffer.from('endpoint-health-secret-0123456789').toStrin
 const DAY = 86_400_000;
 /** Short real retries, long enough a schedule that no event runs out during a simulated day. */
 const SCHEDULE = [0, ...Array.from({ length: 99 }, () => 20)];
-const POLICY = { ...ENDPOINT_HEALTH_POLICY, refreshMs: 20 };
+/** The drain's releases follow the injected clock, which these tests move only for probes: no wait between releases. */
+const POLICY = { ...ENDPOINT_HEALTH_POLICY, refreshMs: 20, drainIntervalMs: 0 };
 
 let client: Redis;
 let connection: Redis;
