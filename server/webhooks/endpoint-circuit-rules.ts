@@ -9,6 +9,7 @@
  * Retry-After meanwhile starts the batch over and waits. Stores and the engine apply these
  * functions; the state itself is shared by every instance (server/webhooks/endpoint-circuit.ts).
  */
+import { cappedDelayMs } from '@session-resume-api/runtime/backoff';
 import type { EndpointHealthPolicy } from './endpoint-health-policy.js';
 
 /** Where an endpoint stands. */
@@ -65,8 +66,7 @@ export const HEALTHY: EndpointHealth = Object.freeze({ state: 'closed', streak: 
 
 /** The wait before the probe that follows `failedProbes` failed ones, in ms. */
 export function probeDelayMs(failedProbes: number, policy: EndpointHealthPolicy): number {
-  const grown = policy.firstProbeAfterMs * policy.probeBackoffFactor ** Math.min(failedProbes, 64);
-  return Math.min(grown, policy.maxProbeIntervalMs);
+  return cappedDelayMs(Math.min(failedProbes, 64) + 1, { baseMs: policy.firstProbeAfterMs, factor: policy.probeBackoffFactor, maxMs: policy.maxProbeIntervalMs });
 }
 
 /** What an attempt may do at `now`, from the state it sees. */

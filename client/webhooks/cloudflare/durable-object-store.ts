@@ -7,6 +7,7 @@
  */
 import { checkInteger, checkOption } from '@session-resume-api/runtime/options-error';
 import { runHandler, StoreUnavailableError, type DeadLetter, type ProcessingOptions, type OrderedReceiverStore, type RecordedEvent, type RecordOutcome } from '../store.js';
+import { handlerRetryDelayMs } from '../handler-backoff.js';
 import type { RecordAnswer, StoreCall } from './protocol.js';
 
 /** The part of a `DurableObjectNamespace` binding the store uses. */
@@ -144,7 +145,7 @@ async function attempts(p: ProcessingOptions, call: Call, claimed: RecordedEvent
       } catch (error) {
         if (error instanceof StoreUnavailableError) throw error;
         const final = recorded.attempt >= p.maxAttempts;
-        const retryDelayMs = p.retryDelayMs * 2 ** (recorded.attempt - 1);
+        const retryDelayMs = handlerRetryDelayMs(p, recorded.attempt);
         p.onFailure(error, recorded, final);
         await call({ op: 'finish', id: recorded.id, attempt: recorded.attempt, ok: false, error: error instanceof Error ? error.message : String(error), final, retryDelayMs });
         if (final) return;
