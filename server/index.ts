@@ -20,7 +20,7 @@ export { createRedisConnection } from './redis/create-redis-connection.js';
 export type { RedisConnection, RedisConnectionOptions, RedisTarget } from './redis/create-redis-connection.js';
 export { createMemoryDelivery } from './webhooks/memory-delivery.js';
 export type { MemoryDeliveryOptions } from './webhooks/memory-delivery.js';
-export type { MemoryQueueSettings } from './webhooks/memory-queue.js';
+export type { MemoryDeliveryQueueSettings } from './webhooks/memory-delivery-queue.js';
 export type { RedisQueueSettings } from './webhooks/bullmq-queue.js';
 export { createRedisDelivery } from './webhooks/redis-delivery.js';
 export type { RedisDelivery, RedisDeliveryBaseOptions, RedisDeliveryOptions, RedisDeliveryReader, RedisDeliveryWorker } from './webhooks/redis-delivery.js';

@@ -134,7 +134,7 @@ const CLOSE_TIMEOUT_MS = 10_000;
 
 /**
  * Creates the engine over `queue`; with `target` it starts delivering at once.
- * @example const engine = createDeliveryEngine({ queue: createMemoryQueue(), target: { url: 'https://hooks.example.com/in' } });
+ * @example const engine = createDeliveryEngine({ queue: createMemoryDeliveryQueue({ target: 'https://hooks.example.com' }), target: { url: 'https://hooks.example.com/in' } });
  */
 export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEngine {
   const { queue } = options;

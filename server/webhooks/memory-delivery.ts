@@ -7,12 +7,12 @@ import { pino, type Logger } from 'pino';
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineSettings, type DeliveryTarget } from './delivery-engine.js';
-import { createMemoryQueue, type MemoryQueueSettings } from './memory-queue.js';
+import { createMemoryDeliveryQueue, type MemoryDeliveryQueueSettings } from './memory-delivery-queue.js';
 import { changeHooks, createEndpointCircuit, createMemoryHealthStore, type EndpointHealthOptions } from './endpoint-circuit.js';
 import { createMemoryBacklog } from './memory-backlog.js';
 
 /** Options of `createMemoryDelivery`, checked at creation; each default is where it is declared. */
-export interface MemoryDeliveryOptions extends DeliveryTarget, MemoryQueueSettings, DeliveryEngineSettings {
+export interface MemoryDeliveryOptions extends DeliveryTarget, MemoryDeliveryQueueSettings, DeliveryEngineSettings {
   /**
    * Where attempts, close and drops are logged.
    * @defaultValue a pino logger named `webhook-delivery`
@@ -34,7 +34,7 @@ export function createMemoryDelivery(options: MemoryDeliveryOptions): DeliveryEn
   if (!check.ok) throw new OptionsError(`Invalid webhook URL: ${check.reason}`, { option: 'url' });
   const logger = options.logger ?? pino({ name: 'webhook-delivery' });
   const { schedule, observer, opentelemetry, concurrency, maxPending, keepDelivered, keepDead, endpointHealth, ...target } = options;
-  const queue = createMemoryQueue({
+  const queue = createMemoryDeliveryQueue({
     target: check.url.origin,
     logger: logger.child({ webhook: check.url.origin }),
     ...(concurrency !== undefined ? { concurrency } : {}),

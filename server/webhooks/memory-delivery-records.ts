@@ -1,14 +1,15 @@
 /**
- * The records of the in-process queue, bounded: the entries still waiting or under way, and the
- * newest finished ones per state (the last `keepDelivered` delivered, each for at most an hour,
- * and the last `keepDead` dead letters), with the read side the delivery inspector needs.
+ * The records of memory delivery, bounded: the entries still waiting or under way (as many as
+ * the memory queue holds), and the newest finished ones per state (the last `keepDelivered`
+ * delivered, each for at most an hour, and the last `keepDead` dead letters), with the read
+ * side the delivery inspector needs.
  */
 import type { TraceContext } from '@session-resume-api/runtime/trace-context';
 import type { DeadEvent } from './delivery-queue.js';
 import { DEFAULT_LIST_LIMIT, KEEP_DELIVERED } from './delivery-queue.js';
 import type { DeliveryAttempt, DeliveryInspector, DeliveryRecord, DeliveryState, DeliveryStats } from './delivery-types.js';
 
-/** One event in the in-process queue, from `add` until it is trimmed from the finished ones. */
+/** One event of memory delivery, from `add` until it is trimmed from the finished ones. */
 export interface Entry {
   id: string;
   record: DeliveryRecord;
@@ -19,8 +20,6 @@ export interface Entry {
   /** When it was delivered or went dead, ms since the epoch. */
   finishedAt?: number;
   reason?: string;
-  /** Ends a wait early (set while waiting). */
-  wake?: () => void;
   /** Set when close gave up on the event: its late outcome is ignored. */
   abandoned: boolean;
 }
@@ -44,8 +43,6 @@ export type RecordInspector = DeliveryInspector & { listDead(): Promise<DeadEven
 export interface Records {
   /** Every entry kept, by id; insertion order is age order (a finished entry is re-inserted last). */
   entries: Map<string, Entry>;
-  /** Entries waiting or under way. */
-  live: Set<Entry>;
   done: Finished;
   inspector: RecordInspector;
   /** Drops an entry that will not finish (an attempt failed while closing). */
@@ -54,22 +51,18 @@ export interface Records {
   finish(entry: Entry, state: 'delivered' | 'dead'): void;
 }
 
-/** Creates the bounded records of one in-process queue. */
+/** Creates the bounded records of one memory delivery. */
 export function createRecords(bounds: RecordBounds): Records {
   const entries = new Map<string, Entry>();
-  const live = new Set<Entry>();
   const done: Finished = { delivered: new Set<string>(), dead: new Set<string>() };
   return {
     entries,
-    live,
     done,
     inspector: createRecordInspector(entries, done),
     forget(entry) {
-      live.delete(entry);
       entries.delete(entry.id);
     },
     finish(entry, state) {
-      live.delete(entry);
       entry.record.state = state;
       entries.delete(entry.id);
       entries.set(entry.id, entry);
