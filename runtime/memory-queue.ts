@@ -60,15 +60,24 @@ export interface MemoryQueue<T> {
   close(options: MemoryQueueCloseOptions<T>): Promise<T[]>;
 }
 
-const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
+let immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
 
 /**
  * Runs `fn` after the current turn: `setImmediate` where there is one (Node, Bun: the cheapest),
  * else `setTimeout(fn, 0)` (workerd, Deno, browsers).
  */
 function later(fn: () => void): void {
-  if (immediate) immediate(fn);
-  else setTimeout(fn, 0);
+  if (immediate) {
+    try {
+      immediate(fn);
+      return;
+    } catch {
+      // Next.js's Edge runtime defines setImmediate as a stub that throws ("a Node.js API is
+      // used"): scheduling failed, `fn` did not run; setTimeout schedules it, now and from here on.
+      immediate = undefined;
+    }
+  }
+  setTimeout(fn, 0);
 }
 
 /**

@@ -6,8 +6,8 @@
  */
 import { checkInteger, checkOption } from '@session-resume-api/runtime/options-error';
 import { StoreUnavailableError, type DeadLetter, type OrderedReceiverStore, type RecordOutcome } from './store.js';
-import { backgroundInterval } from './memory/later.js';
-import { createMemoryQueue } from './memory/memory-queue.js';
+import { backgroundInterval } from './memory/background-interval.js';
+import { createMemoryProcessing } from './memory/memory-processing.js';
 import { createMemoryRecords, type Entry } from './memory/memory-records.js';
 import { createSessionMarks } from './memory/session-marks.js';
 
@@ -53,7 +53,7 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): O
   checkOption(typeof now === 'function', 'createMemoryEventStore: now must be a function returning epoch milliseconds');
   const records = createMemoryRecords(now);
   const marks = createSessionMarks(now);
-  const queue = createMemoryQueue(concurrency);
+  const queue = createMemoryProcessing(concurrency, maxEvents);
   const sweeper = backgroundInterval(() => {
     records.sweep();
     marks.sweep();
@@ -79,8 +79,7 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): O
     async retryDeadLetter(id) {
       const entry = records.byId.get(id);
       if (!entry || entry.state !== 'dead' || closed) return false;
-      queue.push(entry, true);
-      return true;
+      return queue.push(entry, true) === 'queued';
     },
 
     advanceSession: async (position, windowSeconds) => marks.advance(position, windowSeconds),
@@ -97,7 +96,7 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): O
 /** What one recording needs of the store: its records, its queue, its bound and the time. */
 interface RecordContext {
   records: ReturnType<typeof createMemoryRecords>;
-  queue: ReturnType<typeof createMemoryQueue>;
+  queue: ReturnType<typeof createMemoryProcessing>;
   maxEvents: number;
   t: number;
   windowMs: number;
@@ -118,8 +117,9 @@ function recordEntry(c: RecordContext, { key, event, webhookId, trace }: Pick<En
     throw new StoreUnavailableError(`the memory store holds its limit of ${c.maxEvents} events (maxEvents); retry later`);
   }
   const entry: Entry = { id: crypto.randomUUID(), key, event, receivedAt: c.t, expiresAt: c.t + c.windowMs, attemptsMade: 0, state: 'queued', ...(trace ? { trace } : {}) };
+  const pushed = c.queue.push(entry);
+  if (pushed !== 'queued') throw new StoreUnavailableError(`the memory store's queue refused the event (${pushed})`);
   c.records.add(entry, webhookId);
-  c.queue.push(entry);
   return { id: entry.id, duplicate: false, ...processingOf(entry) };
 }
 

@@ -34,3 +34,26 @@ describe('hooks that throw', () => {
     expect(reports).toEqual([[bug, 'receiver: onHandlerRun threw; processing goes on']]);
   });
 });
+
+describe('a memory store whose processing throws outside the handler', () => {
+  it("keeps the event as a dead letter and reports it to onStoreError (onFailure's throw)", async () => {
+    const reports: [unknown, string][] = [];
+    const store = createMemoryEventStore();
+    store.start({
+      process: async () => {
+        throw new Error('handler failed');
+      },
+      windowSeconds: 60,
+      maxAttempts: 3,
+      retryDelayMs: 1,
+      onFailure: throwing,
+      onStoreError: (error, what) => void reports.push([error, what]),
+    });
+    const outcome = await store.record('k1', recorded.event);
+    await outcome.processing;
+    expect(reports).toEqual([[bug, 'memory store: processing an event failed; it is kept as a dead letter']]);
+    expect(await store.deadLetters()).toMatchObject([{ id: outcome.id, attempts: 1, error: 'hook bug' }]);
+    expect(await store.retryDeadLetter(outcome.id)).toBe(true);
+    await store.close();
+  });
+});
