@@ -207,6 +207,43 @@ describe('createMemoryDelivery bounds (the in-process queue is not durable, and 
   });
 });
 
+describe('createMemoryDelivery recovery', () => {
+  it('recover --status failed makes a retry waiting for its backoff due now, once', async () => {
+    const r = await scripted(500, 200);
+    const { logger, lines } = captureLogger();
+    const delivery = createMemoryDelivery({ url: `${r.origin}/h`, allowPrivate: true, ca, logger, schedule: [0, 3_600_000], endpointHealth: false });
+    delivery.enqueue({ id: 'msg_waiting', payload: makeEvent('waiting') });
+    await waitFor(() => lines.some((l) => l.msg === 'webhook attempt failed; will retry'), { timeoutMs: 5000 });
+    const window = { since: new Date(Date.now() - 60_000), until: new Date(Date.now() + 60_000), status: 'failed' as const };
+    expect(await delivery.recover(window)).toMatchObject({ matched: 1, requeued: 1 });
+    await waitFor(async () => (await delivery.show('msg_waiting'))?.state === 'delivered', { timeoutMs: 5000 });
+    expect(await delivery.recover(window)).toMatchObject({ matched: 0, requeued: 0 });
+    expect(r.requests).toHaveLength(2);
+    await delivery.close();
+  });
+
+  it('refuses a replay while maxPending events are undelivered, as it refuses a new event', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const r = await receiver(async (request, res) => {
+      if ((JSON.parse(request.body) as SessionEvent).session.id === 'slow') await released;
+      res.writeHead((JSON.parse(request.body) as SessionEvent).session.id === 'slow' ? 200 : 500).end();
+    });
+    const delivery = createMemoryDelivery({ url: `${r.origin}/h`, allowPrivate: true, ca, logger: captureLogger().logger, schedule: [0], maxPending: 1, endpointHealth: false });
+    delivery.enqueue({ id: 'msg_dead', payload: makeEvent('dead') });
+    await waitFor(async () => (await delivery.show('msg_dead'))?.state === 'dead', { timeoutMs: 5000 });
+    delivery.enqueue({ id: 'msg_slow', payload: makeEvent('slow') });
+    await waitFor(() => r.requests.length === 2, { timeoutMs: 5000 });
+    expect(await delivery.replay('msg_dead')).toBe(false);
+    expect(await delivery.show('msg_dead')).toMatchObject({ state: 'dead' });
+    release();
+    await waitFor(async () => (await delivery.show('msg_slow'))?.state === 'delivered', { timeoutMs: 5000 });
+    expect(await delivery.replay('msg_dead')).toBe(true);
+    await waitFor(() => r.requests.length === 3, { timeoutMs: 5000 });
+    await delivery.close();
+  });
+});
+
 describe('createMemoryDelivery close', () => {
   it('flushes events enqueued just before close', async () => {
     const r = await receiver();
