@@ -2,6 +2,7 @@
  * Follows the sandbox world's event feed (SSE), reconnecting with `Last-Event-ID` so events emitted
  * meanwhile are replayed first. The delivery profile arrives on the same stream, first and on change.
  */
+import { cappedDelayMs } from '@session-resume-api/runtime/backoff';
 import { readDeliveryProfile, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import type { SandboxEvent } from '../../sandbox/sandbox-client.js';
 import { UsageError } from '../program.js';
@@ -52,7 +53,7 @@ function isFeedEntry(value: unknown): value is SandboxEvent {
 export async function followEventFeed(options: FollowFeedOptions): Promise<void> {
   const fetchFn = options.fetch ?? globalThis.fetch;
   const url = `${options.baseUrl.replace(/\/+$/, '')}/_sandbox/events`;
-  let delay = options.reconnectDelayMs ?? 1000;
+  const backoff = { baseMs: options.reconnectDelayMs ?? 1000, factor: 2, maxMs: MAX_RECONNECT_DELAY_MS };
   let serverRetry: number | undefined;
   let lastEventId: string | undefined;
   let failures = 0;
@@ -84,7 +85,6 @@ export async function followEventFeed(options: FollowFeedOptions): Promise<void>
       if (!response.ok || !response.body) throw new Error(`the feed answered ${response.status}`);
       options.onStatus?.(failures > 0 ? `reconnected to ${url}${lastEventId ? ` (after event ${lastEventId})` : ''}` : `connected to ${url}`);
       failures = 0;
-      delay = options.reconnectDelayMs ?? 1000;
       const reader = response.body.getReader();
       const decoder = new TextDecoder();
       for (let read = await reader.read(); !read.done; read = await reader.read()) parser.push(decoder.decode(read.value, { stream: true }));
@@ -93,10 +93,9 @@ export async function followEventFeed(options: FollowFeedOptions): Promise<void>
       if (options.signal.aborted) return;
       if (error instanceof UsageError) throw error;
       failures++;
-      const wait = Math.min(serverRetry ?? delay, MAX_RECONNECT_DELAY_MS);
+      const wait = Math.min(serverRetry ?? cappedDelayMs(failures, backoff), MAX_RECONNECT_DELAY_MS);
       options.onStatus?.(`lost the feed (${reasonOf(error)}); reconnecting in ${wait} ms`);
       await sleep(wait, options.signal);
-      delay = Math.min(delay * 2, MAX_RECONNECT_DELAY_MS);
     }
   }
 }
