@@ -16,8 +16,8 @@ export const ruleModules = [
   'runtime/webhook-url.ts',
   'runtime/delivery/retry-rules.ts',
   'server/config.ts',
-  // Per-session order: the rule (a range, so the store's types stay out) and the memory store's marks.
-  'client/webhooks/store.ts:137-140',
+  // Per-session order: the rule and the memory store's marks.
+  'client/webhooks/order-position.ts',
   'client/webhooks/memory/session-marks.ts',
   // The receiver's record/deadline rule on the TypeScript side (the record script is Lua, which
   // StrykerJS does not mutate: the integration tests of the Redis store guard it).

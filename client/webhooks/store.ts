@@ -139,11 +139,6 @@ export interface SessionPosition {
 /** A session position without its session. */
 export type OrderPoint = Pick<SessionPosition, 'time' | 'arrival' | 'id'>;
 
-/** An earlier timestamp, or the same and an earlier arrival; never older than itself. */
-export function isOlderPosition(position: OrderPoint, newest: OrderPoint): boolean {
-  if (position.id === newest.id) return false;
-  return position.time < newest.time || (position.time === newest.time && position.arrival < newest.arrival);
-}
 
 /** The store could not record or read; the receiver answers 503 so the sender retries. `cause` holds why. */
 export { StoreUnavailableError } from '@session-resume-api/runtime/store-unavailable-error';

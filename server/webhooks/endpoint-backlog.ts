@@ -41,7 +41,10 @@ export interface BacklogKeeperOptions {
   endpoint: string;
   logger: Logger;
   clock: () => number;
-  /** Told each event sent to the dead letters past the bound; must not throw. */
+  /**
+   * Told each event sent to the dead letters past the bound; must not throw.
+   * @defaultValue none
+   */
   onOverflow?: ((overflow: HeldOverflow) => void) | undefined;
 }
 
@@ -62,29 +65,15 @@ export interface BacklogKeeper {
 export function createBacklogKeeper(options: BacklogKeeperOptions): BacklogKeeper {
   const { backlog, policy, logger, clock } = options;
   // Held events may be left over (by an earlier run, or held here on a view older than the close).
-  let leftOver = true;
+  const drainState = { leftOver: true };
   let busy = false;
   // Whether this instance sent an event to the dead letters since the endpoint last delivered.
   let overflowed = false;
-  const drain = async (view: EndpointHealth, apply: ApplySignal) => {
-    let current = view;
-    if (current.drainAt === undefined) {
-      if (!leftOver) return;
-      leftOver = false;
-      if ((await backlog.count()) === 0) return;
-      current = (await apply({ kind: 'resume_drain' }, clock())).after;
-    }
-    if (current.drainAt === undefined || clock() < current.drainAt) return;
-    const { before, after } = await apply({ kind: 'claim_drain' }, clock());
-    if (before === after) return;
-    const batch = before.drainBatch ?? policy.drainFirstBatch;
-    if ((await backlog.release(batch)) < batch) await apply({ kind: 'drained' }, clock());
-  };
   return {
     async hold(event, view) {
       // Real time, as the queues keep it: a first attempt was due when queued, a retry when first held.
       const dueAt = event.dueAt ?? (event.attemptsMade === 0 ? event.queuedAt : Date.now());
-      leftOver = true;
+      drainState.leftOver = true;
       const held = await backlog.count().catch((err: unknown) => {
         logger.warn({ err: (err as Error).message }, 'held events not counted; the event is held');
         return 0;
@@ -110,7 +99,7 @@ export function createBacklogKeeper(options: BacklogKeeperOptions): BacklogKeepe
           if (before !== after) await backlog.release(1);
         } else if (view.state === 'closed') {
           overflowed = false;
-          await drain(view, apply);
+          await drain(options, drainState, view, apply);
         }
       } catch (err) {
         logger.warn({ err: (err as Error).message }, 'held events not released; the next reread tries again');
@@ -119,6 +108,23 @@ export function createBacklogKeeper(options: BacklogKeeperOptions): BacklogKeepe
       }
     },
   };
+}
+
+/** Releases the next batch of the drain when it is due and this instance claims it. */
+async function drain(options: BacklogKeeperOptions, state: { leftOver: boolean }, view: EndpointHealth, apply: ApplySignal): Promise<void> {
+  const { backlog, policy, clock } = options;
+  let current = view;
+  if (current.drainAt === undefined) {
+    if (!state.leftOver) return;
+    state.leftOver = false;
+    if ((await backlog.count()) === 0) return;
+    current = (await apply({ kind: 'resume_drain' }, clock())).after;
+  }
+  if (current.drainAt === undefined || clock() < current.drainAt) return;
+  const { before, after } = await apply({ kind: 'claim_drain' }, clock());
+  if (before === after) return;
+  const batch = before.drainBatch ?? policy.drainFirstBatch;
+  if ((await backlog.release(batch)) < batch) await apply({ kind: 'drained' }, clock());
 }
 
 /** The event goes to the dead letters, with no request: the backlog is full. */

@@ -176,16 +176,7 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
         return { kind: 'hold', untilMs: now + policy.refreshMs };
       }
     },
-    async record(report, probe) {
-      // A success on a healthy endpoint writes nothing: no round trip per delivered attempt.
-      if (report.delivered && view.state === 'closed' && view.streak === 0 && view.slowDowns === 0) return;
-      const signal: HealthSignal = report.delivered ? { kind: 'delivered' } : { kind: 'failed', probe, status: report.status, retryAfterMs: report.retryAfterMs };
-      try {
-        await apply(signal, clock());
-      } catch (err) {
-        logger.warn({ err: (err as Error).message, delivered: report.delivered }, 'endpoint health not updated');
-      }
-    },
+    record: (report, probe) => recordOutcome(view, report, probe, (signal) => apply(signal, clock()), logger),
     hold: (event) => keeper.hold(event, view),
     admitted: (id) => keeper.admitted(id),
     async read() {
@@ -200,6 +191,17 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
       clearInterval(timer);
     },
   };
+}
+
+/** Tells the shared state an attempt's outcome; a success on a healthy endpoint writes nothing (no round trip per delivered attempt). */
+async function recordOutcome(view: EndpointHealth, report: AttemptReport, probe: boolean, apply: (signal: HealthSignal) => Promise<unknown>, logger: Logger): Promise<void> {
+  if (report.delivered && view.state === 'closed' && view.streak === 0 && view.slowDowns === 0) return;
+  const signal: HealthSignal = report.delivered ? { kind: 'delivered' } : { kind: 'failed', probe, status: report.status, retryAfterMs: report.retryAfterMs };
+  try {
+    await apply(signal);
+  } catch (err) {
+    logger.warn({ err: (err as Error).message, delivered: report.delivered }, 'endpoint health not updated');
+  }
 }
 
 /** A log line and the observer's call for one change of state. */

@@ -4,7 +4,7 @@
  * runtime/backoff.ts, and starts again from `reconnectDelayMs` once a connection was made.
  */
 import { describe, expect, it } from 'vitest';
-import { followEventFeed } from '../../client/cli/listen/follow-feed.js';
+import { followEventFeed, sleep } from '../../client/cli/listen/follow-feed.js';
 
 describe('listen: reconnecting to the feed', () => {
   it('doubles the wait after each drop, and starts again from reconnectDelayMs after a connection', async () => {
@@ -36,5 +36,9 @@ describe('listen: reconnecting to the feed', () => {
     };
     await followEventFeed({ baseUrl: 'http://127.0.0.1:1', apiKey: 'sandbox_x', signal: controller.signal, onEvent: () => {}, onStatus, reconnectDelayMs: 45_000, fetch });
     expect(lines).toContainEqual(expect.stringMatching(/reconnecting in 30000 ms/));
+  });
+
+  it('a wait given a signal that already aborted ends at once (an hour-long wait would time the test out)', async () => {
+    await sleep(3_600_000, AbortSignal.abort());
   });
 });

@@ -1,12 +1,12 @@
 /**
- * The per-session order rule (client/webhooks/store.ts isOlderPosition) and the memory store's
+ * The per-session order rule (client/webhooks/order-position.ts) and the memory store's
  * marks (client/webhooks/memory/session-marks.ts): an older event of a session is skipped, the
  * same event never is, a mark lasts one dedupe window after its last move.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSessionMarks } from '../../client/webhooks/memory/session-marks.js';
-import { isOlderPosition } from '../../client/webhooks/store.js';
+import { isOlderPosition } from '../../client/webhooks/order-position.js';
 
 const at = (time: number, arrival: number, id: string, sessionId = 's1') => ({ sessionId, time, arrival, id });
 

@@ -122,6 +122,7 @@ function reasonOf(error: unknown): string {
 /** Waits `ms`, or less when `signal` aborts. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
     const done = () => {
       clearTimeout(timer);
       signal.removeEventListener('abort', done);

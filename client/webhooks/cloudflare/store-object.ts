@@ -7,7 +7,8 @@
  * waiting for an attempt (by when they may be claimed), `x:<expiry>:<id>` the dedupe window,
  * `d:<received>:<id>` dead letters, `s:<session>` order marks, `n` the count.
  */
-import { isOlderPosition, type DeadLetter, type RecordedEvent, type SessionPosition } from '../store.js';
+import { isOlderPosition } from '../order-position.js';
+import type { DeadLetter, RecordedEvent, SessionPosition } from '../store.js';
 import type { FinishCall, RecordAnswer, RecordCall, StoreCall } from './protocol.js';
 
 /** The part of a Durable Object's storage this object uses (the asynchronous key-value API). */

@@ -2,7 +2,8 @@
  * The memory store's per-session order marks (`order: 'per-session'`): the newest position
  * processed per session, kept for the dedupe window after its last move, swept with the records.
  */
-import { isOlderPosition, type SessionPosition } from '../store.js';
+import { isOlderPosition } from '../order-position.js';
+import type { SessionPosition } from '../store.js';
 
 interface Mark {
   time: number;
