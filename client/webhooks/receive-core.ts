@@ -23,7 +23,7 @@ export interface CoreOptions {
   holdAnswer: boolean;
 }
 
-/** Without encoding it. */
+/** Bytes of the UTF-8 encoding of `text`, without encoding it. */
 export function utf8Length(text: string): number {
   let bytes = text.length;
   for (let i = 0; i < text.length; i++) {
@@ -70,7 +70,7 @@ async function recordEvent(o: CoreOptions, value: JsonObject, event: Parameters<
     const trace = readTraceContext(headerValue(headers, 'traceparent'), headerValue(headers, 'tracestate'));
     const { id, duplicate, processing } = await o.store.record(key, event, webhookIdOf(headers), trace);
     if (processing) {
-    // Never a 200 whose event is dropped with the request: the platform keeps processing alive, or the answer waits.
+      // Never a 200 whose event is dropped with the request: the platform keeps processing alive, or the answer waits.
       if (context) context.waitUntil(processing);
       else if (o.holdAnswer) await processing;
     }

@@ -5,7 +5,7 @@ export type ConformanceMode = 'live' | 'mock';
 
 /** Options of `session-resume-api conformance`. */
 export interface ConformanceOptions {
-  /** Without the /v1 prefix (e.g. http://127.0.0.1:4010). */
+  /** Base URL of the target, without the /v1 prefix (e.g. http://127.0.0.1:4010). */
   baseUrl: string;
   /** Sent as `Authorization: Bearer <apiKey>`. */
   apiKey: string;
