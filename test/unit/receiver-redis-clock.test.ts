@@ -1,4 +1,5 @@
 /** Redis's clock as the receiver store knows it: a lower bound, the tightest recent reading. */
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRedisClock, timeMs } from '../../client/webhooks/redis/redis-clock.js';
 
@@ -74,5 +75,39 @@ describe('createRedisClock at the edge of its 10 s', () => {
   it('reads TIME replies with microseconds rounded down to the millisecond', () => {
     expect(timeMs(['2', '999999'])).toBe(2999);
     expect(timeMs(['0', '1000'])).toBe(1);
+  });
+});
+
+describe('createRedisClock against the plain rule', () => {
+  it('agrees with "the largest lead of the readings of the last 10 s, else the latest" on any sequence', () => {
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('observe' as const), lead: fc.integer({ min: -5000, max: 5000 }) }),
+      fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 4000 }) }),
+      fc.record({ kind: fc.constant('reset' as const), lead: fc.integer({ min: -5000, max: 5000 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 200 }), (steps) => {
+        vi.useFakeTimers({ now: 1_000_000 });
+        const clock = createRedisClock();
+        let readings: Array<{ at: number; lead: number }> = [];
+        const model = () => {
+          const latest = readings.at(-1);
+          if (!latest) return undefined;
+          const at = Date.now();
+          return at + Math.max(latest.lead, ...readings.filter((r) => r.at >= at - 10_000).map((r) => r.lead));
+        };
+        for (const s of steps) {
+          if (s.kind === 'advance') vi.advanceTimersByTime(s.ms);
+          else {
+            if (s.kind === 'reset') readings = [];
+            readings.push({ at: Date.now(), lead: s.lead });
+            if (s.kind === 'reset') clock.reset(Date.now() + s.lead);
+            else clock.observe(Date.now() + s.lead);
+          }
+          expect(clock.now()).toBe(model());
+        }
+        vi.useRealTimers();
+      }),
+    );
   });
 });

@@ -28,22 +28,37 @@ export interface RedisClock {
  * @example clock.observe(timeMs([seconds, micros])); const deadline = createRedisClock().now()! + 1000;
  */
 export function createRedisClock(): RedisClock {
-  let readings: Reading[] = [];
-  const recent = (at: number) => readings.filter((r) => r.at >= at - KEEP_MS);
+  // A max-queue: the readings of the last 10 s that no later reading matches in lead, leads
+  // decreasing, so the first is the largest; each reading is added and dropped once (O(1) per call).
+  let best: Reading[] = [];
+  let head = 0;
+  let latest: Reading | undefined;
+  const dropOld = (at: number) => {
+    while (head < best.length && best[head]!.at < at - KEEP_MS) head++;
+    if (head > 64 && head * 2 > best.length) {
+      best = best.slice(head);
+      head = 0;
+    }
+  };
   return {
     now() {
-      const latest = readings.at(-1);
       if (!latest) return undefined;
       const at = Date.now();
-      return at + recent(at).reduce((lead, r) => Math.max(lead, r.lead), latest.lead);
+      dropOld(at);
+      const first = best[head];
+      return at + (first && first.lead > latest.lead ? first.lead : latest.lead);
     },
     observe(redisMs) {
       const at = Date.now();
-      readings = [...recent(at), { at, lead: redisMs - at }];
+      const reading = { at, lead: redisMs - at };
+      latest = reading;
+      while (best.length > head && best[best.length - 1]!.lead <= reading.lead) best.pop();
+      best.push(reading);
+      dropOld(at);
     },
     reset(redisMs) {
-      // Stryker disable next-line ArrayDeclaration: observe() below drops anything in the list that is not a reading of the last 10 s
-      readings = [];
+      best = [];
+      head = 0;
       this.observe(redisMs);
     },
   };
