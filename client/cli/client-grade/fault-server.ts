@@ -78,7 +78,9 @@ function record(run: Run, req: IncomingMessage, scenario: Scenario | undefined, 
 function send(run: Run, attempt: Attempt, res: ServerResponse, answer: ContractAnswer, retryAfterSeconds?: number): void {
   attempt.status = answer.status;
   if (retryAfterSeconds !== undefined) attempt.retryAfterSeconds = retryAfterSeconds;
-  res.on('finish', () => (attempt.endedAt = run.now()));
+  // When the grader began sending: the client cannot have had the answer earlier, so a wait measured
+  // from here is never shorter than the client's own ('finish' fires late on a busy event loop).
+  attempt.endedAt = run.now();
   const headers = retryAfterSeconds === undefined ? answer.headers : { ...answer.headers, 'retry-after': String(retryAfterSeconds) };
   res.writeHead(answer.status, headers).end(answer.body);
 }

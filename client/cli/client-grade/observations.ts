@@ -27,7 +27,7 @@ export interface Attempt {
   retryAfterSeconds?: number;
   /** Idempotent-Replayed: true. */
   replayed?: boolean;
-  /** Answer sent or connection ended, ms from the start of the run. */
+  /** Answer begun or connection ended, ms from the start of the run. */
   endedAt?: number;
   /** Who ended an attempt left unanswered: the client, or the grader at the hang limit. */
   abandonedBy?: 'client' | 'grader';
