@@ -78,6 +78,29 @@ describe('createRedisClock at the edge of its 10 s', () => {
   });
 });
 
+describe('createRedisClock when every reading is older than 10 s', () => {
+  it('uses the latest reading, and a new reading after it again', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const clock = createRedisClock();
+    clock.observe(1_003_000); // lead 3 s
+    vi.advanceTimersByTime(20_000);
+    expect(clock.now()).toBe(1_023_000);
+    clock.observe(1_020_500); // lead 500 ms
+    expect(clock.now()).toBe(1_020_500);
+  });
+
+  it('keeps answering through many readings that fall out of the 10 s', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const clock = createRedisClock();
+    for (let i = 0; i < 300; i++) {
+      clock.observe(Date.now() + 1000 - i); // leads falling: each stays in the queue until it is 10 s old
+      vi.advanceTimersByTime(100);
+    }
+    // The reading of 10 s ago (index 200, lead 800 ms) is the oldest kept and the largest lead.
+    expect(clock.now()).toBe(Date.now() + 800);
+  });
+});
+
 describe('createRedisClock against the plain rule', () => {
   it('agrees with "the largest lead of the readings of the last 10 s, else the latest" on any sequence', () => {
     const step = fc.oneof(
