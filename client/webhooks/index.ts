@@ -4,7 +4,8 @@
  * once. This subpath loads no Redis library: the shared Redis store is
  * `session-resume-api/webhooks/redis`.
  */
-export { createWebhookReceiver, DEFAULT_MAX_BODY_BYTES } from './receiver.js';
+export { createWebhookReceiver } from './receiver.js';
+export { DEFAULT_MAX_BODY_BYTES } from './receiver-options.js';
 export type {
   EventContext,
   EventOrder,
@@ -14,7 +15,7 @@ export type {
   WebhookReceiverBaseOptions,
   WebhookReceiverOptions,
   WebhookReceiverSessionOrder,
-} from './receiver.js';
+} from './receiver-options.js';
 export type { FetchHandler } from './web-handler.js';
 export type { AfterAnswer } from './after-answer.js';
 export type { HttpAnswer, ReadRequest } from './request-checks.js';

@@ -11,23 +11,6 @@ import { createSignatureVerifier } from './verify-signature.js';
 import { createFetchHandler } from './web-handler.js';
 import type { WebhookHeaders } from './webhook-headers.js';
 
-export {
-  DEFAULT_DEDUPE_WINDOW_SECONDS,
-  DEFAULT_MAX_ATTEMPTS,
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_RETRY_DELAY_MS,
-} from './receiver-options.js';
-export type {
-  EventContext,
-  EventOrder,
-  ReceiverLogger,
-  WebhookReceiver,
-  WebhookReceiverAnyOrder,
-  WebhookReceiverBaseOptions,
-  WebhookReceiverOptions,
-  WebhookReceiverSessionOrder,
-} from './receiver-options.js';
-
 /**
  * Creates a webhook receiver over `store`. Throws `OptionsError` (a TypeError) for a bad option.
  * @example
