@@ -63,15 +63,12 @@ export function createEndpointNotifier(options: EndpointNotifierOptions): {
 }
 
 function noticeOf(change: EndpointChange): EndpointNotice {
-  const { health } = change;
   return {
     event: 'webhook.endpoint.state_changed',
     endpoint: change.endpoint,
     from: change.from,
     to: change.to,
-    ...(health.reason && health.state !== 'closed' ? { reason: health.reason } : {}),
-    streak: health.streak,
-    ...(health.nextProbeAt !== undefined ? { nextProbeAt: new Date(health.nextProbeAt).toISOString() } : {}),
+    ...healthFields(change.health),
     timestamp: change.at,
   };
 }
@@ -83,10 +80,17 @@ function overflowNoticeOf(overflow: HeldOverflow): EndpointNotice {
     endpoint: overflow.endpoint,
     from: health.state,
     to: health.state,
+    ...healthFields(health),
+    maxHeldEvents: overflow.maxHeldEvents,
+    timestamp: overflow.at,
+  };
+}
+
+/** The notice's fields read from the shared state: the reason while not closed, the streak, the next probe. */
+function healthFields(health: EndpointChange['health']): Pick<EndpointNotice, 'reason' | 'streak' | 'nextProbeAt'> {
+  return {
     ...(health.reason && health.state !== 'closed' ? { reason: health.reason } : {}),
     streak: health.streak,
     ...(health.nextProbeAt !== undefined ? { nextProbeAt: new Date(health.nextProbeAt).toISOString() } : {}),
-    maxHeldEvents: overflow.maxHeldEvents,
-    timestamp: overflow.at,
   };
 }
