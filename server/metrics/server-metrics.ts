@@ -105,16 +105,23 @@ const ENDPOINT_STATES = ['closed', 'open', 'disabled'] as const;
 
 function watchDeliveryGauge(registers: Registry[]): (inspector: WatchedDelivery) => void {
   let inspector: WatchedDelivery | undefined;
+  // Both endpoint gauges are collected together on a scrape: one read of the shared state serves them.
+  let reading: ReturnType<NonNullable<WatchedDelivery['endpoint']>> | undefined;
+  const readEndpoint = () => {
+    const read = inspector?.endpoint;
+    if (!read) return undefined;
+    return (reading ??= read().finally(() => (reading = undefined)));
+  };
   new Gauge({
     name: 'session_resume_webhook_endpoint_state',
     help: "The webhook endpoint's circuit, shared by every instance: 1 for the current state (closed delivers; open holds events and probes; disabled holds them until enabled).",
     labelNames: ['state'],
     registers,
     async collect() {
-      const read = inspector?.endpoint;
+      const read = readEndpoint();
       if (!read) return;
       try {
-        const health = await read();
+        const health = await read;
         if (!health) return;
         for (const state of ENDPOINT_STATES) this.set({ state }, health.state === state ? 1 : 0);
       } catch {
@@ -127,10 +134,10 @@ function watchDeliveryGauge(registers: Registry[]): (inspector: WatchedDelivery)
     help: "Events held for the webhook endpoint while it is open or disabled, shared by every instance (at most maxHeldEvents; past it they go to the dead-letter list).",
     registers,
     async collect() {
-      const read = inspector?.endpoint;
+      const read = readEndpoint();
       if (!read) return;
       try {
-        const health = await read();
+        const health = await read;
         if (health?.held !== undefined) this.set(health.held);
       } catch {
         this.reset();
