@@ -64,31 +64,14 @@ export class SandboxClientError extends Error {
  * await sandbox.setSession('sess_checkout', 'paused');
  */
 export function createSandboxClient(options: SandboxClientOptions): SandboxClient {
-  if (typeof options?.baseUrl !== 'string' || !/^https?:\/\/[^/]/i.test(options.baseUrl)) {
-    throw new OptionsError('createSandboxClient: baseUrl must be an http(s) URL such as http://127.0.0.1:3000.', { option: 'baseUrl' });
-  }
-  if (typeof options.apiKey !== 'string' || !options.apiKey.startsWith(SANDBOX_KEY_PREFIX) || !isBearerToken(options.apiKey.slice(SANDBOX_KEY_PREFIX.length))) {
-    throw new OptionsError('createSandboxClient: apiKey must start with sandbox_ (e.g. from newSandboxKey()); other keys get 401 from the sandbox.', { option: 'apiKey' });
-  }
+  checkOptions(options);
   const fetchFn = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   const raw = createClient<SandboxApiPaths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers: { Authorization: `Bearer ${options.apiKey}` },
     fetch: (request) => fetchFn(request),
   });
-  const call = async <T>(what: string, run: () => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> => {
-    let result: { data?: T; error?: unknown; response: Response };
-    try {
-      result = await run();
-    } catch (cause) {
-      throw new SandboxClientError(`${what}: no answer from ${options.baseUrl} (${(cause as Error).message}).`, undefined, undefined, { cause });
-    }
-    if (result.response.status !== 200 || result.data === undefined) {
-      const detail = (result.error as { message?: string } | undefined)?.message ?? `status ${result.response.status}`;
-      throw new SandboxClientError(`${what} failed: ${detail}`, result.response.status, result.error);
-    }
-    return result.data;
-  };
+  const call = createControlCall(options.baseUrl);
   // The list answers one page at a time (x-decisions: sandbox-session-limit): follow `next`.
   const rest = async (first: { sessions: SandboxSession[]; next?: string }): Promise<SandboxSession[]> => {
     const all = [...first.sessions];
@@ -114,5 +97,34 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
     setDeliveryProfile: (profile) => call('setDeliveryProfile', () => raw.PUT('/_sandbox/delivery-profile', { body: profile as DeliveryProfile })),
     deliveryProfile: () => call('deliveryProfile', () => raw.GET('/_sandbox/delivery-profile')),
     raw,
+  };
+}
+
+/** Refuses an empty or non-http(s) `baseUrl` and a key without the `sandbox_` prefix. */
+function checkOptions(options: SandboxClientOptions): void {
+  if (typeof options?.baseUrl !== 'string' || !/^https?:\/\/[^/]/i.test(options.baseUrl)) {
+    throw new OptionsError('createSandboxClient: baseUrl must be an http(s) URL such as http://127.0.0.1:3000.', { option: 'baseUrl' });
+  }
+  if (typeof options.apiKey !== 'string' || !options.apiKey.startsWith(SANDBOX_KEY_PREFIX) || !isBearerToken(options.apiKey.slice(SANDBOX_KEY_PREFIX.length))) {
+    throw new OptionsError('createSandboxClient: apiKey must start with sandbox_ (e.g. from newSandboxKey()); other keys get 401 from the sandbox.', { option: 'apiKey' });
+  }
+}
+
+type ControlResult<T> = { data?: T; error?: unknown; response: Response };
+
+/** One control call: its data on a 200, else a SandboxClientError saying what came back. */
+function createControlCall(baseUrl: string) {
+  return async <T>(what: string, run: () => Promise<ControlResult<T>>): Promise<T> => {
+    let result: ControlResult<T>;
+    try {
+      result = await run();
+    } catch (cause) {
+      throw new SandboxClientError(`${what}: no answer from ${baseUrl} (${(cause as Error).message}).`, undefined, undefined, { cause });
+    }
+    if (result.response.status !== 200 || result.data === undefined) {
+      const detail = (result.error as { message?: string } | undefined)?.message ?? `status ${result.response.status}`;
+      throw new SandboxClientError(`${what} failed: ${detail}`, result.response.status, result.error);
+    }
+    return result.data;
   };
 }
