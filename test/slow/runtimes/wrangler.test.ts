@@ -75,6 +75,8 @@ describe.each(WRANGLERS)('$label (deploy --dry-run, dev) on the Workers section 
     const path = `/webhooks/session-events/${settings.token}`;
     try {
       await expectReceiverCases(server, settings, 'wrangler');
+      // What docs/receiver.md warns of: wrangler logs each request with its path, URL token included.
+      expect(server.output()).toContain(`/webhooks/session-events/${settings.token}`);
       const first = await server.post(path, { method: 'POST', headers: signed(settings.secrets[0], 'msg_before_restart', body), body });
       expect(await first.json()).toMatchObject({ duplicate: false });
       await expectHandledOnce(server, sessionId);
