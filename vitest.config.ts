@@ -5,7 +5,8 @@ import { defineConfig } from 'vitest/config';
 // - integration: real servers, real Redis, Prism, Chromium and processes. Finds (or starts) Redis
 //   once and provides its URL to every suite: test/setup/redis.ts.
 // - slow (only with TEST_FULL=1, which CI sets; `npm run test:full`): the runtime, packed-tarball
-//   and long fault suites under test/slow/.
+//   and long fault suites under test/slow/. The runtimes come from their own manifest,
+//   test/slow/runtimes/package.json, installed on first use: test/setup/runtimes.ts.
 const full = process.env.TEST_FULL === '1';
 /** The unit tier's files and guard, shared with the mutation run (vitest.mutation.config.ts). */
 export const unitTier = {
@@ -41,7 +42,7 @@ export default defineConfig({
           maxWorkers: 3,
           sequence: { groupOrder: 1 },
           include: ['test/{integration,e2e,contract,browser,adversarial}/**/*.test.ts', ...(full ? ['test/slow/**/*.test.ts'] : [])],
-          globalSetup: ['test/setup/build.ts', 'test/setup/redis.ts', 'test/setup/packages.ts'],
+          globalSetup: ['test/setup/build.ts', 'test/setup/redis.ts', 'test/setup/packages.ts', ...(full ? ['test/setup/runtimes.ts'] : [])],
         },
       },
     ],

@@ -126,7 +126,9 @@ export function createMemoryQueue<T>(options: MemoryQueueOptions<T>): MemoryQueu
   return {
     start(run) {
       s.run = run;
-      pump();
+      // Nothing is scheduled for an empty queue: workerd refuses a timer outside a request, and
+      // a receiver is often created at a Worker's module scope.
+      if (s.ready.length > 0) pump();
     },
     push(item, delayMs = 0) {
       if (s.closing) return 'closed';

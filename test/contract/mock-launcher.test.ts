@@ -4,6 +4,7 @@
  * (issue #6).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,5 +74,28 @@ describe('start-mock.ts (what `npm run mock` runs)', () => {
     launcher.kill('SIGTERM');
     await exited;
     await waitFor(() => fetch(`http://127.0.0.1:${own}/`).then(() => false, () => true), { what: 'the mock port to close' });
+  });
+});
+
+describe('npm run mock on a busy port', () => {
+  it('says in one line that the port is in use and which variable to set, and exits non-zero', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const busy = (taken.address() as AddressInfo).port;
+    try {
+      const launcher = spawn(join(root, 'node_modules/.bin/tsx'), ['tools/mock/start-mock.ts'], {
+        cwd: root,
+        env: { ...process.env, PORT: String(busy) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let printed = '';
+      launcher.stdout.on('data', (d: Buffer) => (printed += d.toString()));
+      launcher.stderr.on('data', (d: Buffer) => (printed += d.toString()));
+      const code = await new Promise<number | null>((resolve) => launcher.once('exit', resolve));
+      expect(code).not.toBe(0);
+      expect(printed.trim()).toBe(`127.0.0.1:${busy} is already in use: set PORT to a free port (PORT=${busy + 1} npm run mock).`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });

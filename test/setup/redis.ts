@@ -1,6 +1,7 @@
 /**
- * Vitest global setup: finds the Redis the suites use (test/helpers/find-redis.ts) and
- * provides its URL as `redisUrl`. No suite that needs Redis is skipped silently.
+ * Vitest global setup: the Redis the suites use (test/helpers/find-redis.ts): REDIS_URL, else a
+ * private redis-server on a free port, stopped after the run. Its URL is provided as `redisUrl`.
+ * No suite that needs Redis is skipped silently.
  */
 import type { TestProject } from 'vitest/node';
 import { findRedis } from '../helpers/find-redis.js';

@@ -1,6 +1,7 @@
 /**
  * Entry point of `npm run mock`: runs Prism (`prism mock spec/openapi.yaml`) on PORT
- * (default 4010), prints how to use it once Prism listens, and forwards SIGINT/SIGTERM.
+ * (default 4010), prints how to use it once Prism listens, and forwards SIGINT/SIGTERM. A busy
+ * port is refused first, in one line naming PORT.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +9,7 @@ import { specPath } from '@session-resume-api/runtime/contract';
 import { listScenarios } from '@session-resume-api/runtime/scenarios';
 import { readMockConfig } from './mock-config.js';
 import { renderMockUsage } from './mock-usage.js';
+import { busyPortMessage } from './port-check.js';
 
 const prismBin = fileURLToPath(new URL('../../node_modules/.bin/prism', import.meta.url));
 
@@ -17,6 +19,11 @@ try {
 } catch (error) {
   console.error((error as Error).message);
   process.exit(2);
+}
+const busy = await busyPortMessage(config.host, config.port);
+if (busy) {
+  console.error(busy);
+  process.exit(1);
 }
 const baseUrl = `http://${config.host}:${config.port}`;
 const usage = renderMockUsage(baseUrl, listScenarios());

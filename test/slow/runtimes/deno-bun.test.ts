@@ -1,11 +1,12 @@
 /**
  * The packed package in Deno and Bun (both installed from npm, pinned): the programs of
  * docs/receiver.md as written, in a project holding nothing but the package, receiving signed
- * deliveries: handled once, duplicates not handled, rotation, and every refusal.
+ * deliveries: listening on 127.0.0.1 only, handled once, duplicates not handled, rotation, and
+ * every refusal.
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docFile, expectReceiverCases, receiverEnv, receiverProject, receiverSettings, startServer, type ReceiverProject } from './runtime-kit.js';
 
 const require = createRequire(import.meta.url);
@@ -28,6 +29,8 @@ describe.each([
   it('receives signed deliveries: handled once, duplicate not handled, second secret, 401/400/404/405/413', { timeout: 120_000 }, async () => {
     const server = await startServer(command, args, project.dir, { ...receiverEnv(settings), PORT: '0' }, /Listening on https?:\/\/[^\s]*?:(\d+)/i);
     try {
+      // Loopback only, as the page's program asks: TLS and the public address are a proxy's.
+      expect(server.output()).toMatch(/Listening on https?:\/\/127\.0\.0\.1:\d+/i);
       await expectReceiverCases(server, settings, runtime.toLowerCase());
     } finally {
       await server.stop();

@@ -1,6 +1,7 @@
 /**
  * The packed package in Next.js: next, react and react-dom installed from npm at the versions
- * this repository pins in its devDependencies (so `npm ci` has them in npm's cache), with the
+ * this repository pins (next in the slow tier's runtimes, test/slow/runtimes/package.json, the
+ * others in its devDependencies, so that npm's cache has them after the installs), with the
  * two route files of docs/receiver.md as written, in one fresh app built once by `next build`
  * and served by `next start -p 0`. The Node.js runtime route runs with the memory store, then
  * with the Redis store (REDIS_URL, a private redis-server); the Edge runtime route with the
@@ -33,7 +34,8 @@ const pinned = (file: string, name: string): string => {
  * when they are missing).
  */
 const PACKAGES = [
-  ...['next', 'react', 'react-dom', 'typescript', '@types/node', '@types/react'].map((name) => pinned('package.json', name)),
+  pinned('test/slow/runtimes/package.json', 'next'),
+  ...['react', 'react-dom', 'typescript', '@types/node', '@types/react'].map((name) => pinned('package.json', name)),
   ...['bullmq', 'ioredis'].map((name) => pinned('client/package.json', name)),
 ];
 

@@ -1,7 +1,8 @@
 /**
  * The Durable Object store in workerd (miniflare): the Worker of docs/receiver.md as written,
  * bundled with wrangler's settings from a project holding only the packed package, run as two
- * Workers that share the object's namespace. Deliveries signed by `svix`: every
+ * Workers that share the object's namespace, and a third whose receiver is made at module scope.
+ * Deliveries signed by `svix`: every
  * documented answer; one event sent to both Workers at once is recorded and handled once; a
  * recording that reaches the object after its caller gave up writes nothing; a record leaves
  * after its window.
@@ -16,13 +17,31 @@ interface Fetcher {
   fetch(url: string, init?: RequestInit): Promise<Response>;
 }
 
+/**
+ * The same Worker with its receiver made at module scope, the bindings read from
+ * `cloudflare:workers` as docs/receiver.md says one may: it shares the first Worker's object.
+ */
+const MODULE_SCOPE_WORKER = `import { env } from 'cloudflare:workers';
+import { createWebhookReceiver } from 'session-resume-api/webhooks';
+import { createDurableObjectStore } from 'session-resume-api/webhooks/cloudflare';
+
+const receiver = createWebhookReceiver({
+  store: createDurableObjectStore({ namespace: env.WEBHOOK_STORE }),
+  urlToken: env.WEBHOOK_URL_TOKEN,
+  secret: env.WEBHOOK_SECRET.split(','),
+  onEvent: (event, { sessionId }) => console.log('session event', event.event, sessionId),
+});
+
+export default { fetch: (request, _env, ctx) => receiver.fetch(request, ctx) };
+`;
+
 describe('workerd (miniflare): the Durable Object store shared by two Workers', () => {
   let project: ReceiverProject;
   let mf: Miniflare;
   const lines: string[] = [];
   const settings = receiverSettings();
   const output = () => lines.join('\n');
-  const worker = (name: 'a' | 'b'): RuntimeTarget => ({
+  const worker = (name: 'a' | 'b' | 'module-scope'): RuntimeTarget => ({
     output,
     post: async (path, init) => ((await mf.getWorker(name)) as unknown as Fetcher).fetch(`http://receiver.example${path}`, init),
   });
@@ -34,14 +53,16 @@ describe('workerd (miniflare): the Durable Object store shared by two Workers', 
   };
 
   beforeAll(async () => {
-    project = await receiverProject('workerd-do', { 'worker.ts': docFile('worker.ts') });
+    project = await receiverProject('workerd-do', { 'worker.ts': docFile('worker.ts'), 'module-scope.js': MODULE_SCOPE_WORKER });
     const code = await bundle(project.dir, 'worker.ts', 'workerd');
+    const moduleScope = await bundle(project.dir, 'module-scope.js', 'workerd');
     const common = { modules: [{ type: 'ESModule' as const, path: 'worker.js', contents: code }], compatibilityDate: '2025-09-01', bindings: receiverEnv(settings) };
     mf = new Miniflare({
       handleStructuredLogs: ({ message }: { message: string }) => void lines.push(message),
       workers: [
         { name: 'a', ...common, durableObjects: { WEBHOOK_STORE: { className: 'WebhookStoreObject', useSQLite: true } } },
         { name: 'b', ...common, durableObjects: { WEBHOOK_STORE: { className: 'WebhookStoreObject', scriptName: 'a', useSQLite: true } } },
+        { name: 'module-scope', ...common, modules: [{ type: 'ESModule' as const, path: 'worker.js', contents: moduleScope }], durableObjects: { WEBHOOK_STORE: { className: 'WebhookStoreObject', scriptName: 'a', useSQLite: true } } },
       ],
     });
     await mf.ready;
@@ -70,6 +91,14 @@ describe('workerd (miniflare): the Durable Object store shared by two Workers', 
     const again = await worker('b').post(path, { method: 'POST', headers: signed(settings.secrets[1], 'msg_later', body), body });
     expect(await again.json()).toMatchObject({ duplicate: true });
     expect(handledCount(worker('a'), sessionId)).toBe(1);
+  });
+
+  it('a receiver made at module scope (bindings from cloudflare:workers) starts and handles an event once', { timeout: 60_000 }, async () => {
+    const sessionId = 'sess_module_scope';
+    const body = JSON.stringify({ event: 'session.resumed', session: { id: sessionId }, timestamp: new Date().toISOString() });
+    const answer = await worker('module-scope').post(`/webhooks/session-events/${settings.token}`, { method: 'POST', headers: signed(settings.secrets[0], 'msg_module_scope', body), body });
+    expect(await answer.json()).toMatchObject({ received: true, duplicate: false });
+    await waitFor(() => handledCount(worker('module-scope'), sessionId) === 1, { what: 'onEvent in the module-scope Worker' });
   });
 
   it('a recording that arrives after its caller gave up writes nothing', async () => {

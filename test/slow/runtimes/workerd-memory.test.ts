@@ -1,7 +1,8 @@
 /**
- * The packed package on Cloudflare Workers (workerd through miniflare) with the memory store:
- * bundled with wrangler's settings from a project holding nothing but the package, and
- * `onEvent` observed to run, with `ctx.waitUntil` and without it (workerd cancels a request's
+ * The packed package on Cloudflare Workers (workerd through miniflare) with the memory store,
+ * the receiver created at module scope as on every other runtime: bundled with wrangler's
+ * settings from a project holding nothing but the package, the Worker starts, and `onEvent` is
+ * observed to run, with `ctx.waitUntil` and without it (workerd cancels a request's
  * timers once its Response is returned: without a context the answer waits for the handling).
  */
 import { Miniflare } from 'miniflare';
@@ -9,21 +10,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../helpers/wait-for.js';
 import { bundle, receiverProject, signed, newSecret, type ReceiverProject } from './runtime-kit.js';
 
-const WORKER = `import { createMemoryEventStore, createWebhookReceiver } from 'session-resume-api/webhooks';
+/** Made the usual way: the receiver created at module scope, where workerd refuses timers and random values. */
+const WORKER = `import { env } from 'cloudflare:workers';
+import { createMemoryEventStore, createWebhookReceiver } from 'session-resume-api/webhooks';
 
-let receiver;
+const receiver = createWebhookReceiver({
+  store: createMemoryEventStore(),
+  secret: env.WEBHOOK_SECRET,
+  onEvent: (event, { sessionId, attempt }) => {
+    console.log('session event', event.event, sessionId, 'attempt', attempt);
+    if (sessionId.startsWith('sess_flaky') && attempt === 1) throw new Error('the first attempt fails');
+  },
+  retryDelayMs: 50,
+  logger: false,
+});
+
 export default {
-  fetch(request, env, ctx) {
-    receiver ??= createWebhookReceiver({
-      store: createMemoryEventStore(),
-      secret: env.WEBHOOK_SECRET,
-      onEvent: (event, { sessionId, attempt }) => {
-        console.log('session event', event.event, sessionId, 'attempt', attempt);
-        if (sessionId.startsWith('sess_flaky') && attempt === 1) throw new Error('the first attempt fails');
-      },
-      retryDelayMs: 50,
-      logger: false,
-    });
+  fetch(request, _env, ctx) {
     return new URL(request.url).pathname === '/without-context' ? receiver.fetch(request) : receiver.fetch(request, ctx);
   },
 };

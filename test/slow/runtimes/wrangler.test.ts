@@ -1,7 +1,9 @@
 /**
- * Wrangler itself (the pinned devDependency, run under Node 24 as wrangler requires at least
- * Node 22) on the Workers section of docs/receiver.md as written: its worker.ts and its
- * wrangler.toml copied from the page into a project holding nothing but the packed package.
+ * Wrangler itself on the Workers section of docs/receiver.md as written: its worker.ts and its
+ * wrangler.toml copied from the page into a project holding nothing but the packed package, run
+ * by two wranglers of the slow tier's runtimes (test/slow/runtimes/package.json): the current one
+ * under Node 24 (it asks for Node 22 or later), and 4.86, the last release that runs on Node 20,
+ * under this Node 20 (what a plain `npm install wrangler` gets there).
  * `wrangler deploy --dry-run` builds it with nothing left external but what workerd provides;
  * `wrangler dev` (local, offline, port by its documented `--port` flag, the secrets from
  * `.dev.vars` as the page says) serves it with the page's Durable Object binding and receives
@@ -10,17 +12,25 @@
  * restart.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getFreePort } from '../../helpers/free-port.js';
 import { node24 } from '../../helpers/node24.js';
-import { root, run } from '../../helpers/package-tarball.js';
+import { run } from '../../helpers/package-tarball.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { docFile, expectReceiverCases, handledCount, receiverEnv, receiverProject, receiverSettings, signed, startServer, writeFiles, type ReceiverProject, type ServerProcess } from './runtime-kit.js';
 
-const WRANGLER = join(root, 'node_modules/wrangler/bin/wrangler.js');
+const require = createRequire(import.meta.url);
+/** A wrangler's command-line entry, from the package the runtimes' manifest installs under `name`. */
+const wranglerBin = (name: string): string => join(dirname(require.resolve(`${name}/package.json`)), 'bin/wrangler.js');
 
-describe('wrangler (deploy --dry-run, dev) on the Workers section of docs/receiver.md', () => {
+const WRANGLERS = [
+  { label: 'wrangler (current) under Node 24', bin: wranglerBin('wrangler'), node: node24 },
+  { label: 'wrangler 4.86 under Node 20', bin: wranglerBin('wrangler-node20'), node: async () => process.execPath },
+];
+
+describe.each(WRANGLERS)('$label (deploy --dry-run, dev) on the Workers section of docs/receiver.md', ({ bin: WRANGLER, node: nodeFor }) => {
   let project: ReceiverProject;
   let node: string;
   const settings = receiverSettings();
@@ -40,7 +50,7 @@ describe('wrangler (deploy --dry-run, dev) on the Workers section of docs/receiv
   };
 
   beforeAll(async () => {
-    [project, node] = await Promise.all([receiverProject('wrangler', { 'worker.ts': docFile('worker.ts'), 'wrangler.toml': docFile('wrangler.toml') }), node24()]);
+    [project, node] = await Promise.all([receiverProject('wrangler', { 'worker.ts': docFile('worker.ts'), 'wrangler.toml': docFile('wrangler.toml') }), nodeFor()]);
     // The page's secrets, where `wrangler dev` reads them.
     writeFiles(project.dir, { '.dev.vars': Object.entries(receiverEnv(settings)).map(([name, value]) => `${name}=${value}\n`).join('') });
   }, 600_000);
@@ -65,6 +75,8 @@ describe('wrangler (deploy --dry-run, dev) on the Workers section of docs/receiv
     const path = `/webhooks/session-events/${settings.token}`;
     try {
       await expectReceiverCases(server, settings, 'wrangler');
+      // What docs/receiver.md warns of: wrangler logs each request with its path, URL token included.
+      expect(server.output()).toContain(`/webhooks/session-events/${settings.token}`);
       const first = await server.post(path, { method: 'POST', headers: signed(settings.secrets[0], 'msg_before_restart', body), body });
       expect(await first.json()).toMatchObject({ duplicate: false });
       await expectHandledOnce(server, sessionId);
