@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createProgram, runProgram } from '../../../client/cli/program.js';
+import { createProgram, runProgram } from '../../../cli/program.js';
 import { PACKAGE_VERSION } from '../../../client/version.js';
 import { runServerCli } from '../../../server/cli/program.js';
 import { ENVIRONMENT } from '../../../server/config.js';
