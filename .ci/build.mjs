@@ -10,7 +10,7 @@
 // client/ and server/ get .d.ts from tsc (dist/types/, the repo's folder structure kept); the
 // command ships none (nothing imports it). All three get spec/openapi.yaml.
 // The shared runtime (runtime/, the private workspace package @session-resume-api/runtime) is
-// bundled into both: it is never a dependency of a published package, and the declarations the
+// bundled into each: it is never a dependency of a published package, and the declarations the
 // packages ship point at its declarations copied beside theirs (relinkRuntime).
 // Entries come from each package.json's exports ("source" → "default") and bin.
 //
