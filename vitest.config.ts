@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Two tiers (`vitest run --project unit` is `npm run test:unit`):
@@ -15,7 +18,21 @@ export const unitTier = {
   setupFiles: ['test/setup/no-io.ts'],
 };
 
+
+/**
+ * The library's entries by name (`session-resume-api/client`, …) as the "source" files its
+ * package.json exports map them to, under the repository at `root`: the tools (cli/) import the
+ * library by name, and a test runs their TypeScript with the library's, never a stale build.
+ */
+export function libraryAliases(root: string): { find: RegExp; replacement: string }[] {
+  const { exports } = JSON.parse(readFileSync(join(root, 'client/package.json'), 'utf8')) as { exports: Record<string, string | { source?: string }> };
+  return Object.entries(exports).flatMap(([subpath, target]) =>
+    typeof target === 'object' && target.source ? [{ find: new RegExp(`^session-resume-api${subpath.slice(1)}$`), replacement: join(root, 'client', target.source) }] : [],
+  );
+}
+
 export default defineConfig({
+  resolve: { alias: libraryAliases(fileURLToPath(new URL('.', import.meta.url))) },
   test: {
     pool: 'forks',
     testTimeout: 30_000,

@@ -1,17 +1,21 @@
-// Builds the two published packages of this repo (npm workspaces):
-// - client/ → session-resume-api: esbuild bundles per export (browser-safe ./client, ./webhooks,
-//   ./webhooks/redis, ./msw, ./sandbox, the CLI), dependencies left external; Ajv and yaml are
-//   bundled into the Node entries that need them, so a consumer installs neither.
+// Builds the three published packages of this repo (npm workspaces):
+// - client/ → session-resume-api, the library: esbuild bundles per export (browser-safe
+//   ./client, ./webhooks, ./webhooks/redis, ./msw, ./sandbox), dependencies left external; Ajv
+//   and yaml are bundled into the Node entries that need them, so a consumer installs neither.
 // - server/ → session-resume-api-server: esbuild bundles of the library and the bin, so starting
 //   the server needs no TypeScript transpiler; the HTML reference built into dist/docs/.
-// Both get .d.ts from tsc (dist/types/, the repo's folder structure kept) and spec/openapi.yaml.
+// - cli/ → session-resume-api-cli, the `session-resume-api` command: one bundle of the tools
+//   with the library's code they import (a devDependency: the command runs the library it was
+//   built and tested with, and installing it needs no other tarball); its own dependencies external.
+// client/ and server/ get .d.ts from tsc (dist/types/, the repo's folder structure kept); the
+// command ships none (nothing imports it). All three get spec/openapi.yaml.
 // The shared runtime (runtime/, the private workspace package @session-resume-api/runtime) is
-// bundled into both: it is never a dependency of a published package, and the declarations the
+// bundled into each: it is never a dependency of a published package, and the declarations the
 // packages ship point at its declarations copied beside theirs (relinkRuntime).
 // Entries come from each package.json's exports ("source" → "default") and bin.
 //
 // Usage: node .ci/build.mjs [--out DIR] [--if-stale] [--quiet]
-//   --out DIR    write DIR/client and DIR/server (package.json, README.md, dist/) instead of in place
+//   --out DIR    write DIR/client, DIR/server and DIR/cli (package.json, README.md, bin/, dist/) instead of in place
 //   --if-stale   do nothing when every dist is newer than every source file (npm start uses it);
 //                else say on stderr, even with --quiet, that it rebuilds
 import { execFileSync } from 'node:child_process';
@@ -25,12 +29,14 @@ const args = process.argv.slice(2);
 const outRoot = args.includes('--out') ? resolve(args[args.indexOf('--out') + 1]) : undefined;
 const quiet = args.includes('--quiet');
 const log = (line) => quiet || console.log(line);
-const PACKAGES = ['client', 'server'];
-const SOURCE_DIRS = ['client', 'server', 'runtime', 'spec', 'generated'];
+const PACKAGES = ['client', 'server', 'cli'];
+// The packages that ship declarations (tsconfig.build.json includes their folders).
+const TYPED = ['client', 'server'];
+const SOURCE_DIRS = ['client', 'server', 'cli', 'runtime', 'spec', 'generated'];
 // Entries beside the exports: the commands (bin/*.js launchers import them), and the webhook URL
 // rules in a file of their own, so that a bundler drops it (and ipaddr.js) from an app that
 // imports only createSessionsClient (client/package.json has "sideEffects": false).
-const EXTRA_ENTRIES = { client: { cli: 'cli/main.ts', 'webhook-url': '../runtime/webhook-url.ts' }, server: { main: 'main.ts' } };
+const EXTRA_ENTRIES = { client: { 'webhook-url': '../runtime/webhook-url.ts' }, server: { main: 'main.ts' }, cli: { main: 'main.ts' } };
 
 /** Newest modification time (ms) under `dir`, skipping dist and node_modules. */
 function newest(dir) {
@@ -85,7 +91,9 @@ function writeOutputs(outputFiles) {
   for (const file of outputFiles) {
     mkdirSync(dirname(file.path), { recursive: true });
     const needsRequire = file.path.endsWith('.js') && /\bvar __require\b/.test(file.text);
-    writeFileSync(file.path, needsRequire ? NODE_REQUIRE + file.text : file.contents);
+    // After a leading #! line, which must stay the file's first.
+    const shebang = /^#!.*\n/.exec(file.text)?.[0] ?? '';
+    writeFileSync(file.path, needsRequire ? shebang + NODE_REQUIRE + file.text.slice(shebang.length) : file.contents);
   }
 }
 
@@ -132,7 +140,7 @@ async function bundle(name, pkgDir, distDir) {
   log(`bundled ${name}: ${Object.keys(all).join(', ')}`);
 }
 
-/** .d.ts of client/, server/ and the shared runtime into <dist>/types, plus generated/*.d.ts. */
+/** .d.ts of client/, server/ and the shared runtime into <dist>/types of the typed packages, plus generated/*.d.ts. */
 function declarations(distDirs) {
   // A folder of this build's own: two builds at once (a test's, npm start's) never share one.
   mkdirSync(join(root, '.tmp'), { recursive: true });
@@ -145,7 +153,7 @@ function declarations(distDirs) {
   }
   relinkRuntime(tmp);
   // Each package ships the declarations of its own folder and of the layers under it.
-  for (const [name, dist] of Object.entries(distDirs)) {
+  for (const [name, dist] of Object.entries(distDirs).filter(([name]) => TYPED.includes(name))) {
     for (const dir of [name, 'runtime', 'generated']) cpSync(join(tmp, dir), join(dist, 'types', dir), { recursive: true });
   }
   rmSync(tmp, { recursive: true, force: true });
@@ -184,7 +192,7 @@ async function main() {
   if (args.includes('--if-stale')) {
     if (!isStale()) return;
     // Said even with --quiet: a rebuild takes about half a minute, and silence looks like a hang.
-    console.error('The sources changed since the last build: rebuilding client/dist and server/dist first (about 30 s) …');
+    console.error('The sources changed since the last build: rebuilding client/dist, server/dist and cli/dist first (about 30 s) …');
   }
   const started = Date.now();
   const targets = PACKAGES.map((name) => {
@@ -192,7 +200,7 @@ async function main() {
     const outDir = outRoot ? join(outRoot, name) : pkgDir;
     if (outRoot) {
       mkdirSync(outDir, { recursive: true });
-      for (const file of ['package.json', 'README.md', 'bin']) cpSync(join(pkgDir, file), join(outDir, file), { recursive: true });
+      for (const file of ['package.json', 'README.md', 'bin'].filter((f) => existsSync(join(pkgDir, f)))) cpSync(join(pkgDir, file), join(outDir, file), { recursive: true });
     }
     return { name, pkgDir, distDir: join(outDir, 'dist') };
   });

@@ -3,9 +3,9 @@
  * passes every request on and grades every exchange (every rule, the default window), so the
  * bench compares it with the same server called directly, and with the proxy alone.
  */
-import { startWatchProxy } from '../client/cli/watch/watch-proxy.js';
-import type { Exchange } from '../client/cli/watch/exchange.js';
-import { createWatcher } from '../client/cli/watch/watcher.js';
+import { startWatchProxy } from '../cli/watch/watch-proxy.js';
+import type { Exchange } from '../cli/watch/exchange.js';
+import { createWatcher } from '../cli/watch/watcher.js';
 import type { Target } from './target.js';
 
 /** Puts a watch proxy in front of `server` (with `grade: false`, the proxy alone, no rule run); stopping the target stops both. */

@@ -1,5 +1,5 @@
 /** The typed client of the Session Resume API on openapi-fetch. Browser-safe: no Node built-in here or below. */
-import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
+import { DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_DELAY_MS, DEFAULT_TIMEOUT_MS } from '@session-resume-api/runtime/client-defaults';
 import { checkInteger, OptionsError } from '@session-resume-api/runtime/options-error';
 import createClient, { type Client } from 'openapi-fetch';
 import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
@@ -7,13 +7,6 @@ import type { paths } from '../generated/api.js';
 import { toResumeOutcome, type ResumeOutcome } from './outcome.js';
 import { createRetryingFetch, replayable, type BufferedAnswer, type FetchLike } from './retry.js';
 import { PACKAGE_VERSION } from './version.js';
-
-/** Per-attempt deadline in ms, sending to end of body: x-retry-policy `attempts.attemptTimeoutMs`. */
-export const DEFAULT_TIMEOUT_MS = RESUME_RETRY_POLICY.attempts.attemptTimeoutMs;
-/** Default retries after the first attempt: x-retry-policy `attempts.max` less the first. */
-export const DEFAULT_MAX_RETRIES = RESUME_RETRY_POLICY.attempts.max - 1;
-/** Default longest wait between attempts, in ms: the Retry-After cap, x-retry-policy `retryAfter.maxMs`. */
-export const DEFAULT_MAX_RETRY_DELAY_MS = RESUME_RETRY_POLICY.retryAfter.maxMs;
 
 /** Options of `createSessionsClient`. */
 export interface SessionsClientOptions {

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract } from '@session-resume-api/runtime/contract';
 import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
-import { createResponseCheck } from '../../client/cli/conformance/response-check.js';
+import { createResponseCheck } from '../../cli/conformance/response-check.js';
 import { createApp } from '../../server/app.js';
 import { createHttpServer } from '../../server/http/create-http-server.js';
 import { createMemorySessionStore } from '../../server/sessions/memory-session-store.js';

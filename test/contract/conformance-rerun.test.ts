@@ -5,8 +5,8 @@
  * the bounds, and the row says so).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConformanceOptions } from '../../client/cli/conformance/conformance-options.js';
-import { runConformance } from '../../client/cli/conformance/run-conformance.js';
+import type { ConformanceOptions } from '../../cli/conformance/conformance-options.js';
+import { runConformance } from '../../cli/conformance/run-conformance.js';
 import { startPrism, type PrismServer } from '../helpers/prism.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 

@@ -14,8 +14,8 @@ import { startRedisCluster } from '../helpers/redis-cluster.js';
 import type { SessionStore } from '../../server/sessions/session-store.js';
 import { listen } from '../helpers/listen.js';
 import { deletePrefix } from '../helpers/redis-keys.js';
-import type { ConformanceOptions } from '../../client/cli/conformance/conformance-options.js';
-import { runConformance } from '../../client/cli/conformance/run-conformance.js';
+import type { ConformanceOptions } from '../../cli/conformance/conformance-options.js';
+import { runConformance } from '../../cli/conformance/run-conformance.js';
 import { startPrism } from '../helpers/prism.js';
 
 /** A target: starts something and says how to reach it; `expectedSkips` are the checks it cannot run. */
@@ -143,7 +143,7 @@ describe('conformance detects a non-conforming target', () => {
 
 describe('answer validation against the declared responses', () => {
   it('requires Retry-After on 429, the Bearer challenge on 401, and the Error body shape', async () => {
-    const { createResponseCheck } = await import('../../client/cli/conformance/response-check.js');
+    const { createResponseCheck } = await import('../../cli/conformance/response-check.js');
     const { contract } = await import('@session-resume-api/runtime/contract');
     const check = createResponseCheck(contract, '/v1/sessions/{session_id}/resume', 'post');
     const json = { 'content-type': 'application/json' };

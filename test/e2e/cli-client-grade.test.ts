@@ -9,12 +9,12 @@ import { execFile, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CLIENT_RULES } from '../../client/cli/client-grade/client-rules.js';
+import { CLIENT_RULES } from '../../cli/client-grade/client-rules.js';
 import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
 import { waitFor } from '../helpers/wait-for.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = ['--import', 'tsx', 'client/cli/main.ts', 'client', 'grade'];
+const CLI = ['--conditions=source', '--import', 'tsx', 'cli/main.ts', 'client', 'grade'];
 
 interface Entry {
   rule: string;

@@ -21,7 +21,7 @@ interface Listener {
   exited: Promise<number | null>;
 }
 function listen(...args: string[]): Listener {
-  const proc = spawn(process.execPath, ['client/bin/session-resume-api.js', 'listen', ...args], {
+  const proc = spawn(process.execPath, ['cli/bin/session-resume-api.js', 'listen', ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
 /**
- * The `session-resume-api resume` command run as a process (the built command, client/bin/session-resume-api.js), against the
+ * The `session-resume-api resume` command run as a process (the built command, cli/bin/session-resume-api.js), against the
  * stub server and the Prism mock: output and exit codes per outcome (issue #4).
  */
 import { execFile } from 'node:child_process';
@@ -23,7 +23,7 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['client/bin/session-resume-api.js', ...args],
+      ['cli/bin/session-resume-api.js', ...args],
       { cwd: root, env: { ...base, ...env }, timeout: 20_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;

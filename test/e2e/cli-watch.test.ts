@@ -8,8 +8,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
 import { listScenarios } from '@session-resume-api/runtime/scenarios';
-import { generateWebhookSecret } from '../../client/cli/listen/run-listen.js';
-import { runConformance } from '../../client/cli/conformance/run-conformance.js';
+import { generateWebhookSecret } from '../../cli/listen/run-listen.js';
+import { runConformance } from '../../cli/conformance/run-conformance.js';
 import { newSandboxKey } from '../../client/sandbox/index.js';
 import { getFreePort } from '../helpers/free-port.js';
 import { requestRaw } from '../helpers/raw-http.js';

@@ -8,9 +8,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignatureVerifier } from '../../client/webhooks/verify-signature.js';
-import { generateWebhookSecret } from '../../client/cli/listen/run-listen.js';
+import { generateWebhookSecret } from '../../cli/listen/run-listen.js';
 import { DELIVERY_RULES } from '@session-resume-api/runtime/delivery/delivery-rules';
-import { runWebhookGrade } from '../../client/cli/webhook-grade/run-grade.js';
+import { runWebhookGrade } from '../../cli/webhook-grade/run-grade.js';
 import { getFreePort } from '../helpers/free-port.js';
 import { listen, type Listening } from '../helpers/listen.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
@@ -38,7 +38,7 @@ interface Run {
 
 const grade = (...args: string[]) =>
   new Promise<Run>((resolve) => {
-    execFile(process.execPath, ['client/bin/session-resume-api.js', 'webhook', 'grade', ...args], { cwd: root, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['cli/bin/session-resume-api.js', 'webhook', 'grade', ...args], { cwd: root, timeout: 60_000 }, (error, stdout, stderr) => {
       const entries = stdout
         .split('\n')
         .filter((line) => line.startsWith('{'))

@@ -22,7 +22,7 @@ interface Run {
 }
 const cli = (...args: string[]) =>
   new Promise<Run>((resolve) => {
-    execFile(process.execPath, ['client/bin/session-resume-api.js', ...args], { cwd: root, timeout: 20_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['cli/bin/session-resume-api.js', ...args], { cwd: root, timeout: 20_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
     });
   });

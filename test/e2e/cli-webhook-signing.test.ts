@@ -23,7 +23,7 @@ const cli = (args: string[], env: Record<string, string> = {}) =>
   new Promise<Run>((resolve) => {
     execFile(
       process.execPath,
-      ['client/bin/session-resume-api.js', ...args],
+      ['cli/bin/session-resume-api.js', ...args],
       { cwd: root, timeout: 20_000, env: { PATH: process.env.PATH ?? '', ...env } },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );

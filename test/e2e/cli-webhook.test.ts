@@ -15,10 +15,10 @@ interface Run {
   stdout: string;
   stderr: string;
 }
-/** Runs the built command (client/bin) and collects its exit code and output. */
+/** Runs the built command (cli/bin) and collects its exit code and output. */
 const cli = (...args: string[]) =>
   new Promise<Run>((resolve) => {
-    execFile(process.execPath, ['client/bin/session-resume-api.js', ...args], { cwd: root, timeout: 20_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['cli/bin/session-resume-api.js', ...args], { cwd: root, timeout: 20_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
       resolve({ code, stdout, stderr });
     });

@@ -71,7 +71,7 @@ describe('delivery profile', () => {
     await world.setDeliveryProfile({ duplicateRate: 1, duplicateDelayMs: 200, outOfOrderRate: 1, retryScheduleMs: [0, 100, 100] });
 
     let output = '';
-    cli = spawn(process.execPath, ['client/bin/session-resume-api.js', 'listen', '--forward-to', `${receiver.url}/hooks`, '--base-url', sandbox.url, '--api-key', apiKey], {
+    cli = spawn(process.execPath, ['cli/bin/session-resume-api.js', 'listen', '--forward-to', `${receiver.url}/hooks`, '--base-url', sandbox.url, '--api-key', apiKey], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '' },
       stdio: ['ignore', 'pipe', 'pipe'],

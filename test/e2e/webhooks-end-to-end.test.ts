@@ -99,7 +99,7 @@ const eventsFor = (id: string) => processed.filter((e) => e.session?.id === id);
 /** Runs the CLI as a process; resolves with its exit code and output. */
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['client/bin/session-resume-api.js', ...args], { cwd: root, timeout: 60_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, ['cli/bin/session-resume-api.js', ...args], { cwd: root, timeout: 60_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
     );
   });

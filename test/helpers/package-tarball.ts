@@ -29,13 +29,13 @@ export interface Tarball {
   files: string[];
 }
 
-/** Builds both packages into `<work>/build` (quietly). */
+/** Builds the three packages into `<work>/build` (quietly). */
 export async function buildPackages(work: string): Promise<void> {
   await run(process.execPath, [join(root, '.ci/build.mjs'), '--out', join(work, 'build'), '--quiet'], { cwd: root });
 }
 
 /** `npm pack` of one built package into `work`. */
-export async function packPackage(work: string, name: 'client' | 'server'): Promise<Tarball> {
+export async function packPackage(work: string, name: 'client' | 'server' | 'cli'): Promise<Tarball> {
   const { stdout } = await run('npm', ['pack', join(work, 'build', name), '--json', '--pack-destination', work], {
     cwd: work,
     maxBuffer: 16 * 1024 * 1024,
@@ -54,11 +54,12 @@ export async function installProject(work: string, name: string, packages: strin
   return dir;
 }
 
-/** Both packages built (`buildDir`/client, `buildDir`/server) and packed, once per test run. */
+/** The three packages built (`buildDir`/client, `buildDir`/server, `buildDir`/cli) and packed, once per test run. */
 export interface SharedPackages {
   buildDir: string;
   client: Tarball;
   server: Tarball;
+  cli: Tarball;
 }
 
 let shared: Promise<SharedPackages> | undefined;
@@ -89,8 +90,8 @@ async function buildOnce(dir: string): Promise<SharedPackages> {
   }
   try {
     await buildPackages(dir);
-    const [client, server] = await Promise.all([packPackage(dir, 'client'), packPackage(dir, 'server')]);
-    const packages: SharedPackages = { buildDir: join(dir, 'build'), client, server };
+    const [client, server, cli] = await Promise.all([packPackage(dir, 'client'), packPackage(dir, 'server'), packPackage(dir, 'cli')]);
+    const packages: SharedPackages = { buildDir: join(dir, 'build'), client, server, cli };
     writeFileSync(`${done}.tmp`, JSON.stringify(packages));
     // Written whole, then renamed: a waiter never reads half a file.
     renameSync(`${done}.tmp`, done);

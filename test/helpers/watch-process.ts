@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { WatchEntry } from '../../client/cli/watch/watcher.js';
+import type { WatchEntry } from '../../cli/watch/watcher.js';
 import { waitFor } from './wait-for.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -39,7 +39,7 @@ export function watchResult(code: number | null, stdout: string, stderr: string)
 
 /** Starts `watch --json …args` and resolves once it listens. */
 export async function startWatch(args: readonly string[]): Promise<WatchProcess> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'client/cli/main.ts', 'watch', '--json', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'cli/main.ts', 'watch', '--json', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -2,7 +2,7 @@
  * What the README and docs tell a new user to install works as shown, in fresh projects:
  * - the Install section (README.md and docs/client.md, the same ```sh install block): `npm pack`
  *   in a clone (the run's shared build, laid out as the clone's workspaces), then each
- *   `npm install` of a tarball in a project beside it; both packages import and their commands run;
+ *   `npm install` of a tarball in a project beside it; the packages import and the commands run;
  * - the MSW quick start (README.md and docs/mock-sandbox-msw.md): a project that installs exactly
  *   the client tarball and the page's ```sh install line runs every MSW snippet of both pages.
  */
@@ -50,12 +50,13 @@ let app: string;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sra-install-docs-'));
-  // The clone: the run's shared build of client/ and server/, under a root package.json that
-  // names them as workspaces, as the repository's does.
+  // The clone: the run's shared build of client/, server/ and cli/, under a root package.json
+  // that names them as workspaces, as the repository's does.
   const { buildDir } = await sharedPackages();
   const clone = join(work, 'session-resume-api');
-  for (const name of ['client', 'server']) cpSync(join(buildDir, name), join(clone, name), { recursive: true });
-  writeFileSync(join(clone, 'package.json'), JSON.stringify({ name: 'session-resume-api-workspace', private: true, workspaces: ['client', 'server'] }));
+  const workspaces = ['client', 'server', 'cli'];
+  for (const name of workspaces) cpSync(join(buildDir, name), join(clone, name), { recursive: true });
+  writeFileSync(join(clone, 'package.json'), JSON.stringify({ name: 'session-resume-api-workspace', private: true, workspaces }));
   app = join(work, 'my-app');
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-app', private: true, type: 'module' }));
@@ -68,14 +69,15 @@ afterAll(() => {
 
 describe('Install section', () => {
   it('is the same block in README.md and docs/client.md: npm pack in the clone, then npm install of each tarball', () => {
-    expect(installSection?.map((c) => c.comment)).toEqual([expect.stringMatching(/^in the clone/), expect.stringMatching(/^in your project/), expect.stringMatching(/^in your project/)]);
+    expect(installSection?.map((c) => c.comment)).toEqual([expect.stringMatching(/^in the clone/), ...Array(3).fill(expect.stringMatching(/^in your project/))]);
     expect(installBlocks(page('docs/client.md'))[0]).toEqual(installSection);
   });
 
-  it('installs both packages from the tarballs: their imports load and their commands run', async () => {
+  it('installs the three packages from the tarballs: their imports load and their commands run', async () => {
     const manifest = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
     expect(manifest.dependencies).toEqual({
       'session-resume-api': expect.stringMatching(/^file:\.\.\/session-resume-api-[\d.]+\.tgz$/),
+      'session-resume-api-cli': expect.stringMatching(/^file:\.\.\/session-resume-api-cli-[\d.]+\.tgz$/),
       'session-resume-api-server': expect.stringMatching(/^file:\.\.\/session-resume-api-server-[\d.]+\.tgz$/),
     });
     const probe = `

@@ -1,17 +1,19 @@
 /**
- * The two published packages as their users get them: built and packed once per run
+ * The three published packages as their users get them: built and packed once per run
  * (`sharedPackages()`), each tarball installed alone into a fresh project, and used there under
  * Node 20 (this process) and Node 24 (the `node@24` npm package, downloaded once into
  * .tmp/node24 by test/helpers/node24.ts). A slow suite: it runs with TEST_FULL=1 (CI, `npm run test:full`).
- * - session-resume-api: at most 10 packages and 5 MB in node_modules; the browser bundle of
- *   ./client at most 10 kB gzipped; the browser entries load no Node built-in; one OptionsError
- *   class whichever subpath exports it; types under moduleResolution node16, nodenext and bundler;
- *   ./webhooks works without any Redis library; the command runs.
+ * - session-resume-api (the library): at most 10 packages and 5 MB in node_modules, none of the
+ *   command's; the browser bundle of ./client at most 10 kB gzipped; the browser entries load no
+ *   Node built-in; one OptionsError class whichever subpath exports it; types under
+ *   moduleResolution node16, nodenext and bundler; ./webhooks works without any Redis library;
+ *   no command.
+ * - session-resume-api-cli: the `session-resume-api` command, installed alone, resumes a session.
  * - session-resume-api-server: createApp as a library, and the bin serving /docs.
  * The measured figures are printed.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -111,9 +113,10 @@ const tsconfig = (moduleResolution: string) => ({
 
 let prism: PrismServer;
 let work: string;
-const tarballs: Record<'client' | 'server', Tarball> = {} as never;
+const tarballs: Record<'client' | 'server' | 'cli', Tarball> = {} as never;
 let clientDir: string;
 let serverDir: string;
+let cliDir: string;
 
 /** Packages (top level and scoped) and bytes under a node_modules folder. */
 function measure(nodeModules: string): { packages: string[]; bytes: number } {
@@ -146,10 +149,12 @@ beforeAll(async () => {
   const packages = await sharedPackages();
   tarballs.client = packages.client;
   tarballs.server = packages.server;
-  [prism, clientDir, serverDir] = await Promise.all([
+  tarballs.cli = packages.cli;
+  [prism, clientDir, serverDir, cliDir] = await Promise.all([
     startPrism(),
     consumerProject('consumer', tarballs.client.file, clientConsumer),
     consumerProject('operator', tarballs.server.file, serverConsumer),
+    installProject(work, 'tools', [tarballs.cli.file]),
     node24(),
   ]);
   await Promise.all([compile(clientDir), compile(serverDir)]);
@@ -161,21 +166,23 @@ afterAll(async () => {
 });
 
 describe('session-resume-api (consumer package)', () => {
-  it('ships the bundles, types, the spec, the launcher and the README; no sources, tests or dev tools', () => {
+  it('ships the bundles, types, the spec and the README; no command, sources, tests or dev tools', () => {
     const files = tarballs.client.files;
+    console.log(`session-resume-api tarball: ${statSync(tarballs.client.file).size} B, ${files.length} files`);
     expect(files).toEqual(
-      expect.arrayContaining(['package.json', 'README.md', 'bin/session-resume-api.js', 'dist/index.js', 'dist/webhooks.js', 'dist/cli.js', 'dist/openapi.yaml', 'dist/types/client/index.d.ts', 'dist/types/generated/api.d.ts']),
+      expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/webhooks.js', 'dist/openapi.yaml', 'dist/types/client/index.d.ts', 'dist/types/generated/api.d.ts']),
     );
-    expect(files.filter((f) => (f.endsWith('.ts') && !f.endsWith('.d.ts')) || /(^|\/)(tools|mock|diff|test|server)\/|build-docs/.test(f))).toEqual([]);
+    expect(files.filter((f) => (f.endsWith('.ts') && !f.endsWith('.d.ts')) || /(^|\/)(tools|mock|diff|test|server|cli|bin)\/|build-docs/.test(f))).toEqual([]);
   });
 
-  it('installs alone in at most 10 packages and 5 MB', () => {
+  it('installs alone in at most 10 packages and 5 MB, none of them the command\'s', () => {
     const { packages, bytes } = measure(join(clientDir, 'node_modules'));
     console.log(`session-resume-api installs ${packages.length} packages, ${(bytes / 1e6).toFixed(2)} MB: ${packages.join(', ')}`);
     expect(packages.length).toBeLessThanOrEqual(10);
     expect(bytes).toBeLessThanOrEqual(5e6);
     expect(packages).not.toEqual(expect.arrayContaining(['ajv']));
-    expect(packages.some((p) => ['bullmq', 'ioredis', 'express', 'yaml'].includes(p))).toBe(false);
+    expect(packages.some((p) => ['bullmq', 'ioredis', 'express', 'yaml', 'commander'].includes(p))).toBe(false);
+    expect(existsSync(join(clientDir, 'node_modules/.bin/session-resume-api'))).toBe(false);
   });
 
   it('bundles ./client for browsers in at most 10 kB gzipped', async () => {
@@ -255,15 +262,35 @@ console.log(JSON.stringify([thrown instanceof OptionsError, thrown instanceof We
     expect(offenders).toEqual([]);
   });
 
-  it('installs the session-resume-api command', async () => {
-    const { stdout } = await run(join(clientDir, 'node_modules/.bin/session-resume-api'), ['--version']);
-    expect(stdout.trim()).toBe(VERSION);
+});
+
+describe('session-resume-api-cli (the command)', () => {
+  it('ships the launcher, one bundle, the spec and the README; no types, sources, tests or dev tools', () => {
+    const files = tarballs.cli.files;
+    console.log(`session-resume-api-cli tarball: ${statSync(tarballs.cli.file).size} B, ${files.length} files`);
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/session-resume-api.js', 'dist/main.js', 'dist/openapi.json', 'dist/sandbox.json']));
+    expect(files.filter((f) => f.endsWith('.ts') || /(^|\/)(tools|mock|diff|test|server|client|types)\/|build-docs/.test(f))).toEqual([]);
+  });
+
+  it('installs alone: the library it runs is bundled, not a dependency', () => {
+    const { packages, bytes } = measure(join(cliDir, 'node_modules'));
+    console.log(`session-resume-api-cli installs ${packages.length} packages, ${(bytes / 1e6).toFixed(2)} MB: ${packages.join(', ')}`);
+    expect(packages).toEqual(expect.arrayContaining(['session-resume-api-cli', 'commander']));
+    expect(packages.some((p) => ['session-resume-api', 'bullmq', 'ioredis', 'express', 'ajv', 'yaml'].includes(p))).toBe(false);
+  });
+
+  it.each(RUNTIMES)('runs the session-resume-api command under %s: --version, and resume against Prism', async (_name, nodePath) => {
+    const bin = join(cliDir, 'node_modules/.bin/session-resume-api');
+    expect((await run(nodePath(), [bin, '--version'])).stdout.trim()).toBe(VERSION);
+    const { stdout } = await run(nodePath(), [bin, 'resume', 'sess_paused_1', '--base-url', prism.url, '--api-key', 'consumer-key', '--json'], { cwd: cliDir });
+    expect(JSON.parse(stdout)).toMatchObject({ sessionId: 'sess_paused_1', kind: 'resumed', status: 200 });
   });
 });
 
 describe('session-resume-api-server (service package)', () => {
   it('ships the bundles, types, the spec and the built HTML reference; no dev tools', () => {
     const files = tarballs.server.files;
+    console.log(`session-resume-api-server tarball: ${statSync(tarballs.server.file).size} B, ${files.length} files`);
     expect(files).toEqual(expect.arrayContaining(['bin/session-resume-api-server.js', 'dist/index.js', 'dist/main.js', 'dist/openapi.yaml', 'dist/docs/index.html', 'dist/types/server/index.d.ts']));
     expect(files.filter((f) => (f.endsWith('.ts') && !f.endsWith('.d.ts')) || /(^|\/)(tools|mock|diff|test|client)\/|build-docs/.test(f))).toEqual([]);
   });

@@ -60,10 +60,10 @@ interface Run {
   stdout: string;
 }
 
-/** Runs the CLI from source (client/cli/main.ts) with `args` and `env`. */
+/** Runs the CLI from source (cli/main.ts) with `args` and `env`. */
 const cli = (args: string[], env: Record<string, string>) =>
   new Promise<Run>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'client/cli/main.ts', ...args], { cwd: root, env, timeout: 90_000 }, (error, stdout) =>
+    execFile(process.execPath, ['--conditions=source', '--import', 'tsx', 'cli/main.ts', ...args], { cwd: root, env, timeout: 90_000 }, (error, stdout) =>
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout }),
     );
   });
@@ -100,7 +100,7 @@ describe('the client follows the Retry-After cap of x-retry-policy', () => {
   }, 90_000);
 
   /** A client for `client grade --run`: the CLI's resume, from source, for the 429 ids only (the rules graded here). */
-  const RESUME_429 = 'for id in $SESSION_RESUME_SESSION_IDS; do case $id in *_429*) node --import tsx client/cli/main.ts resume "$id";; esac; done';
+  const RESUME_429 = 'for id in $SESSION_RESUME_SESSION_IDS; do case $id in *_429*) node --conditions=source --import tsx cli/main.ts resume "$id";; esac; done';
   const grade = (module: string | undefined, client: string) =>
     cli(['client', 'grade', '--json', '--only', 'retry-429,retry-after-cap', '--run', client], withModule(module)).then((run) => ({
       ...run,

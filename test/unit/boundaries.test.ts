@@ -1,7 +1,8 @@
 /**
- * The lines docs/architecture.md draws: server/ and client/ never import each other; runtime/
- * (the shared runtime under both) imports neither, and everyone else reaches it by its package
- * name, never by a relative climb; everything reachable from client/index.ts (the
+ * The lines docs/architecture.md draws: server/ and client/ never import each other; the tools
+ * (cli/) sit above the library (client/), reach it by its public entries only and never import
+ * server/; runtime/ (the shared runtime under all three) imports none of them, and everyone else
+ * reaches it by its package name, never by a relative climb; everything reachable from client/index.ts (the
  * browser entry) is free of Node built-ins and server dependencies; only entry points read
  * process.env. Texts users read (spec descriptions and summaries, decision texts, TSDoc of
  * the sources) state the rule itself: no section numbers of the source description, no
@@ -134,8 +135,64 @@ describe('server/ in layers that only point down', () => {
   });
 });
 
+/** The published packages' names, by folder. */
+const PACKAGE_NAMES = { client: 'session-resume-api', server: 'session-resume-api-server', cli: 'session-resume-api-cli' } as const;
+
+/**
+ * What each folder never imports: a folder by relative path (`relative`), a package by its name
+ * (`named`). The library never imports the tools; the tools reach the library only by its
+ * package name and never reach the server.
+ */
+const NEVER_IMPORTS: readonly { from: string; relative: readonly string[]; named: readonly string[] }[] = [
+  { from: 'client', relative: ['server', 'cli'], named: [PACKAGE_NAMES.server, PACKAGE_NAMES.cli] },
+  { from: 'server', relative: ['client', 'cli'], named: [PACKAGE_NAMES.client, PACKAGE_NAMES.cli] },
+  { from: 'cli', relative: ['client', 'server'], named: [PACKAGE_NAMES.server] },
+  { from: 'runtime', relative: ['client', 'server', 'cli'], named: Object.values(PACKAGE_NAMES) },
+];
+
+/** Whether a bare specifier names the package `name` or one of its subpaths. */
+const namesPackage = (s: string, name: string) => s === name || s.startsWith(`${name}/`);
+
+/** Specifiers of `from` that name one of the packages `named`. */
+const namedImports = (from: string, named: readonly string[]) =>
+  sources(from).flatMap((file) =>
+    specifiers(file)
+      .filter((s) => named.some((name) => namesPackage(s, name)))
+      .map((s) => `${file} → ${s}`),
+  );
+
+const libraryExports = JSON.parse(readFileSync(join(root, 'client/package.json'), 'utf8')).exports as Record<string, unknown>;
+
+describe('the library (client/) and the tools (cli/)', () => {
+  it.each(NEVER_IMPORTS.map((line) => [`${line.from}/ never imports ${[...line.relative.map((f) => `${f}/`), ...line.named].join(', ')}`, line] as const))('%s', (_title, { from, relative: folders, named }) => {
+    expect(sources(from).length).toBeGreaterThan(0);
+    expect([...crossings(from, [...folders]), ...namedImports(from, named)]).toEqual([]);
+  });
+
+  it('the tools import the library through its public entries (client/package.json exports) only', () => {
+    const imported = sources('cli').flatMap((file) => specifiers(file).filter((s) => namesPackage(s, PACKAGE_NAMES.client)));
+    expect(imported).toEqual(expect.arrayContaining(['session-resume-api/client', 'session-resume-api/sandbox']));
+    const unknown = ['cli', 'test', 'bench', 'examples', 'tools'].flatMap((dir) =>
+      sources(dir).flatMap((file) =>
+        specifiers(file)
+          .filter((s) => namesPackage(s, PACKAGE_NAMES.client) && !(`.${s.slice(PACKAGE_NAMES.client.length)}` in libraryExports))
+          .map((s) => `${file} → ${s}`),
+      ),
+    );
+    expect(unknown).toEqual([]);
+  });
+
+  it('the checks see a crossing and a name', () => {
+    expect(target('cli/resume-command.ts', '../client/sessions-client.js')).toBe('client/sessions-client.ts');
+    expect(target('client/index.ts', '../cli/program.js')).toBe('cli/program.ts');
+    expect(namesPackage('session-resume-api-server', PACKAGE_NAMES.server) && namesPackage('session-resume-api/client', PACKAGE_NAMES.client)).toBe(true);
+    expect(namesPackage('session-resume-api-server', PACKAGE_NAMES.client)).toBe(false);
+  });
+});
+
 describe('boundaries between runtime/, server/ and client/', () => {
-  it('finds the sources of all three', () => {
+  it('finds the sources of all four', () => {
+    expect(sources('cli')).toContain('cli/main.ts');
     expect(sources('client')).toContain('client/sessions-client.ts');
     expect(sources('server')).toContain('server/app.ts');
     expect(sources('runtime')).toContain('runtime/contract.ts');
@@ -154,11 +211,11 @@ describe('boundaries between runtime/, server/ and client/', () => {
   });
 
   it('the shared runtime is reached by its name, never by a relative climb', () => {
-    expect(climbsIntoRuntime(['client', 'server', 'tools', 'test', 'bench', 'examples'])).toEqual([]);
+    expect(climbsIntoRuntime(['client', 'cli', 'server', 'tools', 'test', 'bench', 'examples'])).toEqual([]);
   });
 
   it('every runtime name imported resolves through runtime/package.json exports', () => {
-    const dirs = ['client', 'server', 'tools', 'test', 'bench', 'examples', 'runtime'];
+    const dirs = ['client', 'cli', 'server', 'tools', 'test', 'bench', 'examples', 'runtime'];
     const unknown = dirs.flatMap((dir) =>
       sources(dir).flatMap((file) =>
         specifiers(file)
@@ -189,7 +246,7 @@ describe('boundaries between runtime/, server/ and client/', () => {
 
   it('shows users no message that cites a document they do not have (source spec sections, issue numbers)', () => {
     const cites = /source spec|§(?!\d+(\.\d+)*\)?\s*(of RFC|RFC))|\bissue #?\d+/i;
-    const offenders = [...sources('client'), ...sources('server'), ...sources('runtime')]
+    const offenders = [...sources('client'), ...sources('cli'), ...sources('server'), ...sources('runtime')]
       .flatMap((f) => {
         // String literals only: comments may cite spec/openapi.yaml, x-decisions ids and RFCs.
         const code = readFileSync(join(root, f), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
@@ -200,8 +257,8 @@ describe('boundaries between runtime/, server/ and client/', () => {
   });
 
   it('reads process.env only in entry points', () => {
-    const entryPoints = ['client/cli/config.ts', 'server/main.ts', 'server/config.ts'];
-    const readers = [...sources('client'), ...sources('server'), ...sources('runtime')]
+    const entryPoints = ['cli/config.ts', 'server/main.ts', 'server/config.ts'];
+    const readers = [...sources('client'), ...sources('cli'), ...sources('server'), ...sources('runtime')]
       .filter((f) => /process\.env/.test(readFileSync(join(root, f), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')));
     expect(readers.filter((f) => !entryPoints.includes(f))).toEqual([]);
   });
@@ -239,8 +296,8 @@ describe('texts users read state the rule itself', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('TSDoc comments of client/, server/ and runtime/ cite no source section or issue and speak of no machine', () => {
-    const offenders = [...sources('client'), ...sources('server'), ...sources('runtime')]
+  it('TSDoc comments of client/, cli/, server/ and runtime/ cite no source section or issue and speak of no machine', () => {
+    const offenders = [...sources('client'), ...sources('cli'), ...sources('server'), ...sources('runtime')]
       .flatMap((f) => {
         const text = readFileSync(join(root, f), 'utf8');
         return [...text.matchAll(/\/\*\*[\s\S]*?\*\//g)]

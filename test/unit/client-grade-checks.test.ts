@@ -8,11 +8,11 @@ import { readFileSync } from 'node:fs';
 import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
 import { contract } from '@session-resume-api/runtime/contract';
 import { describe, expect, it } from 'vitest';
-import { CLIENT_RULES } from '../../client/cli/client-grade/client-rules.js';
-import { contractAnswer } from '../../client/cli/client-grade/contract-answers.js';
-import type { Attempt, Observations } from '../../client/cli/client-grade/observations.js';
-import { gradeObservations } from '../../client/cli/client-grade/run-client-grade.js';
-import { createScenarios, type Scenario } from '../../client/cli/client-grade/scenarios.js';
+import { CLIENT_RULES } from '../../cli/client-grade/client-rules.js';
+import { contractAnswer } from '../../cli/client-grade/contract-answers.js';
+import type { Attempt, Observations } from '../../cli/client-grade/observations.js';
+import { gradeObservations } from '../../cli/client-grade/run-client-grade.js';
+import { createScenarios, type Scenario } from '../../cli/client-grade/scenarios.js';
 
 const scenarios = createScenarios({ unavailableRetryAfterSeconds: 1, rateLimitedRetryAfterSeconds: 2, backoffCalls: 4 });
 const KEY = 'grade_key';

@@ -1,7 +1,7 @@
 /**
  * Defaults written once, where tools read them: every optional property of an exported
  * `*Options` or `*Settings` interface (a part of the options several factories take) in
- * client/, server/ and runtime/ carries a TSDoc `@defaultValue` (pointing at its `DEFAULT_*`
+ * client/, cli/, server/ and runtime/ carries a TSDoc `@defaultValue` (pointing at its `DEFAULT_*`
  * constant where one exists, with a `{@link}` the file can resolve) and no "(default …)" prose
  * beside it, read with the TypeScript compiler's own parse.
  * A literal restated beside a link, `{@link DEFAULT_X} (1000)`, is what a reader of the API
@@ -14,7 +14,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const FOLDERS = ['client', 'server', 'runtime'];
+const FOLDERS = ['client', 'cli', 'server', 'runtime'];
 
 /** The sources of a folder: .ts files outside dist/ and node_modules/, declarations left out. */
 function sources(dir: string): string[] {

@@ -27,6 +27,7 @@ const pages = [
   'BENCHMARKS.md',
   'bench/findings.md',
   'client/README.md',
+  'cli/README.md',
   'server/README.md',
   ...readdirSync(join(root, 'examples')).map((d) => `examples/${d}/README.md`).filter((f) => existsSync(join(root, f))),
   ...docsPages,

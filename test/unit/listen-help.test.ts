@@ -3,7 +3,7 @@
  * the sandbox profile's retryScheduleMs) and names its default once.
  */
 import { describe, expect, it } from 'vitest';
-import { createListenCommand } from '../../client/cli/listen-command.js';
+import { createListenCommand } from '../../cli/listen-command.js';
 
 const ENV = { baseUrl: undefined, apiKey: undefined, webhookSecret: undefined };
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_DELIVERY_PROFILE, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
-import { createProfileScheduler, type ForwardHow } from '../../client/cli/listen/apply-profile.js';
+import { createProfileScheduler, type ForwardHow } from '../../cli/listen/apply-profile.js';
 import type { SandboxEvent } from '../../client/sandbox/index.js';
 
 const entry = (sequence: number): SandboxEvent => ({

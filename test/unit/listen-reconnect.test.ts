@@ -4,7 +4,7 @@
  * runtime/backoff.ts, and starts again from `reconnectDelayMs` once a connection was made.
  */
 import { describe, expect, it } from 'vitest';
-import { followEventFeed, sleep } from '../../client/cli/listen/follow-feed.js';
+import { followEventFeed, sleep } from '../../cli/listen/follow-feed.js';
 
 describe('listen: reconnecting to the feed', () => {
   it('doubles the wait after each drop, and starts again from reconnectDelayMs after a connection', async () => {

@@ -151,10 +151,10 @@ function sources(dir: string): string[] {
 }
 
 describe('dependencies through their documented API only', () => {
-  const files = ['server', 'client', 'runtime', 'tools'].flatMap(sources);
+  const files = ['server', 'client', 'cli', 'runtime', 'tools'].flatMap(sources);
 
   it('finds the sources', () => {
-    expect(files).toEqual(expect.arrayContaining(['server/app.ts', 'client/index.ts', 'runtime/contract.ts', 'server/bin/session-resume-api-server.js']));
+    expect(files).toEqual(expect.arrayContaining(['server/app.ts', 'client/index.ts', 'cli/main.ts', 'runtime/contract.ts', 'server/bin/session-resume-api-server.js', 'cli/bin/session-resume-api.js']));
   });
 
   it('no source imports a package internal file or changes an imported binding', () => {

@@ -1,7 +1,7 @@
 /** The Server-Sent Events parser of `listen`: fields, comments, ids kept across messages, line ends split across chunks. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createSseParser, type SseMessage } from '../../client/cli/listen/sse-lines.js';
+import { createSseParser, type SseMessage } from '../../cli/listen/sse-lines.js';
 
 const parse = (chunks: string[]) => {
   const messages: SseMessage[] = [];

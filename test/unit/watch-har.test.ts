@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { printableHeader, printableTarget } from '../../client/cli/watch/exchange.js';
-import { HarError, parseHar } from '../../client/cli/watch/har.js';
+import { printableHeader, printableTarget } from '../../cli/watch/exchange.js';
+import { HarError, parseHar } from '../../cli/watch/har.js';
 
 const headerArb = fc.record({ name: fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/), value: fc.string({ maxLength: 40 }) });
 const entryArb = fc.record({

@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
-import { headerList, type Exchange } from '../../client/cli/watch/exchange.js';
-import { createWatcher } from '../../client/cli/watch/watcher.js';
-import { WATCH_RULES } from '../../client/cli/watch/watch-rules.js';
+import { headerList, type Exchange } from '../../cli/watch/exchange.js';
+import { createWatcher } from '../../cli/watch/watcher.js';
+import { WATCH_RULES } from '../../cli/watch/watch-rules.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0123456789ab';
 const T0 = Date.parse('2026-11-28T01:00:00.000Z');

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createResponseCheck } from '../../../client/cli/conformance/response-check.js';
+import { createResponseCheck } from '../../../cli/conformance/response-check.js';
 import { createApp, type AppDeps } from '../../../server/app.js';
 import { createMemorySessionStore } from '../../../server/sessions/memory-session-store.js';
 import { contract } from '@session-resume-api/runtime/contract';

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createProgram, runProgram } from '../../../client/cli/program.js';
+import { createProgram, runProgram } from '../../../cli/program.js';
 import { PACKAGE_VERSION } from '../../../client/version.js';
 import { runServerCli } from '../../../server/cli/program.js';
 import { ENVIRONMENT } from '../../../server/config.js';
@@ -53,8 +53,11 @@ describe('the server program', () => {
     expect(code).toBe(0);
     expect(out.trim()).toBe(SERVER_VERSION);
     expect(SERVER_VERSION).toBe((JSON.parse(read('server/package.json')) as { version: string }).version);
-    // One version for both packages: the client's too.
+    // One version for every package: the client's and the command's too, and the command is
+    // built with the library of that version.
     expect(SERVER_VERSION).toBe((JSON.parse(read('client/package.json')) as { version: string }).version);
+    const cli = JSON.parse(read('cli/package.json')) as { version: string; devDependencies: Record<string, string> };
+    expect([cli.version, cli.devDependencies['session-resume-api']]).toEqual([SERVER_VERSION, SERVER_VERSION]);
   });
 
   it('takes -v and -V for --version too', async () => {

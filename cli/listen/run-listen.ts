@@ -1,6 +1,6 @@
 /** `listen`: forwards the sandbox world's events to the developer's URL, signed and retried as the service does. */
 import { randomBytes } from 'node:crypto';
-import type { SandboxEvent } from '../../sandbox/sandbox-client.js';
+import type { SandboxEvent } from 'session-resume-api/sandbox';
 import { maskSecret, redactWebhookUrl } from '@session-resume-api/runtime/redact-url';
 import { DEFAULT_DELIVERY_PROFILE, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { createCliSigner } from '../webhook-signing.js';

@@ -4,7 +4,7 @@
  */
 import { cappedDelayMs } from '@session-resume-api/runtime/backoff';
 import { readDeliveryProfile, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
-import type { SandboxEvent } from '../../sandbox/sandbox-client.js';
+import type { SandboxEvent } from 'session-resume-api/sandbox';
 import { UsageError } from '../program.js';
 import { createSseParser } from './sse-lines.js';
 

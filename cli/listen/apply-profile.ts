@@ -3,7 +3,7 @@
  * spec/sandbox.yaml): delay and jitter, an event held for the next one, copies, redelivery, schedule.
  */
 import type { DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
-import type { SandboxEvent } from '../../sandbox/sandbox-client.js';
+import type { SandboxEvent } from 'session-resume-api/sandbox';
 import { sleep } from './follow-feed.js';
 import type { ForwardOutcome } from './forward-entry.js';
 

@@ -1,9 +1,8 @@
 /** `session-resume-api resume <session-id>`: a thin layer over `client.resume`. */
 import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
 import { Command, InvalidArgumentError } from 'commander';
-import { SessionsClientError } from '../errors.js';
-import type { ResumeOutcome } from '../outcome.js';
-import { createSessionsClient, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from '../sessions-client.js';
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from '@session-resume-api/runtime/client-defaults';
+import { createSessionsClient, SessionsClientError, type ResumeOutcome } from 'session-resume-api/client';
 import { readCliEnv, type CliEnv } from './config.js';
 import { EXIT, UsageError } from './program.js';
 import { wholeNumberArgument } from './whole-number-argument.js';

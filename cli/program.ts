@@ -3,7 +3,7 @@
  * owns the exit-code rules (2 for usage) and the "message, never a stack trace" rule.
  */
 import { Command, CommanderError } from 'commander';
-import { PACKAGE_VERSION } from '../version.js';
+import { VERSION } from '@session-resume-api/runtime/version';
 import { addVersionFlags } from '@session-resume-api/runtime/cli-version';
 import { UsageError } from '@session-resume-api/runtime/usage-error';
 
@@ -32,7 +32,7 @@ function applyToAll(command: Command, visit: (c: Command) => void): void {
 export function createProgram(commands: readonly Command[]): Command {
   const program = addVersionFlags(
     new Command('session-resume-api').description('Command line for the Session Resume API: resume paused sessions, check and exercise webhook receivers, grade clients and receivers, watch traffic for drift from the contract.'),
-    PACKAGE_VERSION,
+    VERSION,
   );
   for (const command of commands) program.addCommand(command);
   // Commander exits itself with code 1 on usage errors; we take over to exit 2.

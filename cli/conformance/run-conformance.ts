@@ -8,7 +8,7 @@ import { createConformanceChecks, type CheckRequest, type CheckStep, type Confor
 import { checkConformanceOptions, type ConformanceOptions } from './conformance-options.js';
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import { corsProblems, rateLimitProblems } from './header-expectations.js';
-import { createSandboxClient } from '../../sandbox/sandbox-client.js';
+import { createSandboxClient } from 'session-resume-api/sandbox';
 import { createResponseCheck, type ReceivedAnswer } from './response-check.js';
 
 /** Result of one check. */

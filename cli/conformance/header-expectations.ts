@@ -3,7 +3,7 @@
  * rate-limit-headers, cors-headers). Both are optional for a target (rate limits and CORS can
  * be off), so each check asks: when the target sends them, are they whole and consistent?
  */
-import { parseRateLimit } from '../../rate-limit.js';
+import { parseRateLimit } from 'session-resume-api/client';
 
 /** An answer's headers, as the runner received them. */
 interface Answer {

@@ -2,7 +2,7 @@
 import { deliverEvent, type DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
 import { nextStep, type NextStep } from '@session-resume-api/runtime/delivery/retry-rules';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
-import type { SandboxEvent } from '../../sandbox/sandbox-client.js';
+import type { SandboxEvent } from 'session-resume-api/sandbox';
 import { formatDelay } from '../format-delay.js';
 import type { AttemptHeaders } from '../webhook-signing.js';
 import { sleep } from './follow-feed.js';
