@@ -19,7 +19,7 @@ const CLI = ['--import', 'tsx', 'client/cli/main.ts', 'client', 'grade'];
 interface Entry {
   rule: string;
   title: string;
-  grade: 'pass' | 'fail' | 'not-observable';
+  grade: 'pass' | 'fail' | 'n/o';
   evidence: string;
 }
 interface Run {
@@ -57,7 +57,7 @@ describe.concurrent('client grade --run', () => {
   it('our typed client passes every rule, in the list order', { timeout: 120_000 }, async () => {
     const run = await grade('--json', '--run', 'node examples/graded-clients/typed-client.mjs');
     expect(run.entries.map((e) => e.rule), report(run)).toEqual(CLIENT_RULES.map((r) => r.id));
-    expect(rules(run, 'fail').concat(rules(run, 'not-observable')), report(run)).toEqual([]);
+    expect(rules(run, 'fail').concat(rules(run, 'n/o')), report(run)).toEqual([]);
     expect(run.code).toBe(0);
     expect(entry(run, 'answer-lost').evidence).toMatch(/Idempotent-Replayed\): ended as resumed/);
     expect(entry(run, 'timeout').evidence).toMatch(/abandoned after \d+ ms/);
@@ -67,7 +67,7 @@ describe.concurrent('client grade --run', () => {
     const run = await grade('--json', '--run', 'node examples/graded-clients/bare-openapi-fetch.mjs');
     const expected = failing(['retry-503', 'retry-429', 'retry-network', 'idempotency-key', 'answer-lost', 'timeout'], (retried) => retried);
     expect(rules(run, 'fail'), report(run)).toEqual(expected);
-    expect(rules(run, 'not-observable')).toEqual(['backoff']);
+    expect(rules(run, 'n/o')).toEqual(['backoff']);
     expect(run.code).toBe(1);
     expect(entry(run, 'retry-503').evidence).toMatch(/^sess_grade_503: 1 attempt: 503 \(Retry-After: 1\): not retried/);
     expect(entry(run, 'idempotency-key').evidence).toMatch(/^16 of 16 attempts carried no Idempotency-Key/);

@@ -18,7 +18,7 @@ function judgeOnce(ctx: CheckContext, rule: ClientRuleId): Verdict {
     lines.push(`${status}: ${attempts.length} attempt${attempts.length === 1 ? '' : 's'}`);
     if (attempts.length > 1) retried.push(`${scenario.sessionId} (${status}) was sent ${attempts.length} times`);
   }
-  if (lines.length === 0) return { grade: 'not-observable', evidence: 'no scenario of this rule in this run.' };
+  if (lines.length === 0) return { grade: 'n/o', evidence: 'no scenario of this rule in this run.' };
   if (retried.length > 0) return { grade: 'fail', evidence: `${retried.join(', ')}: this answer is an outcome, not a failure to retry.` };
   return { grade: 'pass', evidence: `${lines.join(', ')}; reported, not retried.` };
 }

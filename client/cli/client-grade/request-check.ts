@@ -29,8 +29,8 @@ function requestProblem(attempt: Attempt, apiKey: string): string | undefined {
   if (!attempt.scenario) return `a request to ${attempt.target.slice(0, TARGET_SHOWN)}, which is not the resume path of a given session id`;
   if (attempt.method !== 'POST') return `${attempt.method} instead of POST`;
   if (attempt.authorization.length !== 1) return `${attempt.authorization.length} Authorization headers instead of one`;
-  const [scheme, token] = (attempt.authorization[0] as string).split(' ');
-  if (scheme?.toLowerCase() !== 'bearer' || token !== apiKey) return 'an Authorization header other than Bearer with the SESSION_RESUME_API_KEY given';
+  const [scheme, token, ...more] = (attempt.authorization[0] as string).split(' ');
+  if (scheme?.toLowerCase() !== 'bearer' || token !== apiKey || more.length > 0) return 'an Authorization header other than Bearer with the SESSION_RESUME_API_KEY given';
   return bodyProblem(attempt);
 }
 
