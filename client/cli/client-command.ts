@@ -59,7 +59,7 @@ function createGradeCommand(): Command {
     .addOption(new Option('--time-limit-ms <ms>', 'longest run (default 60000 with --run, 600000 with --serve)').argParser(wholeNumberArgument({ min: 1000, max: 3_600_000 })))
     .addOption(new Option('--retry-after-503 <s>', 'Retry-After of the 503, in seconds').argParser(wholeNumberArgument({ min: 0, max: 60 })).default(FAULT_DEFAULTS.unavailableRetryAfterSeconds))
     .addOption(new Option('--retry-after-429 <s>', 'Retry-After of the 429, in seconds').argParser(wholeNumberArgument({ min: 0, max: 60 })).default(FAULT_DEFAULTS.rateLimitedRetryAfterSeconds))
-    .addOption(new Option('--backoff-calls <n>', 'calls that meet a 503 on every attempt, to see the back-off').argParser(wholeNumberArgument({ min: MIN_SPREAD_SAMPLES, max: 20 })).default(FAULT_DEFAULTS.backoffCalls))
+    .addOption(new Option('--backoff-calls <n>', 'calls that meet a 503 on every attempt, to see the back-off').argParser(wholeNumberArgument({ min: MIN_SPREAD_SAMPLES, max: 40 })).default(FAULT_DEFAULTS.backoffCalls))
     .action(async (flags: GradeFlags, command: Command) => {
       if ((flags.run === undefined) === (flags.serve === undefined)) command.error('error: give one of --run "<command>" or --serve.', { exitCode: EXIT.usage });
       const obs = await observeClient(

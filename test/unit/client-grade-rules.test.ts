@@ -18,7 +18,7 @@ import { checkTimeout } from '../../client/cli/client-grade/timeout-check.js';
 
 const POLICY: ResumeRetryPolicy = RESUME_RETRY_POLICY;
 const API_KEY = 'grade_key';
-const scenarios = createScenarios({ unavailableRetryAfterSeconds: 3, rateLimitedRetryAfterSeconds: 4, backoffCalls: 10 });
+const scenarios = createScenarios({ unavailableRetryAfterSeconds: 3, rateLimitedRetryAfterSeconds: 4, backoffCalls: 20 });
 const one = (rule: Scenario['rule']) => scenarios.find((s) => s.rule === rule) as Scenario;
 const backoffScenarios = scenarios.filter((s) => s.rule === 'backoff');
 const EXITED: RunEnd = { kind: 'exited', code: 0, signal: null };
@@ -208,14 +208,18 @@ describe('retry-checks: 503, 429, the Retry-After cap, a lost connection and a 5
   });
 });
 
-/** Ten back-off calls whose retries come `waits[call][retry]` ms after the previous answer. */
+/** Back-off calls (the first `count` of 20) whose retries come `waits[call][retry]` ms after the previous answer. */
 function backoff(waits: number[][], count = backoffScenarios.length): Observations {
   const calls: Call[] = backoffScenarios.slice(0, count).map((scenario, i) => [scenario, [{ wait: 1 }, ...(waits[i] ?? []).map((wait) => ({ wait }))]]);
   return observe(calls);
 }
-const spread1 = [0, 30, 60, 90, 120, 150, 180, 210, 240, 250];
-const spread2 = [10, 60, 110, 160, 210, 260, 310, 360, 410, 500];
-const both = (first: number[], second: number[]) => first.map((w, i) => [w, second[i] as number]);
+/** 20 waits evenly over [low, high]. */
+const even = (low: number, high: number) => Array.from({ length: 20 }, (_, i) => Math.round(low + ((high - low) * i) / 19));
+const spread1 = even(0, 250);
+const spread2 = even(0, 500);
+const both = (first: number[], second: number[]) => first.map((w, i) => (second[i] === undefined ? [w] : [w, second[i] as number]));
+const fixed = (wait: number, count = 20) => Array<number>(count).fill(wait);
+const ATTEMPTS_3 = Array<number>(20).fill(3).join(', ');
 
 describe('backoff-check: attempts bounded, and per retry number the waits within the bound and spread', () => {
   it('the bound before retry n is min(maxMs, baseMs × factor^(n−1))', () => {
@@ -225,42 +229,56 @@ describe('backoff-check: attempts bounded, and per retry number the waits within
   it('full jitter within the bounds passes', () => {
     expect(checkBackoff(ctxOf(backoff(both(spread1, spread2))))).toEqual({
       grade: 'pass',
-      evidence:
-        '10 calls met a 503 without Retry-After on every attempt: 3, 3, 3, 3, 3, 3, 3, 3, 3, 3 attempts (at most 3); waits before retry 1: 0–250 ms of 10 calls (bound 250 ms), before retry 2: 10–500 ms of 10 calls (bound 500 ms): within the bounds and spread (full jitter).',
+      evidence: `20 calls met a 503 without Retry-After on every attempt: ${ATTEMPTS_3} attempts (at most 3); waits before retry 1: 0–250 ms of 20 calls (bound 250 ms), before retry 2: 0–500 ms of 20 calls (bound 500 ms): within the bounds and spread (full jitter).`,
     });
   });
 
-  it('a first retry at once on every call fails, although the second is spread', () => {
-    const verdict = checkBackoff(ctxOf(backoff(both([0, 1, 0, 2, 0, 1, 3, 0, 1, 2], spread2))));
+  it('a first retry at once on every call fails, although the second is spread, and one latency spike does not hide it', () => {
+    const atOnce = [...fixed(0, 18), 3, 240];
+    const verdict = checkBackoff(ctxOf(backoff(both(atOnce, spread2))));
     expect(verdict.grade).toBe('fail');
-    expect(verdict.evidence).toMatch(/: the waits before retry 1 all within 3 ms of each other, not spread over 0–250 ms \(no jitter\)\.$/);
+    expect(verdict.evidence).toMatch(/: the waits before retry 1, the shortest and the longest set aside, all within 3 ms of each other, not spread over 0–250 ms \(no jitter\)\.$/);
   });
 
-  it('the spread must reach a fifth of the bound: 50 ms before retry 1 passes, 49 ms fails', () => {
-    const narrow = (width: number) => both([100, 100 + width, ...Array<number>(8).fill(120)], spread2);
-    expect(checkBackoff(ctxOf(backoff(narrow(50)))).grade).toBe('pass');
-    expect(checkBackoff(ctxOf(backoff(narrow(49)))).evidence).toMatch(/retry 1 all within 49 ms of each other, not spread over 0–250 ms/);
+  it('the spread, shortest and longest set aside, must reach 30 % of the bound: 75 ms before retry 1 passes, 74 ms fails', () => {
+    const middle = (low: number, width: number) => Array.from({ length: 18 }, (_, i) => low + (width * i) / 17);
+    const narrow = (width: number) => both([0, ...middle(100, width), 250], spread2);
+    expect(checkBackoff(ctxOf(backoff(narrow(75)))).grade).toBe('pass');
+    expect(checkBackoff(ctxOf(backoff(narrow(74)))).evidence).toMatch(/retry 1, the shortest and the longest set aside, all within 74 ms of each other, not spread over 0–250 ms/);
+    expect(checkBackoff(ctxOf(backoff(both(spread1, [0, ...middle(200, 149), 500]))))).toMatchObject({ grade: 'fail', evidence: expect.stringMatching(/retry 2, the shortest and the longest set aside, all within 149 ms/) });
   });
 
-  it('a wait beyond its bound (plus the tolerance) fails, on any retry number', () => {
+  it('the longest wait but one beyond its bound (plus the tolerance) fails, on any retry number', () => {
     const tolerated = 250 + BOUND_TOLERANCE_MS;
-    expect(checkBackoff(ctxOf(backoff(both([...spread1.slice(1), tolerated], spread2)))).grade).toBe('pass');
-    expect(checkBackoff(ctxOf(backoff(both([...spread1.slice(1), tolerated + 1], spread2)))).evidence).toMatch(/: a wait before retry 1 of 351 ms, beyond its bound of 250 ms\.$/);
-    expect(checkBackoff(ctxOf(backoff(both(spread1, [...spread2.slice(1), 601]))))).toMatchObject({ grade: 'fail', evidence: expect.stringMatching(/a wait before retry 2 of 601 ms, beyond its bound of 500 ms\.$/) });
+    expect(checkBackoff(ctxOf(backoff(both([...spread1.slice(2), tolerated, 5000], spread2)))).grade).toBe('pass');
+    expect(checkBackoff(ctxOf(backoff(both([...spread1.slice(2), tolerated + 1, 5000], spread2)))).evidence).toMatch(
+      /: waits before retry 1 of up to 351 ms \(the longest but one\), beyond its bound of 250 ms\.$/,
+    );
+    expect(checkBackoff(ctxOf(backoff(both(spread1, [...spread2.slice(2), 601, 601]))))).toMatchObject({
+      grade: 'fail',
+      evidence: expect.stringMatching(/waits before retry 2 of up to 601 ms \(the longest but one\), beyond its bound of 500 ms\.$/),
+    });
     // A fixed schedule at the bounds: within them, never spread.
-    expect(checkBackoff(ctxOf(backoff(both(Array<number>(10).fill(250), Array<number>(10).fill(500)))))).toMatchObject({ grade: 'fail', evidence: expect.stringMatching(/retry 1 all within 0 ms/) });
+    expect(checkBackoff(ctxOf(backoff(both(fixed(250), fixed(500)))))).toMatchObject({ grade: 'fail', evidence: expect.stringMatching(/retry 1, the shortest and the longest set aside, all within 0 ms/) });
+    // A fixed schedule of 1 s, then 2 s: beyond the bound.
+    expect(checkBackoff(ctxOf(backoff(both(fixed(1000), fixed(2000)))))).toMatchObject({ grade: 'fail', evidence: expect.stringMatching(/retry 1 of up to 1000 ms/) });
   });
 
-  it('a retry number seen in fewer than 8 calls is not judged for spread; none judged is n/o', () => {
-    const seven = spread1.slice(0, 7).map((w) => [w, w]);
-    expect(checkBackoff(ctxOf(backoff([...seven, [], [], []])))).toEqual({
+  it('a single call beyond the bound is judged on its one wait', () => {
+    const single = backoff([[400]], 1);
+    expect(checkBackoff(ctxOf({ ...single, scenarios: [backoffScenarios[0] as Scenario] }))).toMatchObject({ grade: 'fail', evidence: expect.stringMatching(/retry 1 of up to 400 ms/) });
+  });
+
+  it('a retry number seen in fewer than 16 calls is not judged for spread; none judged is n/o', () => {
+    const fifteen = [...spread1.slice(0, 15).map((w) => [w, w]), [], [], [], [], []];
+    const shown = (first: string, second: string) => `waits before retry 1: ${first} ms of 15 calls (bound 250 ms), before retry 2: ${second} ms of 15 calls (bound 500 ms)`;
+    expect(checkBackoff(ctxOf(backoff(fifteen)))).toEqual({
       grade: 'n/o',
-      evidence:
-        '10 calls met a 503 without Retry-After on every attempt: 3, 3, 3, 3, 3, 3, 3, 1, 1, 1 attempts (at most 3); waits before retry 1: 0–180 ms of 7 calls (bound 250 ms), before retry 2: 0–180 ms of 7 calls (bound 500 ms); fewer than 8 calls were retried, so their spread cannot be judged.',
+      evidence: `20 calls met a 503 without Retry-After on every attempt: ${Array<number>(15).fill(3).join(', ')}, 1, 1, 1, 1, 1 attempts (at most 3); ${shown('0–184', '0–184')}; fewer than 16 calls were retried, so their spread cannot be judged.`,
     });
-    const eightFirst = [...spread1.slice(0, 8).map((w, i) => (i < 7 ? [w, w] : [w])), [], []];
-    expect(checkBackoff(ctxOf(backoff(eightFirst))).evidence).toMatch(/: within the bounds and spread \(full jitter\); retry 2 seen in fewer than 8 calls, not judged for spread\.$/);
-    expect(checkBackoff(ctxOf(backoff([])))).toMatchObject({ grade: 'n/o', evidence: expect.stringContaining('1, 1 attempts (at most 3); waits none; fewer than 8') });
+    const sixteenFirst = [...spread1.slice(0, 16).map((w, i) => (i < 15 ? [w, w] : [w])), [], [], [], []];
+    expect(checkBackoff(ctxOf(backoff(sixteenFirst))).evidence).toMatch(/: within the bounds and spread \(full jitter\); retry 2 seen in fewer than 16 calls, not judged for spread\.$/);
+    expect(checkBackoff(ctxOf(backoff([])))).toMatchObject({ grade: 'n/o', evidence: expect.stringContaining('1, 1 attempts (at most 3); waits none; fewer than 16') });
   });
 
   it('more attempts than the policy allows fail; a call still retrying when the run ended fails; a call never made is n/o', () => {

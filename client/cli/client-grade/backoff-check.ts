@@ -10,19 +10,26 @@ import type { Verdict } from '../grade-report.js';
 import { scenariosOf, settledAttempts, type CheckContext } from './grade-observations.js';
 import { attemptsOf, retryDelays, type Attempt } from './observations.js';
 
-/** Timer slop and loopback latency allowed above a bound, in ms (a wait is measured from when the grader began answering to the next request's arrival). */
+/**
+ * Timer slop and loopback latency allowed above a bound, in ms. A wait is measured from when the
+ * grader began answering to the next request's arrival, so latency only lengthens it; the
+ * longest wait may be one spike of a busy machine, so the bound is judged on the second longest.
+ */
 export const BOUND_TOLERANCE_MS = 100;
 
 /**
- * The spread test: the waits before retry n, over m calls, spread over at least this fraction of
- * the bound (largest minus smallest). For full jitter (m waits uniform on [0, bound]) a narrower
- * spread has probability m·f^(m−1) − (m−1)·f^m: with f = 0.2 and m = 10 (the default calls),
- * 4.2 × 10⁻⁶ per retry number; with m = 8 (the fewest judged), 8.4 × 10⁻⁵.
+ * The spread test: over m calls, the waits before retry n without their shortest and their
+ * longest (which latency spikes may have moved) still span at least this fraction of the bound.
+ * For full jitter (m waits uniform on [0, bound]) that span is Beta(m−3, 4)-distributed, so a
+ * narrower one has probability P(Binomial(m, 0.3) ≥ m−3): 5.4 × 10⁻⁷ per retry number with
+ * m = 20 (the default calls), 3.4 × 10⁻⁵ with m = 16 (the fewest judged). A fixed wait passes
+ * only if latency alone spreads all but two of its waits over 30 % of the bound (75 ms before
+ * retry 1, 150 ms before retry 2), on every retry number.
  */
-export const SPREAD_FRACTION = 0.2;
+export const SPREAD_FRACTION = 0.3;
 
 /** Fewest waits before one retry number that the spread test judges. */
-export const MIN_SPREAD_SAMPLES = 8;
+export const MIN_SPREAD_SAMPLES = 16;
 
 /** The back-off bound before retry `n` (from 1), in ms. */
 export function backoffBoundMs(policy: ResumeRetryPolicy, n: number): number {
@@ -40,12 +47,14 @@ interface RetryWaits {
 /** The waits before retry `n`, over the calls, judged against its bound and for spread. */
 function judgeRetryNumber(policy: ResumeRetryPolicy, n: number, waits: readonly number[]): RetryWaits {
   const bound = backoffBoundMs(policy, n);
-  const [low, high] = [Math.min(...waits), Math.max(...waits)];
-  const text = `before retry ${n}: ${Math.round(low)}–${Math.round(high)} ms of ${waits.length} calls (bound ${bound} ms)`;
-  if (high > bound + BOUND_TOLERANCE_MS) return { n, text, judged: true, problem: `a wait before retry ${n} of ${Math.round(high)} ms, beyond its bound of ${bound} ms` };
+  const sorted = [...waits].sort((a, b) => a - b);
+  const text = `before retry ${n}: ${Math.round(sorted[0] as number)}–${Math.round(sorted.at(-1) as number)} ms of ${waits.length} calls (bound ${bound} ms)`;
+  const longest = sorted.at(-2) ?? (sorted[0] as number);
+  if (longest > bound + BOUND_TOLERANCE_MS) return { n, text, judged: true, problem: `waits before retry ${n} of up to ${Math.round(longest)} ms (the longest but one), beyond its bound of ${bound} ms` };
   if (waits.length < MIN_SPREAD_SAMPLES) return { n, text, judged: false };
-  if (high - low < SPREAD_FRACTION * bound) {
-    return { n, text, judged: true, problem: `the waits before retry ${n} all within ${Math.round(high - low)} ms of each other, not spread over 0–${bound} ms (no jitter)` };
+  const span = (sorted.at(-2) as number) - (sorted[1] as number);
+  if (span < SPREAD_FRACTION * bound) {
+    return { n, text, judged: true, problem: `the waits before retry ${n}, the shortest and the longest set aside, all within ${Math.round(span)} ms of each other, not spread over 0–${bound} ms (no jitter)` };
   }
   return { n, text, judged: true };
 }

@@ -68,10 +68,10 @@ export interface ClientGradeOptions extends Partial<FaultSettings> {
  * The defaults of the fault settings. Retry-After 3 s (503) and 4 s (429): longer than every
  * common fixed wait (0, 0.1, 0.25, 0.5, 1 and 2 s) and than the first retry's back-off bound, so a
  * client that ignores Retry-After cannot meet them by chance, and different, so one fixed wait
- * of 3 s still misses the second. Ten back-off calls: the spread test's false failure of a
- * full-jitter client is then 4.2 × 10⁻⁶ per retry number (backoff-check.ts).
+ * of 3 s still misses the second. Twenty back-off calls: the spread test's false failure of a
+ * full-jitter client is then 5.4 × 10⁻⁷ per retry number (backoff-check.ts).
  */
-export const FAULT_DEFAULTS: FaultSettings = { unavailableRetryAfterSeconds: 3, rateLimitedRetryAfterSeconds: 4, backoffCalls: 10 };
+export const FAULT_DEFAULTS: FaultSettings = { unavailableRetryAfterSeconds: 3, rateLimitedRetryAfterSeconds: 4, backoffCalls: 20 };
 
 /** What the run reports as it goes, and the environment the client inherits. */
 export interface ClientGradeIo {
