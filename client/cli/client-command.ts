@@ -56,7 +56,7 @@ function createGradeCommand(): Command {
     .option('--json', 'print one JSON object per rule: {"rule","title","grade","evidence"}, grade "pass", "fail" or "n/o"')
     .addOption(new Option('--only <rules>', 'grade only these rules, comma-separated').argParser(ruleIds))
     .addOption(new Option('--port <port>', 'port of the grader on 127.0.0.1 (0: a free one)').argParser(wholeNumberArgument({ min: 0, max: 65_535 })).default(0))
-    .addOption(new Option('--time-limit-ms <ms>', 'longest run (default 60000 with --run, 600000 with --serve)').argParser(wholeNumberArgument({ min: 1000, max: 3_600_000 })))
+    .addOption(new Option('--time-limit-ms <ms>', 'longest run (default 180000 with --run, 600000 with --serve)').argParser(wholeNumberArgument({ min: 1000, max: 3_600_000 })))
     .addOption(new Option('--retry-after-503 <s>', 'Retry-After of the 503, in seconds').argParser(wholeNumberArgument({ min: 0, max: 60 })).default(FAULT_DEFAULTS.unavailableRetryAfterSeconds))
     .addOption(new Option('--retry-after-429 <s>', 'Retry-After of the 429, in seconds').argParser(wholeNumberArgument({ min: 0, max: 60 })).default(FAULT_DEFAULTS.rateLimitedRetryAfterSeconds))
     .addOption(new Option('--backoff-calls <n>', 'calls that meet a 503 on every attempt, to see the back-off').argParser(wholeNumberArgument({ min: MIN_SPREAD_SAMPLES, max: 40 })).default(FAULT_DEFAULTS.backoffCalls))

@@ -37,7 +37,7 @@ const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
 /** The key of an attempt when it carried exactly one valid key. */
 export function keyOf(attempt: Attempt): string | undefined {
   const [key, ...more] = attempt.idempotencyKeys;
-  return more.length === 0 && key !== undefined && VALID_KEY.test(key) ? key : undefined;
+  return more.length === 0 && VALID_KEY.test(key ?? '') ? key : undefined;
 }
 
 /** Whether a call is judged as one with an Idempotency-Key: its first attempt carried one. */

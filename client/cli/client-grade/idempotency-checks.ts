@@ -8,9 +8,13 @@
 import type { Verdict } from '../grade-report.js';
 import { keylessRule, keyOf, retryDue, scenariosOf, sentWithKey, settledAttempts, type CheckContext } from './grade-observations.js';
 import { attemptsOf, describeAttempts, type Attempt } from './observations.js';
+import type { Scenario } from './scenarios.js';
+
+/** The session id of an attempt of a call (every such attempt has its scenario). */
+const idOf = (attempt: Attempt) => (attempt.scenario as Scenario).sessionId;
 
 /** An attempt named for people: "sess_grade_503 attempt 2". */
-const named = (attempt: Attempt) => `${attempt.scenario?.sessionId} attempt ${attempt.number}`;
+const named = (attempt: Attempt) => `${idOf(attempt)} attempt ${attempt.number}`;
 
 /** The first problem of the keys on one call's attempts: a key not valid, or the key changed or dropped between attempts. */
 function keyProblem(call: readonly Attempt[], required: boolean): string | undefined {
@@ -19,7 +23,7 @@ function keyProblem(call: readonly Attempt[], required: boolean): string | undef
   const first = call[0] as Attempt;
   if (required && keyOf(first) === undefined) return `${named(first)} carried no Idempotency-Key, which the retry policy requires`;
   const keys = new Set(call.map(keyOf));
-  if (keys.size > 1) return `the key changed between the attempts of ${first.scenario?.sessionId} (${call.length} attempts, ${keys.size} keys, a missing one counted)`;
+  if (keys.size > 1) return `the key changed between the attempts of ${idOf(first)} (${call.length} attempts, ${keys.size} keys, a missing one counted)`;
   return undefined;
 }
 
@@ -38,8 +42,8 @@ export function checkIdempotencyKey(ctx: CheckContext): Verdict {
   for (const call of keyed) {
     const key = keyOf(call[0] as Attempt) as string;
     const other = owners.get(key);
-    if (other) return { grade: 'fail', evidence: `${call[0]?.scenario?.sessionId} was sent with the key of ${other}: each resume needs its own key.` };
-    owners.set(key, call[0]?.scenario?.sessionId as string);
+    if (other) return { grade: 'fail', evidence: `${idOf(call[0] as Attempt)} was sent with the key of ${other}: each resume needs its own key.` };
+    owners.set(key, idOf(call[0] as Attempt));
   }
   if (keyed.length === 0) {
     return { grade: 'pass', evidence: `no attempt of the ${calls.length} calls carried an Idempotency-Key, which the retry policy recommends and does not require; judged as a client without a key: ${keylessRule(ctx.policy)}.` };

@@ -59,7 +59,7 @@ export interface ClientGradeOptions extends Partial<FaultSettings> {
   port?: number;
   /**
    * Longest run, in ms; a call unfinished by then is not observable (or, retrying still, a failure).
-   * @defaultValue 60 000 with `run`, 600 000 without
+   * @defaultValue 180 000 with `run`, 600 000 without
    */
   timeLimitMs?: number;
 }
@@ -99,7 +99,7 @@ export async function observeClient(options: ClientGradeOptions, io: ClientGrade
   const server = await listen(options, scenarios);
   const apiKey = `grade_${randomBytes(16).toString('hex')}`;
   const vars = { SESSION_RESUME_BASE_URL: server.baseUrl, SESSION_RESUME_API_KEY: apiKey, SESSION_RESUME_SESSION_IDS: scenarios.map((s) => s.sessionId).join(' ') };
-  const timeLimitMs = options.timeLimitMs ?? (options.run === undefined ? 600_000 : 60_000);
+  const timeLimitMs = options.timeLimitMs ?? (options.run === undefined ? 600_000 : 180_000);
   const ending = { timeLimitMs, beforeEnd: () => server.close() };
   let end: RunEnd;
   try {
