@@ -264,6 +264,15 @@ describe('backoff-check: attempts bounded, and per retry number the waits within
     expect(checkBackoff(ctxOf(backoff(both(fixed(1000), fixed(2000)))))).toMatchObject({ grade: 'fail', evidence: expect.stringMatching(/retry 1 of up to 1000 ms/) });
   });
 
+  it('the waits are judged in any order, and each retry number not judged is named', () => {
+    const shuffled = both([...spread1].reverse(), [...spread2.slice(10), ...spread2.slice(0, 10)]);
+    expect(checkBackoff(ctxOf(backoff(shuffled))).evidence).toMatch(/before retry 1: 0–250 ms of 20 calls \(bound 250 ms\), before retry 2: 0–500 ms of 20 calls \(bound 500 ms\): within the bounds/);
+    expect(checkBackoff(ctxOf(backoff(both([...fixed(0, 10), ...fixed(240, 10)], spread2)))).grade).toBe('pass');
+    const four = withPolicy((p) => ({ attempts: { ...p.attempts, max: 4 } }));
+    const threeRetries = [...spread1.map((w, i) => (i < 4 ? [w, w, w] : [w]))];
+    expect(checkBackoff(ctxOf(backoff(threeRetries), four)).evidence).toMatch(/; retry 2, 3 seen in fewer than 16 calls, not judged for spread\.$/);
+  });
+
   it('a single call beyond the bound is judged on its one wait', () => {
     const single = backoff([[400]], 1);
     expect(checkBackoff(ctxOf({ ...single, scenarios: [backoffScenarios[0] as Scenario] }))).toMatchObject({ grade: 'fail', evidence: expect.stringMatching(/retry 1 of up to 400 ms/) });
@@ -419,6 +428,7 @@ describe('request-check: every request the contract\u2019s resume call', () => {
   it('each departure fails, naming the request and what is wrong', () => {
     expect(failure({ scenario: undefined, target: `/v1/${'x'.repeat(100)}` })).toBe(`request 2 of 2: a request to /v1/${'x'.repeat(76)}, which is not the resume path of a given session id.`);
     expect(failure({ method: 'PUT' })).toBe('request 2 of 2: PUT instead of POST.');
+    expect(request({ method: 'PUT' }).grade).toBe('fail');
     expect(failure({ authorization: [] })).toBe('request 2 of 2: 0 Authorization headers instead of one.');
     expect(failure({ authorization: ['Bearer a', 'Bearer b'] })).toBe('request 2 of 2: 2 Authorization headers instead of one.');
     const wrongKey = 'request 2 of 2: an Authorization header other than Bearer with the SESSION_RESUME_API_KEY given.';
