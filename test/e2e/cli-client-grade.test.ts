@@ -35,7 +35,7 @@ const parse = (stdout: string) =>
 
 const grade = (...args: string[]) =>
   new Promise<Run>((resolve) => {
-    execFile(process.execPath, [...CLI, ...args], { cwd: root, timeout: 90_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...CLI, ...args], { cwd: root, timeout: 200_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, entries: parse(stdout), output: `${stdout}${stderr}` });
     });
   });
@@ -48,7 +48,7 @@ const report = (run: Run) => JSON.stringify(run.entries, null, 1) + run.output.s
 const failing = (ids: string[]) => CLIENT_RULES.map((r) => r.id as string).filter((id) => ids.includes(id));
 
 describe.concurrent('client grade --run', () => {
-  it('our typed client passes every rule, in the list order', { timeout: 120_000 }, async () => {
+  it('our typed client passes every rule, in the list order', { timeout: 220_000 }, async () => {
     const run = await grade('--json', '--run', 'node examples/graded-clients/typed-client.mjs');
     expect(run.entries.map((e) => e.rule), report(run)).toEqual(CLIENT_RULES.map((r) => r.id));
     expect(rules(run, 'fail').concat(rules(run, 'n/o')), report(run)).toEqual([]);
@@ -59,7 +59,7 @@ describe.concurrent('client grade --run', () => {
     expect(entry(run, 'timeout').evidence).toMatch(/abandoned after \d+ ms/);
   });
 
-  it('a bare openapi-fetch client (no key, no retry, no deadline) fails the 503, 429 and timeout rules; not retrying a 500 or a lost connection without a key passes', { timeout: 120_000 }, async () => {
+  it('a bare openapi-fetch client (no key, no retry, no deadline) fails the 503, 429 and timeout rules; not retrying a 500 or a lost connection without a key passes', { timeout: 220_000 }, async () => {
     const run = await grade('--json', '--run', 'node examples/graded-clients/bare-openapi-fetch.mjs');
     expect(rules(run, 'fail'), report(run)).toEqual(failing(['retry-503', 'retry-429', 'timeout']));
     expect(rules(run, 'n/o')).toEqual(['backoff']);
@@ -70,7 +70,7 @@ describe.concurrent('client grade --run', () => {
     expect(entry(run, 'timeout').evidence).toMatch(/no answer for 12000 ms and the client was still waiting/);
   });
 
-  it('a naive fetch loop (every failure, fixed 500 ms, 4 attempts, no key) fails every rule but request and idempotency-key', { timeout: 120_000 }, async () => {
+  it('a naive fetch loop (every failure, fixed 500 ms, 4 attempts, no key) fails every rule but request and idempotency-key', { timeout: 220_000 }, async () => {
     const run = await grade('--json', '--run', 'node examples/graded-clients/naive-retry.mjs');
     expect(rules(run, 'pass'), report(run)).toEqual(['request', 'idempotency-key']);
     expect(run.code).toBe(1);
