@@ -63,13 +63,13 @@ function judgeRetryNumber(policy: ResumeRetryPolicy, n: number, waits: readonly 
 /** Each retry number's waits over `calls`, in order. */
 function retryNumbers(policy: ResumeRetryPolicy, calls: readonly Attempt[][]): RetryWaits[] {
   const delays = calls.map(retryDelays);
-  const judged: RetryWaits[] = [];
+  const numbers: RetryWaits[] = [];
   // Stryker disable next-line EqualityOperator: no call has more retries than the policy (backoffCalls fails those first)
   for (let n = 1; n < policy.attempts.max; n++) {
     const waits = delays.flatMap((d) => (d.length >= n ? [d[n - 1] as number] : []));
-    if (waits.length > 0) judged.push(judgeRetryNumber(policy, n, waits));
+    if (waits.length > 0) numbers.push(judgeRetryNumber(policy, n, waits));
   }
-  return judged;
+  return numbers;
 }
 
 /** The calls' attempts, or the verdict that ends the check: a call not seen, unfinished, or over the policy's attempts. */
