@@ -2,7 +2,7 @@
 // docs/contributing.md#mutation-testing says how to read the report).
 // `--mutate <file>` narrows a run to one module; `--concurrency` sets the test processes.
 
-/** The modules that hold the project's rules: each must stay at 85 % or more, all together at 90 %. */
+/** The modules that hold the project's rules: each must stay at 90 % or more, all together at 95 %. */
 export const ruleModules = [
   'client/retry.ts',
   'client/outcome.ts',
@@ -26,6 +26,14 @@ export const ruleModules = [
   'client/webhooks/redis/within.ts',
   // The grader's rule list and the sandbox delivery profile parser.
   'runtime/delivery/delivery-rules.ts',
+  // client grade's rules: what a call with or without a key may retry, and each rule's check.
+  'cli/client-grade/grade-observations.ts',
+  'cli/client-grade/backoff-check.ts',
+  'cli/client-grade/idempotency-checks.ts',
+  'cli/client-grade/outcome-checks.ts',
+  'cli/client-grade/request-check.ts',
+  'cli/client-grade/retry-checks.ts',
+  'cli/client-grade/timeout-check.ts',
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
@@ -47,7 +55,7 @@ export default {
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   clearTextReporter: { reportScoreTable: true, reportMutants: false, allowEmojis: false },
-  thresholds: { high: 90, low: 85, break: null },
+  thresholds: { high: 95, low: 90, break: null },
   tempDirName: '.stryker-tmp',
   ignorePatterns: ['.tmp', 'test-output', '.bench-profiles', 'coverage', 'reports'],
 };

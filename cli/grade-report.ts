@@ -5,7 +5,7 @@
 
 /** How a check went. */
 export interface Verdict {
-  grade: 'pass' | 'fail' | 'not-observable';
+  grade: 'pass' | 'fail' | 'n/o';
   /** What was sent and what was answered (or that nothing was). */
   evidence: string;
   /** For a failure: what the service does about it, by its retry rules (the text report says it once per run). */
@@ -18,7 +18,7 @@ export interface GradeEntry<Rule extends string = string> extends Verdict {
   title: string;
 }
 
-const MARK = { pass: 'pass', fail: 'FAIL', 'not-observable': 'n/o' } as const;
+const MARK = { pass: 'pass', fail: 'FAIL', 'n/o': 'n/o' } as const;
 
 /**
  * The text report's line for each entry: mark, rule id, evidence, and what the service does
@@ -40,5 +40,5 @@ export function createGradeLineFormatter(): (entry: GradeEntry) => string {
 /** The closing line: how many rules passed, failed, could not be observed. */
 export function formatGradeSummary(entries: readonly GradeEntry[]): string {
   const count = (grade: Verdict['grade']) => entries.filter((e) => e.grade === grade).length;
-  return `${entries.length} rules: ${count('pass')} pass, ${count('fail')} fail, ${count('not-observable')} not observable (n/o)`;
+  return `${entries.length} rules: ${count('pass')} pass, ${count('fail')} fail, ${count('n/o')} not observable (n/o)`;
 }

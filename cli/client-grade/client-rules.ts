@@ -24,7 +24,7 @@ export const CLIENT_RULES = [
   {
     id: 'retry-503',
     title: '503 retried after Retry-After',
-    broken: 'A 503 on resume means the outcome is unknown: only a retry with the same Idempotency-Key tells the caller whether the session resumed.',
+    broken: 'A 503 on resume means the service did not apply it: a caller that gives up reports a failure that a retry after Retry-After would have ended, and a retry sooner gets 503 again.',
   },
   {
     id: 'retry-429',
@@ -38,22 +38,22 @@ export const CLIENT_RULES = [
   },
   {
     id: 'retry-network',
-    title: 'network failure retried',
-    broken: 'A reset connection tells nothing about the resume: a caller that gives up reports a failure for a call that a retry would have finished.',
+    title: 'lost connection as the retry policy says',
+    broken: 'A connection lost after the request was sent tells nothing about the resume: with its Idempotency-Key a retry finds out (the recorded answer, or the resume now); without a key a retry may read not_paused for a resume that succeeded, so the call is reported instead.',
   },
   {
     id: 'retry-500',
     title: '500 as the retry policy says',
-    broken: 'A 500 (internal_error) says nothing of whether the resume applied: only a retry with the same Idempotency-Key finds out, when the policy retries it.',
+    broken: 'A 500 (internal_error) says nothing of whether the resume applied: with its Idempotency-Key a retry finds out (the recorded answer, or the resume now); without a key a retry may read not_paused for a resume that succeeded, so the call is reported instead.',
   },
   {
     id: 'idempotency-key',
-    title: 'one Idempotency-Key per resume',
+    title: 'one Idempotency-Key per resume, or none',
     broken: 'Without the same key on every attempt, the service cannot tell a retry from a new resume: a retry of a resume that was applied reads as not_paused, and a key reused for another session gets 422.',
   },
   {
     id: 'answer-lost',
-    title: 'lost answer ends as resumed',
+    title: 'lost answer: resumed with the key, reported without',
     broken: 'The service applied the resume and recorded its answer under the Idempotency-Key: only a retry with that key gets it back (Idempotent-Replayed: true).',
   },
   {
@@ -68,7 +68,7 @@ export const CLIENT_RULES = [
   },
   {
     id: 'backoff',
-    title: 'bounded attempts, jittered back-off',
+    title: 'bounded attempts, back-off bounded and jittered per retry',
     broken: 'Clients that retry without a bound or at fixed times retry together after an outage and keep the service down (a retry storm).',
   },
   {

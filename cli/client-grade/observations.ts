@@ -57,9 +57,13 @@ export function attemptsOf(obs: Observations, scenario: Scenario): Attempt[] {
   return obs.attempts.filter((a) => a.scenario === scenario);
 }
 
-/** Over as far as the wire shows: a later session id was requested after its last attempt, or the client or user ended the run. */
+/**
+ * Over as far as the wire shows: the client exited, or a later session id was requested after
+ * the call's last attempt. A run stopped by the user or the time limit may have cut a call
+ * waiting to retry, so without a later request it is not over.
+ */
 export function callSettled(obs: Observations, scenario: Scenario): boolean {
-  if (obs.end.kind !== 'time-limit') return true;
+  if (obs.end.kind === 'exited') return true;
   const last = attemptsOf(obs, scenario).at(-1);
   return last !== undefined && obs.attempts.some((a) => a.seq > last.seq && a.scenario !== scenario);
 }

@@ -15,10 +15,11 @@ function judgeOnce(ctx: CheckContext, rule: ClientRuleId): Verdict {
     const attempts = settledAttempts(ctx, scenario);
     if (!Array.isArray(attempts)) return attempts;
     const status = (attempts[0] as Attempt).status;
-    lines.push(`${status}: ${attempts.length} attempt${attempts.length === 1 ? '' : 's'}`);
+    // A passing call has one attempt: the line is only shown then.
+    lines.push(`${status}: 1 attempt`);
     if (attempts.length > 1) retried.push(`${scenario.sessionId} (${status}) was sent ${attempts.length} times`);
   }
-  if (lines.length === 0) return { grade: 'not-observable', evidence: 'no scenario of this rule in this run.' };
+  if (lines.length === 0) return { grade: 'n/o', evidence: 'no scenario of this rule in this run.' };
   if (retried.length > 0) return { grade: 'fail', evidence: `${retried.join(', ')}: this answer is an outcome, not a failure to retry.` };
   return { grade: 'pass', evidence: `${lines.join(', ')}; reported, not retried.` };
 }

@@ -1,52 +1,50 @@
 /**
  * The retry checks: a 503 and a 429 with Retry-After, a Retry-After beyond the policy's cap, a
- * reset connection and a 500, each met by a call's first attempt. Whether a retry is due, and
- * how long it must wait, is the policy's.
+ * connection lost after the request was sent and a 500, each met by a call's first attempt.
+ * Whether a retry is due is the policy's, for a call with an Idempotency-Key and for one without
+ * (grade-observations.ts); how long it must wait is the answer's Retry-After, within the cap.
  */
 import type { Verdict } from '../grade-report.js';
-import { retryable, scenariosOf, settledAttempts, type CheckContext } from './grade-observations.js';
+import { retryDue, scenariosOf, sentWithKey, settledAttempts, type CheckContext } from './grade-observations.js';
 import { describeAttempts, type Attempt } from './observations.js';
 import type { Scenario } from './scenarios.js';
 
 /** Timer and clock rounding allowed on a wait, in ms. */
-const WAIT_TOLERANCE_MS = 20;
-
-/** What the first attempt met, for people. */
-const met = (first: Attempt) => (first.status === undefined ? 'a reset connection' : `a ${first.status}`);
+export const WAIT_TOLERANCE_MS = 20;
 
 /** The Retry-After of `first` as the policy reads it (on its statuses only), and whether it asks for more than the policy's cap. */
 function askedWait(ctx: CheckContext, first: Attempt): { askedMs: number; aboveMax: boolean } | undefined {
   const statuses: readonly number[] = ctx.policy.retryAfter.statuses;
-  if (first.retryAfterSeconds === undefined || first.status === undefined || !statuses.includes(first.status)) return undefined;
+  // Stryker disable next-line ConditionalExpression: without Retry-After the wait asked is NaN, which no comparison below takes for a floor or for more than the cap
+  if (first.retryAfterSeconds === undefined || !statuses.includes(first.status as number)) return undefined;
   const askedMs = first.retryAfterSeconds * 1000;
   return { askedMs, aboveMax: askedMs > ctx.policy.retryAfter.maxMs };
 }
 
 /** The call of `scenario` judged against its first answer: retried when the policy retries it, never before the Retry-After floor, not at all when it asks beyond the cap and the policy gives up. */
 function judgeRetry(ctx: CheckContext, scenario: Scenario | undefined): Verdict {
-  if (!scenario) return { grade: 'not-observable', evidence: 'no scenario of this rule in this run.' };
+  if (!scenario) return { grade: 'n/o', evidence: 'no scenario of this rule in this run.' };
   const attempts = settledAttempts(ctx, scenario);
   if (!Array.isArray(attempts)) return attempts;
   const [first, second] = attempts as [Attempt, ...Attempt[]];
   const seen = `${scenario.sessionId}: ${describeAttempts(attempts)}`;
-  const due = retryable(ctx.policy, first);
+  const { due, rule } = retryDue(ctx.policy, first, sentWithKey(attempts));
   const asked = askedWait(ctx, first);
-  const aboveMax: string = ctx.policy.retryAfter.aboveMax;
-  const givesUp = asked?.aboveMax === true && aboveMax === 'giveUp';
+  const givesUp = asked?.aboveMax === true && ctx.policy.retryAfter.aboveMax === 'giveUp';
   const cap = `the retry policy's cap of ${ctx.policy.retryAfter.maxMs} ms`;
   if (!second) {
-    if (!due) return { grade: 'pass', evidence: `${seen}; the retry policy does not retry ${met(first)}: reported.` };
+    if (!due) return { grade: 'pass', evidence: `${seen}; ${rule}: reported, not retried.` };
     if (givesUp) return { grade: 'pass', evidence: `${seen}; Retry-After asked for more than ${cap}: reported, not retried.` };
-    return { grade: 'fail', evidence: `${seen}: not retried, although the retry policy retries ${met(first)}.` };
+    return { grade: 'fail', evidence: `${seen}: not retried, although ${rule}.` };
   }
-  if (!due) return { grade: 'fail', evidence: `${seen}: retried, although the retry policy reports ${met(first)} without retrying.` };
+  if (!due) return { grade: 'fail', evidence: `${seen}: retried, although ${rule}.` };
   if (givesUp) return { grade: 'fail', evidence: `${seen}: retried, although Retry-After asked for more than ${cap}, beyond which the policy gives up and reports.` };
-  const waited = second.receivedAt - (first.endedAt ?? first.receivedAt);
-  const floor = asked === undefined ? 0 : asked.aboveMax ? ctx.policy.retryAfter.maxMs : asked.askedMs;
+  const waited = second.receivedAt - (first.endedAt as number);
+  const floor = asked === undefined ? 0 : Math.min(asked.askedMs, ctx.policy.retryAfter.maxMs);
   if (waited + WAIT_TOLERANCE_MS < floor) {
-    return { grade: 'fail', evidence: `${seen}: retried after ${Math.round(waited)} ms, sooner than the ${floor} ms the answer asked for.` };
+    return { grade: 'fail', evidence: `${seen}: retried after ${Math.round(waited)} ms, sooner than the ${floor} ms the answer asked for (Retry-After is a floor).` };
   }
-  return { grade: 'pass', evidence: seen };
+  return { grade: 'pass', evidence: `${seen}; ${rule}${floor > 0 ? `, not before Retry-After` : ''}.` };
 }
 
 /** The 503 with Retry-After. */
@@ -55,7 +53,7 @@ export const checkRetry503 = (ctx: CheckContext) => judgeRetry(ctx, scenariosOf(
 export const checkRetry429 = (ctx: CheckContext) => judgeRetry(ctx, scenariosOf(ctx, 'retry-429')[0]);
 /** The 429 whose Retry-After is beyond the policy's cap. */
 export const checkRetryAfterCap = (ctx: CheckContext) => judgeRetry(ctx, scenariosOf(ctx, 'retry-after-cap')[0]);
-/** The reset connection. */
+/** The connection lost after the request was sent. */
 export const checkRetryNetwork = (ctx: CheckContext) => judgeRetry(ctx, scenariosOf(ctx, 'retry-network')[0]);
 /** The 500. */
 export const checkRetry500 = (ctx: CheckContext) => judgeRetry(ctx, scenariosOf(ctx, 'retry-500')[0]);

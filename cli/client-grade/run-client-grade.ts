@@ -2,7 +2,7 @@
  * `client grade`: serves the resume operation with scripted faults per session id, lets the
  * client under test resume every id (run by the grader, or driven by the user), then grades
  * every rule of the list (client-rules.ts) by what reached the server: pass, fail or
- * not-observable, with the evidence and, for a failure, what the real service does about it.
+ * n/o (not observable), with the evidence and, for a failure, what the real service does about it.
  */
 import { randomBytes } from 'node:crypto';
 import { RESUME_RETRY_POLICY } from '@session-resume-api/runtime/behaviour';
@@ -59,13 +59,19 @@ export interface ClientGradeOptions extends Partial<FaultSettings> {
   port?: number;
   /**
    * Longest run, in ms; a call unfinished by then is not observable (or, retrying still, a failure).
-   * @defaultValue 60 000 with `run`, 600 000 without
+   * @defaultValue 180 000 with `run`, 600 000 without
    */
   timeLimitMs?: number;
 }
 
-/** The defaults of the fault settings. */
-export const FAULT_DEFAULTS: FaultSettings = { unavailableRetryAfterSeconds: 1, rateLimitedRetryAfterSeconds: 2, backoffCalls: 4 };
+/**
+ * The defaults of the fault settings. Retry-After 3 s (503) and 4 s (429): longer than every
+ * common fixed wait (0, 0.1, 0.25, 0.5, 1 and 2 s) and than the first retry's back-off bound, so a
+ * client that ignores Retry-After cannot meet them by chance, and different, so one fixed wait
+ * of 3 s still misses the second. Twenty back-off calls: the spread test's false failure of a
+ * full-jitter client is then 5.4 × 10⁻⁷ per retry number (backoff-check.ts).
+ */
+export const FAULT_DEFAULTS: FaultSettings = { unavailableRetryAfterSeconds: 3, rateLimitedRetryAfterSeconds: 4, backoffCalls: 20 };
 
 /** What the run reports as it goes, and the environment the client inherits. */
 export interface ClientGradeIo {
@@ -93,7 +99,7 @@ export async function observeClient(options: ClientGradeOptions, io: ClientGrade
   const server = await listen(options, scenarios);
   const apiKey = `grade_${randomBytes(16).toString('hex')}`;
   const vars = { SESSION_RESUME_BASE_URL: server.baseUrl, SESSION_RESUME_API_KEY: apiKey, SESSION_RESUME_SESSION_IDS: scenarios.map((s) => s.sessionId).join(' ') };
-  const timeLimitMs = options.timeLimitMs ?? (options.run === undefined ? 600_000 : 60_000);
+  const timeLimitMs = options.timeLimitMs ?? (options.run === undefined ? 600_000 : 180_000);
   const ending = { timeLimitMs, beforeEnd: () => server.close() };
   let end: RunEnd;
   try {

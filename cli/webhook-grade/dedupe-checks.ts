@@ -59,16 +59,16 @@ async function processedByObserve(ctx: GradeContext, groups: readonly DuplicateG
 /** The verdict on `groups`: each event processed exactly once. */
 export async function judgeProcessing(ctx: GradeContext, groups: readonly DuplicateGroup[], advice: string): Promise<Verdict> {
   const sent = groups.filter((g) => g.results.some((r) => r.delivered));
-  if (sent.length === 0) return { grade: 'not-observable', evidence: 'no duplicate was answered 200 (see the rules above).' };
+  if (sent.length === 0) return { grade: 'n/o', evidence: 'no duplicate was answered 200 (see the rules above).' };
   const byObserve = ctx.settings.observe !== undefined;
   const counts = byObserve ? await processedByObserve(ctx, sent) : processedByAnswers(sent);
-  if (counts === undefined) return { grade: 'not-observable', evidence: NO_ANSWER_HINT };
-  if (typeof counts === 'string') return { grade: 'not-observable', evidence: counts };
+  if (counts === undefined) return { grade: 'n/o', evidence: NO_ANSWER_HINT };
+  if (typeof counts === 'string') return { grade: 'n/o', evidence: counts };
   const source = byObserve ? 'by --observe' : "by the answers' duplicate field";
   const lines = sent.map((g, i) => `${g.label}: ${g.results.filter((r) => r.delivered).length} × 200, processed ${counts[i]} time(s)`);
   const never = counts.findIndex((n) => n === 0);
   if (byObserve && never !== -1) {
-    return { grade: 'not-observable', evidence: `--observe never counted ${JSON.stringify(observeKey((sent[never] as DuplicateGroup).event))} within ${ctx.settings.settleMs} ms: does it use the documented key?` };
+    return { grade: 'n/o', evidence: `--observe never counted ${JSON.stringify(observeKey((sent[never] as DuplicateGroup).event))} within ${ctx.settings.settleMs} ms: does it use the documented key?` };
   }
   const twice = counts.some((n) => n > 1);
   return twice
@@ -84,10 +84,10 @@ export async function checkDedupe(ctx: GradeContext): Promise<Verdict> {
 /** A duplicate at another instance not processed again: judged only when one instance dedupes. */
 export async function checkDedupeShared(ctx: GradeContext): Promise<Verdict> {
   if (ctx.urls.length < 2 || !ctx.groups.otherInstance) {
-    return { grade: 'not-observable', evidence: 'one URL given: give the URL of each instance to check that they share their record of processed events.' };
+    return { grade: 'n/o', evidence: 'one URL given: give the URL of each instance to check that they share their record of processed events.' };
   }
   if (ctx.verdicts.get('dedupe')?.grade === 'fail') {
-    return { grade: 'not-observable', evidence: 'not judged: duplicates are processed again at one instance already (see dedupe).' };
+    return { grade: 'n/o', evidence: 'not judged: duplicates are processed again at one instance already (see dedupe).' };
   }
   return judgeProcessing(
     ctx,

@@ -12,7 +12,7 @@ import type { GradeContext, Verdict } from './grade-context.js';
 /** Not judged when the event's first delivery failed: that failure is another rule's. */
 function firstFailed(first: DeliveryResult): Verdict | undefined {
   const failure = firstFailure([first]);
-  return failure ? { grade: 'not-observable', evidence: `the first delivery of the event failed, so no duplicate was sent: ${failure.message}` } : undefined;
+  return failure ? { grade: 'n/o', evidence: `the first delivery of the event failed, so no duplicate was sent: ${failure.message}` } : undefined;
 }
 
 /** The event delivered, then again as soon as it was answered (same webhook-id, same body). */
@@ -33,7 +33,7 @@ export async function checkDuplicateAgain(ctx: GradeContext): Promise<Verdict> {
 /** The same event once more after `delayMs`. */
 export async function checkDuplicateAfterDelay(ctx: GradeContext): Promise<Verdict> {
   const group = ctx.groups.repeated;
-  if (!group || group.results.length < 2) return { grade: 'not-observable', evidence: 'the event was not delivered twice at once, so it was not sent later either.' };
+  if (!group || group.results.length < 2) return { grade: 'n/o', evidence: 'the event was not delivered twice at once, so it was not sent later either.' };
   await sleep(ctx.settings.delayMs);
   const later = await ctx.deliver(0, group.event, { webhookId: group.webhookId });
   group.results.push(later);
@@ -57,7 +57,7 @@ export async function checkDuplicateConcurrent(ctx: GradeContext): Promise<Verdi
 export async function checkDuplicateOtherInstance(ctx: GradeContext): Promise<Verdict> {
   if (ctx.urls.length < 2) {
     return {
-      grade: 'not-observable',
+      grade: 'n/o',
       evidence: 'one URL given: give the URL of each instance (webhook grade <url1> <url2> …) to check that a duplicate reaching another instance is answered 200.',
     };
   }

@@ -1,7 +1,7 @@
 /**
  * `webhook grade`: every rule of the delivery rules list (runtime/delivery/delivery-rules.ts),
  * in its order, checked against one receiver (one URL per instance) by delivering events
- * exactly as the service does; each graded pass, fail or not-observable with its evidence.
+ * exactly as the service does; each graded pass, fail or n/o (not observable) with its evidence.
  */
 import { DELIVERY_RULES, type DeliveryRuleId } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { checkAck, checkAckBurst, checkHttps } from './ack-checks.js';
@@ -70,8 +70,8 @@ export async function runWebhookGrade(urls: readonly string[], options: GradeOpt
  */
 function notRun(ctx: GradeContext, id: DeliveryRuleId): Verdict | undefined {
   const https = ctx.verdicts.get('https');
-  if (https && https.grade !== 'pass') return { grade: 'not-observable', evidence: 'not run: the service would refuse the URL (see https).' };
+  if (https && https.grade !== 'pass') return { grade: 'n/o', evidence: 'not run: the service would refuse the URL (see https).' };
   if (SENDS_NOTHING.has(id) || ctx.answered || !ctx.unanswered) return undefined;
   const first = [...ctx.verdicts.keys()].find((rule) => !SENDS_NOTHING.has(rule));
-  return { grade: 'not-observable', evidence: `not run: the receiver answered no delivery so far (see ${first ?? 'above'}).` };
+  return { grade: 'n/o', evidence: `not run: the receiver answered no delivery so far (see ${first ?? 'above'}).` };
 }

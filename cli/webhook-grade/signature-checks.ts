@@ -7,7 +7,7 @@ import { failedVerdict } from './delivery-failure.js';
 import type { GradeContext, Verdict } from './grade-context.js';
 
 const NO_SECRET = {
-  grade: 'not-observable',
+  grade: 'n/o',
   evidence: "no --secret given: pass the receiver's signing secret (whsec_…) to check that it accepts signed deliveries and refuses bad ones.",
 } as const;
 
@@ -49,7 +49,7 @@ export async function checkSignatureInvalid(ctx: GradeContext): Promise<Verdict>
   }
   const silent = cases.filter(([, r]) => r.status === undefined);
   if (silent.length > 0) {
-    return { grade: 'not-observable', evidence: `${evidence}: no refusal observed for ${silent.map(([name]) => name).join(' and ')} (a refusal is an answer, e.g. 401, within the deadline).` };
+    return { grade: 'n/o', evidence: `${evidence}: no refusal observed for ${silent.map(([name]) => name).join(' and ')} (a refusal is an answer, e.g. 401, within the deadline).` };
   }
   return { grade: 'pass', evidence };
 }

@@ -25,7 +25,7 @@ const QUICK = ['--insecure-localhost', '--json', '--delay-ms', '100', '--burst',
 interface Entry {
   rule: string;
   title: string;
-  grade: 'pass' | 'fail' | 'not-observable';
+  grade: 'pass' | 'fail' | 'n/o';
   evidence: string;
   next?: string;
 }
@@ -141,7 +141,7 @@ describe('webhook grade', () => {
     const { server } = await memoryReceiver({ dedupe: false });
     servers.push(server);
     const run = await grade(server.url, '--only', 'duplicate-again,dedupe', ...QUICK);
-    expect(entry(run, 'dedupe')).toMatchObject({ grade: 'not-observable', evidence: expect.stringContaining('--observe') });
+    expect(entry(run, 'dedupe')).toMatchObject({ grade: 'n/o', evidence: expect.stringContaining('--observe') });
     expect(run.code).toBe(0);
   });
 
@@ -228,7 +228,7 @@ describe('webhook grade', () => {
     const run = await grade('http://127.0.0.1:9/hook', '--json');
     expect(failing(run)).toEqual(['https']);
     expect(entry(run, 'https').evidence).toContain('--insecure-localhost');
-    expect(run.entries.slice(1).every((e) => e.grade === 'not-observable')).toBe(true);
+    expect(run.entries.slice(1).every((e) => e.grade === 'n/o')).toBe(true);
     expect(run.code).toBe(1);
     expect((await grade()).code).toBe(2);
     expect((await grade('https://example.com/hook', '--only', 'no-such-rule')).code).toBe(2);
@@ -272,9 +272,9 @@ describe('webhook grade passes nothing it did not observe', () => {
     expect(entry(run, 'ack').evidence).toMatch(/gave no 200 within 1000 ms/);
     expect(entry(run, 'https').grade).toBe('pass');
     // dedupe and dedupe-shared send nothing of their own: not observable, as no duplicate was answered.
-    for (const e of run.entries.filter((e) => e.rule.startsWith('dedupe'))) expect(e.grade).toBe('not-observable');
+    for (const e of run.entries.filter((e) => e.rule.startsWith('dedupe'))) expect(e.grade).toBe('n/o');
     for (const e of run.entries.filter((e) => !['https', 'ack', 'dedupe', 'dedupe-shared'].includes(e.rule))) {
-      expect(e, JSON.stringify(e)).toMatchObject({ grade: 'not-observable', evidence: 'not run: the receiver answered no delivery so far (see ack).' });
+      expect(e, JSON.stringify(e)).toMatchObject({ grade: 'n/o', evidence: 'not run: the receiver answered no delivery so far (see ack).' });
     }
     expect(a.requests() + b.requests()).toBe(2);
     expect(run.code).toBe(1);
