@@ -8,7 +8,7 @@ import { checkInteger, checkOption } from '@session-resume-api/runtime/options-e
 import { StoreUnavailableError, type DeadLetter, type OrderedReceiverStore, type RecordOutcome } from './store.js';
 import { backgroundInterval } from './memory/background-interval.js';
 import { createMemoryProcessing } from './memory/memory-processing.js';
-import { createMemoryRecords, type Entry } from './memory/memory-records.js';
+import { createMemoryRecords, newRecordId, type Entry } from './memory/memory-records.js';
 import { createSessionMarks } from './memory/session-marks.js';
 
 /** Events processed at the same time by default. */
@@ -133,7 +133,7 @@ function recordEntry(c: RecordContext, { key, event, webhookId, trace }: Pick<En
   if (c.records.compactRecords >= c.maxRecords) {
     throw new StoreUnavailableError(`the memory store holds its limit of ${c.maxRecords} records of handled events within the dedupe window (maxRecords); retry later`);
   }
-  const entry: Entry = { id: crypto.randomUUID(), key, event, receivedAt: c.t, expiresAt: c.t + c.windowMs, attemptsMade: 0, state: 'queued', ...(trace ? { trace } : {}) };
+  const entry: Entry = { id: newRecordId(), key, event, receivedAt: c.t, expiresAt: c.t + c.windowMs, attemptsMade: 0, state: 'queued', ...(trace ? { trace } : {}) };
   const pushed = c.queue.push(entry);
   if (pushed !== 'queued') throw new StoreUnavailableError(`the memory store's queue refused the event (${pushed})`);
   c.records.add(entry, webhookId);
