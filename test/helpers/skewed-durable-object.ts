@@ -1,6 +1,6 @@
 /**
  * The Durable Object store's object in workerd (miniflare), built from this repository's source,
- * as a subclass whose clock a test moves: `POST /skew` with a number of ms sets how far ahead of
+ * as a subclass whose clock a test moves (and whose keys it lists, `POST /keys`): `POST /skew` with a number of ms sets how far ahead of
  * workerd's clock the object runs (and the deadlines its callers state, in their clock, with it). With `persist`, its storage is a SQLite file a bench can read.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,12 +15,15 @@ let skew = 0;
 export class SkewedStoreObject extends WebhookStoreObject {
   constructor(ctx, env) {
     super(ctx, env, { now: () => Date.now() + skew });
+    this.storage = ctx.storage;
   }
   async fetch(request) {
-    if (new URL(request.url).pathname === '/skew') {
+    const path = new URL(request.url).pathname;
+    if (path === '/skew') {
       skew = Number(await request.text());
       return new Response('ok');
     }
+    if (path === '/keys') return Response.json([...(await this.storage.list()).keys()]);
     // The Worker's clock moves with the object's: a call's deadline is in the Worker's clock.
     const call = await request.json();
     if (typeof call.deadline === 'number') call.deadline += skew;
@@ -35,6 +38,8 @@ export interface SkewedObject {
   namespace: DurableObjectNamespaceLike;
   /** Moves the object's clock `ms` ahead of workerd's. */
   setSkew(ms: number): Promise<void>;
+  /** Every key of the object's storage, in order. */
+  keys(): Promise<string[]>;
   /** The directory of the object's SQLite storage, with `persist`. */
   persistDir: string | undefined;
   dispose(): Promise<void>;
@@ -56,13 +61,14 @@ export async function startSkewedObject(options: { persist?: boolean } = {}): Pr
   });
   await mf.ready;
   const namespace = (await mf.getDurableObjectNamespace('WEBHOOK_STORE')) as unknown as DurableObjectNamespaceLike;
+  const stub = () => namespace.get(namespace.idFromName('session-resume-api') as never);
   return {
     namespace,
     persistDir,
     async setSkew(ms) {
-      const stub = namespace.get(namespace.idFromName('session-resume-api') as never);
-      await (await stub.fetch('https://webhook-store/skew', { method: 'POST', body: String(ms) })).text();
+      await (await stub().fetch('https://webhook-store/skew', { method: 'POST', body: String(ms) })).text();
     },
+    keys: async () => (await (await stub().fetch('https://webhook-store/keys', { method: 'POST' })).json()) as string[],
     async dispose() {
       await mf.dispose();
       rmSync(dir, { recursive: true, force: true });

@@ -6,7 +6,7 @@
  * `e:<id>` the event, `k:<field>` and `w:<field>` its identities (identity-field.ts: 23
  * characters each), `q:<due>:<id>` events waiting for an attempt (by when they may be claimed),
  * `x:<expiry>:<id>` the dedupe window of an event, `d:<received>:<id>` dead letters, `s:<session>`
- * order marks, `n` the count of events. A handled event leaves only its compact record for the
+ * order marks (`z:<expiry>:<session>` drops each a window after its last move), `n` the count of events. A handled event leaves only its compact record for the
  * rest of the window: `k:<field>` (and `w:<field>`) holding `<expiry>:<id>`, and `y:<expiry>:<field>`
  * holding its webhook-id field or '' (the index that drops it), counted in `r`. Records written
  * before fields (`k:<key>`, `w:<webhook-id>`) are still read and dropped.
@@ -66,6 +66,8 @@ const identityKeys = (key: string, webhookId: string | undefined): string[] =>
   webhookId === undefined ? [`k:${identityField(key)}`, `k:${key}`] : [`k:${identityField(key)}`, `k:${key}`, `w:${webhookIdField(webhookId)}`, `w:${webhookId}`];
 /** A compact record's value: `<expiry>:<id>` (an entry's identity holds its id alone, which has no ':'). */
 const compactValue = (e: StoredEvent) => `${e.expiresAt}:${e.id}`;
+/** The index of a session's order mark by its expiry. */
+const markExpiryKey = (expiresAt: number, sessionId: string) => `z:${pad(expiresAt)}:${sessionId}`;
 const underWay = (e: StoredEvent) => e.state === 'queued' || e.state === 'active';
 
 /**
@@ -211,8 +213,23 @@ export class WebhookStoreObject {
     const newest = mark && mark.expiresAt > now ? mark : undefined;
     if (newest && isOlderPosition(position, newest)) return false;
     const { time, arrival, id } = newest && !isOlderPosition(newest, position) ? newest : position;
-    await this.#storage.put({ [`s:${position.sessionId}`]: { time, arrival, id, expiresAt: now + windowMs } });
+    if (mark) await this.#storage.delete([markExpiryKey(mark.expiresAt, position.sessionId)]);
+    const expiresAt = now + windowMs;
+    await this.#storage.put({ [`s:${position.sessionId}`]: { time, arrival, id, expiresAt }, [markExpiryKey(expiresAt, position.sessionId)]: '' });
     return true;
+  }
+
+  /** Drops order marks a window after their last move (`z:` indexes them by expiry). */
+  async #expireMarks(now: number): Promise<void> {
+    const expired = await this.#storage.list<string>({ prefix: 'z:', end: `z:${pad(now + 1)}`, limit: EXPIRE_PER_CALL });
+    if (expired.size === 0) return;
+    const drop: string[] = [...expired.keys()];
+    for (const index of expired.keys()) {
+      const sessionKey = `s:${index.slice(index.indexOf(':', 2) + 1)}`;
+      const mark = await this.#storage.get<{ expiresAt: number }>(sessionKey);
+      if (mark && mark.expiresAt <= now) drop.push(sessionKey);
+    }
+    await this.#storage.delete(drop);
   }
 
   /**
@@ -244,6 +261,7 @@ export class WebhookStoreObject {
   /** Drops records past their window: compact ones, a handled entry of an earlier version whole, a dead letter's identities (it stays listed). */
   async #expire(now: number): Promise<void> {
     await this.#expireCompact(now);
+    await this.#expireMarks(now);
     const expired = await this.#storage.list<string>({ prefix: 'x:', end: `x:${pad(now + 1)}`, limit: EXPIRE_PER_CALL });
     if (expired.size === 0) return;
     const drop: string[] = [...expired.keys()];
