@@ -8,13 +8,18 @@ import { checkInteger, checkOption } from '@session-resume-api/runtime/options-e
 import { StoreUnavailableError, type DeadLetter, type OrderedReceiverStore, type RecordOutcome } from './store.js';
 import { backgroundInterval } from './memory/background-interval.js';
 import { createMemoryProcessing } from './memory/memory-processing.js';
-import { createMemoryRecords, type Entry } from './memory/memory-records.js';
+import { createMemoryRecords, newRecordId, type Entry } from './memory/memory-records.js';
 import { createSessionMarks } from './memory/session-marks.js';
 
 /** Events processed at the same time by default. */
 export const DEFAULT_MEMORY_CONCURRENCY = 1;
-/** Events a memory store holds at most by default (queued, in the dedupe window, or dead-lettered). */
+/** Events with their payload a memory store holds at most by default (queued, being processed, or dead-lettered). */
 export const DEFAULT_MEMORY_MAX_EVENTS = 100_000;
+/**
+ * Compact records of handled events a memory store holds at most by default: a week at about
+ * 140,000 events a day, about 200 bytes each (docs/bounds.md).
+ */
+export const DEFAULT_MEMORY_MAX_RECORDS = 1_000_000;
 
 /** Options of `createMemoryEventStore`. */
 export interface MemoryEventStoreOptions {
@@ -29,12 +34,19 @@ export interface MemoryEventStoreOptions {
    */
   now?: () => number;
   /**
-   * Events held at most: queued, within the dedupe window, or dead-lettered. When full, a new
-   * event is answered 503 (the sender retries later) until records leave the window or dead
-   * letters are handled.
+   * Events held at most with their payload: queued, being processed, or dead-lettered. When full, a
+   * new event is answered 503 (the sender retries later) until events are handled or dead letters
+   * are retried.
    * @defaultValue {@link DEFAULT_MEMORY_MAX_EVENTS} (100 000)
    */
   maxEvents?: number;
+  /**
+   * Handled events remembered at most for the rest of their dedupe window, each as a compact record
+   * (its recording id and expiry under 128-bit digests of its identities, about 200 bytes). When
+   * full, a new event is answered 503 until records leave the window: never a record dropped early.
+   * @defaultValue {@link DEFAULT_MEMORY_MAX_RECORDS} (1 000 000)
+   */
+  maxRecords?: number;
 }
 
 /**
@@ -47,13 +59,14 @@ export interface MemoryEventStoreOptions {
  * const receiver = createWebhookReceiver({ store: createMemoryEventStore(), onEvent: (event) => console.log(event) });
  */
 export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): OrderedReceiverStore {
-  const { concurrency = DEFAULT_MEMORY_CONCURRENCY, now = Date.now, maxEvents = DEFAULT_MEMORY_MAX_EVENTS } = options;
+  const { concurrency = DEFAULT_MEMORY_CONCURRENCY, now = Date.now, maxEvents = DEFAULT_MEMORY_MAX_EVENTS, maxRecords = DEFAULT_MEMORY_MAX_RECORDS } = options;
   checkInteger('createMemoryEventStore: concurrency', concurrency, { min: 1 });
   checkInteger('createMemoryEventStore: maxEvents', maxEvents, { min: 1 });
+  checkInteger('createMemoryEventStore: maxRecords', maxRecords, { min: 1 });
   checkOption(typeof now === 'function', 'createMemoryEventStore: now must be a function returning epoch milliseconds');
   const records = createMemoryRecords(now);
   const marks = createSessionMarks(now);
-  const queue = createMemoryProcessing(concurrency, maxEvents);
+  const queue = createMemoryProcessing(concurrency, maxEvents, (entry) => records.compact(entry));
   const sweeper = backgroundInterval(() => {
     records.sweep();
     marks.sweep();
@@ -71,7 +84,7 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): O
       if (closed) throw new StoreUnavailableError('the memory store is closed');
       if (!processing) throw new StoreUnavailableError('the memory store was not started by a receiver');
       sweeper.ensure();
-      return recordEntry({ records, queue, maxEvents, t: now(), windowMs: processing.windowSeconds * 1000 }, { key, event, webhookId, trace });
+      return recordEntry({ records, queue, maxEvents, maxRecords, t: now(), windowMs: processing.windowSeconds * 1000 }, { key, event, webhookId, trace });
     },
 
     deadLetters: async (): Promise<DeadLetter[]> => records.deadLetters(),
@@ -98,6 +111,7 @@ interface RecordContext {
   records: ReturnType<typeof createMemoryRecords>;
   queue: ReturnType<typeof createMemoryProcessing>;
   maxEvents: number;
+  maxRecords: number;
   t: number;
   windowMs: number;
 }
@@ -108,15 +122,18 @@ function recordEntry(c: RecordContext, { key, event, webhookId, trace }: Pick<En
   const existing = c.records.existing(key, webhookId, c.t);
   if (existing) {
     // A dedupe record never suppresses a retry of a failed processing.
-    if (existing.state === 'dead') c.queue.push(existing, true);
-    return { id: existing.id, duplicate: true, ...processingOf(existing) };
+    if ('state' in existing && existing.state === 'dead') c.queue.push(existing, true);
+    return { id: existing.id, duplicate: true, ...('state' in existing ? processingOf(existing) : {}) };
   }
-  if (c.records.byId.size >= c.maxEvents) c.records.sweep();
+  if (c.records.compactRecords >= c.maxRecords) c.records.sweep();
+  // Refused, not dropped: the 503 makes the sender retry once events are handled or records have left the window.
   if (c.records.byId.size >= c.maxEvents) {
-    // Refused, not dropped: the 503 makes the sender retry once records have left the window.
-    throw new StoreUnavailableError(`the memory store holds its limit of ${c.maxEvents} events (maxEvents); retry later`);
+    throw new StoreUnavailableError(`the memory store holds its limit of ${c.maxEvents} events being processed or dead-lettered (maxEvents); retry later`);
   }
-  const entry: Entry = { id: crypto.randomUUID(), key, event, receivedAt: c.t, expiresAt: c.t + c.windowMs, attemptsMade: 0, state: 'queued', ...(trace ? { trace } : {}) };
+  if (c.records.compactRecords >= c.maxRecords) {
+    throw new StoreUnavailableError(`the memory store holds its limit of ${c.maxRecords} records of handled events within the dedupe window (maxRecords); retry later`);
+  }
+  const entry: Entry = { id: newRecordId(), key, event, receivedAt: c.t, expiresAt: c.t + c.windowMs, attemptsMade: 0, state: 'queued', ...(trace ? { trace } : {}) };
   const pushed = c.queue.push(entry);
   if (pushed !== 'queued') throw new StoreUnavailableError(`the memory store's queue refused the event (${pushed})`);
   c.records.add(entry, webhookId);

@@ -165,7 +165,7 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-/** Default seconds a received event is remembered for dedupe: x-delivery-policy `dedupe.windowMs` (about an hour). */
+/** Default seconds a received event is remembered for dedupe: x-delivery-policy `dedupe.windowMs`, which covers every redelivery the sender can make. */
 export const DEFAULT_DEDUPE_WINDOW_SECONDS = WEBHOOK_DELIVERY_POLICY.dedupe.windowMs / 1000;
 /** Default processing attempts before dead-lettering. */
 export const DEFAULT_MAX_ATTEMPTS = 5;

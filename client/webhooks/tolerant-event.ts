@@ -34,18 +34,23 @@ function kindOf(value: unknown): string {
   return type === 'object' ? 'an object' : `a ${type}`;
 }
 
-/** The value at a JSON pointer of the body (Ajv's instancePath), and its dotted name. */
+/**
+ * The value at a JSON pointer of the body (Ajv's instancePath), and its dotted name. The schema
+ * names its fields plainly (no `/` or `~` to unescape), and Ajv reports a field only inside an
+ * object, so every step of the walk is an object.
+ */
 function at(body: JsonObject, pointer: string): { name: string; value: unknown } {
-  const path = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = pointer.split('/').slice(1);
   let value: unknown = body;
-  for (const part of path) value = typeof value === 'object' && value !== null ? (value as JsonObject)[part] : undefined;
+  for (const part of path) value = (value as JsonObject)[part];
   return { name: path.join('.'), value };
 }
 
 /** Why the body is not a ReceivedSessionEvent, field by field, from the schema's own errors. */
 function whyRefused(body: JsonObject): string {
   const reasons: string[] = [];
-  for (const error of validate.errors ?? []) {
+  // Set whenever validate() returned false.
+  for (const error of validate.errors!) {
     if (error.keyword === 'required') {
       const parent = at(body, error.instancePath).name;
       const missing = String((error.params as { missingProperty?: unknown }).missingProperty);
@@ -56,8 +61,8 @@ function whyRefused(body: JsonObject): string {
       reasons.push(`${name} is ${kindOf(value)}, not ${wanted}`);
     }
   }
-  const unique = reasons.filter((r, i) => reasons.indexOf(r) === i);
-  return `${RULE}; this one has none: ${unique.join('; ')}`;
+  // Each branch of the schema's anyOf names its own field, so no reason comes twice.
+  return `${RULE}; this one has none: ${reasons.join('; ')}`;
 }
 
 /**

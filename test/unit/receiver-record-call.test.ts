@@ -41,19 +41,19 @@ describe('recordDeadline', () => {
 
 describe('createRecordCall', () => {
   it('lists the buckets from the oldest the window may read to the one the deadline falls in, then the script arguments', () => {
-    const call = createRecordCall(keys)({ fromMs: 10_000, deadlineMs: 12_000, windowMs: 3000, bucketMs: 1000, batchId: 'b1', events: ['t', '', 'e1', '{}'] });
-    expect(call).toEqual([3 + 6, keys.inbox, keys.inboxAt, keys.dead, ...[7, 8, 9, 10, 11, 12].map((b) => `${keys.dedupe}:${b}`), 12_000, 7, 1000, 3000, 'b1', 't', '', 'e1', '{}']);
+    const call = createRecordCall(keys)({ fromMs: 10_000, deadlineMs: 12_000, windowMs: 3000, bucketMs: 1000, batchId: 'b1', skewMs: 0, events: ['t', '', 'e1', '{}'] });
+    expect(call).toEqual([3 + 6, keys.inbox, keys.inboxAt, keys.dead, ...[7, 8, 9, 10, 11, 12].map((b) => `${keys.dedupe}:${b}`), 12_000, 7, 1000, 3000, 'b1', 0, 't', '', 'e1', '{}']);
   });
 
   it('rounds each end down to its bucket', () => {
-    const call = createRecordCall(keys)({ fromMs: 10_999, deadlineMs: 11_999, windowMs: 3000, bucketMs: 1000, batchId: 'b', events: [] });
+    const call = createRecordCall(keys)({ fromMs: 10_999, deadlineMs: 11_999, windowMs: 3000, bucketMs: 1000, batchId: 'b', skewMs: 5, events: [] });
     expect(bucketsOf(call)).toEqual([7, 8, 9, 10, 11].map((b) => `${keys.dedupe}:${b}`));
-    expect(argvOf(call)).toEqual([11_999, 7, 1000, 3000, 'b']);
+    expect(argvOf(call)).toEqual([11_999, 7, 1000, 3000, 'b', 5]);
   });
 
   it('builds the list again when either end moves to another bucket (and keeps it within one)', () => {
     const recordCall = createRecordCall(keys);
-    const input = { windowMs: 3000, bucketMs: 1000, batchId: 'b', events: [] };
+    const input = { windowMs: 3000, bucketMs: 1000, batchId: 'b', skewMs: 0, events: [] };
     expect(bucketsOf(recordCall({ ...input, fromMs: 10_000, deadlineMs: 10_500 })).map((k) => k.split(':').at(-1))).toEqual(['7', '8', '9', '10']);
     expect(bucketsOf(recordCall({ ...input, fromMs: 10_100, deadlineMs: 10_900 })).map((k) => k.split(':').at(-1))).toEqual(['7', '8', '9', '10']);
     expect(bucketsOf(recordCall({ ...input, fromMs: 10_100, deadlineMs: 11_000 })).map((k) => k.split(':').at(-1))).toEqual(['7', '8', '9', '10', '11']);
@@ -77,7 +77,7 @@ describe('createRecordCall', () => {
           expect(buckets[0]).toBe(Math.floor((fromMs - windowMs) / bucketMs));
           expect(buckets.at(-1)).toBe(Math.floor(deadlineMs / bucketMs));
           buckets.forEach((b, i) => expect(b).toBe(buckets[0]! + i));
-          expect(argvOf(call)).toEqual([deadlineMs, buckets[0], bucketMs, windowMs, 'b']);
+          expect(argvOf(call)).toEqual([deadlineMs, buckets[0], bucketMs, windowMs, 'b', 0]);
         },
       ),
     );

@@ -22,8 +22,10 @@ export const DEFAULT_OBJECT_NAME = 'session-resume-api';
 export const DEFAULT_LEASE_MS = 60_000;
 /** Default ms a call to the object may take before the delivery is answered 503. */
 export const DEFAULT_CALL_TIMEOUT_MS = 2000;
-/** Default events the object holds at most (queued, in the dedupe window, or dead-lettered). */
+/** Default events with their payload the object holds at most (being processed, or dead-lettered). */
 export const DEFAULT_OBJECT_MAX_EVENTS = 100_000;
+/** Default compact records of handled events the object holds at most, within their dedupe window (docs/bounds.md). */
+export const DEFAULT_OBJECT_MAX_RECORDS = 1_000_000;
 /** Events whose lease ran out (or whose retry is due) that one delivery takes over, at most. */
 const SWEEP_PER_DELIVERY = 5;
 
@@ -49,11 +51,18 @@ export interface DurableObjectStoreOptions {
    */
   callTimeoutMs?: number;
   /**
-   * Events the object holds at most; when full, a new event is answered 503 until records
-   * leave the window.
+   * Events the object holds at most with their payload (being processed, or dead-lettered); when
+   * full, a new event is answered 503 until events are handled.
    * @defaultValue {@link DEFAULT_OBJECT_MAX_EVENTS} (100 000)
    */
   maxEvents?: number;
+  /**
+   * Handled events the object remembers at most for the rest of their dedupe window, each as a
+   * compact record (about 200 bytes of storage); when full, a new event is answered 503 until
+   * records leave the window.
+   * @defaultValue {@link DEFAULT_OBJECT_MAX_RECORDS} (1 000 000)
+   */
+  maxRecords?: number;
 }
 
 /**
@@ -66,12 +75,13 @@ export interface DurableObjectStoreOptions {
  * export default { fetch: (request, env, ctx) => receiver.fetch(request, ctx) };
  */
 export function createDurableObjectStore(options: DurableObjectStoreOptions): OrderedReceiverStore {
-  const { namespace, name = DEFAULT_OBJECT_NAME, leaseMs = DEFAULT_LEASE_MS, callTimeoutMs = DEFAULT_CALL_TIMEOUT_MS, maxEvents = DEFAULT_OBJECT_MAX_EVENTS } = options ?? {};
+  const { namespace, name = DEFAULT_OBJECT_NAME, leaseMs = DEFAULT_LEASE_MS, callTimeoutMs = DEFAULT_CALL_TIMEOUT_MS, maxEvents = DEFAULT_OBJECT_MAX_EVENTS, maxRecords = DEFAULT_OBJECT_MAX_RECORDS } = options ?? {};
   checkOption(typeof namespace?.idFromName === 'function' && typeof namespace.get === 'function', 'createDurableObjectStore: namespace must be the DurableObjectNamespace binding of WebhookStoreObject (env.WEBHOOK_STORE)');
   checkOption(typeof name === 'string' && name.length > 0, 'createDurableObjectStore: name must be a non-empty string');
   checkInteger('createDurableObjectStore: leaseMs', leaseMs, { min: 1 });
   checkInteger('createDurableObjectStore: callTimeoutMs', callTimeoutMs, { min: 1 });
   checkInteger('createDurableObjectStore: maxEvents', maxEvents, { min: 1 });
+  checkInteger('createDurableObjectStore: maxRecords', maxRecords, { min: 1 });
   const call = objectCaller(namespace, name, callTimeoutMs);
   const running = new Set<Promise<void>>();
   let processing: ProcessingOptions | undefined;
@@ -94,9 +104,15 @@ export function createDurableObjectStore(options: DurableObjectStoreOptions): Or
     async record(key, event, webhookId): Promise<RecordOutcome> {
       if (closed) throw new StoreUnavailableError('the Durable Object store is closed');
       if (!processing) throw new StoreUnavailableError('the Durable Object store was not started by a receiver');
-      const answer = await call<RecordAnswer>({ op: 'record', key, event, webhookId, windowMs: processing.windowSeconds * 1000, leaseMs, deadline: Date.now() + callTimeoutMs, maxEvents, sweepLimit: SWEEP_PER_DELIVERY });
+      const answer = await call<RecordAnswer>({ op: 'record', key, event, webhookId, windowMs: processing.windowSeconds * 1000, leaseMs, deadline: Date.now() + callTimeoutMs, maxEvents, maxRecords, sweepLimit: SWEEP_PER_DELIVERY });
       if ('late' in answer) throw new StoreUnavailableError('the Durable Object answered after the call timed out');
-      if ('full' in answer) throw new StoreUnavailableError(`the Durable Object holds its limit of ${maxEvents} events (maxEvents); retry later`);
+      if ('full' in answer) {
+        throw new StoreUnavailableError(
+          answer.records
+            ? `the Durable Object holds its limit of ${maxRecords} records of handled events within the dedupe window (maxRecords); retry later`
+            : `the Durable Object holds its limit of ${maxEvents} events being processed or dead-lettered (maxEvents); retry later`,
+        );
+      }
       const work = run(answer.claimed);
       return work ? { id: answer.id, duplicate: answer.duplicate, processing: work } : { id: answer.id, duplicate: answer.duplicate };
     },

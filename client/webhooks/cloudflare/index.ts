@@ -7,7 +7,7 @@
 export { createDurableObjectStore } from './durable-object-store.js';
 export type { DurableObjectNamespaceLike, DurableObjectStoreOptions } from './durable-object-store.js';
 export { WebhookStoreObject } from './store-object.js';
-export type { DurableObjectStateLike, DurableObjectStorageLike } from './store-object.js';
+export type { DurableObjectStateLike, DurableObjectStorageLike, WebhookStoreObjectOptions } from './store-object.js';
 // The store's types, so that what the factory returns can be named from this entry too.
 export type { DeadLetter, HandlerRun, OrderedReceiverStore, ProcessingOptions, ReceiverStore, RecordOutcome, RecordedEvent, SessionPosition } from '../store.js';
 export type { ReceivedEvent } from '../tolerant-event.js';

@@ -17,6 +17,8 @@ export interface RecordCall {
   /** Epoch ms after which the caller has given up: a later arrival writes nothing. */
   deadline: number;
   maxEvents: number;
+  /** Compact records of handled events the object holds at most; absent from an earlier version's Worker. */
+  maxRecords?: number;
   sweepLimit: number;
 }
 
@@ -40,4 +42,4 @@ export type StoreCall =
   | { op: 'advance'; position: SessionPosition; windowMs: number };
 
 /** The answer to `record`; `late` and `full` mean nothing was written. */
-export type RecordAnswer = { late: true } | { full: true } | { id: string; duplicate: boolean; claimed: RecordedEvent[] };
+export type RecordAnswer = { late: true } | { full: true; records?: true } | { id: string; duplicate: boolean; claimed: RecordedEvent[] };

@@ -9,8 +9,11 @@ import { handlerRetryDelayMs } from '../handler-backoff.js';
 import { runHandler, type ProcessingOptions, type RecordedEvent } from '../store.js';
 import type { Entry } from './memory-records.js';
 
-/** Runs recorded entries, `concurrency` at a time, once `start` gave it the processing; holds at most `maxEntries`. */
-export function createMemoryProcessing(concurrency: number, maxEntries: number) {
+/**
+ * Runs recorded entries, `concurrency` at a time, once `start` gave it the processing; holds at
+ * most `maxEntries`. `onDone` gets each entry whose handler succeeded.
+ */
+export function createMemoryProcessing(concurrency: number, maxEntries: number, onDone: (entry: Entry) => void) {
   let processing: ProcessingOptions | undefined;
   const queue = createMemoryQueue<Entry>({
     concurrency,
@@ -29,7 +32,7 @@ export function createMemoryProcessing(concurrency: number, maxEntries: number) 
     },
     start(p: ProcessingOptions) {
       processing = p;
-      queue.start((entry) => attempt(entry, p, () => queue.closing));
+      queue.start((entry) => attempt(entry, p, () => queue.closing, onDone));
     },
     /** Queues an entry (new, or a dead letter again with fresh attempts); it runs on a later turn. */
     push(entry: Entry, fresh = false): MemoryQueuePush {
@@ -54,7 +57,7 @@ export function createMemoryProcessing(concurrency: number, maxEntries: number) 
 }
 
 /** One attempt of an entry's handler; a failure is retried after the handler backoff or ends as a dead letter. */
-async function attempt(entry: Entry, p: ProcessingOptions, closing: () => boolean): Promise<number | undefined> {
+async function attempt(entry: Entry, p: ProcessingOptions, closing: () => boolean, onDone: (entry: Entry) => void): Promise<number | undefined> {
   entry.state = 'active';
   entry.attemptsMade += 1;
   const recorded: RecordedEvent = {
@@ -69,6 +72,7 @@ async function attempt(entry: Entry, p: ProcessingOptions, closing: () => boolea
     await runHandler(p, recorded);
     entry.state = 'done';
     settle(entry);
+    onDone(entry);
     return undefined;
   } catch (error) {
     entry.error = error instanceof Error ? error.message : String(error);

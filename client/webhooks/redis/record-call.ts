@@ -42,6 +42,11 @@ export interface RecordCallInput {
   windowMs: number;
   bucketMs: number;
   batchId: string;
+  /**
+   * ms added to Redis's clock (the store's `clockSkewMs`, for tests of long windows).
+   * @defaultValue 0
+   */
+  skewMs?: number;
   /** Four per event: identity field, webhook-id field or '', recording id, the event's batch item (JSON). */
   events: Array<string | number>;
 }
@@ -49,7 +54,7 @@ export interface RecordCallInput {
 /** Number of keys first, then every bucket hash the script may need between `fromMs` and `deadlineMs`, oldest first (cached per bucket). */
 export function createRecordCall(keys: StoreKeys) {
   let cached: { first: number; last: number; keys: string[] } | undefined;
-  return ({ fromMs, deadlineMs, windowMs, bucketMs, batchId, events }: RecordCallInput): Array<string | number> => {
+  return ({ fromMs, deadlineMs, windowMs, bucketMs, batchId, skewMs = 0, events }: RecordCallInput): Array<string | number> => {
     const first = Math.floor((fromMs - windowMs) / bucketMs);
     const last = Math.floor(deadlineMs / bucketMs);
     // Stryker disable next-line ConditionalExpression: the list is a cache; building it on every call gives the same keys
@@ -58,6 +63,6 @@ export function createRecordCall(keys: StoreKeys) {
       for (let b = first; b <= last; b++) list.push(`${keys.dedupe}:${b}`);
       cached = { first, last, keys: list };
     }
-    return [3 + cached.keys.length, keys.inbox, keys.inboxAt, keys.dead, ...cached.keys, deadlineMs, first, bucketMs, windowMs, batchId, ...events];
+    return [3 + cached.keys.length, keys.inbox, keys.inboxAt, keys.dead, ...cached.keys, deadlineMs, first, bucketMs, windowMs, batchId, skewMs, ...events];
   };
 }

@@ -35,6 +35,8 @@ export interface RecorderOptions {
   recordTimeoutMs: number;
   /** Most events in one call (and so in one batch). */
   maxEvents: number;
+  /** ms added to Redis's clock by the scripts (the store's `clockSkewMs`). */
+  skewMs(): number;
   /** The dedupe window and its bucket, ms (known once the receiver started the store). */
   window(): { windowMs: number; bucketMs: number };
   onBatch(batch: { id: string; data: BatchData }): void;
@@ -46,27 +48,30 @@ export interface RecorderOptions {
  * @example const [id, duplicate] = await createRecorder({ store, keys, clock, recordTimeoutMs: 2000, maxEvents: 50, window, onBatch }).add({ at: Date.now(), key, event, webhookId, id: newId() });
  */
 export function createRecorder(options: RecorderOptions): { add(recording: Recording): Promise<RecordResult> } {
-  const { store, clock, recordTimeoutMs, window, onBatch } = options;
+  const { store, clock, recordTimeoutMs, window, onBatch, skewMs: skew } = options;
   const recordCall = createRecordCall(options.keys);
 
   async function send(items: readonly Recording[]): Promise<RecordResult[]> {
-    const deadline = recordDeadline({ oldestAt: items[0]!.at, recordTimeoutMs, now: Date.now(), redisNow: clock.now() });
+    // The clock keeps Redis's own time; the scripts read it moved by the skew.
+    const skewMs = skew();
+    const redisNow = clock.now();
+    const deadline = recordDeadline({ oldestAt: items[0]!.at, recordTimeoutMs, now: Date.now(), redisNow: redisNow === undefined ? undefined : redisNow + skewMs });
     if (!deadline) throw new StoreUnavailableError(`Redis did not answer the recording within ${recordTimeoutMs} ms`);
     const batchId = newId();
     const batchItems = items.map(({ id, key, event, trace }): BatchItem => ({ id, key, event, ...(trace ? { trace } : {}) }));
     const events = items.flatMap((item, i) => [tripleField(item.key), item.webhookId === undefined ? '' : webhookIdField(item.webhookId), item.id, JSON.stringify(batchItems[i])]);
     const { windowMs, bucketMs } = window();
-    const args = recordCall({ fromMs: deadline.fromMs, deadlineMs: deadline.deadlineMs, windowMs, bucketMs, batchId, events });
+    const args = recordCall({ fromMs: deadline.fromMs, deadlineMs: deadline.deadlineMs, windowMs, bucketMs, batchId, skewMs, events });
     const call = store.sraRecord(...(args as [number, ...Array<string | number>]));
     // Every answer tells Redis's time, even one that came too late for its deliveries.
-    call.then((out) => clock.observe(Number(out[1])), () => {});
+    call.then((out) => clock.observe(Number(out[1]) - skewMs), () => {});
     const out = await within(call, deadline.waitMs, 'the recording');
     const [status, now] = [Number(out[0]), Number(out[1])];
     if (status === RECORD_STATUS.late) {
       throw new StoreUnavailableError(`the recording reached Redis after its deadline (${recordTimeoutMs} ms from the delivery), so Redis recorded nothing`);
     }
     if (status === RECORD_STATUS.clock) {
-      clock.reset(now);
+      clock.reset(now - skewMs);
       throw new StoreUnavailableError("Redis's clock moved outside the window this instance expected (a clock stepped), so Redis recorded nothing");
     }
     const firsts = batchItems.filter((_, i) => out[3 * i + 3] === 0);

@@ -101,6 +101,7 @@ export function createRedisEventStore(options: RedisEventStoreOptions): OrderedR
     clock,
     recordTimeoutMs,
     maxEvents: o.maxEventsPerJob,
+    skewMs: o.clockSkewMs,
     window: () => started!,
     onBatch: (batch) => processing.handOver(batch),
   });

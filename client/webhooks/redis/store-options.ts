@@ -103,6 +103,13 @@ export interface RedisEventStoreBaseOptions {
    * @defaultValue `true`
    */
   process?: boolean;
+  /**
+   * For tests of long dedupe windows: ms added to Redis's clock wherever the store reads it (the
+   * window's buckets, the inbox sweep, dead letters), so a test moves the store days forward.
+   * Redis's own key expiry is not moved. Give every instance of one receiver the same.
+   * @defaultValue none: Redis's clock as it is
+   */
+  clockSkewMs?: () => number;
 }
 
 /** Checks `options` (any mix of sources, as JavaScript may pass: all but one refused) and returns the connection factory. */
@@ -115,8 +122,11 @@ export function checkOptions(options: RedisEventStoreBaseOptions & ConnectionSou
     if (options[name] !== undefined) checkInteger(`${where}: ${name}`, options[name], { min: 1 });
   }
   if (options.maxStalledCount !== undefined) checkInteger(`${where}: maxStalledCount`, options.maxStalledCount, { min: 0 });
+  checkOption(options.clockSkewMs === undefined || typeof options.clockSkewMs === 'function', `${where}: clockSkewMs must be a function returning milliseconds`);
   return createConnector(options, libs, where);
 }
+const noSkew = () => 0;
+
 /** `options` with every default filled in, undefined values ignored. */
 export function withDefaults(options: RedisEventStoreBaseOptions & ConnectionSource) {
   const defaults = {
@@ -129,6 +139,7 @@ export function withDefaults(options: RedisEventStoreBaseOptions & ConnectionSou
     stalledIntervalMs: DEFAULT_STALLED_INTERVAL_MS,
     maxStalledCount: DEFAULT_MAX_STALLED_COUNT,
     process: true,
+    clockSkewMs: noSkew,
   };
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as RedisEventStoreBaseOptions & ConnectionSource;
   return { ...defaults, ...given };

@@ -45,6 +45,8 @@ export interface StoreProcessingOptions {
   lockDurationMs: number;
   stalledIntervalMs: number;
   maxStalledCount: number;
+  /** ms added to Redis's clock by the scripts. */
+  clockSkewMs(): number;
 }
 
 /** The hand-over of recorded batches to the queue, with the receiver's retry options on each job. */
@@ -86,7 +88,7 @@ async function reconcile(p: ProcessingOptions, batches: BatchWorker, job: Job<Ba
 function startSweeper(o: StoreProcessingOptions, p: ProcessingOptions, batches: BatchWorker, handOver: HandOver<BatchData>): NodeJS.Timeout {
   const { store, keys, queue } = o;
   async function sweep(): Promise<void> {
-    const found = await store.sraClaimStale(keys.inbox, keys.inboxAt, o.stalledIntervalMs, SWEEP_LIMIT);
+    const found = await store.sraClaimStale(keys.inbox, keys.inboxAt, o.stalledIntervalMs, SWEEP_LIMIT, o.clockSkewMs());
     // An entry of one event left by an earlier version is handed over as it is (batchOf reads both).
     for (let i = 0; i + 1 < found.length; i += 2) handOver.add({ id: found[i]!, data: JSON.parse(found[i + 1]!) as BatchData });
     // Pages of the failed set (at most FAILED_JOBS_KEPT jobs); one removed meanwhile may shift a job to the next sweep.
@@ -158,7 +160,7 @@ export function createStoreProcessing(options: StoreProcessingOptions) {
     /** Moves a dead letter back to the inbox as its own batch and hands it over; false when not dead-lettered. */
     async retryIfDead(id: string): Promise<boolean> {
       const batchId = newId();
-      const batch = await store.sraRetryDead(keys.dead, keys.deadEvents, keys.deadWhy, keys.inbox, keys.inboxAt, id, batchId);
+      const batch = await store.sraRetryDead(keys.dead, keys.deadEvents, keys.deadWhy, keys.inbox, keys.inboxAt, id, batchId, options.clockSkewMs());
       if (batch === null) return false;
       handOver?.add({ id: batchId, data: JSON.parse(batch) as BatchData });
       return true;

@@ -9,10 +9,12 @@
  * record is seen for the window to the window plus one bucket. The identity's record is also the
  * processed marker: its value, the recording id, gains a trailing `+` once the handler succeeded.
  *
+ * Where a script reads Redis's clock (TIME) it adds the store's `clockSkewMs` (0 unless a test of a
+ * long window moves the store's time forward); Redis's own key expiry is not moved.
+ *
  * Inbox and queue hold batches: the first deliveries recorded by one record call, under a batch id
  * that becomes the BullMQ job id. A dead letter is one event, in the store's own keys.
  */
-import { hash } from 'node:crypto';
 import type { RedisConnection } from './connection.js';
 
 /** Buckets per dedupe window. */
@@ -68,20 +70,13 @@ export const RECORD_STATUS = {
   clock: 2,
 } as const;
 
-const short = (bytes: Buffer) => bytes.subarray(0, 16).toString('base64url');
-const SHA256_HEX = /^[0-9a-f]{64}$/i;
-/**
- * Field of a dedupe key: 't' + 128 bits, base64url, of the key itself when it is a sha256 hex
- * digest (the receiver's identity keys are), else of its sha256.
- */
-export const tripleField = (dedupeKey: string) => `t${short(SHA256_HEX.test(dedupeKey) ? Buffer.from(dedupeKey, 'hex') : hash('sha256', dedupeKey, 'buffer'))}`;
-/** Field of a `webhook-id`: 'w' + 128 bits of its sha256, base64url. */
-export const webhookIdField = (webhookId: string) => `w${short(hash('sha256', webhookId, 'buffer'))}`;
+/** The fields of a dedupe key and of a `webhook-id`: the same compact identities as every store's (identity-field.ts). */
+export { identityField as tripleField, webhookIdField } from '../identity-field.js';
 
 /**
  * KEYS: inbox, inbox-at, dead, then consecutive dedupe buckets, oldest first (record-call.ts).
- * ARGV: deadline ms, index of the first bucket, bucket ms, window ms, batch id, then four per event:
- * identity field, webhook-id field or '', new id, the event's batch item (JSON).
+ * ARGV: deadline ms, index of the first bucket, bucket ms, window ms, batch id, clock skew ms, then
+ * four per event: identity field, webhook-id field or '', new id, the event's batch item (JSON).
  *
  * Redis's clock (TIME) decides, so instances agree: a call run after its deadline (its caller
  * answered 503) changes nothing and returns {1, now}; buckets not covering the clock return
@@ -92,7 +87,7 @@ export const webhookIdField = (webhookId: string) => `w${short(hash('sha256', we
  */
 const RECORD = `
 local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[6])
 if now > tonumber(ARGV[1]) then return { ${RECORD_STATUS.late}, now } end
 local first = tonumber(ARGV[2])
 local bucketMs = tonumber(ARGV[3])
@@ -102,7 +97,7 @@ local oldest = 4 + math.floor((now - windowMs) / bucketMs) - first
 if oldest < 4 or newest > #KEYS then return { ${RECORD_STATUS.clock}, now } end
 local out = { ${RECORD_STATUS.recorded}, now }
 local items = {}
-for e = 6, #ARGV, 4 do
+for e = 7, #ARGV, 4 do
   local id = ARGV[e + 2]
   local fields = { ARGV[e] }
   if ARGV[e + 1] ~= '' then fields[2] = ARGV[e + 1] end
@@ -154,13 +149,13 @@ return removed
 `;
 
 /**
- * KEYS: inbox, inbox-at. ARGV: age ms, limit. Entries older than `age` (Redis's clock) are ones a
+ * KEYS: inbox, inbox-at. ARGV: age ms, limit, clock skew ms. Entries older than `age` (Redis's clock) are ones a
  * dead instance never handed over: returns {id, data, ...} of those and pushes their time to now,
  * so one sweeper claims them per interval.
  */
 const CLAIM_STALE = `
 local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[3])
 local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[1]), 'LIMIT', 0, tonumber(ARGV[2]))
 local out = {}
 for _, id in ipairs(ids) do
@@ -231,7 +226,7 @@ return (#ARGV - 2) / 3
 `;
 
 /**
- * KEYS: dead, dead-events, dead-why, inbox, inbox-at. ARGV: recording id, new batch id. Moves a dead
+ * KEYS: dead, dead-events, dead-why, inbox, inbox-at. ARGV: recording id, new batch id, clock skew ms. Moves a dead
  * letter to the inbox as its own batch (at Redis's time) in one step, so a crash loses nothing.
  * Returns the batch (JSON), or false when not dead-lettered here (an earlier version's stays put).
  */
@@ -242,7 +237,7 @@ local t = redis.call('TIME')
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
 redis.call('HSET', KEYS[4], ARGV[2], batch)
-redis.call('ZADD', KEYS[5], string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)), ARGV[2])
+redis.call('ZADD', KEYS[5], string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[3])), ARGV[2])
 return batch
 `;
 
@@ -254,12 +249,12 @@ export interface StoreCommands {
   /** `numberOfKeys` first (record-call.ts): a status and Redis's time, then three values per event, flat. */
   sraRecord(numberOfKeys: number, ...keysThenArgv: Array<string | number>): Promise<Array<string | number>>;
   sraHandedOver(inbox: string, inboxAt: string, ...ids: string[]): Promise<number>;
-  sraClaimStale(inbox: string, inboxAt: string, ageMs: number, limit: number): Promise<string[]>;
+  sraClaimStale(inbox: string, inboxAt: string, ageMs: number, limit: number, skewMs: number): Promise<string[]>;
   sraPending(bucket: string, dead: string, ...fieldThenId: string[]): Promise<number[]>;
   /** `numberOfKeys` first: the buckets of the events marked follow the five fixed keys. */
   sraProcessed(numberOfKeys: number, ...keysThenArgv: Array<string | number>): Promise<number>;
   sraDead(dead: string, deadEvents: string, deadWhy: string, inbox: string, inboxAt: string, ...argv: Array<string | number>): Promise<number>;
-  sraRetryDead(dead: string, deadEvents: string, deadWhy: string, inbox: string, inboxAt: string, id: string, batchId: string): Promise<string | null>;
+  sraRetryDead(dead: string, deadEvents: string, deadWhy: string, inbox: string, inboxAt: string, id: string, batchId: string, skewMs: number): Promise<string | null>;
   sraTime(inbox: string): Promise<[string, string]>;
 }
 
