@@ -16,10 +16,9 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { createMemoryEventStore, createWebhookReceiver, type ReceiverStore } from '../client/webhooks/index.js';
 import { createRedisEventStore } from '../client/webhooks/redis/index.js';
-import { createDurableObjectStore } from '../client/webhooks/cloudflare/index.js';
+import { createDurableObjectStore, type DurableObjectNamespaceLike } from '../client/webhooks/cloudflare/index.js';
 import { storeKeys } from '../client/webhooks/redis/store-scripts.js';
 import { startRedisServer } from '../test/helpers/redis-server.js';
-import { startSkewedObject } from '../test/helpers/skewed-durable-object.js';
 import { waitFor } from '../test/helpers/wait-for.js';
 
 const { values } = parseArgs({ options: { memory: { type: 'string', default: '100000' }, redis: { type: 'string', default: '20000' }, do: { type: 'string', default: '3000' }, stores: { type: 'string', default: 'memory,redis,do' } } });
@@ -98,7 +97,14 @@ async function redisBytes(url: string, n: number, withId: boolean): Promise<stri
   return `${((after - before) / n).toFixed(0)} B (used_memory); dedupe hashes ${(bucketBytes / (n + 1)).toFixed(0)} B (MEMORY USAGE)`;
 }
 
+/** The part of test/slow/runtimes/skewed-durable-object.ts this bench uses. */
+type StartSkewedObject = (options: { persist?: boolean }) => Promise<{ namespace: DurableObjectNamespaceLike; persistDir: string | undefined; dispose(): Promise<void> }>;
+// workerd comes with the slow tier's runtimes (test/slow/runtimes: `npm ci` there, or one
+// TEST_FULL=1 run), not with the repository's npm ci: the module is loaded only for this figure.
+const SKEWED_OBJECT_MODULE = '../test/slow/runtimes/skewed-durable-object.js';
+
 async function durableObjectBytes(n: number, withId: boolean): Promise<string> {
+  const { startSkewedObject } = (await import(SKEWED_OBJECT_MODULE)) as { startSkewedObject: StartSkewedObject };
   const object = await startSkewedObject({ persist: true });
   try {
     const close = await fill(createDurableObjectStore({ namespace: object.namespace, callTimeoutMs: 30_000 }), n, withId, 5);

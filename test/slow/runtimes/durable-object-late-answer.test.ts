@@ -4,10 +4,10 @@
  * (5 s, 5 min, 30 min, 2 h), handles each event once; a handled event leaves a compact record.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebhookReceiver } from '../../client/webhooks/index.js';
-import { createDurableObjectStore } from '../../client/webhooks/cloudflare/index.js';
-import { runLateAnswerScenario, scenarioWindowSeconds } from '../helpers/late-answer.js';
-import { startSkewedObject, type SkewedObject } from '../helpers/skewed-durable-object.js';
+import { createWebhookReceiver } from '../../../client/webhooks/index.js';
+import { createDurableObjectStore } from '../../../client/webhooks/cloudflare/index.js';
+import { runLateAnswerScenario, scenarioWindowSeconds } from '../../helpers/late-answer.js';
+import { startSkewedObject, type SkewedObject } from './skewed-durable-object.js';
 
 let object: SkewedObject;
 beforeAll(async () => {

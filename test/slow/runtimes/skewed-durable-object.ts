@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
-import type { DurableObjectNamespaceLike } from '../../client/webhooks/cloudflare/index.js';
+import type { DurableObjectNamespaceLike } from '../../../client/webhooks/cloudflare/index.js';
 
 const WORKER = `
 import { WebhookStoreObject } from '../../client/webhooks/cloudflare/index.js';
@@ -47,7 +47,7 @@ export interface SkewedObject {
 
 /** Bundles the object from source and starts it in workerd. */
 export async function startSkewedObject(options: { persist?: boolean } = {}): Promise<SkewedObject> {
-  const root = resolve(import.meta.dirname, '../..');
+  const root = resolve(import.meta.dirname, '../../..');
   mkdirSync(join(root, '.tmp'), { recursive: true });
   const dir = mkdtempSync(join(root, '.tmp', 'do-'));
   writeFileSync(join(dir, 'worker.js'), WORKER);
