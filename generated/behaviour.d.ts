@@ -19,12 +19,21 @@ export declare const RESUME_RETRY_POLICY: {
     };
   };
   readonly idempotencyKey: {
+    readonly requirement: "recommended";
     readonly header: "Idempotency-Key";
     readonly everyAttempt: true;
     readonly sameOnEveryAttempt: true;
     readonly newPerCall: true;
     readonly scope: "apiKey";
     readonly retentionMs: 86400000;
+  };
+  readonly mayHaveApplied: {
+    readonly statuses: readonly [500, 502, 504];
+    readonly networkFailures: readonly ["afterRequestSent"];
+    readonly timedOutAttempts: true;
+  };
+  readonly withoutIdempotencyKey: {
+    readonly retries: "notApplied";
   };
   readonly retryAfter: {
     readonly statuses: readonly [429, 503];

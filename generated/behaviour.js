@@ -19,12 +19,21 @@ export const RESUME_RETRY_POLICY = Object.freeze({
     }),
   }),
   idempotencyKey: Object.freeze({
+    requirement: "recommended",
     header: "Idempotency-Key",
     everyAttempt: true,
     sameOnEveryAttempt: true,
     newPerCall: true,
     scope: "apiKey",
     retentionMs: 86400000,
+  }),
+  mayHaveApplied: Object.freeze({
+    statuses: Object.freeze([500, 502, 504]),
+    networkFailures: Object.freeze(["afterRequestSent"]),
+    timedOutAttempts: true,
+  }),
+  withoutIdempotencyKey: Object.freeze({
+    retries: "notApplied",
   }),
   retryAfter: Object.freeze({
     statuses: Object.freeze([429, 503]),
