@@ -120,6 +120,7 @@ describe('the decisions\' numbers', () => {
     ['a longer Retry-After cap', (r: ClaimedRetryFields) => (r.retryAfter.maxMs = 20_000), ['resume-retry-policy', 'rate-limit']],
     ['another schedule', (_r: ClaimedRetryFields, d: ClaimedDeliveryFields) => (d.retry.scheduleMs = [0, 5000]), ['webhook-retry', 'dedupe-window']],
     ['a larger held backlog', (_r: ClaimedRetryFields, d: ClaimedDeliveryFields) => (d.endpointHealth!.maxHeldEvents = 200_000), ['manual-redelivery', 'dedupe-window']],
+    ['a shorter key retention', (r: ClaimedRetryFields) => (r.idempotencyKey.retentionMs = 3_600_000), ['idempotency-key']],
     ['another signature tolerance', (_r: ClaimedRetryFields, d: ClaimedDeliveryFields) => (d.signature.toleranceMs = 600_000), ['webhook-signing', 'webhook-outbox']],
   ])('fail on %s the prose does not say, naming the decisions', (_name, change, named) => {
     const r = structuredClone(retry);

@@ -54,6 +54,7 @@ function retryClaims(r: ClaimedRetryFields): Claim[] {
     say(`At most ${r.attempts.max} attempts, so a call ends within ${spellDuration(r.attempts.maxTotalMs)}`, 'attempts.max, attempts.maxTotalMs'),
     say(`a ${list(r.mayHaveApplied.statuses, 'or')}, a network failure after the request was sent`, 'mayHaveApplied'),
     say(`(withoutIdempotencyKey.retries: ${r.withoutIdempotencyKey.retries}): ${notApplied.join(', ')} and a network failure before the request was sent`, 'withoutIdempotencyKey, mayHaveApplied', 'client-tolerance'),
+    { decision: 'idempotency-key', part: 'chosen', phrase: `for IDEMPOTENCY_TTL seconds (${spellDuration(r.idempotencyKey.retentionMs)} by default)`, from: 'x-retry-policy idempotencyKey.retentionMs' },
     { decision: 'rate-limit', part: 'client-tolerance', phrase: `(retryAfter.maxMs, ${spellDuration(r.retryAfter.maxMs)})`, from: 'x-retry-policy retryAfter.maxMs' },
     { decision: 'store-unavailable', part: 'client-tolerance', phrase: `${list(serverErrors, 'and')} are retried`, from: 'x-retry-policy retryableStatuses' },
   ];
