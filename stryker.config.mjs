@@ -26,6 +26,11 @@ export const ruleModules = [
   'client/webhooks/redis/within.ts',
   // The grader's rule list and the sandbox delivery profile parser.
   'runtime/delivery/delivery-rules.ts',
+  // How the behaviour numbers compose (lint:spec) and how their changes are classified (spec:diff).
+  'tools/lint/policy-invariants.ts',
+  'tools/lint/circuit-hold.ts',
+  'tools/lint/decision-numbers.ts',
+  'tools/diff/behaviour-changes.ts',
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

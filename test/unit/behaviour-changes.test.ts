@@ -81,17 +81,31 @@ describe('nothing stays unclassified', () => {
   const fields = (value: Doc, prefix = ''): Array<[string, unknown]> =>
     value && typeof value === 'object' && !Array.isArray(value) ? Object.entries(value).flatMap(([k, v]) => fields(v, prefix ? `${prefix}.${k}` : k)) : [[prefix, value]];
 
-  it('every field of the shipped policies has a rule of its own', () => {
+  /** Changes of a value in each direction a rule tells apart: up and down, added and removed, flipped, renamed. */
+  const variants = (value: unknown): unknown[] => {
+    if (Array.isArray(value)) return [[...value, 999], value.slice(1)];
+    if (typeof value === 'number') return [value + 1, Math.max(value - 1, 0)];
+    if (typeof value === 'boolean') return [!value];
+    return [`${String(value)}x`, 'required', 'none'];
+  };
+
+  it('every field of the shipped policies has a rule of its own, with a reason for each direction', () => {
     for (const [policy, of] of [['x-retry-policy', retryOf], ['x-delivery-policy', deliveryOf]] as const) {
       for (const [field, value] of fields(of(shipped))) {
-        const changed = Array.isArray(value) ? [...value.slice(1), 999] : typeof value === 'number' ? value + 1 : typeof value === 'boolean' ? !value : `${String(value)}x`;
-        const after = structuredClone(shipped);
-        const parts = field.split('.');
-        const parent = parts.slice(0, -1).reduce((node: Doc, key) => node[key], of(after));
-        parent[parts.at(-1)!] = changed;
-        const change = classifyBehaviourChanges(shipped, after).find((c) => c.field === field);
-        expect(change, `${policy} ${field}`).toBeDefined();
-        expect(change!.reason, `${policy} ${field}`).not.toContain('no rule');
+        for (const changed of variants(value)) {
+          if (JSON.stringify(changed) === JSON.stringify(value)) continue;
+          const after = structuredClone(shipped);
+          const parts = field.split('.');
+          const parent = parts.slice(0, -1).reduce((node: Doc, key) => node[key], of(after));
+          parent[parts.at(-1)!] = changed;
+          const change = classifyBehaviourChanges(shipped, after).find((c) => c.field === field);
+          const label = `${policy} ${field} → ${JSON.stringify(changed)}`;
+          expect(change, label).toBeDefined();
+          expect(change!.reason, label).not.toContain('no rule');
+          expect(change!.reason.length, label).toBeGreaterThan(15);
+          expect(change!.breaks === undefined, label).toBe(change!.kind === 'non-breaking');
+          if (change!.breaks) expect(change!.breaks, label).toBe(policy === 'x-retry-policy' ? 'clients' : 'receivers');
+        }
       }
     }
   });

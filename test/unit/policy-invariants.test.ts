@@ -112,6 +112,17 @@ describe('the decisions\' numbers', () => {
     expect(decisionClaims(retry, delivery).length).toBeGreaterThan(20);
   });
 
+  it('name for each claim the policy fields it comes from, and say which when one fails', () => {
+    for (const claim of decisionClaims(retry, delivery)) {
+      expect(claim.phrase.length, claim.decision).toBeGreaterThan(5);
+      expect(claim.from, claim.phrase).toMatch(/^(x-retry-policy|x-delivery-policy) [a-zA-Z]|^the redelivery horizon/);
+    }
+    const d = structuredClone(delivery);
+    d.dedupe.windowMs = 12 * DAY;
+    const missed = checkDecisionNumbers(retry, d, decisions).find((r) => r.id === 'decision-number manual-redelivery');
+    expect(missed?.text).toBe('x-decisions manual-redelivery (chosen) does not say "dedupe window (12 d)", which x-delivery-policy dedupe.windowMs gives: write the policy\'s value in the prose.');
+  });
+
   it.each([
     ['a longer window', (_r: ClaimedRetryFields, d: ClaimedDeliveryFields) => (d.dedupe.windowMs = 12 * DAY), ['dedupe-window', 'webhook-outbox', 'manual-redelivery']],
     ['a status no longer retried', (r: ClaimedRetryFields) => (r.retryableStatuses = [429, 503]), ['resume-retry-policy', 'store-unavailable']],

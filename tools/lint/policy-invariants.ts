@@ -38,17 +38,16 @@ export interface InvariantResult {
 /** The id of the decision that records what the window does not cover: an operator's re-send. */
 export const MANUAL_REDELIVERY_DECISION = 'manual-redelivery';
 
-const UNITS: Array<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1000], ['ms', 1]];
-
 /**
  * A duration in words, exact: its non-zero parts from days down to milliseconds.
  * @example spellDuration(90_061_000) // "1 d 1 h 1 min 1 s"
  */
 export function spellDuration(ms: number): string {
   if (ms === 0) return '0 s';
+  const units: Array<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1000], ['ms', 1]];
   const parts: string[] = [];
   let rest = ms;
-  for (const [unit, size] of UNITS) {
+  for (const [unit, size] of units) {
     const count = Math.floor(rest / size);
     if (count > 0) parts.push(`${count} ${unit}`);
     rest -= count * size;
