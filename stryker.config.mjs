@@ -34,6 +34,11 @@ export const ruleModules = [
   'cli/client-grade/request-check.ts',
   'cli/client-grade/retry-checks.ts',
   'cli/client-grade/timeout-check.ts',
+  // How the behaviour numbers compose (lint:spec) and how their changes are classified (spec:diff).
+  'tools/lint/policy-invariants.ts',
+  'tools/lint/circuit-hold.ts',
+  'tools/lint/decision-numbers.ts',
+  'tools/diff/behaviour-changes.ts',
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

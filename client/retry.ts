@@ -1,6 +1,7 @@
 /**
  * The fetch layer under openapi-fetch: a timeout per attempt and the retries x-retry-policy states,
- * every attempt re-sending the same request and so the same Idempotency-Key. Browser-safe.
+ * every attempt re-sending the same request and so the same Idempotency-Key (a request without one
+ * retries only what applied nothing). Browser-safe.
  */
 import { fullJitterDelayMs } from '@session-resume-api/runtime/backoff';
 import { RESUME_RETRY_POLICY, type ResumeRetryPolicy } from '@session-resume-api/runtime/behaviour';
@@ -47,15 +48,52 @@ export function backoffDelay(attempt: number, capMs: number, random: () => numbe
   return fullJitterDelayMs(attempt, { ...policy.backoff, maxMs: Math.min(policy.backoff.maxMs, capMs) }, random);
 }
 
+/**
+ * When a network failure happened: `beforeRequestSent` (refused, DNS, TLS: nothing reached the
+ * service) or `afterRequestSent` (reset or closed once the request may have been written).
+ */
+export type NetworkFailureKind = 'beforeRequestSent' | 'afterRequestSent';
+
 /** What one attempt came to, as the retry rule reads it. */
 export type AttemptResult =
-  /** No answer: the request failed (`network`), ran out of time (`timeout`) or the caller aborted. */
-  | { kind: 'failed'; code: SessionsClientErrorCode }
+  /**
+   * No answer: the request failed (`network`, `sent` telling when; absent counts as
+   * `afterRequestSent`), ran out of time (`timeout`) or the caller aborted.
+   */
+  | { kind: 'failed'; code: SessionsClientErrorCode; sent?: NetworkFailureKind }
   /** An answer with this status and Retry-After header (null when absent). */
   | { kind: 'answered'; status: number; retryAfter: string | null };
 
 /** What follows an attempt: another one after `delayMs`, or none (the result stands). */
 export type RetryDecision = { retry: true; delayMs: number } | { retry: false };
+
+export function networkFailureKind(error: unknown): NetworkFailureKind {
+  // Node's fetch (undici) names the failure in `cause.code` (on each of `cause.errors` when
+  // several addresses were tried); these codes come before a byte of the request is written.
+  // Browsers say nothing (a bare TypeError), and a reset may come before or after the request was
+  // written: both count as `afterRequestSent`, the kind that may have applied the resume.
+  const beforeRequestSent = [
+    'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT',
+    'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_SSL_WRONG_VERSION_NUMBER',
+  ];
+  const cause = (error as { cause?: { code?: unknown; errors?: unknown } } | null)?.cause;
+  const causes: unknown[] = Array.isArray(cause?.errors) && cause.errors.length > 0 ? cause.errors : [cause];
+  const before = causes.every((c) => beforeRequestSent.includes(String((c as { code?: unknown } | null)?.code)));
+  return before ? 'beforeRequestSent' : 'afterRequestSent';
+}
+
+/**
+ * Whether the resume may have been applied by an attempt that came to `result`: x-retry-policy
+ * `mayHaveApplied` (a network failure of unknown kind counts as after the request was sent).
+ * @example mayHaveApplied({ kind: 'answered', status: 502, retryAfter: null }) // true
+ */
+export function mayHaveApplied(result: AttemptResult, policy: ResumeRetryPolicy = RESUME_RETRY_POLICY): boolean {
+  const rule = policy.mayHaveApplied;
+  if (result.kind === 'answered') return rule.statuses.includes(result.status);
+  if (result.code === 'timeout') return rule.timedOutAttempts;
+  return result.code === 'network' && rule.networkFailures.includes(result.sent ?? 'afterRequestSent');
+}
 
 function retriesFailure(code: SessionsClientErrorCode, policy: ResumeRetryPolicy): boolean {
   // Refused, reset, DNS or CORS failure: browsers do not say which, so all are one kind.
@@ -64,21 +102,29 @@ function retriesFailure(code: SessionsClientErrorCode, policy: ResumeRetryPolicy
   return false;
 }
 
+/** The bounds of `nextAttempt`: retries, longest wait, and whether the request carries no Idempotency-Key. */
+export type AttemptLimits = Pick<RetryOptions, 'maxRetries' | 'maxRetryDelayMs'> & {
+  /** The request has no Idempotency-Key: only what applied nothing is retried (x-retry-policy `withoutIdempotencyKey`). */
+  keyless?: boolean;
+};
+
 /**
  * The retry rule without I/O: whether attempt `attempt` (1-based) is followed by another and when.
- * Retryable statuses and failures while `attempt` ≤ `maxRetries`, never an abort. The wait is the
- * Retry-After on the policy's statuses (a floor), else the backoff; one beyond `maxRetryDelayMs`
- * ends the retries unless the policy says to wait the cap.
+ * Retryable statuses and failures while `attempt` ≤ `maxRetries`, never an abort; without a key,
+ * none that may have applied the resume. The wait is the Retry-After on the policy's statuses (a
+ * floor), else the backoff; one beyond `maxRetryDelayMs` ends the retries unless the policy says
+ * to wait the cap.
  * @example nextAttempt({ kind: 'answered', status: 503, retryAfter: '2' }, 1, { maxRetries: 2, maxRetryDelayMs: 10_000 }) // { retry: true, delayMs: 2000 }
  */
 export function nextAttempt(
   result: AttemptResult,
   attempt: number,
-  limits: Pick<RetryOptions, 'maxRetries' | 'maxRetryDelayMs'>,
+  limits: AttemptLimits,
   clock: { now?: number; random?: () => number } = {},
   policy: ResumeRetryPolicy = RESUME_RETRY_POLICY,
 ): RetryDecision {
   if (attempt > limits.maxRetries) return { retry: false };
+  if (limits.keyless && (policy.withoutIdempotencyKey.retries !== 'notApplied' || mayHaveApplied(result, policy))) return { retry: false };
   const backoff = () => ({ retry: true as const, delayMs: backoffDelay(attempt, limits.maxRetryDelayMs, clock.random, policy) });
   if (result.kind === 'failed') return retriesFailure(result.code, policy) ? backoff() : { retry: false };
   if (!policy.retryableStatuses.includes(result.status)) return { retry: false };
@@ -177,7 +223,8 @@ function attemptError(error: unknown, deadline: Deadline, at: AttemptContext, wh
 
 /**
  * Wraps `options.fetch` with timeouts and retries, and reads the final body within the last
- * attempt's deadline. Throws `SessionsClientError` only when no answer arrives or its body breaks
+ * attempt's deadline. A request without the policy's Idempotency-Key header is retried only after
+ * failures that applied nothing (`nextAttempt`'s `keyless`). Throws `SessionsClientError` only when no answer arrives or its body breaks
  * off; a retryable answer after the last attempt is returned. The signal goes in `init` too:
  * undici drops the abort of a signal only inside a Request after a GC (nodejs/undici#4068). Only a
  * request with a body is cloned per attempt; a bodyless one keeps the same headers.
@@ -186,6 +233,7 @@ export function createRetryingFetch(options: RetryOptions): (request: Request, h
   const { maxRetries, timeoutMs, policy = RESUME_RETRY_POLICY } = options;
   return async (request, hooks) => {
     const at: AttemptContext = { url: request.url, caller: hooks && 'signal' in hooks ? hooks.signal : request.signal, attempt: 1, timeoutMs };
+    const limits: AttemptLimits = { maxRetries, maxRetryDelayMs: options.maxRetryDelayMs, keyless: !request.headers.has(policy.idempotencyKey.header) };
     for (; ; at.attempt++) {
       const deadline = new Deadline(at.caller, timeoutMs);
       let response: Response;
@@ -195,13 +243,13 @@ export function createRetryingFetch(options: RetryOptions): (request: Request, h
       } catch (error) {
         deadline.release();
         const failure = attemptError(error, deadline, at, 'request');
-        const next = nextAttempt({ kind: 'failed', code: failure.code }, at.attempt, options, {}, policy);
+        const next = nextAttempt({ kind: 'failed', code: failure.code, sent: networkFailureKind(error) }, at.attempt, limits, {}, policy);
         if (!next.retry) throw failure;
         await waitBetween(next.delayMs, at);
         continue;
       }
       const answered = { kind: 'answered' as const, status: response.status, retryAfter: response.headers.get('retry-after') };
-      const next = nextAttempt(answered, at.attempt, options, {}, policy);
+      const next = nextAttempt(answered, at.attempt, limits, {}, policy);
       if (!next.retry) return readAnswer(response, deadline, at);
       await response.body?.cancel().catch(() => undefined);
       deadline.release();

@@ -51,7 +51,8 @@ export interface webhooks {
          *       duplicates by the combination of `event`, `session.id` and `timestamp`,
          *       taken exactly as sent.
          *     - **Keep the record of processed events in storage shared across your server
-         *       instances** for about one hour.
+         *       instances** for the dedupe window of `x-delivery-policy` (11 days: the source
+         *       suggests about one hour, which the retry schedule outlives; `x-decisions: dedupe-window`).
          *     - When events do not arrive, check: URL validity, HTTPS, response time, and
          *       that the receiver accepts connections from outside.
          *

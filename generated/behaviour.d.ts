@@ -57,14 +57,14 @@ export declare const RESUME_RETRY_POLICY: {
 
 /** What counts as a delivered session event, when a failed one is sent again, and how receivers dedupe: the session webhook's `x-delivery-policy`. */
 export declare const WEBHOOK_DELIVERY_POLICY: {
-  readonly decisions: readonly ["webhook-ack", "webhook-retry", "webhook-outbox", "endpoint-health", "dedupe-window", "webhook-signing"];
+  readonly decisions: readonly ["webhook-ack", "webhook-retry", "webhook-outbox", "endpoint-health", "dedupe-window", "manual-redelivery", "webhook-signing"];
   readonly answerDeadlineMs: 5000;
   readonly deliveredStatuses: readonly [200];
   readonly followsRedirects: false;
   readonly dedupe: {
     readonly identity: readonly ["event", "session.id", "timestamp"];
     readonly idHeader: "webhook-id";
-    readonly windowMs: 3600000;
+    readonly windowMs: 950400000;
     readonly sharedAcrossInstances: true;
   };
   readonly retry: {

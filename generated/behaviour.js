@@ -57,14 +57,14 @@ export const RESUME_RETRY_POLICY = Object.freeze({
 
 /** What counts as a delivered session event, when a failed one is sent again, and how receivers dedupe: the session webhook's `x-delivery-policy`. */
 export const WEBHOOK_DELIVERY_POLICY = Object.freeze({
-  decisions: Object.freeze(["webhook-ack", "webhook-retry", "webhook-outbox", "endpoint-health", "dedupe-window", "webhook-signing"]),
+  decisions: Object.freeze(["webhook-ack", "webhook-retry", "webhook-outbox", "endpoint-health", "dedupe-window", "manual-redelivery", "webhook-signing"]),
   answerDeadlineMs: 5000,
   deliveredStatuses: Object.freeze([200]),
   followsRedirects: false,
   dedupe: Object.freeze({
     identity: Object.freeze(["event", "session.id", "timestamp"]),
     idHeader: "webhook-id",
-    windowMs: 3600000,
+    windowMs: 950400000,
     sharedAcrossInstances: true,
   }),
   retry: Object.freeze({

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SessionsClientError } from '../../client/errors.js';
 import { RESUME_RETRY_POLICY, type ResumeRetryPolicy } from '@session-resume-api/runtime/behaviour';
-import { backoffDelay, createRetryingFetch, nextAttempt, replayable, type FetchLike } from '../../client/retry.js';
+import { backoffDelay, createRetryingFetch, mayHaveApplied, networkFailureKind, nextAttempt, replayable, type AttemptResult, type FetchLike } from '../../client/retry.js';
 
 const NOW = Date.UTC(2026, 10, 23, 10, 0, 0);
 const LIMITS = { maxRetries: 2, maxRetryDelayMs: 10_000 };
@@ -328,5 +328,142 @@ describe('nextAttempt follows the retry policy it is given', () => {
       }),
     );
     expect(RESUME_RETRY_POLICY.retryableStatuses).not.toContain(RESUME_RETRY_POLICY.outcomes.notPaused.status);
+  });
+});
+
+describe('without an Idempotency-Key: only what applied nothing is retried (x-retry-policy withoutIdempotencyKey)', () => {
+  const KEYLESS = { ...LIMITS, keyless: true };
+  const failed = (code: 'network' | 'timeout' | 'aborted', sent?: 'beforeRequestSent' | 'afterRequestSent'): AttemptResult => ({ kind: 'failed', code, ...(sent ? { sent } : {}) });
+  const withRule = (changes: Partial<ResumeRetryPolicy['mayHaveApplied']>, retries = 'notApplied'): ResumeRetryPolicy => ({
+    ...RESUME_RETRY_POLICY,
+    mayHaveApplied: { ...RESUME_RETRY_POLICY.mayHaveApplied, ...changes },
+    withoutIdempotencyKey: { retries },
+  });
+
+  it('retries 429, 503 and a failure before the request was sent; not 500, 502, 504, a failure after it, one of unknown kind, or a timeout', () => {
+    for (const status of [429, 503]) expect(nextAttempt(answered(status, '1'), 1, KEYLESS)).toEqual({ retry: true, delayMs: 1000 });
+    expect(nextAttempt(failed('network', 'beforeRequestSent'), 1, KEYLESS, { random: half })).toEqual({ retry: true, delayMs: 125 });
+    for (const status of [500, 502, 504]) expect(nextAttempt(answered(status), 1, KEYLESS, { random: half })).toEqual({ retry: false });
+    expect(nextAttempt(failed('network', 'afterRequestSent'), 1, KEYLESS)).toEqual({ retry: false });
+    expect(nextAttempt(failed('network'), 1, KEYLESS)).toEqual({ retry: false });
+    const retryTimeouts = { ...RESUME_RETRY_POLICY, timedOutAttempts: 'retry' };
+    expect(nextAttempt(failed('timeout'), 1, KEYLESS, { random: half }, retryTimeouts)).toEqual({ retry: false });
+    expect(nextAttempt(failed('timeout'), 1, LIMITS, { random: half }, retryTimeouts)).toEqual({ retry: true, delayMs: 125 });
+  });
+
+  it('retries every retryable failure with a key, whatever may have applied', () => {
+    for (const status of [500, 502, 504]) expect(nextAttempt(answered(status), 1, { ...LIMITS, keyless: false }, { random: half })).toEqual({ retry: true, delayMs: 125 });
+    expect(nextAttempt(failed('network', 'afterRequestSent'), 1, LIMITS, { random: half })).toEqual({ retry: true, delayMs: 125 });
+  });
+
+  it('reads the rule from the policy it is given', () => {
+    expect(nextAttempt(answered(500), 1, KEYLESS, { random: half }, withRule({ statuses: [] }))).toEqual({ retry: true, delayMs: 125 });
+    expect(nextAttempt(answered(503, '1'), 1, KEYLESS, {}, withRule({ statuses: [503] }))).toEqual({ retry: false });
+    expect(nextAttempt(failed('network', 'afterRequestSent'), 1, KEYLESS, { random: half }, withRule({ networkFailures: [] }))).toEqual({ retry: true, delayMs: 125 });
+    expect(nextAttempt(failed('network', 'beforeRequestSent'), 1, KEYLESS, {}, withRule({ networkFailures: ['beforeRequestSent', 'afterRequestSent'] }))).toEqual({ retry: false });
+    expect(nextAttempt(answered(429, '1'), 1, KEYLESS, {}, withRule({}, 'none'))).toEqual({ retry: false });
+    expect(nextAttempt(answered(429, '1'), 1, LIMITS, {}, withRule({}, 'none'))).toEqual({ retry: true, delayMs: 1000 });
+  });
+
+  it('mayHaveApplied: per failure kind, as the policy says', () => {
+    expect([200, 429, 500, 502, 503, 504].filter((status) => mayHaveApplied(answered(status)))).toEqual([500, 502, 504]);
+    expect(mayHaveApplied(failed('timeout'))).toBe(true);
+    expect(mayHaveApplied(failed('timeout'), withRule({ timedOutAttempts: false }))).toBe(false);
+    expect(mayHaveApplied(failed('network', 'beforeRequestSent'))).toBe(false);
+    expect(mayHaveApplied(failed('network', 'afterRequestSent'))).toBe(true);
+    expect(mayHaveApplied(failed('network'))).toBe(true);
+    expect(mayHaveApplied(failed('network'), withRule({ networkFailures: ['beforeRequestSent'] }))).toBe(false);
+    expect(mayHaveApplied(failed('aborted'))).toBe(false);
+  });
+
+  it('keyless retries are a subset of keyed ones, and none may have applied the resume', () => {
+    const results = fc.oneof(
+      fc.record({ kind: fc.constant('answered' as const), status: fc.integer({ min: 100, max: 599 }), retryAfter: fc.constantFrom(null, '0', '1', 'soon') }),
+      fc.record({ kind: fc.constant('failed' as const), code: fc.constantFrom('network' as const, 'timeout' as const, 'aborted' as const), sent: fc.constantFrom('beforeRequestSent' as const, 'afterRequestSent' as const) }),
+    );
+    fc.assert(
+      fc.property(results, fc.integer({ min: 1, max: 3 }), (result, attempt) => {
+        const keyless = nextAttempt(result, attempt, { ...LIMITS, keyless: true }, { random: half });
+        if (!keyless.retry) return;
+        expect(nextAttempt(result, attempt, LIMITS, { random: half })).toEqual(keyless);
+        expect(mayHaveApplied(result)).toBe(false);
+      }),
+    );
+  });
+});
+
+describe('networkFailureKind: what a failed fetch shows of when it failed', () => {
+  const coded = (code: string) => Object.assign(new Error(code), { code });
+  it('is before the request was sent for a refused connection, DNS, an unreachable host, a connect timeout or a TLS failure', () => {
+    const codes = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT'];
+    const tls = ['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_SSL_WRONG_VERSION_NUMBER'];
+    for (const code of [...codes, ...tls]) {
+      expect(networkFailureKind(new TypeError('fetch failed', { cause: coded(code) })), code).toBe('beforeRequestSent');
+    }
+  });
+
+  it('is after the request was sent for a reset, a closed socket, an unknown code or no code at all (a browser says nothing)', () => {
+    for (const code of ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ESOMETHING']) {
+      expect(networkFailureKind(new TypeError('fetch failed', { cause: coded(code) })), code).toBe('afterRequestSent');
+    }
+    expect(networkFailureKind(new TypeError('Failed to fetch'))).toBe('afterRequestSent');
+    expect(networkFailureKind(new TypeError('fetch failed', { cause: 'ECONNREFUSED' }))).toBe('afterRequestSent');
+    expect(networkFailureKind(null)).toBe('afterRequestSent');
+    expect(networkFailureKind('ECONNREFUSED')).toBe('afterRequestSent');
+  });
+
+  it('reads every address tried: before only when each of them failed before sending', () => {
+    const tried = (...codes: string[]) => new TypeError('fetch failed', { cause: Object.assign(new AggregateError(codes.map(coded)), { code: 'ECONNREFUSED' }) });
+    expect(networkFailureKind(tried('ECONNREFUSED', 'ENETUNREACH'))).toBe('beforeRequestSent');
+    expect(networkFailureKind(tried('ECONNREFUSED', 'ECONNRESET'))).toBe('afterRequestSent');
+    // No address listed: the cause's own code decides.
+    expect(networkFailureKind(new TypeError('fetch failed', { cause: Object.assign(new AggregateError([]), { code: 'ECONNREFUSED' }) }))).toBe('beforeRequestSent');
+    expect(networkFailureKind(new TypeError('fetch failed', { cause: Object.assign(new AggregateError([]), { code: 'ECONNRESET' }) }))).toBe('afterRequestSent');
+  });
+});
+
+describe('createRetryingFetch: a request without an Idempotency-Key', () => {
+  const keyed = () => new Request(URL_, { method: 'POST', headers: { 'Idempotency-Key': 'k-1' } });
+  const reset = () => new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } });
+
+  it('is not retried after a 500, 502 or 504, or a reset; a keyed one is', async () => {
+    for (const step of [reply('oops', 500), reply('bad gateway', 502), reply('gateway timeout', 504)]) {
+      const keyless = scripted([step, reply('ok')]);
+      const answer = await createRetryingFetch({ fetch: keyless.fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(new Request(URL_, { method: 'POST' }));
+      expect(answer.attempts).toBe(1);
+      expect(keyless.seen).toHaveLength(1);
+      const withKey = scripted([step, reply('ok')]);
+      expect((await createRetryingFetch({ fetch: withKey.fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(keyed())).attempts).toBe(2);
+    }
+    const keyless = scripted([reset(), reply('ok')]);
+    const error = await failure(createRetryingFetch({ fetch: keyless.fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(new Request(URL_, { method: 'POST' })));
+    expect(error).toMatchObject({ code: 'network', attempts: 1 });
+    const withKey = scripted([reset(), reply('ok')]);
+    expect((await createRetryingFetch({ fetch: withKey.fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(keyed())).attempts).toBe(2);
+  });
+
+  it('is retried after a refused connection and a 503, which applied nothing', async () => {
+    const { fetch, seen } = scripted([refused(), reply('busy', 503, { 'retry-after': '0' }), reply('ok')]);
+    const answer = await createRetryingFetch({ fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(new Request(URL_, { method: 'POST' }));
+    expect(answer).toMatchObject({ text: 'ok', attempts: 3 });
+    expect(seen).toHaveLength(3);
+  });
+
+  it('returns a 503 whose Retry-After is beyond the cap at once, with a key or without', async () => {
+    for (const request of [keyed(), new Request(URL_, { method: 'POST' })]) {
+      const { fetch, seen } = scripted([reply('busy', 503, { 'retry-after': '1' }), reply('ok')]);
+      const answer = await createRetryingFetch({ fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(request);
+      expect(answer).toMatchObject({ text: 'busy', attempts: 1 });
+      expect(seen).toHaveLength(1);
+    }
+  });
+
+  it('reads the key header the policy names, in any case', async () => {
+    const policy = { ...RESUME_RETRY_POLICY, idempotencyKey: { ...RESUME_RETRY_POLICY.idempotencyKey, header: 'X-Request-Key' } };
+    const named = scripted([reply('oops', 500), reply('ok')]);
+    const request = new Request(URL_, { method: 'POST', headers: { 'x-request-key': 'k' } });
+    expect((await createRetryingFetch({ fetch: named.fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0, policy })(request)).attempts).toBe(2);
+    const other = scripted([reply('oops', 500), reply('ok')]);
+    expect((await createRetryingFetch({ fetch: other.fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0, policy })(keyed())).attempts).toBe(1);
   });
 });

@@ -60,11 +60,11 @@ describe('compareSpecs: non-breaking changes', () => {
   });
 
   it('leaves out edits of the decision record (top-level x- extensions)', () => {
-    expect(changed((d) => (d['x-decisions'][0].chosen = 'Reworded.'))).toEqual({ breaking: [], nonBreaking: [], unclassified: [] });
+    expect(changed((d) => (d['x-decisions'][0].chosen = 'Reworded.'))).toEqual({ breaking: [], nonBreaking: [], unclassified: [], behaviour: [] });
   });
 
   it('finds nothing between a document and itself', () => {
-    expect(changed(() => undefined)).toEqual({ breaking: [], nonBreaking: [], unclassified: [] });
+    expect(changed(() => undefined)).toEqual({ breaking: [], nonBreaking: [], unclassified: [], behaviour: [] });
   });
 });
 

@@ -1,10 +1,12 @@
 /**
  * The reviewer's changelog of spec/openapi.yaml (`npm run spec:diff -- <ref> --format markdown`):
  * every change between two versions of the document, as api-smart-diff classifies it (breaking
- * first, then non-breaking, deprecated, documentation, unclassified), and the x-decisions entries
+ * first, then non-breaking, deprecated, documentation, unclassified), every change of the behaviour
+ * policies with the side it breaks and why (behaviour-changes.ts), and the x-decisions entries
  * added, changed or removed, rendered as Markdown ready to paste into a pull request.
  */
 import { apiCompare, type Diff } from 'api-smart-diff';
+import { classifyBehaviourChanges, isPolicyPath, type BehaviourChange } from './behaviour-changes.js';
 import { isMajorBump, isRemovedWebhook } from './compare-specs.js';
 
 /** How a change affects clients, in the order a reviewer reads them. */
@@ -36,6 +38,8 @@ export interface DecisionChange {
 export interface Changelog {
   versions: { before: string; after: string };
   entries: ChangelogEntry[];
+  /** Changes of the behaviour policies, each with the side it breaks and why (behaviour-changes.ts). */
+  behaviour: BehaviourChange[];
   decisions: DecisionChange[];
 }
 
@@ -111,7 +115,7 @@ export function listChanges(before: unknown, after: unknown): Changelog {
   const seen = new Set<string>();
   const entries: ChangelogEntry[] = [];
   for (const diff of diffs) {
-    if (String(diff.path[0]).startsWith('x-')) continue;
+    if (String(diff.path[0]).startsWith('x-') || isPolicyPath(diff.path)) continue;
     const kind: ChangeKind = isRemovedWebhook(diff) ? 'breaking' : diff.type;
     const entry = { kind, action: ACTIONS[diff.action], where: where(diff.path), what: what(diff) };
     const key = `${kind} ${diff.path.join('/')}`;
@@ -124,6 +128,7 @@ export function listChanges(before: unknown, after: unknown): Changelog {
   return {
     versions: { before: version(before), after: version(after) },
     entries,
+    behaviour: classifyBehaviourChanges(before, after),
     decisions: decisionChanges((before as Doc | null)?.['x-decisions'], (after as Doc | null)?.['x-decisions']),
   };
 }
@@ -141,9 +146,11 @@ export function renderChangelogMarkdown(log: Changelog, ref: string): string {
   const { before, after } = log.versions;
   const count = (kind: ChangeKind) => log.entries.filter((e) => e.kind === kind).length;
   const summary = CHANGE_KINDS.filter(count).map((k) => `${count(k)} ${HEADINGS[k].split(' (')[0]!.toLowerCase()}`);
+  const behaviourBreaks = log.behaviour.filter((c) => c.kind === 'breaking').length;
+  if (log.behaviour.length) summary.push(`${log.behaviour.length} behaviour (${behaviourBreaks} breaking)`);
   const lines = [`## API changes since \`${ref}\``, ''];
   lines.push(`\`spec/openapi.yaml\` info.version ${before} → ${after}: ${summary.join(', ') || 'no wire change'}.`);
-  if (count('breaking')) {
+  if (count('breaking') || behaviourBreaks) {
     lines.push(
       '',
       isMajorBump(before, after)
@@ -156,6 +163,12 @@ export function renderChangelogMarkdown(log: Changelog, ref: string): string {
     if (!rows.length) continue;
     lines.push('', `### ${HEADINGS[kind]} (${rows.length})`, '', '| | Change | Where |', '|---|---|---|');
     for (const e of rows) lines.push(`| ${e.action} | ${cell(e.what)} | \`${cell(e.where)}\` |`);
+  }
+  if (log.behaviour.length) {
+    lines.push('', `### Behaviour: x-retry-policy and x-delivery-policy (${log.behaviour.length})`, '', '| | Field | Change | Breaks | Why |', '|---|---|---|---|---|');
+    for (const c of log.behaviour) {
+      lines.push(`| ${c.action} | \`${c.policy} ${cell(c.field)}\` | ${cell(c.what)} | ${c.breaks ? `**${c.breaks}**` : 'compatible'} | ${cell(c.reason)} |`);
+    }
   }
   if (log.decisions.length) {
     lines.push('', `### Decisions in x-decisions (${log.decisions.length})`, '', '| | Decision | Topic |', '|---|---|---|');

@@ -2,9 +2,12 @@
  * Breaking-change check between two versions of the OpenAPI document, with api-smart-diff
  * (it classifies OpenAPI 3.1 changes as breaking, non-breaking, annotation or unclassified).
  * One rule is added: removing a webhook (or its operation) is breaking, since the library
- * leaves changes under `webhooks` unclassified.
+ * leaves changes under `webhooks` unclassified. The behaviour policies (x-retry-policy,
+ * x-delivery-policy), which the library leaves unclassified too, are classified by
+ * behaviour-changes.ts.
  */
 import { apiCompare, type Diff } from 'api-smart-diff';
+import { classifyBehaviourChanges, isPolicyPath, type BehaviourChange } from './behaviour-changes.js';
 
 /** One change, as a reviewer reads it. */
 export interface SpecChange {
@@ -20,6 +23,8 @@ export interface SpecComparison {
   nonBreaking: SpecChange[];
   /** Unclassified changes: listed for the reviewer, never fail the check. */
   unclassified: SpecChange[];
+  /** Changes of x-retry-policy and x-delivery-policy, each classified with the side it breaks (behaviour-changes.ts). */
+  behaviour: BehaviourChange[];
 }
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
@@ -37,11 +42,11 @@ export function isRemovedWebhook(diff: Diff): boolean {
 /** Compares `before` and `after` (parsed OpenAPI documents); annotations and top-level `x-` extensions are left out. */
 export function compareSpecs(before: unknown, after: unknown): SpecComparison {
   const { diffs } = apiCompare(structuredClone(before) as object, structuredClone(after) as object);
-  const result: SpecComparison = { breaking: [], nonBreaking: [], unclassified: [] };
+  const result: SpecComparison = { breaking: [], nonBreaking: [], unclassified: [], behaviour: classifyBehaviourChanges(before, after) };
   const seen = new Set<string>();
   for (const diff of diffs) {
     // Top-level extensions (x-decisions) document the contract; they are not wire shapes.
-    if (String(diff.path[0]).startsWith('x-')) continue;
+    if (String(diff.path[0]).startsWith('x-') || isPolicyPath(diff.path)) continue;
     const kind = isRemovedWebhook(diff) ? 'breaking' : diff.type;
     const change = toChange(diff);
     const key = `${kind} ${change.path}`;

@@ -1,6 +1,7 @@
 /**
  * Entry point of `npm run spec:diff -- <git-ref> [--format text|markdown]`: compares
- * spec/openapi.yaml at that ref with the working copy and exits 1 on a breaking change, unless
+ * spec/openapi.yaml at that ref with the working copy and exits 1 on a breaking change (of a wire
+ * shape, or of a behaviour policy for clients or receivers: behaviour-changes.ts), unless
  * info.version got a new major version (x-decisions: versioning). Exit 0 when the file does not
  * exist at the ref, or the ref is the missing parent of a first commit (nothing to break); exit 2
  * on a usage error, including a ref that does not exist. `--format markdown` prints every change
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { listChanges, renderChangelogMarkdown } from './changelog.js';
+import { describeBehaviourChange } from './behaviour-changes.js';
 import { compareSpecs, isMajorBump, type SpecChange } from './compare-specs.js';
 
 const SPEC = 'spec/openapi.yaml';
@@ -76,10 +78,11 @@ const after = parse(readFileSync(join(git('rev-parse', '--show-toplevel').trim()
 if (format === 'markdown') {
   const log = listChanges(before, after);
   process.stdout.write(renderChangelogMarkdown(log, ref));
-  const breaks = log.entries.some((e) => e.kind === 'breaking');
+  const breaks = log.entries.some((e) => e.kind === 'breaking') || log.behaviour.some((c) => c.kind === 'breaking');
   process.exit(breaks && !isMajorBump(log.versions.before, log.versions.after) ? 1 : 0);
 }
-const { breaking, nonBreaking, unclassified } = compareSpecs(before, after);
+const { breaking, nonBreaking, unclassified, behaviour } = compareSpecs(before, after);
+const behaviourBreaks = behaviour.filter((c) => c.kind === 'breaking');
 const versions = `${before.info?.version ?? '?'} → ${after.info?.version ?? '?'}`;
 const list = (title: string, changes: SpecChange[]) => {
   if (!changes.length) return;
@@ -90,7 +93,11 @@ console.log(`spec:diff ${ref} → working copy, info.version ${versions}`);
 list('Breaking changes', breaking);
 list('Non-breaking changes', nonBreaking);
 list('Unclassified changes (not checked)', unclassified);
-if (!breaking.length) {
+if (behaviour.length) {
+  console.log(`\nBehaviour changes, x-retry-policy and x-delivery-policy (${behaviour.length}):`);
+  for (const c of behaviour) console.log(`  - ${describeBehaviourChange(c)}`);
+}
+if (!breaking.length && !behaviourBreaks.length) {
   console.log('\nNo breaking change.');
 } else if (isMajorBump(before.info?.version ?? '', after.info?.version ?? '')) {
   console.log(`\nBreaking changes, allowed: info.version has a new major version (${versions}).`);

@@ -1,0 +1,145 @@
+/**
+ * The invariants between the behaviour policies (tools/lint/policy-invariants.ts) and the numbers
+ * the decisions' prose must state (tools/lint/decision-numbers.ts): the shipped spec keeps them,
+ * and each fails on a spec that breaks it.
+ */
+import { describe, expect, it } from 'vitest';
+import { RESUME_RETRY_POLICY, WEBHOOK_DELIVERY_POLICY } from '@session-resume-api/runtime/behaviour';
+import { contract } from '@session-resume-api/runtime/contract';
+import { circuitDelay } from '../../tools/lint/circuit-hold.js';
+import { checkDecisionNumbers, decisionClaims, type ClaimedDeliveryFields, type ClaimedRetryFields, type DecisionText } from '../../tools/lint/decision-numbers.js';
+import { checkPolicyInvariants, MANUAL_REDELIVERY_DECISION, redeliveryHorizon, spellDuration } from '../../tools/lint/policy-invariants.js';
+
+const decisions = (contract.document as unknown as { 'x-decisions': DecisionText[] })['x-decisions'];
+const ids = new Set(decisions.map((d) => d.id));
+const retry = structuredClone(RESUME_RETRY_POLICY) as unknown as ClaimedRetryFields;
+const delivery = structuredClone(WEBHOOK_DELIVERY_POLICY) as unknown as ClaimedDeliveryFields;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** The result of invariant `id` with the policies changed by `change`. */
+function invariant(id: string, change: (r: ClaimedRetryFields, d: ClaimedDeliveryFields) => void = () => undefined, decisionIds: ReadonlySet<string> = ids) {
+  const r = structuredClone(retry);
+  const d = structuredClone(delivery);
+  change(r, d);
+  const result = checkPolicyInvariants(r, d, decisionIds).find((x) => x.id === id);
+  if (!result) throw new Error(`no invariant ${id}`);
+  return result;
+}
+
+describe('spellDuration', () => {
+  it('says each non-zero part from days to milliseconds', () => {
+    expect(spellDuration(0)).toBe('0 s');
+    expect(spellDuration(250)).toBe('250 ms');
+    expect(spellDuration(90_061_001)).toBe('1 d 1 h 1 min 1 s 1 ms');
+    expect(spellDuration(DAY + 30 * 60_000)).toBe('1 d 30 min');
+  });
+});
+
+describe('circuitDelay', () => {
+  it('holds for disableAfterMs plus one probe interval, and drains the longest backlog in growing batches', () => {
+    const fields = { disableAfterMs: DAY, maxProbeIntervalMs: 1_800_000, maxHeldEvents: 100_000, drainFirstBatch: 10, drainBatchFactor: 2, drainIntervalMs: 1000 };
+    // 10 + 20 + … + 10·2^13 = 163,830 ≥ 100,000 after 14 releases; 13 releases make 81,910.
+    expect(circuitDelay(fields)).toEqual({ holdMs: DAY + 1_800_000, drainMs: 14_000, drainReleases: 14 });
+    expect(circuitDelay({ ...fields, maxHeldEvents: 10 })).toEqual({ holdMs: DAY + 1_800_000, drainMs: 1000, drainReleases: 1 });
+    expect(circuitDelay({ ...fields, maxHeldEvents: 11 }).drainReleases).toBe(2);
+    expect(circuitDelay({ ...fields, drainBatchFactor: 1, maxHeldEvents: 35 }).drainReleases).toBe(4);
+    expect(circuitDelay({ ...fields, drainBatchFactor: 1.5, maxHeldEvents: 25 }).drainReleases).toBe(2);
+  });
+});
+
+describe('redeliveryHorizon', () => {
+  it('adds the stretched waits, a deadline per attempt before the last, one hold and the drain', () => {
+    const h = redeliveryHorizon(delivery);
+    expect(h).toEqual({ waits: 9, waitsMs: 9 * DAY, deadlinesMs: 45_000, holdMs: DAY + 1_800_000, drainMs: 14_000, drainReleases: 14, totalMs: 10 * DAY + 1_800_000 + 59_000 });
+  });
+
+  it('counts a wait longer than the Retry-After cap as it is, and the raw schedule when no status carries Retry-After', () => {
+    const base = { ...delivery, endpointHealth: undefined, answerDeadlineMs: 0 } as ClaimedDeliveryFields;
+    expect(redeliveryHorizon({ ...base, retry: { ...delivery.retry, scheduleMs: [0, 1000, 5 * HOUR] }, retryAfter: { ...delivery.retryAfter, maxMs: HOUR } }).waitsMs).toBe(HOUR + 5 * HOUR);
+    expect(redeliveryHorizon({ ...base, retryAfter: { ...delivery.retryAfter, statuses: [] } }).waitsMs).toBe(delivery.retry.scheduleMs.slice(1).reduce((a, b) => a + b, 0));
+    expect(redeliveryHorizon({ ...base, retry: { ...delivery.retry, scheduleMs: [0] } })).toMatchObject({ waits: 0, waitsMs: 0, totalMs: 0 });
+  });
+});
+
+describe('the invariants', () => {
+  it('all hold on the shipped spec', () => {
+    expect(checkPolicyInvariants(retry, delivery, ids).filter((r) => !r.holds)).toEqual([]);
+  });
+
+  it('window-covers-redelivery fails on a window shorter than the horizon, saying both in words', () => {
+    const result = invariant('window-covers-redelivery', (_r, d) => (d.dedupe.windowMs = HOUR));
+    expect(result.holds).toBe(false);
+    expect(result.text).toContain('the dedupe window (dedupe.windowMs, 1 h) does NOT cover (9 d 23 h 30 min 59 s short)');
+    expect(result.text).toContain('10 d 30 min 59 s');
+    const exact = redeliveryHorizon(delivery).totalMs;
+    expect(invariant('window-covers-redelivery', (_r, d) => (d.dedupe.windowMs = exact)).holds).toBe(true);
+    expect(invariant('window-covers-redelivery', (_r, d) => (d.dedupe.windowMs = exact - 1)).holds).toBe(false);
+  });
+
+  it('manual-redelivery-recorded needs the decision and its place in the delivery policy', () => {
+    expect(invariant('manual-redelivery-recorded', () => undefined, new Set([...ids].filter((id) => id !== MANUAL_REDELIVERY_DECISION))).holds).toBe(false);
+    expect(invariant('manual-redelivery-recorded', (_r, d) => (d.decisions = d.decisions.filter((id) => id !== MANUAL_REDELIVERY_DECISION))).holds).toBe(false);
+  });
+
+  it('retryable-statuses-classified fails on a retryable status neither applied-maybe nor come-back', () => {
+    const result = invariant('retryable-statuses-classified', (r) => (r.retryableStatuses = [...r.retryableStatuses, 501]));
+    expect(result).toMatchObject({ holds: false });
+    expect(result.text).toContain('not: 501');
+  });
+
+  it('come-back-applied-nothing fails when a Retry-After status may have applied the resume', () => {
+    const result = invariant('come-back-applied-nothing', (r) => (r.mayHaveApplied.statuses = [...r.mayHaveApplied.statuses, 503]));
+    expect(result).toMatchObject({ holds: false });
+    expect(result.text).toContain('both: 503');
+  });
+
+  it('key-outlives-call fails when the key is dropped before a call can end', () => {
+    expect(invariant('key-outlives-call', (r) => (r.idempotencyKey.retentionMs = r.attempts.maxTotalMs)).holds).toBe(true);
+    expect(invariant('key-outlives-call', (r) => (r.idempotencyKey.retentionMs = r.attempts.maxTotalMs - 1)).holds).toBe(false);
+  });
+
+  it('backoff-within-retry-after-cap fails on a backoff cap above the Retry-After cap', () => {
+    expect(invariant('backoff-within-retry-after-cap', (r) => (r.backoff.maxMs = r.retryAfter.maxMs + 1)).holds).toBe(false);
+  });
+});
+
+describe('the decisions\' numbers', () => {
+  it('are all stated as the policies give them in the shipped spec', () => {
+    const results = checkDecisionNumbers(retry, delivery, decisions);
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ id: 'decision-numbers', holds: true });
+    expect(decisionClaims(retry, delivery).length).toBeGreaterThan(20);
+  });
+
+  it('name for each claim the policy fields it comes from, and say which when one fails', () => {
+    for (const claim of decisionClaims(retry, delivery)) {
+      expect(claim.phrase.length, claim.decision).toBeGreaterThan(5);
+      expect(claim.from, claim.phrase).toMatch(/^(x-retry-policy|x-delivery-policy) [a-zA-Z]|^the redelivery horizon/);
+    }
+    const d = structuredClone(delivery);
+    d.dedupe.windowMs = 12 * DAY;
+    const missed = checkDecisionNumbers(retry, d, decisions).find((r) => r.id === 'decision-number manual-redelivery');
+    expect(missed?.text).toBe('x-decisions manual-redelivery (chosen) does not say "dedupe window (12 d)", which x-delivery-policy dedupe.windowMs gives: write the policy\'s value in the prose.');
+  });
+
+  it.each([
+    ['a longer window', (_r: ClaimedRetryFields, d: ClaimedDeliveryFields) => (d.dedupe.windowMs = 12 * DAY), ['dedupe-window', 'webhook-outbox', 'manual-redelivery']],
+    ['a status no longer retried', (r: ClaimedRetryFields) => (r.retryableStatuses = [429, 503]), ['resume-retry-policy', 'store-unavailable']],
+    ['a shorter answer deadline', (_r: ClaimedRetryFields, d: ClaimedDeliveryFields) => (d.answerDeadlineMs = 3000), ['webhook-ack', 'webhook-outbox', 'dedupe-window']],
+    ['one attempt more', (r: ClaimedRetryFields) => (r.attempts.max = 4), ['resume-retry-policy']],
+    ['a longer Retry-After cap', (r: ClaimedRetryFields) => (r.retryAfter.maxMs = 20_000), ['resume-retry-policy', 'rate-limit']],
+    ['another schedule', (_r: ClaimedRetryFields, d: ClaimedDeliveryFields) => (d.retry.scheduleMs = [0, 5000]), ['webhook-retry', 'dedupe-window']],
+    ['a larger held backlog', (_r: ClaimedRetryFields, d: ClaimedDeliveryFields) => (d.endpointHealth!.maxHeldEvents = 200_000), ['manual-redelivery', 'dedupe-window']],
+    ['a shorter key retention', (r: ClaimedRetryFields) => (r.idempotencyKey.retentionMs = 3_600_000), ['idempotency-key']],
+    ['another signature tolerance', (_r: ClaimedRetryFields, d: ClaimedDeliveryFields) => (d.signature.toleranceMs = 600_000), ['webhook-signing', 'webhook-outbox']],
+  ])('fail on %s the prose does not say, naming the decisions', (_name, change, named) => {
+    const r = structuredClone(retry);
+    const d = structuredClone(delivery);
+    change(r, d);
+    const results = checkDecisionNumbers(r, d, decisions);
+    expect(results.at(-1)).toMatchObject({ id: 'decision-numbers', holds: false });
+    const failing = new Set(results.filter((x) => !x.holds && x.id !== 'decision-numbers').map((x) => x.id.replace('decision-number ', '')));
+    expect([...failing].sort()).toEqual([...named].sort());
+  });
+});
