@@ -91,6 +91,8 @@ export interface GradeContext {
   /** Filled by the duplicate checks: copies at one instance (`repeated` is the one sent again later too), and copies across instances. */
   groups: { sameInstance: DuplicateGroup[]; otherInstance?: DuplicateGroup; repeated?: DuplicateGroup };
   verdicts: Map<DeliveryRuleId, Verdict>;
+  /** Every delivery of the run, in the order they ended (at most `burst` plus a few dozen). */
+  results: DeliveryResult[];
   /** Whether any delivery got an answer; a receiver that gave none is sent no more. */
   answered: boolean;
   /** The last delivery that got no answer, while none was answered. */
@@ -115,12 +117,14 @@ export function createGradeContext(urls: readonly string[], options: GradeOption
         timeoutMs: settings.timeoutMs,
         headers,
       });
+      ctx.results.push(result);
       if (result.delivered || result.status !== undefined) ctx.answered = true;
       else if (!ctx.answered) ctx.unanswered = result;
       return withSigningAdvice(result, settings.secret !== undefined);
     },
     groups: { sameInstance: [] },
     verdicts: new Map(),
+    results: [],
     answered: false,
   };
   return ctx;
