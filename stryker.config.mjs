@@ -26,6 +26,17 @@ export const ruleModules = [
   'client/webhooks/redis/within.ts',
   // The grader's rule list and the sandbox delivery profile parser.
   'runtime/delivery/delivery-rules.ts',
+  // watch's rules: one answer, a delivery, a replay, and the rule list.
+  'client/cli/watch/api-checks.ts',
+  'client/cli/watch/webhook-checks.ts',
+  'client/cli/watch/replay-check.ts',
+  'client/cli/watch/watch-rules.ts',
+  // webhook grade's checks, on scripted answers (test/unit/webhook-grade-checks.test.ts).
+  'client/cli/webhook-grade/ack-checks.ts',
+  'client/cli/webhook-grade/dedupe-checks.ts',
+  'client/cli/webhook-grade/duplicate-checks.ts',
+  'client/cli/webhook-grade/payload-checks.ts',
+  'client/cli/webhook-grade/signature-checks.ts',
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

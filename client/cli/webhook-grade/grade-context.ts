@@ -5,6 +5,7 @@ import type { DeliveryRuleId } from '@session-resume-api/runtime/delivery/delive
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import type { Verdict } from '../grade-report.js';
 import { createCliSigner, newWebhookId, withSigningAdvice, type AttemptHeaders } from '../webhook-signing.js';
+import { readObserved, type ObservedCounts } from './observe.js';
 
 /** Options of `runWebhookGrade`. */
 export interface GradeOptions {
@@ -91,6 +92,8 @@ export interface GradeContext {
   /** Filled by the duplicate checks: copies at one instance (`repeated` is the one sent again later too), and copies across instances. */
   groups: { sameInstance: DuplicateGroup[]; otherInstance?: DuplicateGroup; repeated?: DuplicateGroup };
   verdicts: Map<DeliveryRuleId, Verdict>;
+  /** Reads the processed counts of the `--observe` URL (docs/cli.md, "The --observe format"). */
+  readObserved(url: string, timeoutMs: number): Promise<ObservedCounts>;
   /** Every delivery of the run, in the order they ended (at most `burst` plus a few dozen). */
   results: DeliveryResult[];
   /** Whether any delivery got an answer; a receiver that gave none is sent no more. */
@@ -124,6 +127,7 @@ export function createGradeContext(urls: readonly string[], options: GradeOption
     },
     groups: { sameInstance: [] },
     verdicts: new Map(),
+    readObserved,
     results: [],
     answered: false,
   };
