@@ -286,12 +286,12 @@ describe('payload checks', () => {
     expect(unknown.sent[0]?.body).toMatchObject({ event: 'grade.unknown_kind' });
     expect((await checkUnknownEvent(fakeContext(() => refusedWith(400)).ctx)).evidence).toBe('event "grade.unknown_kind": 127.0.0.1:9 answered 400; only 200 counts as delivered.');
     const late = fakeContext(() => ok());
-    const before = Date.now();
     const verdict = await checkLateEvent(late.ctx);
+    const after = Date.now();
     const stamp = String((late.sent[0]?.body as { timestamp: string }).timestamp);
     expect(verdict).toEqual({ grade: 'pass', evidence: `an event 23 h old (timestamp ${stamp}) answered 200` });
-    expect(before - Date.parse(stamp)).toBeGreaterThanOrEqual(23 * 3_600_000);
-    expect(before - Date.parse(stamp)).toBeLessThan(23 * 3_600_000 + 60_000);
+    expect(after - Date.parse(stamp)).toBeGreaterThanOrEqual(23 * 3_600_000);
+    expect(after - Date.parse(stamp)).toBeLessThan(23 * 3_600_000 + 60_000);
     const order = fakeContext(() => ok());
     expect(await checkOutOfOrder(order.ctx)).toEqual({ grade: 'pass', evidence: 'session.resumed, then session.paused of 1 min before: both answered 200' });
     const [later, earlier] = order.sent.map((s) => s.body as { event: string; session: { id: string }; timestamp: string });
