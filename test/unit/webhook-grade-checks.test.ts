@@ -61,20 +61,20 @@ function fakeContext(answer: (sent: Sent, n: number) => DeliveryResult, options:
 
 describe('ack checks', () => {
   it('names URLs without printing them', () => {
-    expect(urlName(fakeContext(ok).ctx, 0)).toBe('the URL');
-    expect(urlName(fakeContext(ok, { urls: ['https://a.example/x', 'https://b.example/y'] }).ctx, 1)).toBe('URL 2');
+    expect(urlName(fakeContext(() => ok()).ctx, 0)).toBe('the URL');
+    expect(urlName(fakeContext(() => ok(), { urls: ['https://a.example/x', 'https://b.example/y'] }).ctx, 1)).toBe('URL 2');
   });
 
   it('https: https:// passes; plain http:// only on loopback with --insecure-localhost', async () => {
-    expect(await checkHttps(fakeContext(ok, { urls: ['https://a.example/x', 'https://b.example/y'] }).ctx)).toEqual({ grade: 'pass', evidence: 'https://' });
-    expect(await checkHttps(fakeContext(ok).ctx)).toEqual({ grade: 'pass', evidence: 'http:// on loopback (--insecure-localhost: local testing only)' });
-    const plain = await checkHttps(fakeContext(ok, { settings: { insecureLocalhost: false } }).ctx);
+    expect(await checkHttps(fakeContext(() => ok(), { urls: ['https://a.example/x', 'https://b.example/y'] }).ctx)).toEqual({ grade: 'pass', evidence: 'https://' });
+    expect(await checkHttps(fakeContext(() => ok()).ctx)).toEqual({ grade: 'pass', evidence: 'http:// on loopback (--insecure-localhost: local testing only)' });
+    const plain = await checkHttps(fakeContext(() => ok(), { settings: { insecureLocalhost: false } }).ctx);
     expect(plain.grade).toBe('fail');
     expect(plain.evidence).toMatch(/^the URL: .*--insecure-localhost/);
-    const remote = await checkHttps(fakeContext(ok, { urls: ['https://a.example/x', 'http://203.0.113.9/hooks'] }).ctx);
+    const remote = await checkHttps(fakeContext(() => ok(), { urls: ['https://a.example/x', 'http://203.0.113.9/hooks'] }).ctx);
     expect(remote).toMatchObject({ grade: 'fail' });
     expect(remote.evidence).toMatch(/^URL 2: /);
-    const both = await checkHttps(fakeContext(ok, { urls: ['https://a.example/x', 'http://127.0.0.1:9/h'] }).ctx);
+    const both = await checkHttps(fakeContext(() => ok(), { urls: ['https://a.example/x', 'http://127.0.0.1:9/h'] }).ctx);
     expect(both.evidence).toBe('https://; http:// on loopback (--insecure-localhost: local testing only)');
   });
 
@@ -166,7 +166,7 @@ describe('duplicate checks', () => {
   });
 
   it('other instance: n/o with one URL; the same event at every other URL', async () => {
-    expect((await checkDuplicateOtherInstance(fakeContext(ok).ctx)).grade).toBe('not-observable');
+    expect((await checkDuplicateOtherInstance(fakeContext(() => ok()).ctx)).grade).toBe('not-observable');
     const urls = ['http://127.0.0.1:9/a', 'http://127.0.0.1:9/b', 'http://127.0.0.1:9/c'];
     const { ctx, sent } = fakeContext(() => ok(), { urls });
     expect(await checkDuplicateOtherInstance(ctx)).toEqual({ grade: 'pass', evidence: 'the same event at 2 other instance(s): all 200' });
@@ -187,7 +187,7 @@ describe('dedupe checks', () => {
   const group = (results: DeliveryResult[], label = 'g') => ({ label, event: { event: 'session.resumed', session: { id: 'sess_1' }, timestamp: NOW }, webhookId: 'msg_1', results });
 
   it('by the answers: one processing passes, two fail, no flag is n/o with the hint', async () => {
-    const { ctx } = fakeContext(ok);
+    const { ctx } = fakeContext(() => ok());
     expect(await judgeProcessing(ctx, [group([ok(1, false), ok(1, true), refusedWith(500)].slice(0, 2), 'again')], 'advice')).toEqual({
       grade: 'pass',
       evidence: "again: 2 × 200, processed 1 time(s) (by the answers' duplicate field)",
@@ -203,7 +203,7 @@ describe('dedupe checks', () => {
   });
 
   it('by the answers: a copy without 200 makes it n/o; no group answered is n/o', async () => {
-    const { ctx } = fakeContext(ok);
+    const { ctx } = fakeContext(() => ok());
     expect(await judgeProcessing(ctx, [group([ok(1, false), refusedWith(500)], 'copies')], 'x')).toEqual({
       grade: 'not-observable',
       evidence: 'copies: 1 of 2 deliveries got no 200, so the answers do not show whether they were processed (--observe <url> would).',
@@ -218,34 +218,34 @@ describe('dedupe checks', () => {
     const key = 'session.resumed sess_1 2026-11-28T01:00:00.000Z';
     const counts = (n: number): ObservedCounts => ({ ok: true, counts: new Map([[key, n]]) });
     const settings = { observe: 'http://127.0.0.1:9/processed' };
-    expect(await judgeProcessing(fakeContext(ok, { settings, observed: () => counts(1) }).ctx, [group([ok(), ok()], 'again')], 'x')).toEqual({ grade: 'pass', evidence: 'again: 2 × 200, processed 1 time(s) (by --observe)' });
-    expect((await judgeProcessing(fakeContext(ok, { settings, observed: () => counts(2) }).ctx, [group([ok(), ok()])], 'dup.')).evidence).toBe('g: 2 × 200, processed 2 time(s) (by --observe): dup.');
-    expect(await judgeProcessing(fakeContext(ok, { settings, observed: () => counts(0) }).ctx, [group([ok()])], 'x')).toEqual({
+    expect(await judgeProcessing(fakeContext(() => ok(), { settings, observed: () => counts(1) }).ctx, [group([ok(), ok()], 'again')], 'x')).toEqual({ grade: 'pass', evidence: 'again: 2 × 200, processed 1 time(s) (by --observe)' });
+    expect((await judgeProcessing(fakeContext(() => ok(), { settings, observed: () => counts(2) }).ctx, [group([ok(), ok()])], 'dup.')).evidence).toBe('g: 2 × 200, processed 2 time(s) (by --observe): dup.');
+    expect(await judgeProcessing(fakeContext(() => ok(), { settings, observed: () => counts(0) }).ctx, [group([ok()])], 'x')).toEqual({
       grade: 'not-observable',
       evidence: `--observe never counted ${JSON.stringify(key)} within 0 ms: does it use the documented key?`,
     });
-    expect(await judgeProcessing(fakeContext(ok, { settings, observed: () => ({ ok: false, message: '--observe answered 500.' }) }).ctx, [group([ok()])], 'x')).toEqual({ grade: 'not-observable', evidence: '--observe answered 500.' });
+    expect(await judgeProcessing(fakeContext(() => ok(), { settings, observed: () => ({ ok: false, message: '--observe answered 500.' }) }).ctx, [group([ok()])], 'x')).toEqual({ grade: 'not-observable', evidence: '--observe answered 500.' });
     let reads = 0;
     const flaky = () => ((reads += 1) === 1 ? counts(1) : ({ ok: false, message: 'gone' } as const));
-    expect(await judgeProcessing(fakeContext(ok, { settings, observed: flaky }).ctx, [group([ok()])], 'x')).toEqual({ grade: 'not-observable', evidence: 'gone' });
+    expect(await judgeProcessing(fakeContext(() => ok(), { settings, observed: flaky }).ctx, [group([ok()])], 'x')).toEqual({ grade: 'not-observable', evidence: 'gone' });
   });
 
   it('by --observe: waits for the counts within settleMs, then reads once more', async () => {
     const key = 'session.resumed sess_1 2026-11-28T01:00:00.000Z';
     let reads = 0;
     const observed = (): ObservedCounts => ({ ok: true, counts: new Map([[key, (reads += 1) < 3 ? 0 : 1]]) });
-    const { ctx } = fakeContext(ok, { settings: { observe: 'http://x/p', settleMs: 2000 }, observed });
+    const { ctx } = fakeContext(() => ok(), { settings: { observe: 'http://x/p', settleMs: 2000 }, observed });
     expect((await judgeProcessing(ctx, [group([ok()])], 'x')).grade).toBe('pass');
     expect(reads).toBe(4);
   });
 
   it('dedupe judges the same-instance groups; dedupe-shared needs two URLs and a passing dedupe', async () => {
-    const { ctx } = fakeContext(ok);
+    const { ctx } = fakeContext(() => ok());
     ctx.groups.sameInstance.push(group([ok(1, false), ok(1, false)]));
     const dedupe = await checkDedupe(ctx);
     expect(dedupe.evidence).toMatch(/: a duplicate was processed again\. Deliveries are at least once: dedupe by event, session id and timestamp \(or webhook-id\)\.$/);
     expect((await checkDedupeShared(ctx)).evidence).toBe('one URL given: give the URL of each instance to check that they share their record of processed events.');
-    const two = fakeContext(ok, { urls: ['http://127.0.0.1:9/a', 'http://127.0.0.1:9/b'] }).ctx;
+    const two = fakeContext(() => ok(), { urls: ['http://127.0.0.1:9/a', 'http://127.0.0.1:9/b'] }).ctx;
     expect((await checkDedupeShared(two)).grade).toBe('not-observable');
     two.groups.otherInstance = group([ok(1, false), ok(1, false)], 'shared');
     two.verdicts.set('dedupe', { grade: 'fail', evidence: '' });
