@@ -283,12 +283,15 @@ describe('payload checks', () => {
   it('an unknown event name, a late event, two events out of order', async () => {
     const unknown = fakeContext(() => ok());
     expect(await checkUnknownEvent(unknown.ctx)).toEqual({ grade: 'pass', evidence: 'event "grade.unknown_kind" answered 200' });
-    expect(unknown.sent[0]?.body).toMatchObject({ event: 'grade.unknown_kind' });
+    expect(unknown.sent[0]?.body).toMatchObject({ event: 'grade.unknown_kind', session: { id: expect.stringMatching(/^sess_unknown_/) } });
+    expect((await checkLateEvent(fakeContext(() => refusedWith(400)).ctx)).evidence).toBe('an event 23 h old: 127.0.0.1:9 answered 400; only 200 counts as delivered.');
+    expect((await checkOutOfOrder(fakeContext(() => refusedWith(400)).ctx)).evidence).toBe('the later event (session.resumed) first: 127.0.0.1:9 answered 400; only 200 counts as delivered.');
     expect((await checkUnknownEvent(fakeContext(() => refusedWith(400)).ctx)).evidence).toBe('event "grade.unknown_kind": 127.0.0.1:9 answered 400; only 200 counts as delivered.');
     const late = fakeContext(() => ok());
     const verdict = await checkLateEvent(late.ctx);
     const after = Date.now();
     const stamp = String((late.sent[0]?.body as { timestamp: string }).timestamp);
+    expect(late.sent[0]?.body).toMatchObject({ session: { id: expect.stringMatching(/^sess_late_/) } });
     expect(verdict).toEqual({ grade: 'pass', evidence: `an event 23 h old (timestamp ${stamp}) answered 200` });
     expect(after - Date.parse(stamp)).toBeGreaterThanOrEqual(23 * 3_600_000);
     expect(after - Date.parse(stamp)).toBeLessThan(23 * 3_600_000 + 60_000);
@@ -298,6 +301,7 @@ describe('payload checks', () => {
     expect(later?.event).toBe('session.resumed');
     expect(earlier?.event).toBe('session.paused');
     expect(earlier?.session.id).toBe(later?.session.id);
+    expect(later?.session.id).toMatch(/^sess_order_/);
     expect(Date.parse(later!.timestamp) - Date.parse(earlier!.timestamp)).toBe(60_000);
     expect((await checkOutOfOrder(fakeContext((_s, n) => (n === 1 ? refusedWith(400) : ok())).ctx)).evidence).toMatch(/^then the earlier one \(session\.paused, 1 min before\): /);
   });
@@ -319,13 +323,22 @@ describe('signature checks', () => {
   it('valid: a delivery signed with the secret answered 200', async () => {
     const { ctx } = fakeContext(() => ok(5), { settings: { secret: SECRET } });
     expect(await checkSignatureValid(ctx)).toEqual({ grade: 'pass', evidence: 'a delivery signed with --secret: 200 in 5 ms' });
-    expect((await checkSignatureValid(fakeContext(() => refusedWith(401), { settings: { secret: SECRET } }).ctx)).grade).toBe('fail');
+    expect((await checkSignatureValid(fakeContext(() => refusedWith(401), { settings: { secret: SECRET } }).ctx)).evidence).toBe('a delivery signed with --secret: 127.0.0.1:9 answered 401; only 200 counts as delivered.');
+    const { sent } = fakeContext(() => ok());
+    const signed = fakeContext(() => ok(), { settings: { secret: SECRET } });
+    await checkSignatureValid(signed.ctx);
+    expect(sent).toHaveLength(0);
+    expect(signed.sent[0]?.body).toMatchObject({ session: { id: expect.stringMatching(/^sess_signed_/) } });
   });
 
   it('invalid: three bad signatures, each of which fails to verify for its own reason', async () => {
     const { ctx, sent } = fakeContext(() => refusedWith(401), { settings: { secret: SECRET } });
     expect(await checkSignatureInvalid(ctx)).toEqual({ grade: 'pass', evidence: 'a tampered body 401, another secret 401, a timestamp 10 min old 401' });
     const [tampered, other, stale] = sent as [Sent, Sent, Sent];
+    const ids = sent.map((one) => String((one.body as { session: { id: string } }).session.id));
+    expect(ids[0]).toMatch(/^sess_tampered_\d+_changed$/);
+    expect(ids[1]).toMatch(/^sess_other_secret_/);
+    expect(ids[2]).toMatch(/^sess_stale_/);
     expect(() => verify(SECRET, tampered)).toThrow(/No matching signature/);
     expect(String((tampered.body as { session: { id: string } }).session.id)).toMatch(/_changed$/);
     expect(() => verify(SECRET, other)).toThrow(/No matching signature/);
@@ -347,6 +360,12 @@ describe('signature checks', () => {
       grade: 'not-observable',
       evidence: 'a tampered body 401, another secret 401, a timestamp 10 min old no answer (timeout): no refusal observed for a timestamp 10 min old (a refusal is an answer, e.g. 401, within the deadline).',
     });
+    const two = await checkSignatureInvalid(fakeContext((_s, n) => (n === 0 ? refusedWith(401) : ok()), { settings: { secret: SECRET } }).ctx);
+    expect(two.evidence).toBe(
+      'a tampered body 401, another secret 200, a timestamp 10 min old 200: another secret and a timestamp 10 min old answered 2xx. Anyone who knows the URL can then make the receiver process forged or replayed events: verify the signature over the raw body and refuse (401) one that does not match or is more than 5 minutes off.',
+    );
+    const quiet2 = await checkSignatureInvalid(fakeContext((_s, n) => (n === 0 ? refusedWith(401) : silent()), { settings: { secret: SECRET } }).ctx);
+    expect(quiet2.evidence).toMatch(/: no refusal observed for another secret and a timestamp 10 min old \(/);
     const big = await checkSignatureInvalid(fakeContext(() => refusedWith(300), { settings: { secret: SECRET } }).ctx);
     expect(big.grade).toBe('pass');
     const edge = await checkSignatureInvalid(fakeContext(() => refusedWith(299), { settings: { secret: SECRET } }).ctx);
