@@ -117,23 +117,14 @@ export function createWatcher(options: WatcherOptions = {}): Watcher {
   const tallies = new Map<WatchRuleId, Tally>(WATCH_RULES.map((r) => [r.id, { checked: 0, drifts: 0, shown: [] }]));
   let exchanges = 0;
   let outside = 0;
-  let unanswered = 0;
-  // Answers seen per operation and status, for what a rule that saw nothing of its own says
-  // (bounded: the contract's operations times 1000 statuses).
-  const seen = new Map<string, Map<string, number>>();
+  const seen = createSeenCounts();
 
   const findingsOf = (exchange: Exchange): Finding[] | undefined => {
     if (exchange.kind === 'webhook') return checkDelivery(exchange, hooks);
     const match = view.matchPath(pathOf(exchange));
     if (!match || isPreflight(exchange)) return undefined;
-    const label = `${exchange.method} ${match.template}`;
-    const statuses = seen.get(label) ?? new Map<string, number>();
-    const status = String(exchange.status ?? 'no answer');
-    seen.set(label, statuses.set(status, (statuses.get(status) ?? 0) + 1));
-    if (exchange.status === undefined) {
-      unanswered += 1;
-      return [];
-    }
+    seen.add(`${exchange.method} ${match.template}`, exchange.status);
+    if (exchange.status === undefined) return [];
     const answered = exchange as Exchange & { status: number };
     const findings = checkApiExchange(answered, match, api);
     const sessionId = match.params.session_id;
@@ -163,8 +154,27 @@ export function createWatcher(options: WatcherOptions = {}): Watcher {
       }
       return drifts;
     },
-    report: () => WATCH_RULES.map(({ id, title }) => entryOf(id, title, tallies.get(id) as Tally, { signed: options.secret !== undefined, seen })),
-    counts: () => ({ exchanges, outside, unanswered }),
+    report: () => WATCH_RULES.map(({ id, title }) => entryOf(id, title, tallies.get(id) as Tally, { signed: options.secret !== undefined, seen: seen.byOperation })),
+    counts: () => ({ exchanges, outside, unanswered: seen.unanswered() }),
+  };
+}
+
+/**
+ * Requests seen on the contract's paths, per operation and status, for what a rule that saw
+ * nothing of its own says (bounded: the contract's operations times 1,000 statuses).
+ */
+function createSeenCounts() {
+  const byOperation = new Map<string, Map<string, number>>();
+  let unanswered = 0;
+  return {
+    byOperation: byOperation as ReadonlyMap<string, ReadonlyMap<string, number>>,
+    add(operation: string, status: number | undefined) {
+      const statuses = byOperation.get(operation) ?? new Map<string, number>();
+      const key = String(status ?? 'no answer');
+      byOperation.set(operation, statuses.set(key, (statuses.get(key) ?? 0) + 1));
+      if (status === undefined) unanswered += 1;
+    },
+    unanswered: () => unanswered,
   };
 }
 
