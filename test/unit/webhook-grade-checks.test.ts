@@ -15,6 +15,9 @@ import { checkLateEvent, checkOutOfOrder, checkPayloadForms, checkUnknownEvent }
 import { checkSignatureInvalid, checkSignatureValid } from '../../client/cli/webhook-grade/signature-checks.js';
 import type { AttemptHeaders } from '../../client/cli/webhook-signing.js';
 
+/** The report's spelling of "not observable", in one place. */
+const NO = 'not-observable' as const;
+
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0123456789ab';
 const NOW = '2026-11-28T01:00:00.000Z';
 
@@ -131,7 +134,7 @@ describe('duplicate checks', () => {
 
   it('again: a first delivery that failed sends no duplicate (n/o); a failed duplicate fails', async () => {
     const first = fakeContext(() => refusedWith(500));
-    expect(await checkDuplicateAgain(first.ctx)).toEqual({ grade: 'not-observable', evidence: 'the first delivery of the event failed, so no duplicate was sent: 127.0.0.1:9 answered 500; only 200 counts as delivered.' });
+    expect(await checkDuplicateAgain(first.ctx)).toEqual({ grade: NO, evidence: 'the first delivery of the event failed, so no duplicate was sent: 127.0.0.1:9 answered 500; only 200 counts as delivered.' });
     expect(first.sent).toHaveLength(1);
     expect(first.ctx.groups.sameInstance).toHaveLength(1);
     const second = await checkDuplicateAgain(fakeContext((_s, n) => (n === 0 ? ok() : refusedWith(409))).ctx);
@@ -140,7 +143,7 @@ describe('duplicate checks', () => {
 
   it('after a delay: only when delivered twice at once; names the delay', async () => {
     const { ctx, sent } = fakeContext(() => ok(6), { settings: { delayMs: 1 } });
-    expect(await checkDuplicateAfterDelay(ctx)).toEqual({ grade: 'not-observable', evidence: 'the event was not delivered twice at once, so it was not sent later either.' });
+    expect(await checkDuplicateAfterDelay(ctx)).toEqual({ grade: NO, evidence: 'the event was not delivered twice at once, so it was not sent later either.' });
     await checkDuplicateAgain(ctx);
     expect(await checkDuplicateAfterDelay(ctx)).toEqual({ grade: 'pass', evidence: 'the same event again after 1 ms: 200 in 6 ms' });
     expect(sent[2]?.webhookId).toBe(sent[0]?.webhookId);
@@ -149,7 +152,7 @@ describe('duplicate checks', () => {
     expect(ctx.groups.repeated?.results).toHaveLength(3);
     const once = fakeContext(() => refusedWith(500));
     await checkDuplicateAgain(once.ctx);
-    expect((await checkDuplicateAfterDelay(once.ctx)).grade).toBe('not-observable');
+    expect((await checkDuplicateAfterDelay(once.ctx)).grade).toBe(NO);
     const late = fakeContext((_s, n) => (n < 2 ? ok() : refusedWith(503)));
     await checkDuplicateAgain(late.ctx);
     expect(await checkDuplicateAfterDelay(late.ctx)).toMatchObject({ grade: 'fail', evidence: 'the same event again after 0 ms: 127.0.0.1:9 answered 503; only 200 counts as delivered.' });
@@ -166,7 +169,7 @@ describe('duplicate checks', () => {
   });
 
   it('other instance: n/o with one URL; the same event at every other URL', async () => {
-    expect((await checkDuplicateOtherInstance(fakeContext(() => ok()).ctx)).grade).toBe('not-observable');
+    expect((await checkDuplicateOtherInstance(fakeContext(() => ok()).ctx)).grade).toBe(NO);
     const urls = ['http://127.0.0.1:9/a', 'http://127.0.0.1:9/b', 'http://127.0.0.1:9/c'];
     const { ctx, sent } = fakeContext(() => ok(), { urls });
     expect(await checkDuplicateOtherInstance(ctx)).toEqual({ grade: 'pass', evidence: 'the same event at 2 other instance(s): all 200' });
@@ -175,7 +178,7 @@ describe('duplicate checks', () => {
     expect(ctx.groups.otherInstance?.label).toBe('delivered to each of 3 instances');
     expect(ctx.groups.otherInstance?.results).toHaveLength(3);
     const first = fakeContext(() => refusedWith(500), { urls });
-    expect((await checkDuplicateOtherInstance(first.ctx)).grade).toBe('not-observable');
+    expect((await checkDuplicateOtherInstance(first.ctx)).grade).toBe(NO);
     expect(first.sent).toHaveLength(1);
     const second = fakeContext((s) => (s.target === 1 ? refusedWith(500) : ok()), { urls });
     expect(await checkDuplicateOtherInstance(second.ctx)).toMatchObject({ grade: 'fail', evidence: 'the same event at URL 2: 127.0.0.1:9 answered 500; only 200 counts as delivered.' });
@@ -197,19 +200,19 @@ describe('dedupe checks', () => {
       evidence: "again: 2 × 200, processed 2 time(s) (by the answers' duplicate field): twice.",
     });
     const hint = await judgeProcessing(ctx, [group([ok(1), ok(1)])], 'x');
-    expect(hint.grade).toBe('not-observable');
+    expect(hint.grade).toBe(NO);
     expect(hint.evidence).toMatch(/^the answers do not say whether a delivery was a duplicate/);
-    expect((await judgeProcessing(ctx, [group([ok(1, false), ok(1)])], 'x')).grade).toBe('not-observable');
+    expect((await judgeProcessing(ctx, [group([ok(1, false), ok(1)])], 'x')).grade).toBe(NO);
   });
 
   it('by the answers: a copy without 200 makes it n/o; no group answered is n/o', async () => {
     const { ctx } = fakeContext(() => ok());
     expect(await judgeProcessing(ctx, [group([ok(1, false), refusedWith(500)], 'copies')], 'x')).toEqual({
-      grade: 'not-observable',
+      grade: NO,
       evidence: 'copies: 1 of 2 deliveries got no 200, so the answers do not show whether they were processed (--observe <url> would).',
     });
-    expect(await judgeProcessing(ctx, [group([refusedWith(500)])], 'x')).toEqual({ grade: 'not-observable', evidence: 'no duplicate was answered 200 (see the rules above).' });
-    expect(await judgeProcessing(ctx, [], 'x')).toMatchObject({ grade: 'not-observable' });
+    expect(await judgeProcessing(ctx, [group([refusedWith(500)])], 'x')).toEqual({ grade: NO, evidence: 'no duplicate was answered 200 (see the rules above).' });
+    expect(await judgeProcessing(ctx, [], 'x')).toMatchObject({ grade: NO });
     // A group that got no 200 is left out; the others are judged.
     expect((await judgeProcessing(ctx, [group([refusedWith(500)]), group([ok(1, false)], 'b')], 'x')).evidence).toBe("b: 1 × 200, processed 1 time(s) (by the answers' duplicate field)");
   });
@@ -221,13 +224,13 @@ describe('dedupe checks', () => {
     expect(await judgeProcessing(fakeContext(() => ok(), { settings, observed: () => counts(1) }).ctx, [group([ok(), ok()], 'again')], 'x')).toEqual({ grade: 'pass', evidence: 'again: 2 × 200, processed 1 time(s) (by --observe)' });
     expect((await judgeProcessing(fakeContext(() => ok(), { settings, observed: () => counts(2) }).ctx, [group([ok(), ok()])], 'dup.')).evidence).toBe('g: 2 × 200, processed 2 time(s) (by --observe): dup.');
     expect(await judgeProcessing(fakeContext(() => ok(), { settings, observed: () => counts(0) }).ctx, [group([ok()])], 'x')).toEqual({
-      grade: 'not-observable',
+      grade: NO,
       evidence: `--observe never counted ${JSON.stringify(key)} within 0 ms: does it use the documented key?`,
     });
-    expect(await judgeProcessing(fakeContext(() => ok(), { settings, observed: () => ({ ok: false, message: '--observe answered 500.' }) }).ctx, [group([ok()])], 'x')).toEqual({ grade: 'not-observable', evidence: '--observe answered 500.' });
+    expect(await judgeProcessing(fakeContext(() => ok(), { settings, observed: () => ({ ok: false, message: '--observe answered 500.' }) }).ctx, [group([ok()])], 'x')).toEqual({ grade: NO, evidence: '--observe answered 500.' });
     let reads = 0;
     const flaky = () => ((reads += 1) === 1 ? counts(1) : ({ ok: false, message: 'gone' } as const));
-    expect(await judgeProcessing(fakeContext(() => ok(), { settings, observed: flaky }).ctx, [group([ok()])], 'x')).toEqual({ grade: 'not-observable', evidence: 'gone' });
+    expect(await judgeProcessing(fakeContext(() => ok(), { settings, observed: flaky }).ctx, [group([ok()])], 'x')).toEqual({ grade: NO, evidence: 'gone' });
   });
 
   it('by --observe: waits for the counts within settleMs, then reads once more', async () => {
@@ -246,10 +249,10 @@ describe('dedupe checks', () => {
     expect(dedupe.evidence).toMatch(/: a duplicate was processed again\. Deliveries are at least once: dedupe by event, session id and timestamp \(or webhook-id\)\.$/);
     expect((await checkDedupeShared(ctx)).evidence).toBe('one URL given: give the URL of each instance to check that they share their record of processed events.');
     const two = fakeContext(() => ok(), { urls: ['http://127.0.0.1:9/a', 'http://127.0.0.1:9/b'] }).ctx;
-    expect((await checkDedupeShared(two)).grade).toBe('not-observable');
+    expect((await checkDedupeShared(two)).grade).toBe(NO);
     two.groups.otherInstance = group([ok(1, false), ok(1, false)], 'shared');
     two.verdicts.set('dedupe', { grade: 'fail', evidence: '' });
-    expect(await checkDedupeShared(two)).toEqual({ grade: 'not-observable', evidence: 'not judged: duplicates are processed again at one instance already (see dedupe).' });
+    expect(await checkDedupeShared(two)).toEqual({ grade: NO, evidence: 'not judged: duplicates are processed again at one instance already (see dedupe).' });
     two.verdicts.set('dedupe', { grade: 'pass', evidence: '' });
     expect((await checkDedupeShared(two)).evidence).toMatch(/^shared: 2 × 200, processed 2 time\(s\) .*: another instance processed the duplicate again: keep the record of processed events in storage every instance shares/);
     two.groups.otherInstance = group([ok(1, false), ok(1, true)], 'shared');
@@ -357,7 +360,7 @@ describe('signature checks', () => {
     expect(accepted.evidence).toMatch(/^a tampered body 200, .*: a tampered body answered 2xx/);
     const quiet = await checkSignatureInvalid(fakeContext((_s, n) => (n === 2 ? silent() : refusedWith(401)), { settings: { secret: SECRET } }).ctx);
     expect(quiet).toEqual({
-      grade: 'not-observable',
+      grade: NO,
       evidence: 'a tampered body 401, another secret 401, a timestamp 10 min old no answer (timeout): no refusal observed for a timestamp 10 min old (a refusal is an answer, e.g. 401, within the deadline).',
     });
     const two = await checkSignatureInvalid(fakeContext((_s, n) => (n === 0 ? refusedWith(401) : ok()), { settings: { secret: SECRET } }).ctx);

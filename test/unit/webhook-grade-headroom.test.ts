@@ -6,6 +6,9 @@ import { describe, expect, it } from 'vitest';
 import type { DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
 import { judgeHeadroom } from '../../client/cli/webhook-grade/ack-checks.js';
 
+/** The report's spelling of "not observable", in one place. */
+const NO = 'not-observable' as const;
+
 const answered = (durationMs: number, status = 200): DeliveryResult =>
   (status === 200 ? { delivered: true, status, durationMs } : { delivered: false, reason: 'bad_status', status, message: `answered ${status}`, durationMs }) as DeliveryResult;
 const timedOut = (durationMs: number): DeliveryResult => ({ delivered: false, reason: 'timeout', message: 'gave no 200 within 5000 ms', durationMs }) as DeliveryResult;
@@ -32,8 +35,8 @@ describe('judgeHeadroom', () => {
   });
 
   it('nothing answered and nothing timed out (refused), or nothing sent: n/o, never pass', () => {
-    expect(judgeHeadroom([refused()], 5000)).toMatchObject({ grade: 'not-observable', evidence: 'no delivery was answered, so no answer time was observed (see ack).' });
-    expect(judgeHeadroom([], 5000).grade).toBe('not-observable');
+    expect(judgeHeadroom([refused()], 5000)).toMatchObject({ grade: NO, evidence: 'no delivery was answered, so no answer time was observed (see ack).' });
+    expect(judgeHeadroom([], 5000).grade).toBe(NO);
   });
 
   it('refused deliveries are left out of the times and said', () => {
