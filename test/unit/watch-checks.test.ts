@@ -53,6 +53,26 @@ describe('api checks', () => {
     expect(faults(api(409, NOT_PAUSED))).toEqual([]);
   });
 
+  it('an undeclared status is response-shape’s alone, whatever its body', () => {
+    expect(rules(api(418, '{"success":false}'))).toEqual(['request-shape', 'response-shape']);
+    expect(rules(api(418, NOT_PAUSED))).toEqual(['request-shape', 'response-shape', 'not-paused']);
+  });
+
+  it('the rate-limit fields and Retry-After are left to their own rules by response-shape', () => {
+    const found = checkApiExchange(api(200, RESUMED, { response: [['content-type', 'application/json'], ['ratelimit', '!'], ['ratelimit-policy', '!']] }), match(), { view });
+    expect(found.filter((f) => f.fault !== undefined).map((f) => f.rule)).toEqual(['rate-limit-headers']);
+  });
+
+  it('faults of one rule are joined with "; "', () => {
+    expect(faults(api(200, '{"success":true}', { response: [['content-type', 'text/plain']] }))).toEqual([
+      { rule: 'response-shape', fault: 'content-type "text/plain", not application/json; body does not match ResumeResult: (root) must have required property \'message\'' },
+    ]);
+    expect(faults(api(200, RESUMED, { request: [['idempotency-key', '']] }))[0]?.fault).toMatch(/^answered 200 to a request the contract refuses: no Bearer Authorization; Idempotency-Key does not match/);
+    expect(faults(api(200, 'x not_paused')).find((f) => f.rule === 'not-paused')?.fault).toBe('status 200, not 409; body error is undefined, not "not_paused"');
+    const op = resumeOp();
+    expect(checkOutcome(api(200, '{"success":false,"kind":"e"}'), op, { success: false, kind: 'e' })?.fault).toMatch(/^status 200 with success false, kind "e": an error answer/);
+  });
+
   it('isPreflight: OPTIONS with Access-Control-Request-Method only', () => {
     expect(isPreflight(api(204, '', { method: 'OPTIONS', request: [['access-control-request-method', 'POST']] }))).toBe(true);
     expect(isPreflight(api(204, '', { method: 'OPTIONS' }))).toBe(false);
@@ -84,6 +104,10 @@ describe('api checks', () => {
     expect(refusals(body('{', 'application/json'), match(), resumeOp(), view)).toEqual(['a body that is not JSON']);
     expect(refusals(body('[1]', 'application/json'), match(), resumeOp(), view)[0]).toMatch(/^body does not match/);
     expect(refusals(body('', 'text/plain'), match(), resumeOp(), view)).toEqual([]);
+    expect(refusals(body(''), match(), resumeOp(), view)).toEqual([]);
+    expect(refusals(body('{}', 'application/json ; charset=utf-8'), match(), resumeOp(), view)).toEqual([]);
+    expect(refusals(body('{}', 'x-application/json'), match(), resumeOp(), view)).toEqual(['a body with content-type "x-application/json"']);
+    expect(refusals(body('{}', 'application/json x'), match(), resumeOp(), view)).toEqual(['a body with content-type "application/json x"']);
   });
 
   it('request-shape: only a 2xx to a refused request drifts', () => {
@@ -102,6 +126,9 @@ describe('api checks', () => {
     ]);
     expect(faults(api(200, '{"success":true}'))).toEqual([{ rule: 'response-shape', fault: "body does not match ResumeResult: (root) must have required property 'message'" }]);
     expect(faults(api(200, RESUMED, { response: [['content-type', 'text/plain']] }))).toEqual([{ rule: 'response-shape', fault: 'content-type "text/plain", not application/json' }]);
+    expect(faults(api(200, RESUMED, { response: [['content-type', 'x-application/json']] }))).toEqual([{ rule: 'response-shape', fault: 'content-type "x-application/json", not application/json' }]);
+    expect(faults(api(200, RESUMED, { response: [['content-type', 'application/jsonx']] }))).toEqual([{ rule: 'response-shape', fault: 'content-type "application/jsonx", not application/json' }]);
+    expect(faults(api(200, RESUMED, { response: [['content-type', 'application/json;charset=utf-8']] }))).toEqual([]);
     expect(faults(api(200, 'nope'))).toEqual([{ rule: 'response-shape', fault: 'body is not JSON: "nope"' }]);
     expect(faults(api(200, undefined))).toEqual([]);
     expect(faults(api(200, `x${'y'.repeat(100)}`))[0]?.fault).toBe(`body is not JSON: ${JSON.stringify(`x${'y'.repeat(59)}`)}`);
