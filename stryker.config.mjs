@@ -39,6 +39,17 @@ export const ruleModules = [
   'tools/lint/circuit-hold.ts',
   'tools/lint/decision-numbers.ts',
   'tools/diff/behaviour-changes.ts',
+  // watch's rules: one answer, a delivery, a replay, and the rule list.
+  'cli/watch/api-checks.ts',
+  'cli/watch/webhook-checks.ts',
+  'cli/watch/replay-check.ts',
+  'cli/watch/watch-rules.ts',
+  // webhook grade's checks, on scripted answers (test/unit/webhook-grade-checks.test.ts).
+  'cli/webhook-grade/ack-checks.ts',
+  'cli/webhook-grade/dedupe-checks.ts',
+  'cli/webhook-grade/duplicate-checks.ts',
+  'cli/webhook-grade/payload-checks.ts',
+  'cli/webhook-grade/signature-checks.ts',
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

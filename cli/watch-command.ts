@@ -5,14 +5,14 @@
  * (Ctrl-C, SIGTERM); with `--from` it reads a HAR 1.2 file. Exit codes: 0 no drift, 1 drift,
  * 2 usage (see program.ts).
  */
-import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseRetrySchedule } from '@session-resume-api/runtime/delivery/retry-rules';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { redactUrl, redactWebhookUrl } from '@session-resume-api/runtime/redact-url';
 import { readCliEnv } from './config.js';
 import { EXIT, UsageError } from './program.js';
-import { HarError, parseHar } from './watch/har.js';
+import { HarError } from './watch/har.js';
+import { readHarFile } from './watch/har-file.js';
 import { startWatchProxy, type WatchProxy } from './watch/watch-proxy.js';
 import { createWatcher, DEFAULT_WINDOW, formatDriftLine, formatWatchLine, formatWatchSummary, type Watcher, type WatcherOptions } from './watch/watcher.js';
 import { wholeNumberArgument } from './whole-number-argument.js';
@@ -70,7 +70,7 @@ export function createWatchCommand(): Command {
         if (error instanceof OptionsError) throw new UsageError(error.message);
         throw error;
       }
-      if (flags.from !== undefined) readHar(flags.from, watcher);
+      if (flags.from !== undefined) await readHar(flags.from, watcher);
       else await proxyUntilStopped(flags, watcher);
       const entries = watcher.report();
       for (const entry of entries) process.stdout.write(`${flags.json ? JSON.stringify(entry) : formatWatchLine(entry)}\n`);
@@ -93,19 +93,17 @@ function checkUsage(flags: WatchFlags): WatcherOptions {
   return { window: flags.window, ...(secret === undefined ? {} : { secret }), ...(flags.schedule ? { scheduleMs: flags.schedule } : {}) };
 }
 
-function readHar(file: string, watcher: Watcher): void {
-  let text: string;
+async function readHar(file: string, watcher: Watcher): Promise<void> {
+  let exchanges;
   try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
-  }
-  try {
-    for (const exchange of parseHar(text)) watcher.observe(exchange);
+    exchanges = await readHarFile(file);
   } catch (error) {
     if (error instanceof HarError) throw new UsageError(`${file} is refused: ${error.message}.`);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== undefined) throw new UsageError(`cannot read ${file} (${code}).`);
     throw error;
   }
+  for (const exchange of exchanges) watcher.observe(exchange);
 }
 
 /** Proxies until SIGINT or SIGTERM, then closes the proxies. */

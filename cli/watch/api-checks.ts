@@ -32,6 +32,7 @@ export function checkApiExchange(exchange: Exchange & { status: number }, match:
   const declared = declaring?.answer(exchange.status);
   const marked = exchange.responseBody?.includes(NOT_PAUSED.marker) === true;
   const findings: Finding[] = [checkRequest(exchange, match, operation, ctx.view), checkResponse(exchange, declared, marked, ctx.view)];
+  if (declared && declaring && !marked) findings.push(checkOutcome(exchange, declaring, ctx.view.errorMarks));
   if (exchange.status >= 300 && !marked && declared?.jsonSchema) findings.push(checkErrorBody(exchange, declared.jsonSchema, ctx.view));
   if (marked) findings.push(checkNotPaused(exchange, ctx));
   if ((RESUME_RETRY_POLICY.retryAfter.statuses as readonly number[]).includes(exchange.status)) {
@@ -95,6 +96,21 @@ function checkResponse(exchange: Exchange & { status: number }, declared: Declar
   }
   if (exchange.status < 300 && !marked && declared.jsonSchema) faults.push(...bodyFaults(exchange, declared.jsonSchema, view));
   return faults.length ? { rule: 'response-shape', fault: faults.join('; ') } : { rule: 'response-shape' };
+}
+
+/**
+ * An answer is one of the operation's outcomes: a body in the error shape (carrying every member
+ * the shape fixes, e.g. `success: false`) only with a status whose declared body is that shape.
+ * A 200 saying `success: false` is none of them: a client reading the status takes it for done.
+ */
+export function checkOutcome(exchange: Exchange & { status: number }, declaring: Operation, errorMarks: Readonly<Record<string, unknown>>): Finding {
+  const marks = Object.entries(errorMarks);
+  const parsed = parseJson(exchange.responseBody ?? '');
+  const body = parsed.ok && typeof parsed.value === 'object' && parsed.value !== null ? (parsed.value as Record<string, unknown>) : undefined;
+  const errorShaped = body !== undefined && marks.length > 0 && marks.every(([name, value]) => body[name] === value);
+  if (!errorShaped || declaring.declaresError(exchange.status)) return { rule: 'outcome' };
+  const said = marks.map(([name, value]) => `${name} ${JSON.stringify(value)}`).join(', ');
+  return { rule: 'outcome', fault: `status ${exchange.status} with ${said}: an error answer, which the contract gives only with ${declaring.errorStatuses.join(', ')}` };
 }
 
 function checkErrorBody(exchange: Exchange, schema: Record<string, unknown>, view: ContractView): Finding {

@@ -40,6 +40,10 @@ export interface Operation {
   requestRequired: boolean;
   /** The answer declared for `status` (or `default`), undefined when none is. */
   answer(status: number): DeclaredAnswer | undefined;
+  /** The statuses whose declared body is the error shape (`components.schemas.Error`), in the document's order. */
+  errorStatuses: readonly string[];
+  /** Whether the answer declared for `status` (or `default`) has the error shape as its body. */
+  declaresError(status: number): boolean;
 }
 
 /** A path of the document matched by a request path: the operations there and the path parameters. */
@@ -58,7 +62,15 @@ export interface ContractView {
   webhook: Operation | undefined;
   /** Problems of `value` against `schema` (a header value or a parsed body), empty when valid. */
   problems(schema: Node, value: unknown): string[];
+  /**
+   * The members the error shape fixes (`const` in `components.schemas.Error`, e.g. `success: false`):
+   * a body carrying them all is an error answer.
+   */
+  errorMarks: Readonly<Record<string, unknown>>;
 }
+
+/** Where the error shape is declared. */
+export const ERROR_SCHEMA_REF = '#/components/schemas/Error';
 
 /** Reads `contract.document` once. */
 export function createContractView(contract: Contract): ContractView {
@@ -95,7 +107,14 @@ export function createContractView(contract: Contract): ContractView {
     },
     webhook,
     problems,
+    errorMarks: constMembers(resolveRef(doc, { $ref: ERROR_SCHEMA_REF }) as Node | undefined),
   };
+}
+
+/** The members a schema fixes with `const`. */
+function constMembers(schema: Node | undefined): Record<string, unknown> {
+  const properties = (schema?.properties ?? {}) as Record<string, Node>;
+  return Object.fromEntries(Object.entries(properties).flatMap(([name, property]) => ('const' in property ? [[name, property.const]] : [])));
 }
 
 /** `/v1/sessions/{session_id}/resume` → a pattern matching it after any base path, one segment per parameter. */
@@ -129,9 +148,17 @@ function operationsOf(doc: unknown, label: string, item: Node): Map<string, Oper
       requestSchema: media?.schema as Node | undefined,
       requestRequired: body?.required === true,
       answer: (status) => declaredAnswer(doc, responses[String(status)] ?? responses.default),
+      errorStatuses: Object.keys(responses).filter((status) => declaresError(doc, responses[status])),
+      declaresError: (status) => declaresError(doc, responses[String(status)] ?? responses.default),
     });
   }
   return operations;
+}
+
+/** Whether a declared answer's JSON body is the error shape. */
+function declaresError(doc: unknown, raw: unknown): boolean {
+  const media = ((((resolveRef(doc, raw) as Node | undefined)?.content ?? {}) as Node)['application/json'] ?? {}) as Node;
+  return (media.schema as Node | undefined)?.$ref === ERROR_SCHEMA_REF;
 }
 
 function declaredAnswer(doc: unknown, raw: unknown): DeclaredAnswer | undefined {

@@ -14,51 +14,47 @@ export class HarError extends Error {
 
 const header = { type: 'object', required: ['name', 'value'], properties: { name: { type: 'string' }, value: { type: 'string' } } };
 
-/** The part of HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/) that `watch` reads. */
-const HAR_SCHEMA = {
+/** One entry, the part of HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/) that `watch` reads. */
+const ENTRY_SCHEMA = {
   type: 'object',
-  required: ['log'],
+  required: ['startedDateTime', 'time', 'request', 'response'],
   properties: {
-    log: {
+    startedDateTime: { type: 'string', minLength: 1 },
+    // Playwright writes -1 for a request that got no answer (as HAR does for a timing not known).
+    time: { type: 'number', minimum: -1 },
+    request: {
       type: 'object',
-      required: ['entries'],
+      required: ['method', 'url', 'headers'],
       properties: {
-        entries: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['startedDateTime', 'time', 'request', 'response'],
-            properties: {
-              startedDateTime: { type: 'string', minLength: 1 },
-              time: { type: 'number', minimum: 0 },
-              request: {
-                type: 'object',
-                required: ['method', 'url', 'headers'],
-                properties: {
-                  method: { type: 'string', pattern: '^[!#$%&\'*+.^_`|~0-9A-Za-z-]+$' },
-                  url: { type: 'string' },
-                  headers: { type: 'array', items: header },
-                  postData: { type: 'object', properties: { text: { type: 'string' } } },
-                },
-              },
-              response: {
-                type: 'object',
-                required: ['status', 'headers'],
-                properties: {
-                  status: { type: 'integer', minimum: 0, maximum: 999 },
-                  headers: { type: 'array', items: header },
-                  content: { type: 'object', properties: { text: { type: 'string' }, encoding: { type: 'string' } } },
-                },
-              },
-            },
-          },
-        },
+        method: { type: 'string', pattern: '^[!#$%&\'*+.^_`|~0-9A-Za-z-]+$' },
+        url: { type: 'string' },
+        headers: { type: 'array', items: header },
+        postData: { type: 'object', properties: { text: { type: 'string' } } },
+      },
+    },
+    response: {
+      type: 'object',
+      required: ['status', 'headers'],
+      properties: {
+        // 0 (browsers' exports) or -1 (Playwright): the request got no answer.
+        status: { type: 'integer', minimum: -1, maximum: 999 },
+        headers: { type: 'array', items: header },
+        content: { type: 'object', properties: { text: { type: 'string' }, encoding: { type: 'string' } } },
       },
     },
   },
 } as const;
 
-const validateHar = new Ajv2020({ strict: false }).compile(HAR_SCHEMA);
+/** A whole HAR document, as `watch` reads it. */
+const HAR_SCHEMA = {
+  type: 'object',
+  required: ['log'],
+  properties: { log: { type: 'object', required: ['entries'], properties: { entries: { type: 'array', items: ENTRY_SCHEMA } } } },
+} as const;
+
+const ajv = new Ajv2020({ strict: false });
+const validateHar = ajv.compile(HAR_SCHEMA);
+const validateEntry = ajv.compile(ENTRY_SCHEMA);
 
 interface HarHeader {
   name: string;
@@ -90,7 +86,21 @@ export function parseHar(text: string): Exchange[] {
     throw new HarError(`not a HAR 1.2 log: ${first?.instancePath || '(root)'} ${first?.message ?? 'is invalid'}`);
   }
   const entries = (document as { log: { entries: HarEntry[] } }).log.entries;
-  return entries.map((entry, i) => exchangeOf(entry, i)).sort((a, b) => a.startedAt - b.startedAt);
+  return inStartOrder(entries.map((entry, i) => exchangeOf(entry, i)));
+}
+
+/** Exchanges in the order their requests started (a HAR lists them as its writer did). */
+export function inStartOrder(exchanges: Exchange[]): Exchange[] {
+  return exchanges.sort((a, b) => a.startedAt - b.startedAt);
+}
+
+/** Reads entry `i` of a HAR log, parsed on its own. Throws `HarError` naming the place at fault. */
+export function readHarEntry(entry: unknown, i: number): Exchange {
+  if (!validateEntry(entry)) {
+    const first = validateEntry.errors?.[0];
+    throw new HarError(`not a HAR 1.2 log: /log/entries/${i}${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}`);
+  }
+  return exchangeOf(entry as HarEntry, i);
 }
 
 function exchangeOf(entry: HarEntry, i: number): Exchange {
@@ -109,11 +119,11 @@ function exchangeOf(entry: HarEntry, i: number): Exchange {
     method: entry.request.method.toUpperCase(),
     target: `${url.pathname}${url.search}`,
     startedAt,
-    endedAt: startedAt + entry.time,
+    endedAt: startedAt + Math.max(0, entry.time),
     requestHeaders: headerList(entry.request.headers.map((h) => [h.name, h.value] as const)),
     requestBody: entry.request.postData?.text ?? '',
-    // HAR writes 0 for a request that got no answer.
-    status: entry.response.status === 0 ? undefined : entry.response.status,
+    // HAR writes 0, Playwright -1, for a request that got no answer.
+    status: entry.response.status <= 0 ? undefined : entry.response.status,
     responseHeaders: headerList(entry.response.headers.map((h) => [h.name, h.value] as const)),
     responseBody,
   };

@@ -132,10 +132,11 @@ function forward(req: IncomingMessage, res: ServerResponse, base: URL, agent: Ht
     incoming.pipe(res);
     incoming.on('end', finish);
   });
-  upstream.on('error', (error) => {
-    if (!res.headersSent) {
-      res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ success: false, error: 'bad_gateway', message: `The watched target did not answer (${(error as NodeJS.ErrnoException).code ?? error.message}).` }));
-    } else res.destroy();
+  // The target could not be reached or broke off: the caller's connection is reset, never
+  // answered in the target's name, so the caller sees a connection failure as it would without
+  // watch (a made-up 502 would count as a slow-down status for the service's endpoint circuit).
+  upstream.on('error', () => {
+    req.socket.resetAndDestroy();
     finish();
   });
   // The caller went away before the answer ended: stop the upstream request too.

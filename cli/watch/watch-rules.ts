@@ -10,6 +10,7 @@ import { RESUME_RETRY_POLICY, WEBHOOK_DELIVERY_POLICY } from '@session-resume-ap
 export const WATCH_RULES = [
   { id: 'request-shape', title: 'A request the contract refuses is never answered 2xx' },
   { id: 'response-shape', title: 'Every answer has a declared status, its declared headers and, when 2xx, its declared body' },
+  { id: 'outcome', title: 'Every answer is one of its operation’s outcomes: an answer in the error shape comes only with a status that declares it' },
   { id: 'error-shape', title: 'Every error answer is JSON in its declared shape (Error)' },
   { id: 'not-paused', title: 'An answer carrying not_paused has the declared not_paused status and error' },
   { id: 'idempotent-replay', title: 'A repeated Idempotency-Key gets the recorded answer with Idempotent-Replayed: true' },

@@ -81,8 +81,16 @@ export interface WatchEntry {
 export interface Watcher {
   observe(exchange: Exchange): Drift[];
   report(): WatchEntry[];
-  /** Exchanges seen, and those outside the contract's paths (not graded). */
-  counts(): { exchanges: number; outside: number };
+  /** Exchanges seen, those outside the contract's paths (not graded), and API requests that got no answer. */
+  counts(): WatchCounts;
+}
+
+/** What a watcher has seen, for the closing line. */
+export interface WatchCounts {
+  exchanges: number;
+  outside: number;
+  /** Requests on a path of the contract that got no answer (a HAR entry without a response, a failed connection). */
+  unanswered: number;
 }
 
 interface Tally {
@@ -109,11 +117,14 @@ export function createWatcher(options: WatcherOptions = {}): Watcher {
   const tallies = new Map<WatchRuleId, Tally>(WATCH_RULES.map((r) => [r.id, { checked: 0, drifts: 0, shown: [] }]));
   let exchanges = 0;
   let outside = 0;
+  const seen = createSeenCounts();
 
   const findingsOf = (exchange: Exchange): Finding[] | undefined => {
     if (exchange.kind === 'webhook') return checkDelivery(exchange, hooks);
     const match = view.matchPath(pathOf(exchange));
-    if (!match || isPreflight(exchange) || exchange.status === undefined) return undefined;
+    if (!match || isPreflight(exchange)) return undefined;
+    seen.add(`${exchange.method} ${match.template}`, exchange.status);
+    if (exchange.status === undefined) return [];
     const answered = exchange as Exchange & { status: number };
     const findings = checkApiExchange(answered, match, api);
     const sessionId = match.params.session_id;
@@ -143,8 +154,27 @@ export function createWatcher(options: WatcherOptions = {}): Watcher {
       }
       return drifts;
     },
-    report: () => WATCH_RULES.map(({ id, title }) => entryOf(id, title, tallies.get(id) as Tally, options.secret !== undefined)),
-    counts: () => ({ exchanges, outside }),
+    report: () => WATCH_RULES.map(({ id, title }) => entryOf(id, title, tallies.get(id) as Tally, { signed: options.secret !== undefined, seen: seen.byOperation })),
+    counts: () => ({ exchanges, outside, unanswered: seen.unanswered() }),
+  };
+}
+
+/**
+ * Requests seen on the contract's paths, per operation and status, for what a rule that saw
+ * nothing of its own says (bounded: the contract's operations times 1,000 statuses).
+ */
+function createSeenCounts() {
+  const byOperation = new Map<string, Map<string, number>>();
+  let unanswered = 0;
+  return {
+    byOperation: byOperation as ReadonlyMap<string, ReadonlyMap<string, number>>,
+    add(operation: string, status: number | undefined) {
+      const statuses = byOperation.get(operation) ?? new Map<string, number>();
+      const key = String(status ?? 'no answer');
+      byOperation.set(operation, statuses.set(key, (statuses.get(key) ?? 0) + 1));
+      if (status === undefined) unanswered += 1;
+    },
+    unanswered: () => unanswered,
   };
 }
 
@@ -156,6 +186,7 @@ function refOf(exchange: Exchange, fault: string): ExchangeRef {
 
 /** Why a rule saw nothing to grade. */
 const NOT_OBSERVED: Partial<Record<WatchRuleId, string>> = {
+  'error-shape': 'no error answer was seen but those carrying not_paused (the not-paused rule grades them)',
   'idempotent-replay': 'no Idempotency-Key was repeated after its first answer',
   'retry-after': 'no answer with one of those statuses was seen',
   'rate-limit-headers': 'no answer carried rate-limit fields',
@@ -164,15 +195,24 @@ const NOT_OBSERVED: Partial<Record<WatchRuleId, string>> = {
   'attempt-spacing': 'no event was delivered again after a failed attempt',
 };
 
-function entryOf(rule: WatchRuleId, title: string, tally: Tally, signed: boolean): WatchEntry {
+/** `POST /v1/sessions/{session_id}/resume: 200 ×2, 409 ×7`: the answers seen per operation and status. */
+export function formatSeen(seen: ReadonlyMap<string, ReadonlyMap<string, number>>): string {
+  return [...seen].map(([label, statuses]) => `${label}: ${[...statuses].map(([status, count]) => `${status} ×${count}`).join(', ')}`).join('; ');
+}
+
+function entryOf(rule: WatchRuleId, title: string, tally: Tally, { signed, seen }: { signed: boolean; seen: ReadonlyMap<string, ReadonlyMap<string, number>> }): WatchEntry {
   if (tally.drifts > 0) {
     const more = tally.drifts > tally.shown.length ? ` (first ${tally.shown.length} shown)` : '';
     const evidence = `${tally.drifts} of ${tally.checked} drifted${more}: ${tally.shown.map(formatRef).join(' | ')}`;
     return { rule, title, grade: 'drift', evidence, exchanges: tally.shown };
   }
   if (tally.checked > 0) return { rule, title, grade: 'pass', evidence: `${tally.checked} checked, none drifted`, exchanges: [] };
-  const why = rule === 'webhook-signature' && !signed ? 'give --secret to verify signatures' : rule.startsWith('webhook') || rule === 'attempt-spacing' ? (NOT_OBSERVED[rule] ?? 'no webhook delivery was seen') : (NOT_OBSERVED[rule] ?? 'no answer on a path of the contract was seen');
-  return { rule, title, grade: 'n/o', evidence: `not observed: ${why}`, exchanges: [] };
+  const webhookRule = rule.startsWith('webhook') || rule === 'attempt-spacing';
+  if (rule === 'webhook-signature' && !signed) return { rule, title, grade: 'n/o', evidence: 'not observed: give --secret to verify signatures', exchanges: [] };
+  if (webhookRule) return { rule, title, grade: 'n/o', evidence: `not observed: ${NOT_OBSERVED[rule] ?? 'no webhook delivery was seen'}`, exchanges: [] };
+  if (seen.size === 0) return { rule, title, grade: 'n/o', evidence: 'not observed: no request on a path of the contract was seen', exchanges: [] };
+  const why = NOT_OBSERVED[rule] ?? 'no answer on a path of the contract was seen';
+  return { rule, title, grade: 'n/o', evidence: `not observed: ${why} (seen: ${formatSeen(seen)})`, exchanges: [] };
 }
 
 /** `POST /v1/sessions/s/resume 409 2026-…Z: fault`. */
@@ -193,7 +233,8 @@ export function formatDriftLine(drift: Drift): string {
 }
 
 /** The closing line. */
-export function formatWatchSummary(entries: readonly WatchEntry[], counts: { exchanges: number; outside: number }): string {
+export function formatWatchSummary(entries: readonly WatchEntry[], counts: WatchCounts): string {
   const count = (grade: WatchEntry['grade']) => entries.filter((e) => e.grade === grade).length;
-  return `${entries.length} rules over ${counts.exchanges} exchanges (${counts.outside} outside the contract, not graded): ${count('pass')} pass, ${count('drift')} drift, ${count('n/o')} not observed (n/o)`;
+  const unanswered = counts.unanswered > 0 ? `; ${counts.unanswered} got no answer` : '';
+  return `${entries.length} rules over ${counts.exchanges} exchanges (${counts.outside} outside the contract, not graded${unanswered}): ${count('pass')} pass, ${count('drift')} drift, ${count('n/o')} not observed (n/o)`;
 }

@@ -1,4 +1,5 @@
-/** The checks of the URL and of the answer time: `https`, `ack`, `ack-burst`. */
+/** The checks of the URL and of the answer time: `https`, `ack`, `ack-burst`, `ack-headroom`. */
+import type { DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
 import { resolveWebhookHost } from '@session-resume-api/runtime/delivery/resolve-webhook-host';
 import { checkUrlScheme } from '../webhook-check.js';
 import { failedVerdict } from './delivery-failure.js';
@@ -52,4 +53,33 @@ export async function checkAckBurst(ctx: GradeContext): Promise<Verdict> {
   const timing = `p50 ${percentile(sorted, 0.5)} ms, p99 ${percentile(sorted, 0.99)} ms (deadline ${timeoutMs} ms)`;
   const failed = failedVerdict(`${burst} concurrent distinct deliveries, ${timing}`, results);
   return failed ?? { grade: 'pass', evidence: `${burst} concurrent distinct deliveries all answered 200, ${timing}` };
+}
+
+/**
+ * The answer-time headroom of `results` (every delivery of a run) against `deadlineMs`: the
+ * median and the slowest answer time; a delivery that timed out fails it, and a run where no
+ * delivery was answered is not observable.
+ */
+export function judgeHeadroom(results: readonly DeliveryResult[], deadlineMs: number): Verdict {
+  const timedOut = results.filter((r) => !r.delivered && r.reason === 'timeout').length;
+  const times = results
+    .filter((r) => r.delivered || r.status !== undefined)
+    .map((r) => r.durationMs)
+    .sort((a, b) => a - b);
+  const timing = times.length > 0 ? `median ${percentile(times, 0.5)} ms, slowest ${times.at(-1)} ms` : undefined;
+  if (timedOut > 0) {
+    const others = timing === undefined ? '' : `; the others: ${timing}`;
+    return { grade: 'fail', evidence: `${timedOut} of ${results.length} deliveries got no answer within ${deadlineMs} ms (no headroom)${others}` };
+  }
+  if (timing === undefined) return { grade: 'n/o', evidence: 'no delivery was answered, so no answer time was observed (see ack).' };
+  const silent = results.length - times.length;
+  const unanswered = silent > 0 ? `; ${silent} got no answer (not a timeout)` : '';
+  const spare = deadlineMs - (times.at(-1) as number);
+  return { grade: 'pass', evidence: `${timing} over ${times.length} answered ${times.length === 1 ? 'delivery' : 'deliveries'} (deadline ${deadlineMs} ms: ${spare} ms to spare)${unanswered}` };
+}
+
+/** Every delivery of the run so far, against the deadline; graded alone, one new event of its own. */
+export async function checkAckHeadroom(ctx: GradeContext): Promise<Verdict> {
+  if (ctx.results.length === 0) await ctx.deliver(0, ctx.newEvent('headroom'));
+  return judgeHeadroom(ctx.results, ctx.settings.timeoutMs);
 }

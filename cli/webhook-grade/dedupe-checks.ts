@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
 import type { DuplicateGroup, GradeContext, Verdict } from './grade-context.js';
-import { observeKey, readObserved } from './observe.js';
+import { observeKey } from './observe.js';
 
 const NO_ANSWER_HINT =
   "the answers do not say whether a delivery was a duplicate (the receiver kit answers {\"duplicate\": true}); serve the processed counts and pass --observe <url> (docs/cli.md, \"The --observe format\").";
@@ -43,13 +43,13 @@ async function processedByObserve(ctx: GradeContext, groups: readonly DuplicateG
   const keys = groups.map((g) => observeKey(g.event));
   const deadline = Date.now() + ctx.settings.settleMs;
   for (;;) {
-    const read = await readObserved(url, ctx.settings.timeoutMs);
+    const read = await ctx.readObserved(url, ctx.settings.timeoutMs);
     if (!read.ok) return read.message;
     const counts = keys.map((k) => read.counts.get(k) ?? 0);
     if (counts.every((n) => n > 0) || Date.now() >= deadline) {
       // A second processing may lag the first: one more look after a short wait.
       await sleep(Math.min(500, ctx.settings.settleMs));
-      const again = await readObserved(url, ctx.settings.timeoutMs);
+      const again = await ctx.readObserved(url, ctx.settings.timeoutMs);
       return again.ok ? keys.map((k) => again.counts.get(k) ?? 0) : again.message;
     }
     await sleep(100);

@@ -5,6 +5,7 @@ import type { DeliveryRuleId } from '@session-resume-api/runtime/delivery/delive
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import type { Verdict } from '../grade-report.js';
 import { createCliSigner, newWebhookId, withSigningAdvice, type AttemptHeaders } from '../webhook-signing.js';
+import { readObserved, type ObservedCounts } from './observe.js';
 
 /** Options of `runWebhookGrade`. */
 export interface GradeOptions {
@@ -91,6 +92,10 @@ export interface GradeContext {
   /** Filled by the duplicate checks: copies at one instance (`repeated` is the one sent again later too), and copies across instances. */
   groups: { sameInstance: DuplicateGroup[]; otherInstance?: DuplicateGroup; repeated?: DuplicateGroup };
   verdicts: Map<DeliveryRuleId, Verdict>;
+  /** Reads the processed counts of the `--observe` URL (docs/cli.md, "The --observe format"). */
+  readObserved(url: string, timeoutMs: number): Promise<ObservedCounts>;
+  /** Every delivery of the run, in the order they ended (at most `burst` plus a few dozen). */
+  results: DeliveryResult[];
   /** Whether any delivery got an answer; a receiver that gave none is sent no more. */
   answered: boolean;
   /** The last delivery that got no answer, while none was answered. */
@@ -115,12 +120,15 @@ export function createGradeContext(urls: readonly string[], options: GradeOption
         timeoutMs: settings.timeoutMs,
         headers,
       });
+      ctx.results.push(result);
       if (result.delivered || result.status !== undefined) ctx.answered = true;
       else if (!ctx.answered) ctx.unanswered = result;
       return withSigningAdvice(result, settings.secret !== undefined);
     },
     groups: { sameInstance: [] },
     verdicts: new Map(),
+    readObserved,
+    results: [],
     answered: false,
   };
   return ctx;

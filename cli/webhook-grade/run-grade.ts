@@ -4,7 +4,7 @@
  * exactly as the service does; each graded pass, fail or n/o (not observable) with its evidence.
  */
 import { DELIVERY_RULES, type DeliveryRuleId } from '@session-resume-api/runtime/delivery/delivery-rules';
-import { checkAck, checkAckBurst, checkHttps } from './ack-checks.js';
+import { checkAck, checkAckBurst, checkAckHeadroom, checkHttps } from './ack-checks.js';
 import { checkDedupe, checkDedupeShared } from './dedupe-checks.js';
 import { checkDuplicateAfterDelay, checkDuplicateAgain, checkDuplicateConcurrent, checkDuplicateOtherInstance } from './duplicate-checks.js';
 import type { GradeEntry as ReportEntry } from '../grade-report.js';
@@ -29,10 +29,11 @@ const CHECKS: Record<DeliveryRuleId, (ctx: GradeContext) => Promise<Verdict>> = 
   'out-of-order': checkOutOfOrder,
   'signature-valid': checkSignatureValid,
   'signature-invalid': checkSignatureInvalid,
+  'ack-headroom': checkAckHeadroom,
 };
 
 /** The rules that send nothing of their own: they judge the URL or the answers to earlier rules. */
-const SENDS_NOTHING: ReadonlySet<DeliveryRuleId> = new Set(['https', 'dedupe', 'dedupe-shared']);
+const SENDS_NOTHING: ReadonlySet<DeliveryRuleId> = new Set(['https', 'dedupe', 'dedupe-shared', 'ack-headroom']);
 
 /** Whether `id` names a rule of the list. */
 export function isRuleId(id: string): id is DeliveryRuleId {

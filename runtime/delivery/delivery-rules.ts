@@ -194,6 +194,13 @@ export const DELIVERY_RULES = [
     decisions: ['webhook-signing'],
     broken: 'Anyone who knows the URL can make the receiver process forged or replayed events.',
   },
+  {
+    id: 'ack-headroom',
+    title: `answer time against ${DEADLINE}`,
+    rule: `Every delivery of the run is answered within ${DEADLINE}, with room to spare: the report gives the median and the slowest answer time against the deadline.`,
+    decisions: ['webhook-ack'],
+    broken: 'A receiver with little headroom misses the deadline as soon as it slows down (a deploy, a busy store): each such delivery fails and is sent again.',
+  },
 ] as const satisfies readonly DeliveryRule[];
 
 /** The id of a rule. */

@@ -163,7 +163,8 @@ describe('webhook grade', () => {
     servers.push(server);
     // A 2 s deadline: 20 requests of 150 ms one at a time take 3 s.
     const run = await grade(server.url, ...QUICK, '--timeout-ms', '2000');
-    expect(failing(run)).toEqual(['ack-burst']);
+    // No headroom either: some deliveries timed out.
+    expect(failing(run)).toEqual(['ack-burst', 'ack-headroom']);
     expect(entry(run, 'ack-burst').evidence).toMatch(/20 concurrent distinct deliveries, p50 \d+ ms, p99 \d+ ms \(deadline 2000 ms\) \(\d+ of 20 failed\): .*gave no 200 within 2000 ms/);
     expect(entry(run, 'ack-burst').next).toMatch(/sends the event again in 5s/);
     expect(run.code).toBe(1);
@@ -268,12 +269,13 @@ describe('webhook grade passes nothing it did not observe', () => {
     const b = await silentReceiver();
     // The execFile deadline of grade() (60 s) bounds the run; the requests show nothing was sent after ack.
     const run = await grade(a.server.url, b.server.url, '--secret', SECRET, ...QUICK, '--timeout-ms', '1000');
-    expect(failing(run)).toEqual(['ack']);
+    expect(failing(run)).toEqual(['ack', 'ack-headroom']);
     expect(entry(run, 'ack').evidence).toMatch(/gave no 200 within 1000 ms/);
+    expect(entry(run, 'ack-headroom').evidence).toBe('2 of 2 deliveries got no answer within 1000 ms (no headroom)');
     expect(entry(run, 'https').grade).toBe('pass');
     // dedupe and dedupe-shared send nothing of their own: not observable, as no duplicate was answered.
     for (const e of run.entries.filter((e) => e.rule.startsWith('dedupe'))) expect(e.grade).toBe('n/o');
-    for (const e of run.entries.filter((e) => !['https', 'ack', 'dedupe', 'dedupe-shared'].includes(e.rule))) {
+    for (const e of run.entries.filter((e) => !['https', 'ack', 'dedupe', 'dedupe-shared', 'ack-headroom'].includes(e.rule))) {
       expect(e, JSON.stringify(e)).toMatchObject({ grade: 'n/o', evidence: 'not run: the receiver answered no delivery so far (see ack).' });
     }
     expect(a.requests() + b.requests()).toBe(2);
