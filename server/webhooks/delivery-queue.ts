@@ -47,7 +47,7 @@ export interface HeldAttempt {
 
 /**
  * The events the endpoint's circuit holds, in the order they were due, wherever the queue keeps
- * them (BullMQ's delayed set on Redis, shared by every instance; the process in memory).
+ * them (a sorted set of our own on Redis, shared by every instance; the process in memory).
  */
 export interface HeldBacklog {
   /** Events held now. */

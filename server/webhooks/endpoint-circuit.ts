@@ -151,6 +151,8 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
     return { before, after };
   };
   const keeper = createBacklogKeeper({ backlog: options.backlog, policy, endpoint: options.endpoint, logger, clock, onOverflow: options.onOverflow });
+  const drains = options.drains ?? true;
+  let probeTimer: NodeJS.Timeout | undefined;
   const refresh = async () => {
     try {
       view = await store.read();
@@ -158,7 +160,11 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
       logger.warn({ err: (err as Error).message }, 'endpoint health not read; the last state read stays in use');
       return;
     }
-    if (options.drains ?? true) await keeper.tend(view, apply);
+    if (!drains) return;
+    await keeper.tend(view, apply);
+    // A probe due before the next reread is released when it is due, not up to a reread later.
+    const wait = view.state === 'open' ? (view.nextProbeAt ?? 0) - clock() : 0;
+    if (wait > 0 && wait < policy.refreshMs && !probeTimer) probeTimer = setTimeout(() => ((probeTimer = undefined), void refresh()), wait).unref();
   };
   void refresh();
   const timer = setInterval(() => void refresh(), policy.refreshMs).unref();
@@ -166,7 +172,9 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
   return {
     async admit() {
       const now = clock();
-      const seen = admission(view, now);
+      let seen = admission(view, now);
+      // Held on this instance's copy: the shared state may have closed since (enable, another instance's probe).
+      if (seen.kind === 'hold') seen = admission((view = await reread(store, view, logger)), now);
       if (seen.kind !== 'probe') return seen;
       try {
         const { before, after } = await apply({ kind: 'claim_probe' }, now);
@@ -176,7 +184,10 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
         return { kind: 'hold', untilMs: now + policy.refreshMs };
       }
     },
-    record: (report, probe) => recordOutcome(view, report, probe, (signal) => apply(signal, clock()), logger),
+    async record(report, probe) {
+      await recordOutcome(view, report, probe, (signal) => apply(signal, clock()), logger);
+      if (drains) keeper.finished(report.delivered, view, apply);
+    },
     hold: (event) => keeper.hold(event, view),
     admitted: (id) => keeper.admitted(id),
     async read() {
@@ -189,8 +200,19 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
     },
     close() {
       clearInterval(timer);
+      clearTimeout(probeTimer);
     },
   };
+}
+
+/** The shared state read now, or `last` when it cannot be read (logged). */
+async function reread(store: EndpointHealthStore, last: EndpointHealth, logger: Logger): Promise<EndpointHealth> {
+  try {
+    return await store.read();
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, 'endpoint health not read; the last state read stays in use');
+    return last;
+  }
 }
 
 /** Tells the shared state an attempt's outcome; a success on a healthy endpoint writes nothing (no round trip per delivered attempt). */
