@@ -75,7 +75,8 @@ export function parkedAt(dueAt: number): number {
 export function createBullmqBacklog(queue: Queue, connection: Redis | Cluster, keys: BullmqBacklogKeys, logger: Logger): BullmqBacklog {
   const release = async (count: number): Promise<number> => {
     if (count < 1) return 0;
-    const token = randomUUID();
+    // The process id in the lease tells an operator (and a test) which process is releasing.
+    const token = `${process.pid}:${randomUUID()}`;
     const taken = await claim(connection, keys, token, count);
     if (taken === undefined) return count;
     // A release that fails leaves its ids in the releasing set: the next one puts them back first.
