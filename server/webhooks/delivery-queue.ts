@@ -34,6 +34,8 @@ export interface AttemptOutcome {
   next: { kind: 'delivered' } | NextStep | { kind: 'dead'; reason: 'held_overflow' };
   /** Why the attempt failed, in words (logged, kept as the dead letter's reason). */
   detail?: string;
+  /** The receiver's Retry-After as honoured (on a status that has one), in ms; absent when it sent none. */
+  retryAfterMs?: number;
 }
 
 /**
