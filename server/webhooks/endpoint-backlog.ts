@@ -74,7 +74,7 @@ interface DrainState {
 
 /** Creates the keeper; the first `tend` drains what an earlier run left held. */
 export function createBacklogKeeper(options: BacklogKeeperOptions): BacklogKeeper {
-  const { backlog, policy, logger, clock } = options;
+  const { backlog, policy, logger } = options;
   // Held events may be left over (by an earlier run, or held here on a view older than the close).
   const drainState: DrainState = { leftOver: true, done: 0, acked: 0 };
   let busy = false;
@@ -88,20 +88,8 @@ export function createBacklogKeeper(options: BacklogKeeperOptions): BacklogKeepe
       return;
     }
     busy = true;
-    try {
-      // Open: when the probe is due, one instance releases the earliest held event to make it.
-      if (view.state === 'open' && clock() >= (view.nextProbeAt ?? 0)) {
-        const { before, after } = await apply({ kind: 'release_probe' }, clock());
-        if (before !== after) await backlog.release(1);
-      } else if (view.state === 'closed') {
-        overflowed = false;
-        await drain(options, drainState, view, apply);
-      }
-    } catch (err) {
-      logger.warn({ err: (err as Error).message }, 'held events not released; the next reread tries again');
-    } finally {
-      busy = false;
-    }
+    if (view.state === 'closed') overflowed = false;
+    await look(options, drainState, view, apply).finally(() => (busy = false));
     const next = again;
     again = undefined;
     if (next) await tend(next.view, next.apply);
@@ -135,6 +123,22 @@ export function createBacklogKeeper(options: BacklogKeeperOptions): BacklogKeepe
       if (drainState.done >= quarter || (view.drainOutstanding ?? 0) <= drainState.done) void tend(view, apply);
     },
   };
+}
+
+/** One look at the backlog: while open the due probe's event, while closed the drain's next release; failures logged. */
+async function look(options: BacklogKeeperOptions, state: DrainState, view: EndpointHealth, apply: ApplySignal): Promise<void> {
+  const { backlog, clock, logger } = options;
+  try {
+    // Open: when the probe is due, one instance releases the earliest held event to make it.
+    if (view.state === 'open' && clock() >= (view.nextProbeAt ?? 0)) {
+      const { before, after } = await apply({ kind: 'release_probe' }, clock());
+      if (before !== after) await backlog.release(1);
+    } else if (view.state === 'closed') {
+      await drain(options, state, view, apply);
+    }
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, 'held events not released; the next reread tries again');
+  }
 }
 
 /** Claims the next release of the drain, reporting the attempts finished here, and lets go what the window allows. */

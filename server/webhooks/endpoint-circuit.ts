@@ -152,22 +152,18 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
   };
   const keeper = createBacklogKeeper({ backlog: options.backlog, policy, endpoint: options.endpoint, logger, clock, onOverflow: options.onOverflow });
   const drains = options.drains ?? true;
-  let probeTimer: NodeJS.Timeout | undefined;
-  const refresh = async () => {
+  const rereads = startRereads(policy.refreshMs, async () => {
     try {
       view = await store.read();
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'endpoint health not read; the last state read stays in use');
-      return;
+      return undefined;
     }
-    if (!drains) return;
+    if (!drains) return undefined;
     await keeper.tend(view, apply);
     // A probe due before the next reread is released when it is due, not up to a reread later.
-    const wait = view.state === 'open' ? (view.nextProbeAt ?? 0) - clock() : 0;
-    if (wait > 0 && wait < policy.refreshMs && !probeTimer) probeTimer = setTimeout(() => ((probeTimer = undefined), void refresh()), wait).unref();
-  };
-  void refresh();
-  const timer = setInterval(() => void refresh(), policy.refreshMs).unref();
+    return view.state === 'open' ? (view.nextProbeAt ?? 0) - clock() : undefined;
+  });
 
   return {
     async admit() {
@@ -198,9 +194,26 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
       const { after } = await apply({ kind: 'enable' }, clock());
       return after;
     },
-    close() {
+    close: rereads.stop,
+  };
+}
+
+/**
+ * Runs `reread` now and every `everyMs`; when it answers a wait shorter than that (a probe due
+ * sooner), once more after that wait.
+ */
+function startRereads(everyMs: number, reread: () => Promise<number | undefined>): { stop: () => void } {
+  let soon: NodeJS.Timeout | undefined;
+  const run = async () => {
+    const wait = await reread();
+    if (wait !== undefined && wait > 0 && wait < everyMs && !soon) soon = setTimeout(() => ((soon = undefined), void run()), wait).unref();
+  };
+  void run();
+  const timer = setInterval(() => void run(), everyMs).unref();
+  return {
+    stop() {
       clearInterval(timer);
-      clearTimeout(probeTimer);
+      clearTimeout(soon);
     },
   };
 }
