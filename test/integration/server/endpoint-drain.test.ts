@@ -151,6 +151,8 @@ async function recoverAndDrain(setup: Setup, total: number): Promise<void> {
   await waitFor(async () => (await health(setup))?.state === 'closed' && delivered.length >= 1, { what: 'the probe delivered' });
   await waitFor(async () => (await health(setup))?.held === 0, { what: 'the backlog released' });
   await quiet(setup, total);
+  // The release after the last delivery finds the backlog empty and ends the drain.
+  await waitFor(async () => (await health(setup))?.drainAt === undefined, { what: 'the drain ended' });
 }
 
 describe.each(['redis', 'memory'] as const)('the held backlog (%s)', (kind) => {
