@@ -199,7 +199,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
     async close(timeoutMs) {
       // Attempts under way finish; waiting and delayed jobs stay in Redis for the next instance.
       await withTimeout(worker?.close() ?? Promise.resolve(), timeoutMs);
-      await queue.close().catch(() => undefined);
+      await queue.close().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'delivery queue not closed cleanly; its jobs stay in Redis'));
     },
     async everWritten() {
       return (await queue.getVersion()) !== null;
