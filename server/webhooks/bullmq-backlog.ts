@@ -24,6 +24,10 @@ export const RELEASE_LEASE_MS = 10_000;
 /** Jobs promoted at once by a release (one round trip each, sent together). */
 const PROMOTE_CHUNK = 500;
 
+/** How often, and how many times, a release looks whether a job it could not promote is being parked (about 1 s). */
+const PARKING_CHECK_MS = 50;
+const PARKING_CHECKS = 20;
+
 /** How long a release waits for another instance's release to end, in ms, before giving up (the next claim tries again). */
 const LEASE_WAIT_MS = 2_000;
 
@@ -136,12 +140,22 @@ async function promoteInOrder(queue: Queue, connection: Redis | Cluster, keys: B
 
 /**
  * A promotion that failed: a job no longer delayed was promoted by an earlier release or is
- * delivered (nothing to do); a job still delayed or being parked goes back to the held set, and
- * the failure is logged, so the next release tries again.
+ * delivered (nothing to do); a job still being parked by the worker that held it (its id is
+ * recorded first) is promoted once parked; a job still delayed goes back to the held set, and the
+ * failure is logged, so the next release tries again.
  */
 async function notPromoted(job: Job, id: string, dueAt: number, err: unknown, connection: Redis | Cluster, keys: BullmqBacklogKeys, logger: Logger): Promise<void> {
-  const state = await job.getState();
-  if (state !== 'delayed' && state !== 'active') return;
+  let state = await job.getState();
+  for (let tries = 0; state === 'active' && tries < PARKING_CHECKS; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, PARKING_CHECK_MS));
+    state = await job.getState();
+  }
+  if (state !== 'delayed') return;
+  const last = await job.promote().then(
+    () => undefined,
+    (again: unknown) => again,
+  );
+  if (last === undefined) return;
   await connection.zadd(keys.held, 'NX', dueAt, id);
-  logger.warn({ jobId: id, state, err: (err as Error).message }, 'held event not released; it stays held for the next release');
+  logger.warn({ jobId: id, err: (err as Error).message, again: (last as Error).message }, 'held event not released; it stays held for the next release');
 }
