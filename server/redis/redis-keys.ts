@@ -43,6 +43,8 @@ export function redisKeys(prefix: string) {
     heldReleasing: `${prefix}{outbox}:held-releasing`,
     /** The claim of the release under way (one instance at a time), expiring on its own. */
     heldLease: `${prefix}{outbox}:held-lease`,
+    /** Set once the jobs an earlier version parked without recording them in `held` were recorded. */
+    heldAdopted: `${prefix}{outbox}:held-adopted`,
     /** BullMQ's own prefix for the delivery queue (its keys become `<this>:webhooks:…`). */
     queuePrefix: `${prefix}{outbox}`,
   };

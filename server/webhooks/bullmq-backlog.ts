@@ -59,12 +59,25 @@ export interface BullmqBacklogKeys {
   held: string;
   heldReleasing: string;
   heldLease: string;
+  heldAdopted: string;
 }
 
 /** The held backlog of one BullMQ queue; `add` records a held job before the worker parks it. */
 export interface BullmqBacklog extends HeldBacklog {
   /** Records `id` as held, due at `dueAt` (the first due time recorded stays). */
   add(id: string, dueAt: number): Promise<void>;
+  /**
+   * Records the jobs an earlier version parked without recording them (a delay past half of
+   * {@link PARK_OFFSET_MS}, read through BullMQ's `getDelayed` and each job's `delay`), once per
+   * key prefix; returns how many.
+   */
+  adopt(): Promise<number>;
+}
+
+/** A job's due time, from its data (`dueAt`, written with a failed attempt) or its first delay. */
+function dueOf(job: Job): number {
+  const data = job.data as { dueAt?: unknown } | undefined;
+  return typeof data?.dueAt === 'number' ? data.dueAt : job.timestamp + (job.opts.delay ?? 0);
 }
 
 /** The time a held job due at `dueAt` is parked at in BullMQ's delayed set. */
@@ -94,13 +107,35 @@ export function createBullmqBacklog(queue: Queue, connection: Redis | Cluster, k
     await connection.eval(FINISH, 2, keys.heldReleasing, keys.heldLease, token, ...(promoted ? taken.map(([id]) => id) : []));
     return taken.length;
   };
+  // The adoption under way: a count waits for it, so the first drain sees what it recorded.
+  let adoption: Promise<number> | undefined;
   return {
-    count: () => connection.zcard(keys.held),
+    async count() {
+      await adoption?.catch(() => 0);
+      return connection.zcard(keys.held);
+    },
     release,
+    adopt() {
+      adoption = adoptParked(queue, connection, keys);
+      return adoption;
+    },
     async add(id, dueAt) {
       await connection.zadd(keys.held, 'NX', dueAt, id);
     },
   };
+}
+
+/** Records the jobs parked without a record, once per key prefix (again at the next start if it fails). */
+async function adoptParked(queue: Queue, connection: Redis | Cluster, keys: BullmqBacklogKeys): Promise<number> {
+  if ((await connection.set(keys.heldAdopted, '1', 'NX')) === null) return 0;
+  try {
+    const parked = (await queue.getDelayed(0, -1)).filter((job) => job.delay > PARK_OFFSET_MS / 2);
+    for (const job of parked) await connection.zadd(keys.held, 'NX', dueOf(job), String(job.id));
+    return parked.length;
+  } catch (err) {
+    await connection.del(keys.heldAdopted);
+    throw err;
+  }
 }
 
 /** The ids a release takes, earliest due first, with their due times; undefined when another release held the lease throughout. */

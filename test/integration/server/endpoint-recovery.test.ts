@@ -10,6 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -18,6 +19,8 @@ import type { SessionEvent } from '@session-resume-api/runtime/types';
 import { waitUntilConnected } from '../../../server/redis/create-redis-connection.js';
 import { createRedisClient } from '../../../server/redis/redis-client.js';
 import { redisKeys } from '../../../server/redis/redis-keys.js';
+import { PARK_OFFSET_MS } from '../../../server/webhooks/bullmq-backlog.js';
+import { DELIVERY_QUEUE_NAME } from '../../../server/webhooks/bullmq-queue.js';
 import type { DeliveryEngine } from '../../../server/webhooks/delivery-engine.js';
 import { ENDPOINT_HEALTH_POLICY, type EndpointHealthPolicy } from '../../../server/webhooks/endpoint-health-policy.js';
 import { createMemoryDelivery } from '../../../server/webhooks/memory-delivery.js';
@@ -234,4 +237,25 @@ describe('an instance killed while it releases the backlog (redis, two processes
     expect([...acknowledged].sort()).toEqual([...ids].sort());
     expect(await client.zcard(keys.held)).toBe(0);
   }, 150_000);
+});
+
+describe('held events an earlier version parked (redis)', () => {
+  it('are recorded in the held backlog at the first start and delivered once, in due order', async () => {
+    const keyPrefix = `endpoint-recovery:${randomUUID()}:`;
+    prefixes.push(keyPrefix);
+    // Parked as the earlier version did: far in BullMQ's delayed set, recorded nowhere else.
+    const queue = new Queue(DELIVERY_QUEUE_NAME, { connection, prefix: redisKeys(keyPrefix).queuePrefix });
+    const ids = Array.from({ length: 3 }, () => `msg_${randomUUID()}`);
+    const now = Date.now();
+    for (const [i, id] of ids.entries()) {
+      const payload: SessionEvent = { event: 'session.resumed', session: { id: `parked_${i}` }, timestamp: new Date().toISOString() };
+      await queue.add('session-event', { payload, dueAt: now + i }, { jobId: id, delay: PARK_OFFSET_MS, attempts: SCHEDULE.length, backoff: { type: 'engine' } });
+    }
+    await queue.close();
+    status = 200;
+    const engine = createRedisDelivery({ client, connection, keyPrefix, url: `${receiver.origin}/hooks`, ca: receiver.certificate.cert, allowPrivate: true, schedule: SCHEDULE, relay: false, concurrency: 1, logger: pino({ enabled: false }) });
+    engines.push(engine);
+    await waitFor(() => acknowledged.length === ids.length, { what: 'the parked events delivered' });
+    expect(acknowledged).toEqual(ids);
+  }, 60_000);
 });
