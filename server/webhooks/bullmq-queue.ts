@@ -187,11 +187,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
     },
     start(handler: AttemptHandler) {
       worker = startWorker(options, handler, held, onError);
-      // Held jobs an earlier version parked are recorded once, so that the drain releases them too.
-      void held.adopt().then(
-        (count) => count > 0 && logger.info({ events: count }, 'held events parked by an earlier version recorded in the held backlog'),
-        (err: unknown) => logger.warn({ err: (err as Error).message }, 'held events of an earlier version not recorded; the next start tries again'),
-      );
+      adoptParked(held, logger);
     },
     ...bullmqInspector(queue, options.onMalformedJob ?? ((id, problem) => logger.warn({ jobId: id, problem }, 'malformed delivery job skipped'))),
     async replay(id) {
@@ -211,6 +207,14 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
     },
     held,
   };
+}
+
+/** Held jobs an earlier version parked are recorded once, so that the drain releases them too; logged. */
+function adoptParked(held: BullmqBacklog, logger: Logger): void {
+  void held.adopt().then(
+    (count) => count > 0 && logger.info({ events: count }, 'held events parked by an earlier version recorded in the held backlog'),
+    (err: unknown) => logger.warn({ err: (err as Error).message }, 'held events of an earlier version not recorded; the next start tries again'),
+  );
 }
 
 /** Recovery by time over BullMQ: the delayed jobs that failed at least once, and promoting one. */
