@@ -15,12 +15,14 @@ import { renderClusterSection, runClusterCases } from './cluster-cases.js';
 import { renderReport, type ExtraResults } from './report.js';
 import { DRAIN_FROM, DRAIN_WARM_EVENTS, runDeliveryCases } from './delivery-cases.js';
 import { runFootprintSection } from './footprint-section.js';
+import { renderRecovery, runRecoveryBench } from './recovery.js';
 
-const GROUPS = ['resume', 'watch', 'growth', 'webhook', 'sandbox', 'client', 'start', 'cluster', 'delivery', 'footprint'] as const;
+const GROUPS = ['resume', 'watch', 'growth', 'webhook', 'sandbox', 'client', 'start', 'cluster', 'delivery', 'recovery', 'footprint'] as const;
 
 interface RunSettings extends Omit<BenchOptions, 'redisUrl'> {
   growthMax: number;
   delivery: { events: number; backlog: number; profileDir?: string };
+  recoveryEvents: number;
   only: ReadonlySet<string>;
 }
 
@@ -31,7 +33,8 @@ interface RunSettings extends Omit<BenchOptions, 'redisUrl'> {
  * BENCH_ONLY (comma-separated groups among resume, watch, growth, webhook, sandbox, client, start, cluster, delivery, footprint; default all),
  * BENCH_DELIVERY_EVENTS (events per delivery row, default 3000, 500–100 000), BENCH_DELIVERY_BACKLOG (the delivery
  * group's large backlog, default 100 000, 50 000–1 000 000) and BENCH_DELIVERY_PROFILE (a directory: CPU profiles of the
- * delivering instances land there).
+ * delivering instances land there) and BENCH_RECOVERY_EVENTS (events per row of the recovery group, bench/recovery.ts,
+ * default 5000, 500–100 000).
  */
 function loadBenchOptions(env: NodeJS.ProcessEnv): RunSettings {
   const int = (name: string, fallback: number, min: number, max: number) => {
@@ -49,6 +52,7 @@ function loadBenchOptions(env: NodeJS.ProcessEnv): RunSettings {
     rounds: int('BENCH_ROUNDS', 5, 1, 10),
     connections: int('BENCH_CONNECTIONS', 10, 1, 200),
     growthMax: int('BENCH_GROWTH_MAX', 1_000_000, 10_000, 1_000_000),
+    recoveryEvents: int('BENCH_RECOVERY_EVENTS', 5000, 500, 100_000),
     only: new Set(only.length ? only : GROUPS),
     delivery: {
       events: int('BENCH_DELIVERY_EVENTS', 3000, 500, 100_000),
@@ -75,7 +79,7 @@ try {
             drain: { warmEvents: DRAIN_WARM_EVENTS, from: DRAIN_FROM },
           },
         } : {}),
-    appendix: `${settings.only.has('cluster') ? `${renderClusterSection(await runClusterCases({ ...options, seedSessions: settings.growthMax }))}\n` : ''}${settings.only.has('footprint') ? `${await runFootprintSection()}\n` : ''}${readFileSync(fileURLToPath(new URL('findings.md', import.meta.url)), 'utf8')}`,
+    appendix: `${settings.only.has('recovery') ? `## Recovery after an outage\n\n${renderRecovery(await runRecoveryBench(redis.url, settings.recoveryEvents), settings.recoveryEvents)}\n` : ''}${settings.only.has('cluster') ? `${renderClusterSection(await runClusterCases({ ...options, seedSessions: settings.growthMax }))}\n` : ''}${settings.only.has('footprint') ? `${await runFootprintSection()}\n` : ''}${readFileSync(fileURLToPath(new URL('findings.md', import.meta.url)), 'utf8')}`,
   };
   const cpu = cpus();
   const command = `${settings.only.size < GROUPS.length ? `BENCH_ONLY=${[...settings.only].join(',')} ` : ''}npm run bench`;

@@ -58,7 +58,7 @@ function describeHealth(health: EndpointStatus): string {
     `failing     ${health.failingSince === undefined ? '—' : `since ${at(health.failingSince)}`}`,
     `next probe  ${health.state === 'open' ? at(health.nextProbeAt) : health.state === 'disabled' ? 'none until `webhooks endpoint enable`' : '—'}`,
     `changed     ${at(health.changedAt)}`,
-    `held        ${health.held} event(s)${health.drainAt === undefined ? '' : `, draining earliest due first (next release of ${health.drainBatch ?? '?'} at ${at(health.drainAt)})`}`,
+    `held        ${health.held} event(s)${health.drainAt === undefined ? '' : `, draining earliest due first (${health.drainOutstanding ?? 0} released in flight of a window of ${health.drainWindow ?? '?'}, releases from ${at(health.drainAt)})`}`,
   ];
   return `${lines.join('\n')}\n`;
 }

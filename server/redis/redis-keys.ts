@@ -37,6 +37,14 @@ export function redisKeys(prefix: string) {
     intents: `${prefix}{outbox}:intents`,
     /** The webhook endpoint's health (JSON), shared by every instance. */
     endpointHealth: `${prefix}{outbox}:endpoint-health`,
+    /** The endpoint's held backlog: sorted set of held job ids by due time (ms since the epoch). */
+    held: `${prefix}{outbox}:held`,
+    /** Held job ids a release took and has not finished promoting (score: due time), put back if it dies. */
+    heldReleasing: `${prefix}{outbox}:held-releasing`,
+    /** The claim of the release under way (one instance at a time), expiring on its own. */
+    heldLease: `${prefix}{outbox}:held-lease`,
+    /** Set once the jobs an earlier version parked without recording them in `held` were recorded. */
+    heldAdopted: `${prefix}{outbox}:held-adopted`,
     /** BullMQ's own prefix for the delivery queue (its keys become `<this>:webhooks:…`). */
     queuePrefix: `${prefix}{outbox}`,
   };

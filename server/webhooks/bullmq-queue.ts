@@ -4,9 +4,9 @@
  * its return value (no extra write), retries scheduled by `backoffStrategy` with the engine's delay,
  * dead letters in the failed set. Bounded by `keepDelivered`, `keepDead` and `eventsMaxLen`.
  * A first attempt is added `lifo`, so fresh events never starve behind a backlog of retries.
- * An attempt the endpoint's circuit holds is parked in the delayed set at its due time (the job's
- * time plus its delay, or the `dueAt` its failed attempt wrote) and released from there in that
- * order (server/webhooks/bullmq-backlog.ts).
+ * An attempt the endpoint's circuit holds joins the held backlog at its due time (the job's time
+ * plus its delay, or the `dueAt` its failed attempt wrote) and is released in that order
+ * (server/webhooks/bullmq-backlog.ts).
  * A pending event is about 0.9 kB of Redis (bench/delivery-redis-size.ts).
  */
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job, type JobType } from 'bullmq';
@@ -15,8 +15,8 @@ import { pino, type Logger } from 'pino';
 import type { TraceContext } from '@session-resume-api/runtime/trace-context';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
 import type { WebhookMessage } from '../core/webhook-message.js';
-import type { AttemptHandler, DeadEvent, DeliveryQueue, HeldBacklog } from './delivery-queue.js';
-import { createBullmqBacklog, parkedAt } from './bullmq-backlog.js';
+import type { AttemptHandler, DeadEvent, DeliveryQueue } from './delivery-queue.js';
+import { createBullmqBacklog, parkedAt, type BullmqBacklog, type BullmqBacklogKeys } from './bullmq-backlog.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_LIST_LIMIT, DELIVERY_STATES, KEEP_DEAD, KEEP_DELIVERED, withTimeout } from './delivery-queue.js';
 import type { DeliveryAttempt, DeliveryInspector, DeliveryRecord, DeliveryState, DeliveryStats } from './delivery-types.js';
 
@@ -61,6 +61,8 @@ export interface BullmqQueueOptions extends RedisQueueSettings {
   connection: Redis | Cluster;
   /** BullMQ's key prefix (server/redis/redis-keys.ts `queuePrefix`). */
   prefix: string;
+  /** The keys of the endpoint's held backlog (server/redis/redis-keys.ts). */
+  heldKeys: BullmqBacklogKeys;
   /** The target's origin, recorded with each event (empty for a read-only queue). */
   target: string;
   /** Attempts per event, the first included. */
@@ -141,8 +143,8 @@ export interface BullmqDeliveryQueue extends DeliveryQueue {
   everWritten(): Promise<boolean>;
   /** Takes many events in one round trip (BullMQ `addBulk`), like `add` for each. */
   addMany(events: readonly WebhookMessage[], delayMs: number): Promise<void>;
-  /** The events the endpoint's circuit holds, parked in BullMQ's delayed set in order of due time. */
-  readonly held: HeldBacklog;
+  /** The events the endpoint's circuit holds, in order of due time (their jobs parked in BullMQ's delayed set). */
+  readonly held: BullmqBacklog;
 }
 
 /** `start` adds this instance's worker. */
@@ -158,6 +160,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
   const onError = options.onConnectionError ?? ((source: string, err: Error) => logger.warn({ err: err.message }, `${source} error`));
   queue.on('error', (err) => onError('delivery queue', err));
   let worker: Worker | undefined;
+  const held = createBullmqBacklog(queue, options.connection, options.heldKeys, logger);
   const job = (event: WebhookMessage, delayMs: number) => ({
     name: JOB_NAME,
     data: { payload: event.payload, ...(event.trace ? { trace: event.trace } : {}), ...(options.target ? { target: options.target } : {}) } satisfies JobData,
@@ -183,7 +186,8 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
       if (events.length > 0) await queue.addBulk(events.map((event) => job(event, delayMs)));
     },
     start(handler: AttemptHandler) {
-      worker = startWorker(options, handler, onError);
+      worker = startWorker(options, handler, held, onError);
+      adoptParked(held, logger);
     },
     ...bullmqInspector(queue, options.onMalformedJob ?? ((id, problem) => logger.warn({ jobId: id, problem }, 'malformed delivery job skipped'))),
     async replay(id) {
@@ -196,13 +200,21 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
     async close(timeoutMs) {
       // Attempts under way finish; waiting and delayed jobs stay in Redis for the next instance.
       await withTimeout(worker?.close() ?? Promise.resolve(), timeoutMs);
-      await queue.close().catch(() => undefined);
+      await queue.close().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'delivery queue not closed cleanly; its jobs stay in Redis'));
     },
     async everWritten() {
       return (await queue.getVersion()) !== null;
     },
-    held: createBullmqBacklog(queue, options.connection),
+    held,
   };
+}
+
+/** Held jobs an earlier version parked are recorded once, so that the drain releases them too; logged. */
+function adoptParked(held: BullmqBacklog, logger: Logger): void {
+  void held.adopt().then(
+    (count) => count > 0 && logger.info({ events: count }, 'held events parked by an earlier version recorded in the held backlog'),
+    (err: unknown) => logger.warn({ err: (err as Error).message }, 'held events of an earlier version not recorded; the next start tries again'),
+  );
 }
 
 /** Recovery by time over BullMQ: the delayed jobs that failed at least once, and promoting one. */
@@ -282,7 +294,7 @@ function bullmqInspector(queue: Queue, onMalformed: (id: string, problem: string
   };
 }
 
-function startWorker(options: BullmqQueueOptions, handler: AttemptHandler, onError: (source: string, err: Error) => void): Worker {
+function startWorker(options: BullmqQueueOptions, handler: AttemptHandler, held: BullmqBacklog, onError: (source: string, err: Error) => void): Worker {
   const worker = new Worker(
     DELIVERY_QUEUE_NAME,
     async (job: Job, token?: string) => {
@@ -296,7 +308,9 @@ function startWorker(options: BullmqQueueOptions, handler: AttemptHandler, onErr
         ...(data.trace ? { trace: data.trace } : {}),
       });
       if ('held' in outcome) {
-        // Held by the circuit: parked at its due time, no attempt counted (a processor delaying its own job).
+        // Held by the circuit: recorded in the held backlog first (a job parked but not recorded would
+        // never be released), then parked, no attempt counted (a processor delaying its own job).
+        await held.add(String(job.id), outcome.held.dueAt);
         await job.moveToDelayed(parkedAt(outcome.held.dueAt), token);
         throw new DelayedError();
       }

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { pino, type Logger } from 'pino';
+import { WEBHOOK_DELIVERY_POLICY } from '@session-resume-api/runtime/behaviour';
 import { contract } from '@session-resume-api/runtime/contract';
 import { createDeliveryAgents, type DeliveryAgents } from '@session-resume-api/runtime/delivery/delivery-agents';
 import { deliverEvent, DELIVERY_TIMEOUT_MS, type DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
@@ -13,6 +14,7 @@ import type { WebhookLookup } from '@session-resume-api/runtime/delivery/resolve
 import { nextStep, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
 import { checkInteger, checkOption, OptionsError } from '@session-resume-api/runtime/options-error';
+import { cappedRetryAfterMs, retryAfterMs } from '@session-resume-api/runtime/retry-after';
 import { checkTraceContext, newTraceContext, traceHeaders } from '@session-resume-api/runtime/trace-context';
 import type { OpenTelemetryApi } from '@session-resume-api/runtime/tracing';
 import type { SessionEvent } from '@session-resume-api/runtime/types';
@@ -266,7 +268,16 @@ function judge(result: DeliveryResult, at: string, schedule: readonly number[], 
     ...(!result.delivered && kind !== 'http_status' ? { reason: result.message } : {}),
   };
   if (result.delivered) return { attempt: recorded, next: { kind: 'delivered' } };
-  return { attempt: recorded, next: nextStep(schedule, attempt, result), detail: adviceFor(result, signed) };
+  const asked = askedMs(result);
+  return { attempt: recorded, next: nextStep(schedule, attempt, result), detail: adviceFor(result, signed), ...(asked !== undefined ? { retryAfterMs: asked } : {}) };
+}
+
+/** The receiver's Retry-After as the delivery policy honours it (its statuses, its cap), in ms. */
+function askedMs(result: DeliveryResult): number | undefined {
+  const { retryAfter } = WEBHOOK_DELIVERY_POLICY;
+  if (result.status === undefined || !(retryAfter.statuses as readonly number[]).includes(result.status)) return undefined;
+  const asked = retryAfterMs(result.retryAfter);
+  return asked === undefined ? undefined : cappedRetryAfterMs(asked, retryAfter);
 }
 
 function report(log: Logger, observer: DeliveryObserver | undefined, job: QueuedEvent, outcome: AttemptOutcome, attempts: number): void {

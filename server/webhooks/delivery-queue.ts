@@ -34,6 +34,8 @@ export interface AttemptOutcome {
   next: { kind: 'delivered' } | NextStep | { kind: 'dead'; reason: 'held_overflow' };
   /** Why the attempt failed, in words (logged, kept as the dead letter's reason). */
   detail?: string;
+  /** The receiver's Retry-After as honoured (on a status that has one), in ms; absent when it sent none. */
+  retryAfterMs?: number;
 }
 
 /**
@@ -47,7 +49,7 @@ export interface HeldAttempt {
 
 /**
  * The events the endpoint's circuit holds, in the order they were due, wherever the queue keeps
- * them (BullMQ's delayed set on Redis, shared by every instance; the process in memory).
+ * them (a sorted set of our own on Redis, shared by every instance; the process in memory).
  */
 export interface HeldBacklog {
   /** Events held now. */

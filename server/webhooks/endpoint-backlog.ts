@@ -3,9 +3,11 @@
  * each joins the held backlog at the time it was due, at most `maxHeldEvents` of them (one more
  * goes to the dead letters with the reason `held_overflow`, logged and counted, for the operator
  * to replay once the endpoint delivers); while the circuit is open the probe is the earliest due;
- * once it closes, the backlog drains earliest due first, one release claimed on the shared
- * state every `drainIntervalMs` by whichever instance comes first. Nothing here runs while the
- * endpoint is healthy and nothing was held.
+ * once it closes, the backlog drains earliest due first, clocked by the endpoint's answers: each
+ * instance counts the attempts it finished and, once they make a quarter of the window (or
+ * nothing is in flight), claims the next release on the shared state, reporting them; the
+ * refresh also claims, so a drain never waits on an instance that stopped. Nothing here runs
+ * while the endpoint is healthy and nothing was held.
  */
 import type { Logger } from 'pino';
 import type { AttemptOutcome, HeldAttempt, HeldBacklog, QueuedEvent } from './delivery-queue.js';
@@ -59,16 +61,39 @@ export interface BacklogKeeper {
   admitted(id: string): void;
   /** One look at the backlog for the state `view` (on each reread): the probe's event, or the drain's next release. */
   tend(view: EndpointHealth, apply: ApplySignal): Promise<void>;
+  /** An admitted attempt finished while the state `view` drains: counted, and the next release claimed when the count is due. */
+  finished(delivered: boolean, view: EndpointHealth, apply: ApplySignal): void;
+}
+
+/** What this instance's drain knows: attempts finished and not yet reported, and whether held events may be left over. */
+interface DrainState {
+  leftOver: boolean;
+  done: number;
+  acked: number;
 }
 
 /** Creates the keeper; the first `tend` drains what an earlier run left held. */
 export function createBacklogKeeper(options: BacklogKeeperOptions): BacklogKeeper {
-  const { backlog, policy, logger, clock } = options;
+  const { backlog, policy, logger } = options;
   // Held events may be left over (by an earlier run, or held here on a view older than the close).
-  const drainState = { leftOver: true };
+  const drainState: DrainState = { leftOver: true, done: 0, acked: 0 };
   let busy = false;
+  // A look asked for while one was under way: the one under way looks again when it ends.
+  let again: { view: EndpointHealth; apply: ApplySignal } | undefined;
   // Whether this instance sent an event to the dead letters since the endpoint last delivered.
   let overflowed = false;
+  const tend = async (view: EndpointHealth, apply: ApplySignal): Promise<void> => {
+    if (busy) {
+      again = { view, apply };
+      return;
+    }
+    busy = true;
+    if (view.state === 'closed') overflowed = false;
+    await look(options, drainState, view, apply).finally(() => (busy = false));
+    const next = again;
+    again = undefined;
+    if (next) await tend(next.view, next.apply);
+  };
   return {
     async hold(event, view) {
       // Real time, as the queues keep it: a first attempt was due when queued, a retry when first held.
@@ -89,30 +114,36 @@ export function createBacklogKeeper(options: BacklogKeeperOptions): BacklogKeepe
     admitted(id) {
       backlog.admitted?.(id);
     },
-    async tend(view, apply) {
-      if (busy) return;
-      busy = true;
-      try {
-        // Open: when the probe is due, one instance releases the earliest held event to make it.
-        if (view.state === 'open' && clock() >= (view.nextProbeAt ?? 0)) {
-          const { before, after } = await apply({ kind: 'release_probe' }, clock());
-          if (before !== after) await backlog.release(1);
-        } else if (view.state === 'closed') {
-          overflowed = false;
-          await drain(options, drainState, view, apply);
-        }
-      } catch (err) {
-        logger.warn({ err: (err as Error).message }, 'held events not released; the next reread tries again');
-      } finally {
-        busy = false;
-      }
+    tend,
+    finished(delivered, view, apply) {
+      if (view.state !== 'closed' || view.drainAt === undefined) return;
+      drainState.done++;
+      if (delivered) drainState.acked++;
+      const quarter = Math.max(1, Math.floor((view.drainWindow ?? policy.drainFirstWindow) / 4));
+      if (drainState.done >= quarter || (view.drainOutstanding ?? 0) <= drainState.done) void tend(view, apply);
     },
   };
 }
 
-/** Releases the next batch of the drain when it is due and this instance claims it. */
-async function drain(options: BacklogKeeperOptions, state: { leftOver: boolean }, view: EndpointHealth, apply: ApplySignal): Promise<void> {
-  const { backlog, policy, clock } = options;
+/** One look at the backlog: while open the due probe's event, while closed the drain's next release; failures logged. */
+async function look(options: BacklogKeeperOptions, state: DrainState, view: EndpointHealth, apply: ApplySignal): Promise<void> {
+  const { backlog, clock, logger } = options;
+  try {
+    // Open: when the probe is due, one instance releases the earliest held event to make it.
+    if (view.state === 'open' && clock() >= (view.nextProbeAt ?? 0)) {
+      const { before, after } = await apply({ kind: 'release_probe' }, clock());
+      if (before !== after) await backlog.release(1);
+    } else if (view.state === 'closed') {
+      await drain(options, state, view, apply);
+    }
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, 'held events not released; the next reread tries again');
+  }
+}
+
+/** Claims the next release of the drain, reporting the attempts finished here, and lets go what the window allows. */
+async function drain(options: BacklogKeeperOptions, state: DrainState, view: EndpointHealth, apply: ApplySignal): Promise<void> {
+  const { backlog, clock } = options;
   let current = view;
   if (current.drainAt === undefined) {
     if (!state.leftOver) return;
@@ -121,10 +152,15 @@ async function drain(options: BacklogKeeperOptions, state: { leftOver: boolean }
     current = (await apply({ kind: 'resume_drain' }, clock())).after;
   }
   if (current.drainAt === undefined || clock() < current.drainAt) return;
-  const { before, after } = await apply({ kind: 'claim_drain' }, clock());
+  const { done, acked } = state;
+  const { before, after } = await apply({ kind: 'claim_drain', done, acked }, clock());
   if (before === after) return;
-  const batch = before.drainBatch ?? policy.drainFirstBatch;
-  if ((await backlog.release(batch)) < batch) await apply({ kind: 'drained' }, clock());
+  state.done -= done;
+  state.acked -= acked;
+  const batch = after.drainBatch ?? 0;
+  if (batch === 0) return;
+  const found = await backlog.release(batch);
+  await apply({ kind: 'released', asked: batch, found }, clock());
 }
 
 /** The event goes to the dead letters, with no request: the backlog is full. */

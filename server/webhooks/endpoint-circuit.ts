@@ -151,22 +151,26 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
     return { before, after };
   };
   const keeper = createBacklogKeeper({ backlog: options.backlog, policy, endpoint: options.endpoint, logger, clock, onOverflow: options.onOverflow });
-  const refresh = async () => {
+  const drains = options.drains ?? true;
+  const rereads = startRereads(policy.refreshMs, async () => {
     try {
       view = await store.read();
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'endpoint health not read; the last state read stays in use');
-      return;
+      return undefined;
     }
-    if (options.drains ?? true) await keeper.tend(view, apply);
-  };
-  void refresh();
-  const timer = setInterval(() => void refresh(), policy.refreshMs).unref();
+    if (!drains) return undefined;
+    await keeper.tend(view, apply);
+    // A probe due before the next reread is released when it is due, not up to a reread later.
+    return view.state === 'open' ? (view.nextProbeAt ?? 0) - clock() : undefined;
+  });
 
   return {
     async admit() {
       const now = clock();
-      const seen = admission(view, now);
+      let seen = admission(view, now);
+      // Held on this instance's copy: the shared state may have closed since (enable, another instance's probe).
+      if (seen.kind === 'hold') seen = admission((view = await reread(store, view, logger)), now);
       if (seen.kind !== 'probe') return seen;
       try {
         const { before, after } = await apply({ kind: 'claim_probe' }, now);
@@ -176,7 +180,10 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
         return { kind: 'hold', untilMs: now + policy.refreshMs };
       }
     },
-    record: (report, probe) => recordOutcome(view, report, probe, (signal) => apply(signal, clock()), logger),
+    async record(report, probe) {
+      await recordOutcome(view, report, probe, (signal) => apply(signal, clock()), logger);
+      if (drains) keeper.finished(report.delivered, view, apply);
+    },
     hold: (event) => keeper.hold(event, view),
     admitted: (id) => keeper.admitted(id),
     async read() {
@@ -187,10 +194,38 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
       const { after } = await apply({ kind: 'enable' }, clock());
       return after;
     },
-    close() {
+    close: rereads.stop,
+  };
+}
+
+/**
+ * Runs `reread` now and every `everyMs`; when it answers a wait shorter than that (a probe due
+ * sooner), once more after that wait.
+ */
+function startRereads(everyMs: number, reread: () => Promise<number | undefined>): { stop: () => void } {
+  let soon: NodeJS.Timeout | undefined;
+  const run = async () => {
+    const wait = await reread();
+    if (wait !== undefined && wait > 0 && wait < everyMs && !soon) soon = setTimeout(() => ((soon = undefined), void run()), wait).unref();
+  };
+  void run();
+  const timer = setInterval(() => void run(), everyMs).unref();
+  return {
+    stop() {
       clearInterval(timer);
+      clearTimeout(soon);
     },
   };
+}
+
+/** The shared state read now, or `last` when it cannot be read (logged). */
+async function reread(store: EndpointHealthStore, last: EndpointHealth, logger: Logger): Promise<EndpointHealth> {
+  try {
+    return await store.read();
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, 'endpoint health not read; the last state read stays in use');
+    return last;
+  }
 }
 
 /** Tells the shared state an attempt's outcome; a success on a healthy endpoint writes nothing (no round trip per delivered attempt). */

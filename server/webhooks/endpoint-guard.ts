@@ -22,7 +22,6 @@ export function guardAttempts(handler: AttemptHandler, circuit: EndpointCircuit)
 
 function reportOf(outcome: AttemptOutcome): AttemptReport {
   const { status } = outcome.attempt;
-  // A 429 or 503 retry waits at least the receiver's Retry-After: the circuit's next probe does too.
-  const asked = outcome.next.kind === 'retry' && (status === 429 || status === 503) ? outcome.next.delayMs : undefined;
-  return { delivered: outcome.next.kind === 'delivered', status, retryAfterMs: asked };
+  // The receiver's Retry-After puts the circuit's next probe (or the drain's next release) off; the event's own schedule does not.
+  return { delivered: outcome.next.kind === 'delivered', status, retryAfterMs: outcome.retryAfterMs };
 }

@@ -17,11 +17,20 @@ export interface EndpointHealthPolicy {
   slowDownStatuses: readonly number[];
   /** Statuses that disable the endpoint at once (Standard Webhooks: 410 Gone). */
   disableStatuses: readonly number[];
-  /** Wait before the first probe once the circuit opened, in ms. */
+  /**
+   * Wait before the first probe once the circuit opened, in ms: no later than the retry
+   * schedule's second step, when the failed events would have been retried anyway.
+   */
   firstProbeAfterMs: number;
-  /** Each failed probe multiplies the wait before the next by this. */
-  probeBackoffFactor: number;
-  /** Longest wait between two probes, in ms. */
+  /**
+   * After a failed probe the next one waits this share of the outage so far (from the first
+   * failure of the streak), between `minProbeIntervalMs` and `maxProbeIntervalMs`: a recovered
+   * endpoint waits about this share of its outage for its first delivery.
+   */
+  probeIntervalShare: number;
+  /** Shortest wait between two probes, in ms: a dead endpoint gets at most 60 000 ÷ this probes a minute. */
+  minProbeIntervalMs: number;
+  /** Longest wait between two probes, in ms: the longest a recovered endpoint waits, however long it was down. */
   maxProbeIntervalMs: number;
   /** Failing this long without a success (from the first failure of the streak) disables the endpoint, in ms. */
   disableAfterMs: number;
@@ -32,11 +41,17 @@ export interface EndpointHealthPolicy {
    * letters (reason `held_overflow`), to be replayed once the endpoint delivers.
    */
   maxHeldEvents: number;
-  /** Held events the first release of the drain lets go once the circuit closed. */
-  drainFirstBatch: number;
-  /** Each release of the drain lets go this many times the previous one (a slow-down answer starts over). */
-  drainBatchFactor: number;
-  /** Wait between two releases of the drain, in ms (at least a Retry-After the endpoint gave meanwhile). */
+  /**
+   * Released held events allowed in flight when the drain starts (after the delivered probe,
+   * or `enable`), and again after a slow-down answer or a Retry-After.
+   */
+  drainFirstWindow: number;
+  /** Each delivered attempt while draining widens the window by one (slow start), up to this. */
+  drainMaxWindow: number;
+  /**
+   * When no attempt reports for this long while draining, the released events count as done and the
+   * window is let go again, in ms (an instance that died takes its count with it).
+   */
   drainIntervalMs: number;
 }
 

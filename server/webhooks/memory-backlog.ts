@@ -16,6 +16,9 @@ export function createMemoryBacklog(queue: Pick<DeliveryQueue, 'promote'>): Held
   const held = new Map<string, { dueAt: number; released: boolean }>();
   // Ids not released yet: counted as they change, since every held attempt asks the count.
   let waiting = 0;
+  // Ids not released yet in due order, and how many of them releases took.
+  let order: string[] | undefined;
+  let taken = 0;
   const forget = (id: string) => {
     if (held.get(id)?.released === false) waiting--;
     held.delete(id);
@@ -25,9 +28,15 @@ export function createMemoryBacklog(queue: Pick<DeliveryQueue, 'promote'>): Held
       return waiting;
     },
     async release(count) {
-      const next = [...held].filter(([, one]) => !one.released).sort((a, b) => a[1].dueAt - b[1].dueAt).slice(0, Math.max(0, count));
-      for (const [id, one] of next) {
-        one.released = true;
+      // Sorted once per change of the held events, not once per release.
+      order ??= [...held].filter(([, one]) => !one.released).sort((a, b) => a[1].dueAt - b[1].dueAt).map(([id]) => id);
+      const next: string[] = [];
+      while (next.length < count && taken < order.length) {
+        const id = order[taken++]!;
+        if (held.get(id)?.released === false) next.push(id);
+      }
+      for (const id of next) {
+        held.get(id)!.released = true;
         waiting--;
         // Not waiting any more (delivered, dropped at close): forget it.
         if (!(await queue.promote(id))) forget(id);
@@ -35,6 +44,8 @@ export function createMemoryBacklog(queue: Pick<DeliveryQueue, 'promote'>): Held
       return next.length;
     },
     held(id, dueAt) {
+      order = undefined;
+      taken = 0;
       const known = held.get(id);
       if (known?.released !== false) waiting++;
       held.set(id, { dueAt: known?.dueAt ?? dueAt, released: false });

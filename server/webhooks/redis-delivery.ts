@@ -116,6 +116,7 @@ export function createRedisDelivery(options: RedisDeliveryOptions): RedisDeliver
   const queue = createBullmqQueue({
     connection: options.connection,
     prefix: keys.queuePrefix,
+    heldKeys: keys,
     target: check?.ok ? check.url.origin : '',
     maxAttempts: schedule.length,
     ...pick(options, ['concurrency', 'lockDurationMs', 'stalledIntervalMs', 'keepDelivered', 'onConnectionError', 'onMalformedJob']),

@@ -49,8 +49,15 @@ function deliveryProblems(policy) {
     if (i > 0 && ms < retry.scheduleMs[i - 1]) say(`retry.scheduleMs must not shrink: ${ms} follows ${retry.scheduleMs[i - 1]}.`, 'retry', 'scheduleMs', i);
   });
   const health = policy.endpointHealth;
-  if (health && health.maxProbeIntervalMs < health.firstProbeAfterMs) {
-    say(`endpointHealth.maxProbeIntervalMs (${health.maxProbeIntervalMs}) is below firstProbeAfterMs (${health.firstProbeAfterMs}).`, 'endpointHealth', 'maxProbeIntervalMs');
+  if (health && health.maxProbeIntervalMs < health.minProbeIntervalMs) {
+    say(`endpointHealth.maxProbeIntervalMs (${health.maxProbeIntervalMs}) is below minProbeIntervalMs (${health.minProbeIntervalMs}).`, 'endpointHealth', 'maxProbeIntervalMs');
+  }
+  // The first probe goes no later than the schedule's next step would have retried the failed events.
+  if (health && retry.scheduleMs.length > 1 && health.firstProbeAfterMs > retry.scheduleMs[1]) {
+    say(`endpointHealth.firstProbeAfterMs (${health.firstProbeAfterMs}) is later than the schedule's second step (${retry.scheduleMs[1]}).`, 'endpointHealth', 'firstProbeAfterMs');
+  }
+  if (health && health.drainMaxWindow < health.drainFirstWindow) {
+    say(`endpointHealth.drainMaxWindow (${health.drainMaxWindow}) is below drainFirstWindow (${health.drainFirstWindow}).`, 'endpointHealth', 'drainMaxWindow');
   }
   if (dedupe.windowMs < signature.toleranceMs) {
     say(`dedupe.windowMs (${dedupe.windowMs}) is shorter than signature.toleranceMs (${signature.toleranceMs}): a signed delivery replayed while its timestamp is accepted would not be a duplicate.`, 'dedupe', 'windowMs');

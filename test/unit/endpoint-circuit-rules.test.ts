@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { admission, HEALTHY, nextHealth, probeDelayMs, type EndpointHealth, type HealthSignal } from '../../server/webhooks/endpoint-circuit-rules.js';
 import { ENDPOINT_HEALTH_POLICY as POLICY } from '../../server/webhooks/endpoint-health-policy.js';
+import { WEBHOOK_DELIVERY_POLICY } from '@session-resume-api/runtime/behaviour';
 
 const NOW = Date.UTC(2026, 10, 28, 2, 0, 0);
 const fail = (status?: number, probe = false): HealthSignal => ({ kind: 'failed', probe, ...(status !== undefined ? { status } : {}) });
@@ -43,23 +44,31 @@ describe('endpoint circuit rules', () => {
     expect(gone).toMatchObject({ state: 'disabled', reason: 'gone' });
     expect(admission(gone, NOW + 365 * 86_400_000)).toEqual({ kind: 'hold' });
     expect(run([{ kind: 'delivered' }, { kind: 'claim_probe' }, fail(500, true)], gone).state).toBe('disabled');
-    expect(run([{ kind: 'enable' }], gone)).toEqual({ ...HEALTHY, changedAt: NOW, drainAt: NOW, drainBatch: POLICY.drainFirstBatch });
+    expect(run([{ kind: 'enable' }], gone)).toEqual({ ...HEALTHY, changedAt: NOW, drainAt: NOW, drainWindow: POLICY.drainFirstWindow, drainOutstanding: 0 });
   });
 
-  it('a failed probe moves the next one on by a growing interval, capped; a claimed probe holds the others', () => {
+  it(`the first probe no later than the schedule's second step; each next after ${POLICY.probeIntervalShare} of the outage so far, between ${POLICY.minProbeIntervalMs} and ${POLICY.maxProbeIntervalMs} ms; a claimed probe holds the others`, () => {
+    expect(POLICY.firstProbeAfterMs).toBeLessThanOrEqual(WEBHOOK_DELIVERY_POLICY.retry.scheduleMs[1]!);
     let health = run(repeat(POLICY.openAfterFailures, fail()));
+    expect(health.nextProbeAt).toBe(NOW + POLICY.firstProbeAfterMs);
     let at = NOW;
-    const gaps: number[] = [];
-    for (let i = 0; i < 12; i++) {
+    const probes: number[] = [];
+    // Probes of a day down (the endpoint is disabled after disableAfterMs).
+    while (at < NOW + POLICY.disableAfterMs - POLICY.maxProbeIntervalMs) {
       at = health.nextProbeAt as number;
+      probes.push(at);
       const claimed = nextHealth(health, { kind: 'claim_probe' }, at, POLICY);
       expect(admission(claimed, at).kind).toBe('hold');
       health = nextHealth(claimed, fail(500, true), at, POLICY);
-      gaps.push((health.nextProbeAt as number) - at);
+      const gap = (health.nextProbeAt as number) - at;
+      // A recovered endpoint waits at most this gap: a share of the outage, never past the cap, never below the floor.
+      expect(gap).toBe(Math.min(POLICY.maxProbeIntervalMs, Math.max(POLICY.minProbeIntervalMs, Math.round((at - NOW) * POLICY.probeIntervalShare))));
     }
-    expect(gaps.slice(0, 4)).toEqual([1, 2, 4, 8].map((k) => POLICY.firstProbeAfterMs * POLICY.probeBackoffFactor * k));
-    expect(Math.max(...gaps)).toBe(POLICY.maxProbeIntervalMs);
-    expect(probeDelayMs(10_000, POLICY)).toBe(POLICY.maxProbeIntervalMs);
+    // A dead endpoint: at most 60 000 / minProbeIntervalMs probes in any minute, one a maxProbeIntervalMs past the ramp.
+    for (const start of probes) expect(probes.filter((p) => p >= start && p < start + 60_000).length).toBeLessThanOrEqual(Math.ceil(60_000 / POLICY.minProbeIntervalMs));
+    expect(probeDelayMs(10 * 60_000, POLICY)).toBeLessThanOrEqual(60_000);
+    expect(probeDelayMs(4 * 60_000, POLICY)).toBe(Math.max(POLICY.minProbeIntervalMs, 24_000));
+    expect(probeDelayMs(2 * 3_600_000, POLICY)).toBe(POLICY.maxProbeIntervalMs);
   });
 
   it(`a failed probe ${POLICY.disableAfterMs} ms after the first failure disables; a successful probe closes`, () => {
@@ -67,7 +76,7 @@ describe('endpoint circuit rules', () => {
     const late = NOW + POLICY.disableAfterMs;
     expect(nextHealth(open, fail(500, true), late - 1, POLICY).state).toBe('open');
     expect(nextHealth(open, fail(500, true), late, POLICY)).toMatchObject({ state: 'disabled', reason: 'failing_too_long' });
-    expect(nextHealth(open, { kind: 'delivered' }, late - 1, POLICY)).toEqual({ ...HEALTHY, changedAt: late - 1, drainAt: late - 1 + POLICY.drainIntervalMs, drainBatch: POLICY.drainFirstBatch });
+    expect(nextHealth(open, { kind: 'delivered' }, late - 1, POLICY)).toEqual({ ...HEALTHY, changedAt: late - 1, drainAt: late - 1, drainWindow: POLICY.drainFirstWindow, drainOutstanding: 0 });
   });
 
   it('a failure under way when the circuit opened counts but does not move the probe', () => {
@@ -81,28 +90,39 @@ describe('endpoint circuit rules', () => {
     expect(run(signals).nextProbeAt).toBe(NOW + 3_600_000);
   });
 
-  it(`the drain after a close: one release per ${POLICY.drainIntervalMs} ms, its batch ${POLICY.drainFirstBatch} then ×${POLICY.drainBatchFactor}; a slow-down or Retry-After starts over and waits; reopening stops it`, () => {
+  it(`the drain after a close: at once, a window of ${POLICY.drainFirstWindow} widened by one per acknowledgement up to ${POLICY.drainMaxWindow}; a slow-down or Retry-After starts over and waits; reopening stops it`, () => {
     const open = run(repeat(POLICY.openAfterFailures, fail()));
     const closed = nextHealth(open, { kind: 'delivered' }, NOW, POLICY);
-    const first = NOW + POLICY.drainIntervalMs;
-    expect(closed).toMatchObject({ state: 'closed', drainAt: first, drainBatch: POLICY.drainFirstBatch });
-    // Not before its time: the same object, nothing written.
-    expect(nextHealth(closed, { kind: 'claim_drain' }, first - 1, POLICY)).toBe(closed);
-    const claimed = nextHealth(closed, { kind: 'claim_drain' }, first, POLICY);
-    expect(claimed).toMatchObject({ drainAt: first + POLICY.drainIntervalMs, drainBatch: POLICY.drainFirstBatch * POLICY.drainBatchFactor });
-    const slowed = nextHealth(claimed, { kind: 'failed', probe: false, status: 429, retryAfterMs: 60_000 }, first + 1, POLICY);
-    expect(slowed).toMatchObject({ state: 'closed', drainBatch: POLICY.drainFirstBatch, drainAt: first + 1 + 60_000 });
-    expect(nextHealth(claimed, { kind: 'delivered' }, first + 1, POLICY)).toMatchObject({ drainAt: claimed.drainAt, drainBatch: claimed.drainBatch });
-    const reopened = run(repeat(POLICY.openAfterFailures, fail()), claimed, first + 2);
+    expect(closed).toMatchObject({ state: 'closed', drainAt: NOW, drainWindow: POLICY.drainFirstWindow, drainOutstanding: 0 });
+    const claim = (h: EndpointHealth, done: number, acked: number, at = NOW) => nextHealth(h, { kind: 'claim_drain', done, acked }, at, POLICY);
+    const first = claim(closed, 0, 0);
+    expect(first).toMatchObject({ drainBatch: POLICY.drainFirstWindow, drainOutstanding: POLICY.drainFirstWindow });
+    // Nothing reported and the window full: the same object, nothing written.
+    expect(claim(first, 0, 0, NOW + 1)).toBe(first);
+    // Four acknowledgements: four done leave the window, which widens by four: eight more go.
+    const second = claim(first, 4, 4, NOW + 2);
+    expect(second).toMatchObject({ drainWindow: POLICY.drainFirstWindow + 4, drainBatch: 8, drainOutstanding: POLICY.drainFirstWindow + 4 });
+    // Failures leave the window without widening it.
+    expect(claim(second, 2, 0, NOW + 3)).toMatchObject({ drainWindow: POLICY.drainFirstWindow + 4, drainBatch: 2 });
+    // Nobody reporting for an interval: nothing counted is in flight any more.
+    expect(claim(second, 0, 0, NOW + 2 + POLICY.drainIntervalMs)).toMatchObject({ drainBatch: POLICY.drainFirstWindow + 4 });
+    let wide = first;
+    for (let k = 0; k < 64; k++) wide = claim(wide, wide.drainOutstanding as number, wide.drainOutstanding as number, NOW + k);
+    expect(wide.drainWindow).toBe(POLICY.drainMaxWindow);
+    expect(wide.drainBatch).toBe(POLICY.drainMaxWindow);
+    const slowed = nextHealth(second, { kind: 'failed', probe: false, status: 429, retryAfterMs: 60_000 }, NOW + 3, POLICY);
+    expect(slowed).toMatchObject({ state: 'closed', drainWindow: POLICY.drainFirstWindow, drainOutstanding: 0, drainAt: NOW + 3 + 60_000 });
+    expect(claim(slowed, 5, 5, NOW + 4)).toBe(slowed);
+    expect(nextHealth(second, { kind: 'delivered' }, NOW + 3, POLICY)).toMatchObject({ drainAt: second.drainAt, drainWindow: second.drainWindow });
+    const reopened = run(repeat(POLICY.openAfterFailures, fail()), second, NOW + 3);
     expect(reopened.state).toBe('open');
     expect(reopened.drainAt).toBeUndefined();
-    const done = nextHealth(claimed, { kind: 'drained' }, first + 3, POLICY);
+    expect(nextHealth(second, { kind: 'released', asked: 8, found: 8 }, NOW + 3, POLICY)).toBe(second);
+    const done = nextHealth(second, { kind: 'released', asked: 8, found: 3 }, NOW + 3, POLICY);
     expect(done.drainAt).toBeUndefined();
-    expect(nextHealth(done, { kind: 'resume_drain' }, first + 4, POLICY)).toMatchObject({ drainAt: first + 4, drainBatch: POLICY.drainFirstBatch });
-    expect(nextHealth(open, { kind: 'resume_drain' }, first + 4, POLICY)).toBe(open);
-    let batch = closed;
-    for (let k = 0; k < 64; k++) batch = nextHealth(batch, { kind: 'claim_drain' }, batch.drainAt as number, POLICY);
-    expect(batch.drainBatch).toBe(POLICY.maxHeldEvents);
+    expect(done.drainWindow).toBeUndefined();
+    expect(nextHealth(done, { kind: 'resume_drain' }, NOW + 4, POLICY)).toMatchObject({ drainAt: NOW + 4, drainWindow: POLICY.drainFirstWindow });
+    expect(nextHealth(open, { kind: 'resume_drain' }, NOW + 4, POLICY)).toBe(open);
   });
 
   it('one instance releases the event of a due probe; another release only after two rereads without a claim', () => {
@@ -121,9 +141,9 @@ describe('endpoint circuit rules', () => {
     const signal = fc.oneof(
       fc.constant<HealthSignal>({ kind: 'delivered' }),
       fc.constant<HealthSignal>({ kind: 'claim_probe' }),
-      fc.constant<HealthSignal>({ kind: 'claim_drain' }),
+      fc.record({ kind: fc.constant('claim_drain' as const), done: fc.nat(50), acked: fc.nat(50) }),
       fc.constant<HealthSignal>({ kind: 'release_probe' }),
-      fc.constant<HealthSignal>({ kind: 'drained' }),
+      fc.record({ kind: fc.constant('released' as const), asked: fc.nat(50), found: fc.nat(50) }),
       fc.constant<HealthSignal>({ kind: 'resume_drain' }),
       fc.record({ kind: fc.constant('failed' as const), probe: fc.boolean(), status: fc.constantFrom(200, 410, 429, 500, 502, 503, 504) }),
     );
@@ -142,8 +162,10 @@ describe('endpoint circuit rules', () => {
           expect(next.streak).toBeGreaterThanOrEqual(0);
           // Only a closed circuit drains, one batch at a time within the bound.
           if (next.state !== 'closed') expect(next.drainAt).toBeUndefined();
-          if (next.drainAt !== undefined) expect(next.drainBatch).toBeGreaterThanOrEqual(1);
-          if (next.drainBatch !== undefined) expect(next.drainBatch).toBeLessThanOrEqual(POLICY.maxHeldEvents);
+          if (next.drainAt !== undefined) expect(next.drainWindow).toBeGreaterThanOrEqual(1);
+          if (next.drainWindow !== undefined) expect(next.drainWindow).toBeLessThanOrEqual(POLICY.drainMaxWindow);
+          if (next.drainBatch !== undefined) expect(next.drainBatch).toBeLessThanOrEqual(POLICY.drainMaxWindow);
+          if (next.drainOutstanding !== undefined) expect(next.drainOutstanding).toBeLessThanOrEqual(POLICY.drainMaxWindow);
           health = next;
         }
       }),

@@ -47,6 +47,49 @@ const ASSIGNMENTS = new Set([
   ts.SyntaxKind.QuestionQuestionEqualsToken,
 ]);
 
+/** Redis commands that read or write a key's contents (ioredis method names, lower case). */
+const KEY_COMMANDS = /^(z(range|rangebyscore|revrange|revrangebyscore|rangebylex|score|mscore|count|card|rank|revrank|rem|add|popmin|popmax|randmember|scan|rangestore|union|unionstore|inter|interstore|diff|diffstore)|l(range|len|index|pos|rem|push|pop)|r(push|pop|poplpush)|lmove|h(get|getall|mget|keys|vals|len|exists|scan|set|del)|s(members|card|ismember|scan)|x(range|revrange|len|read)|get|mget|exists|type|ttl|pttl|object|dump|memory|scan|keys)$/i;
+
+/** The last segment of a key BullMQ keeps for a queue (its storage layout, not its API). */
+const BULLMQ_KEY = /(^|:)(wait|waiting|active|delayed|completed|failed|paused|prioritized|meta|events|stalled|stalled-check|marker|pc|limiter|repeat|de|waiting-children|id)$/;
+
+/** Whether `node` names one of a dependency's keys: a `.toKey(…)` call, a BullMQ key literal, or a name bound to one. */
+function namesDependencyKey(node: ts.Expression, keyNames: Set<string>, file: ts.SourceFile): boolean {
+  if (ts.isIdentifier(node)) return keyNames.has(node.text);
+  if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'toKey') return true;
+  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return BULLMQ_KEY.test(node.text) && node.text.includes(':');
+  if (ts.isTemplateExpression(node)) return BULLMQ_KEY.test(node.getText(file).replace(/`$/, ''));
+  return false;
+}
+
+/** BullMQ's score of a delayed job is its time × 0x1000: arithmetic or a name with that factor reads its encoding. */
+function isScoreEncoding(node: ts.Node, file: ts.SourceFile): boolean {
+  if (!ts.isNumericLiteral(node) || Number(node.text) !== 0x1000) return false;
+  const parent = node.parent;
+  if (ts.isBinaryExpression(parent) && [ts.SyntaxKind.AsteriskToken, ts.SyntaxKind.SlashToken].includes(parent.operatorToken.kind)) return true;
+  return ts.isVariableDeclaration(parent) && /score/i.test(parent.name.getText(file));
+}
+
+/** Reads of a dependency's storage layout: its key names (`.toKey`), raw commands on them, its score encoding. */
+function layoutReads(file: ts.SourceFile, where: (node: ts.Node) => string): string[] {
+  const problems: string[] = [];
+  const keyNames = new Set<string>();
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'toKey') {
+      problems.push(`${where(node)}: reads a dependency's key name (${node.expression.getText(file)})`);
+    }
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && namesDependencyKey(node.initializer, keyNames, file)) keyNames.add(node.name.text);
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && KEY_COMMANDS.test(node.expression.name.text)) {
+      const first = node.arguments[0];
+      if (first && namesDependencyKey(first, keyNames, file)) problems.push(`${where(node)}: runs ${node.expression.name.text} on a dependency's key (${first.getText(file)})`);
+    }
+    if (isScoreEncoding(node, file)) problems.push(`${where(node)}: relies on a dependency's score encoding (${node.parent.getText(file)})`);
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return problems;
+}
+
 /** `pkg/sub/path` → whether the sub-path is a package's internal file (relative and `node:` specifiers are not packages). */
 function isInternalPath(specifier: string): boolean {
   if (specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('node:')) return false;
@@ -138,7 +181,7 @@ function checkSource(fileName: string, text: string): string[] {
     ts.forEachChild(node, visit);
   };
   visit(file);
-  return problems;
+  return [...problems, ...layoutReads(file, where)];
 }
 
 /** Every source under `dir` (TypeScript and JavaScript), build output, installed packages and tests left out. */
@@ -196,6 +239,41 @@ describe('dependencies through their documented API only', () => {
       "fixture.ts:15: Object.defineProperty changes the imported 'OpenApiValidator'",
       "fixture.ts:16: deletes a member of the imported 'express'",
     ]);
+  });
+
+  it("the check fails on reads of a dependency's storage layout: its key names, raw commands on its keys, its score encoding", () => {
+    const fixture = [
+      "import type { Queue } from 'bullmq';",
+      'declare const queue: Queue; declare const connection: any;',
+      "const delayed = queue.toKey('delayed');",
+      "await connection.zrangebyscore(delayed, '0', '+inf', 'LIMIT', 0, 10);",
+      "await connection.zcount(queue.toKey('wait'), 0, -1);",
+      'const SCORE_PER_MS = 0x1000;',
+      'const score = Date.now() * 4096;',
+      "await connection.zscore('bull:webhooks:delayed', 'id');",
+      'await connection.lrange(`${prefix}:webhooks:wait`, 0, -1);',
+    ].join('\n');
+    expect(checkSource('fixture.ts', fixture)).toEqual([
+      "fixture.ts:3: reads a dependency's key name (queue.toKey)",
+      "fixture.ts:4: runs zrangebyscore on a dependency's key (delayed)",
+      "fixture.ts:5: runs zcount on a dependency's key (queue.toKey('wait'))",
+      "fixture.ts:5: reads a dependency's key name (queue.toKey)",
+      "fixture.ts:6: relies on a dependency's score encoding (SCORE_PER_MS = 0x1000)",
+      "fixture.ts:7: relies on a dependency's score encoding (Date.now() * 4096)",
+      "fixture.ts:8: runs zscore on a dependency's key ('bull:webhooks:delayed')",
+      "fixture.ts:9: runs lrange on a dependency's key (`${prefix}:webhooks:wait`)",
+    ]);
+  });
+
+  it('leaves our own keys alone', () => {
+    const fixture = [
+      "const keys = { held: 'p:{outbox}:held', intents: 'p:{outbox}:intents' };",
+      'await connection.zcard(keys.held);',
+      "await connection.zadd(keys.held, 'NX', 1, 'id');",
+      "await connection.zrangebyscore(keys.intents, '-inf', 10);",
+      'const bytes = 4096; const kb = size / 1024;',
+    ].join('\n');
+    expect(checkSource('fixture.ts', fixture)).toEqual([]);
   });
 
   it('leaves documented entry points, local objects and rebinding alone', () => {
