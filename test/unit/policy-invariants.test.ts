@@ -37,21 +37,23 @@ describe('spellDuration', () => {
 });
 
 describe('circuitDelay', () => {
-  it('holds for disableAfterMs plus one probe interval, and drains the longest backlog in growing batches', () => {
-    const fields = { disableAfterMs: DAY, maxProbeIntervalMs: 1_800_000, maxHeldEvents: 100_000, drainFirstBatch: 10, drainBatchFactor: 2, drainIntervalMs: 1000 };
-    // 10 + 20 + … + 10·2^13 = 163,830 ≥ 100,000 after 14 releases; 13 releases make 81,910.
-    expect(circuitDelay(fields)).toEqual({ holdMs: DAY + 1_800_000, drainMs: 14_000, drainReleases: 14 });
-    expect(circuitDelay({ ...fields, maxHeldEvents: 10 })).toEqual({ holdMs: DAY + 1_800_000, drainMs: 1000, drainReleases: 1 });
-    expect(circuitDelay({ ...fields, maxHeldEvents: 11 }).drainReleases).toBe(2);
-    expect(circuitDelay({ ...fields, drainBatchFactor: 1, maxHeldEvents: 35 }).drainReleases).toBe(4);
-    expect(circuitDelay({ ...fields, drainBatchFactor: 1.5, maxHeldEvents: 25 }).drainReleases).toBe(2);
+  it('holds for disableAfterMs plus one probe interval, and drains the longest backlog in rounds whose window doubles up to its cap', () => {
+    const fields = { disableAfterMs: DAY, maxProbeIntervalMs: 60_000, maxHeldEvents: 100_000, drainFirstWindow: 10, drainMaxWindow: 2000 };
+    // 10 + 20 + … + 1280 = 2,550 in 8 rounds, then 2,000 a round: 49 more make 100,550 ≥ 100,000.
+    expect(circuitDelay(fields, 5000)).toEqual({ holdMs: DAY + 60_000, drainMs: 57 * 5000, drainRounds: 57 });
+    expect(circuitDelay({ ...fields, maxHeldEvents: 10 }, 5000)).toEqual({ holdMs: DAY + 60_000, drainMs: 5000, drainRounds: 1 });
+    expect(circuitDelay({ ...fields, maxHeldEvents: 11 }, 5000).drainRounds).toBe(2);
+    expect(circuitDelay({ ...fields, maxHeldEvents: 30 }, 5000).drainRounds).toBe(2);
+    expect(circuitDelay({ ...fields, maxHeldEvents: 31 }, 5000).drainRounds).toBe(3);
+    expect(circuitDelay({ ...fields, drainMaxWindow: 10, maxHeldEvents: 35 }, 1000)).toMatchObject({ drainRounds: 4, drainMs: 4000 });
+    expect(circuitDelay({ ...fields, drainFirstWindow: 0, drainMaxWindow: 0, maxHeldEvents: 3 }, 1000).drainRounds).toBe(3);
   });
 });
 
 describe('redeliveryHorizon', () => {
   it('adds the stretched waits, a deadline per attempt before the last, one hold and the drain', () => {
     const h = redeliveryHorizon(delivery);
-    expect(h).toEqual({ waits: 9, waitsMs: 9 * DAY, deadlinesMs: 45_000, holdMs: DAY + 1_800_000, drainMs: 14_000, drainReleases: 14, totalMs: 10 * DAY + 1_800_000 + 59_000 });
+    expect(h).toEqual({ waits: 9, waitsMs: 9 * DAY, deadlinesMs: 45_000, holdMs: DAY + 60_000, drainMs: 285_000, drainRounds: 57, totalMs: 10 * DAY + 60_000 + 45_000 + 285_000 });
   });
 
   it('counts a wait longer than the Retry-After cap as it is, and the raw schedule when no status carries Retry-After', () => {
@@ -70,8 +72,8 @@ describe('the invariants', () => {
   it('window-covers-redelivery fails on a window shorter than the horizon, saying both in words', () => {
     const result = invariant('window-covers-redelivery', (_r, d) => (d.dedupe.windowMs = HOUR));
     expect(result.holds).toBe(false);
-    expect(result.text).toContain('the dedupe window (dedupe.windowMs, 1 h) does NOT cover (9 d 23 h 30 min 59 s short)');
-    expect(result.text).toContain('10 d 30 min 59 s');
+    expect(result.text).toContain('the dedupe window (dedupe.windowMs, 1 h) does NOT cover (9 d 23 h 6 min 30 s short)');
+    expect(result.text).toContain('10 d 6 min 30 s');
     const exact = redeliveryHorizon(delivery).totalMs;
     expect(invariant('window-covers-redelivery', (_r, d) => (d.dedupe.windowMs = exact)).holds).toBe(true);
     expect(invariant('window-covers-redelivery', (_r, d) => (d.dedupe.windowMs = exact - 1)).holds).toBe(false);

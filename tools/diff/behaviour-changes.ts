@@ -134,13 +134,14 @@ function deliveryRules(): Record<string, Rule> {
     'endpointHealth.slowDownStatuses': compatible(timing),
     'endpointHealth.disableStatuses': setRule(breaks('a new status disables the endpoint: every delivery stops until an operator enables it'), ok('one status fewer disables the endpoint')),
     'endpointHealth.firstProbeAfterMs': compatible(timing),
-    'endpointHealth.probeBackoffFactor': compatible(timing),
+    'endpointHealth.probeIntervalShare': compatible(timing),
+    'endpointHealth.minProbeIntervalMs': compatible(timing),
     'endpointHealth.maxProbeIntervalMs': compatible(timing),
     'endpointHealth.disableAfterMs': numberRule('lower', 'an endpoint is disabled sooner: its events wait for an operator after a shorter outage', 'an endpoint is disabled later (a longer horizon is classified on its own)'),
     'endpointHealth.refreshMs': compatible(timing),
     'endpointHealth.maxHeldEvents': numberRule('lower', 'fewer events are held while the circuit is open: more go to the dead letters, delivered only when an operator recovers them', 'more events are held while the circuit is open'),
-    'endpointHealth.drainFirstBatch': compatible(timing),
-    'endpointHealth.drainBatchFactor': compatible(timing),
+    'endpointHealth.drainFirstWindow': compatible(timing),
+    'endpointHealth.drainMaxWindow': compatible(timing),
     'endpointHealth.drainIntervalMs': compatible(timing),
   };
 }

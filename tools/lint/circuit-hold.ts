@@ -10,9 +10,8 @@ export interface CircuitFields {
   disableAfterMs: number;
   maxHeldEvents: number;
   maxProbeIntervalMs: number;
-  drainFirstBatch: number;
-  drainBatchFactor: number;
-  drainIntervalMs: number;
+  drainFirstWindow: number;
+  drainMaxWindow: number;
 }
 
 /** The two parts, in ms. */
@@ -21,26 +20,29 @@ export interface CircuitDelay {
   holdMs: number;
   /** Time until the last of the longest backlog (`maxHeldEvents`) is released once the circuit closes. */
   drainMs: number;
-  /** Releases the drain of the longest backlog takes. */
-  drainReleases: number;
+  /** Rounds of answers the drain of the longest backlog takes. */
+  drainRounds: number;
 }
 
 /**
- * The longest hold and the drain of the longest backlog after it. The drain's first release comes
- * `drainIntervalMs` after the probe, each next one `drainIntervalMs` later and
- * `drainBatchFactor` times larger (server/webhooks/endpoint-circuit-rules.ts). A slow-down answer
- * during the drain starts it over: that receiver's own doing is not counted here.
- * @example circuitDelay({ disableAfterMs: 86_400_000, maxProbeIntervalMs: 1_800_000, maxHeldEvents: 100_000, drainFirstBatch: 10, drainBatchFactor: 2, drainIntervalMs: 1000 })
- * // { holdMs: 88_200_000, drainMs: 14_000, drainReleases: 14 }
+ * The longest hold and the drain of the longest backlog after it. The drain keeps a window of
+ * released events in flight, `drainFirstWindow` at first, widened by one per delivered attempt up
+ * to `drainMaxWindow` (server/webhooks/endpoint-circuit-rules.ts): a round in which every event of
+ * the window is delivered doubles it. An endpoint that still delivers answers within
+ * `answerDeadlineMs`, so a round takes at most that long. A slow-down answer during the drain
+ * starts it over, and fewer attempts in flight per instance than the window (WEBHOOK_CONCURRENCY)
+ * slow it: that receiver's and that operator's own doing is not counted here.
+ * @example circuitDelay({ disableAfterMs: 86_400_000, maxProbeIntervalMs: 60_000, maxHeldEvents: 100_000, drainFirstWindow: 10, drainMaxWindow: 2000 }, 5000)
+ * // { holdMs: 86_460_000, drainMs: 285_000, drainRounds: 57 }
  */
-export function circuitDelay(fields: CircuitFields): CircuitDelay {
+export function circuitDelay(fields: CircuitFields, answerDeadlineMs: number): CircuitDelay {
   let released = 0;
-  let batch = fields.drainFirstBatch;
-  let drainReleases = 0;
+  let window = Math.max(fields.drainFirstWindow, 1);
+  let drainRounds = 0;
   while (released < fields.maxHeldEvents) {
-    released += batch;
-    batch = Math.min(Math.ceil(batch * fields.drainBatchFactor), fields.maxHeldEvents);
-    drainReleases++;
+    released += window;
+    window = Math.min(window * 2, Math.max(fields.drainMaxWindow, 1));
+    drainRounds++;
   }
-  return { holdMs: fields.disableAfterMs + fields.maxProbeIntervalMs, drainMs: drainReleases * fields.drainIntervalMs, drainReleases };
+  return { holdMs: fields.disableAfterMs + fields.maxProbeIntervalMs, drainMs: drainRounds * answerDeadlineMs, drainRounds };
 }

@@ -81,7 +81,7 @@ function deliveryClaims(d: ClaimedDeliveryFields): Claim[] {
     { decision: 'manual-redelivery', part: 'chosen', phrase: `dedupe window (${window})`, from: from('dedupe.windowMs') },
   ];
   if (d.endpointHealth) {
-    const circuit = circuitDelay(d.endpointHealth);
+    const circuit = circuitDelay(d.endpointHealth, d.answerDeadlineMs);
     claims.push(
       { decision: 'dedupe-window', part: 'chosen', phrase: `one hold while the endpoint's circuit is open, up to ${spellDuration(circuit.holdMs)}; the drain of the longest backlog after it, ${spellDuration(circuit.drainMs)}`, from: from('endpointHealth (tools/lint/circuit-hold.ts)') },
       { decision: 'dedupe-window', part: 'chosen', phrase: `each further hold adds up to ${spellDuration(circuit.holdMs)}, at most ${Math.max(horizon.waits - 1, 0)} more`, from: from('endpointHealth, retry.scheduleMs') },

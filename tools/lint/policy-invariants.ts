@@ -64,7 +64,7 @@ export interface RedeliveryHorizon {
   deadlinesMs: number;
   holdMs: number;
   drainMs: number;
-  drainReleases: number;
+  drainRounds: number;
   totalMs: number;
 }
 
@@ -80,7 +80,7 @@ export function redeliveryHorizon(delivery: DeliveryFields): RedeliveryHorizon {
   const stretch = delivery.retryAfter.statuses.length > 0 ? delivery.retryAfter.maxMs : 0;
   const waitsMs = delivery.retry.scheduleMs.slice(1).reduce((sum, ms) => sum + Math.max(ms, stretch), 0);
   const deadlinesMs = waits * delivery.answerDeadlineMs;
-  const circuit = delivery.endpointHealth ? circuitDelay(delivery.endpointHealth) : { holdMs: 0, drainMs: 0, drainReleases: 0 };
+  const circuit = delivery.endpointHealth ? circuitDelay(delivery.endpointHealth, delivery.answerDeadlineMs) : { holdMs: 0, drainMs: 0, drainRounds: 0 };
   return { waitsMs, waits, deadlinesMs, ...circuit, totalMs: waitsMs + deadlinesMs + circuit.holdMs + circuit.drainMs };
 }
 
@@ -93,7 +93,7 @@ function windowCoversRedelivery(delivery: DeliveryFields): InvariantResult {
     ...(delivery.endpointHealth
       ? [
           `one hold while the endpoint's circuit is open: ${spellDuration(h.holdMs)}`,
-          `the drain of the longest backlog (${delivery.endpointHealth.maxHeldEvents} events, ${h.drainReleases} releases): ${spellDuration(h.drainMs)}`,
+          `the drain of the longest backlog (${delivery.endpointHealth.maxHeldEvents} events, ${h.drainRounds} rounds of answers at the deadline): ${spellDuration(h.drainMs)}`,
         ]
       : []),
   ];
