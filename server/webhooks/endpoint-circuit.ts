@@ -77,7 +77,7 @@ export interface EndpointCircuitOptions extends EndpointHealthSettings {
   drains?: boolean;
 }
 
-/** The shared state with the number of events held (`webhooks endpoint --json` prints this shape). */
+/** The shared state with the number of events held (`webhooks endpoint --json` prints this shape, its times as ISO 8601). */
 export interface EndpointStatus extends EndpointHealth {
   /** Events held for the endpoint now (at most `maxHeldEvents`, plus the attempts under way). */
   held: number;

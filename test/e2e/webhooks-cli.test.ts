@@ -130,6 +130,9 @@ it('endpoint shows the shared circuit; a disabled endpoint holds events, and end
     expect(text.stdout).toContain('state       disabled (gone)');
     expect(text.stdout).toContain('streak      3 consecutive failed attempt(s)');
     expect(text.stdout).toContain('none until `webhooks endpoint enable`');
+    // The JSON gives the times as the text does, in ISO 8601.
+    expect(await json(['webhooks', 'endpoint'])).toMatchObject({ failingSince: new Date(disabled.failingSince).toISOString(), changedAt: new Date(disabled.changedAt).toISOString() });
+    expect(text.stdout).toContain(`changed     ${new Date(disabled.changedAt).toISOString()}`);
     // The server rereads the shared state every second.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const held = () => receiver.requests.filter((r) => r.body.includes('"cli_held"'));
