@@ -144,8 +144,11 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
   const policy = options.policy ?? ENDPOINT_HEALTH_POLICY;
   const clock = options.clock ?? Date.now;
   let view: EndpointHealth = HEALTHY;
+  // Changes this instance wrote; a reread asked before one of them answers an older state.
+  let writes = 0;
   const apply = async (signal: HealthSignal, now: number) => {
     const { before, after } = await store.update((health) => nextHealth(health, signal, now, policy));
+    writes++;
     view = after;
     if (before.state !== after.state) announce(options, before.state, after, now);
     return { before, after };
@@ -153,7 +156,9 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
   const keeper = createBacklogKeeper({ backlog: options.backlog, policy, endpoint: options.endpoint, logger, clock, onOverflow: options.onOverflow });
   const refresh = async () => {
     try {
-      view = await store.read();
+      const asked = writes;
+      const read = await store.read();
+      if (asked === writes) view = read;
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'endpoint health not read; the last state read stays in use');
       return;
