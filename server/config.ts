@@ -11,6 +11,7 @@ import { DEFAULT_REDIS_KEY_PREFIX } from './redis/redis-keys.js';
 import { DEFAULT_MAX_SESSIONS } from './sandbox/sandbox-worlds.js';
 import { DEFAULT_IDEMPOTENCY_MAX_KEYS, IDEMPOTENCY_TTL_SECONDS } from './sessions/session-store.js';
 import { DEFAULT_CONCURRENCY } from './webhooks/delivery-queue.js';
+import { ENDPOINT_HEALTH_POLICY } from './webhooks/endpoint-health-policy.js';
 
 /** Everything `server/main.ts` needs, checked; each variable's default is in {@link ENVIRONMENT}. */
 export interface ServerConfig {
@@ -41,6 +42,8 @@ export interface ServerConfig {
     schedule: number[];
     worker: boolean;
     concurrency: number;
+    /** `WEBHOOK_MAX_HELD_EVENTS`: events held at most while the endpoint is open or disabled. */
+    maxHeldEvents: number;
     insecureLocalhost?: true;
     /** `WEBHOOK_HEALTH_NOTIFY_URL`: told each change of the endpoint's state. */
     notifyUrl?: string;
@@ -110,6 +113,10 @@ export const ENVIRONMENT = {
   },
   WEBHOOK_WORKER: { default: 1, meaning: '0: this instance serves HTTP only and `worker` processes deliver' },
   WEBHOOK_CONCURRENCY: { default: DEFAULT_CONCURRENCY, meaning: 'delivery attempts in flight at once per instance (1 to 1000)' },
+  WEBHOOK_MAX_HELD_EVENTS: {
+    default: ENDPOINT_HEALTH_POLICY.maxHeldEvents,
+    meaning: 'events held at most for the webhook endpoint while it is open or disabled (1 to 10000000); one more goes to the dead letters',
+  },
   WEBHOOK_HEALTH_NOTIFY_URL: {
     default: 'unset: changes are logged and counted only',
     meaning: "HTTPS URL told each change of the webhook endpoint's state (open, disabled, closed), signed like deliveries",
@@ -156,6 +163,7 @@ export function loadConfig(env: Env, flags: ConfigFlags = {}): ServerConfig {
 /**
  * Refused when empty rather than read as unset: each names a target or a credential, and an empty
  * one is usually an unfilled template; unset, the server would fall back and run in the wrong place.
+ * The held backlog's bound too: an operator who meant to size it would silently get the default.
  */
 const REFUSED_WHEN_BLANK = {
   API_KEYS: 'a generated development key',
@@ -163,6 +171,7 @@ const REFUSED_WHEN_BLANK = {
   REDIS_CLUSTER_NODES: 'the in-memory store',
   WEBHOOK_URL: 'no webhooks',
   WEBHOOK_SECRET: 'unsigned deliveries',
+  WEBHOOK_MAX_HELD_EVENTS: `${ENDPOINT_HEALTH_POLICY.maxHeldEvents} held events at most`,
 } as const;
 
 function refuseBlank(env: Env): void {
@@ -298,7 +307,7 @@ function noHost(name: string, shown: string): OptionsError {
 }
 
 /** The WEBHOOK_* variables that shape deliveries; without WEBHOOK_URL they would do nothing. */
-const WEBHOOK_DELIVERY_VARIABLES = ['WEBHOOK_SECRET', 'WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_WORKER', 'WEBHOOK_CONCURRENCY', 'WEBHOOK_CA_FILE', 'WEBHOOK_ALLOW_PRIVATE', 'WEBHOOK_HEALTH_NOTIFY_URL'] as const;
+const WEBHOOK_DELIVERY_VARIABLES = ['WEBHOOK_SECRET', 'WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_WORKER', 'WEBHOOK_CONCURRENCY', 'WEBHOOK_CA_FILE', 'WEBHOOK_ALLOW_PRIVATE', 'WEBHOOK_HEALTH_NOTIFY_URL', 'WEBHOOK_MAX_HELD_EVENTS'] as const;
 
 function webhookSettings(read: EnvReader, sandbox: boolean): Pick<ServerConfig, 'webhook' | 'webhookInsecureLocalhost'> {
   const webhookUrl = read.text('WEBHOOK_URL');
@@ -321,6 +330,7 @@ function webhookSettings(read: EnvReader, sandbox: boolean): Pick<ServerConfig, 
   if (!check.ok) throw new OptionsError(`WEBHOOK_URL is refused: ${check.reason}`, { option: 'WEBHOOK_URL' });
   const caFile = read.text('WEBHOOK_CA_FILE');
   const concurrency = read.integer('WEBHOOK_CONCURRENCY', ENVIRONMENT.WEBHOOK_CONCURRENCY.default, 1, 1000);
+  const maxHeldEvents = read.integer('WEBHOOK_MAX_HELD_EVENTS', ENVIRONMENT.WEBHOOK_MAX_HELD_EVENTS.default, 1, 10_000_000);
   const insecureLocalhost = check.url.protocol === 'http:';
   const notifyUrl = notifySetting(read, { allowPrivate, allowLoopbackHttp: sandbox || webhookInsecureLocalhost });
   const webhook = {
@@ -330,6 +340,7 @@ function webhookSettings(read: EnvReader, sandbox: boolean): Pick<ServerConfig, 
     ...(caFile ? { caFile } : {}),
     ...webhookDelivery(read),
     concurrency,
+    maxHeldEvents,
     ...(insecureLocalhost ? { insecureLocalhost } : {}),
   };
   return { webhook, ...settings };

@@ -29,7 +29,7 @@ export function addEndpoint(group: Command, run: Run, io: Io): void {
           io.err('Endpoint health is off for this delivery.\n');
           return 1;
         }
-        io.out(options.json ? `${JSON.stringify(health)}\n` : describeHealth(health));
+        io.out(options.json ? `${JSON.stringify(healthJson(health))}\n` : describeHealth(health));
         return 0;
       })(),
     );
@@ -48,6 +48,14 @@ export function addEndpoint(group: Command, run: Run, io: Io): void {
         return 0;
       })(),
     );
+}
+
+/** The times of the shared state, kept in ms since the epoch, as the text shows them: ISO 8601. */
+const TIMES = ['failingSince', 'nextProbeAt', 'changedAt', 'probeReleasedAt', 'drainAt'] as const;
+
+function healthJson(health: EndpointStatus): Record<string, unknown> {
+  const times = TIMES.flatMap((name) => (health[name] === undefined ? [] : [[name, new Date(health[name]).toISOString()]]));
+  return { ...health, ...Object.fromEntries(times) };
 }
 
 function describeHealth(health: EndpointStatus): string {

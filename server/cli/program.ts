@@ -63,11 +63,18 @@ export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise
   }
 }
 
-/** The root's help lists every command, nested ones by their whole path (`webhooks replay [id]`). */
+/**
+ * The root's help lists every command, nested ones by their whole path (`webhooks replay [id]`). A
+ * command with commands of its own is listed too when it takes options or arguments: it runs by
+ * itself (`webhooks endpoint [--json]` beside `webhooks endpoint enable`), a bare group does not.
+ */
 function listEveryCommand(program: Command): void {
   const help = new Help();
+  const runsItself = (cmd: Command) => cmd.options.length > 0 || cmd.registeredArguments.length > 0;
   const nested = (cmd: Command): Command[] =>
-    help.visibleCommands(cmd).flatMap((sub) => (sub.commands.length ? nested(sub) : cmd !== program && sub.name() === 'help' ? [] : [sub]));
+    help
+      .visibleCommands(cmd)
+      .flatMap((sub) => (sub.commands.length ? [...(runsItself(sub) ? [sub] : []), ...nested(sub)] : cmd !== program && sub.name() === 'help' ? [] : [sub]));
   const path = (cmd: Command): string[] => (cmd.parent && cmd.parent !== program ? [...path(cmd.parent), cmd.parent.name()] : []);
   program.configureHelp({
     visibleCommands: (cmd) => (cmd === program ? nested(program) : help.visibleCommands(cmd)),

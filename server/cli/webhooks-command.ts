@@ -5,7 +5,7 @@
 import { Command, Option } from 'commander';
 import { parseWholeNumber } from '@session-resume-api/runtime/options-error';
 import type { DeadEvent } from '../webhooks/delivery-queue.js';
-import type { DeliveryRecord, DeliveryState } from '../webhooks/delivery-types.js';
+import { attemptsMadeIn, type DeliveryRecord, type DeliveryState } from '../webhooks/delivery-types.js';
 import type { RedisDelivery } from '../webhooks/redis-delivery.js';
 import { UsageError } from '@session-resume-api/runtime/usage-error';
 import { addEndpoint } from './endpoint-command.js';
@@ -144,7 +144,7 @@ function positiveInteger(value: string): number {
 function summary(record: DeliveryRecord): string {
   const last = record.attempts.at(-1);
   const tail = last ? `, last ${last.at} ${last.result}${last.status ? ` ${last.status}` : ''}` : '';
-  return `${record.id}  ${record.state}  ${record.event.event} ${record.event.session.id}  ${record.attempts.length} attempt(s)${tail}\n`;
+  return `${record.id}  ${record.state}  ${record.event.event} ${record.event.session.id}  ${attemptsMadeIn(record.attempts)} attempt(s)${tail}\n`;
 }
 
 function describe(record: DeliveryRecord): string {
@@ -153,13 +153,20 @@ function describe(record: DeliveryRecord): string {
     `event    ${record.event.event} ${record.event.session.id} ${record.event.timestamp}`,
     `state    ${record.state}`,
     `target   ${record.target}`,
-    `attempts ${record.attempts.length}`,
-    ...record.attempts.map(
-      (a, i) =>
-        `  ${i + 1}. ${a.at}  ${a.result}${a.status ? ` ${a.status}` : ''}  ${a.durationMs} ms${a.response ? `  ${JSON.stringify(a.response.slice(0, 120))}` : ''}${a.reason ? `  ${a.reason}` : ''}`,
-    ),
+    `attempts ${attemptsMadeIn(record.attempts)}`,
+    ...historyLines(record),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** Each attempt numbered; a `held_overflow` entry, which made no request, is not numbered. */
+function historyLines(record: DeliveryRecord): string[] {
+  let number = 0;
+  return record.attempts.map((a) => {
+    if (a.result === 'held_overflow') return `  -  ${a.at}  ${a.result}  ${a.reason ?? ''}`;
+    number++;
+    return `  ${number}. ${a.at}  ${a.result}${a.status ? ` ${a.status}` : ''}  ${a.durationMs} ms${a.response ? `  ${JSON.stringify(a.response.slice(0, 120))}` : ''}${a.reason ? `  ${a.reason}` : ''}`;
+  });
 }
 
 function deadLine(event: DeadEvent): string {

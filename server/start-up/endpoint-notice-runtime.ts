@@ -5,11 +5,14 @@
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config.js';
 import type { EndpointHealthOptions } from '../webhooks/endpoint-circuit.js';
+import { ENDPOINT_HEALTH_POLICY } from '../webhooks/endpoint-health-policy.js';
 import { createEndpointNotifier } from '../webhooks/endpoint-notifier.js';
 
-/** `{ endpointHealth }` for a delivery's options: empty without a notification URL. */
+/** `{ endpointHealth }` for a delivery's options: the contract's figures with the configured bound, and the notifier with a notification URL. */
 export function endpointHealthSettings(webhook: ServerConfig['webhook'], ca: Buffer | undefined, logger: Logger): { endpointHealth?: EndpointHealthOptions } {
-  if (!webhook?.notifyUrl) return {};
+  if (!webhook) return {};
+  const policy = { ...ENDPOINT_HEALTH_POLICY, maxHeldEvents: webhook.maxHeldEvents };
+  if (!webhook.notifyUrl) return { endpointHealth: { policy } };
   const notifier = createEndpointNotifier({
     url: webhook.notifyUrl,
     allowPrivate: webhook.allowPrivate,
@@ -18,5 +21,5 @@ export function endpointHealthSettings(webhook: ServerConfig['webhook'], ca: Buf
     ...(ca ? { ca } : {}),
     logger,
   });
-  return { endpointHealth: { onChange: notifier.notify, onOverflow: notifier.overflowed } };
+  return { endpointHealth: { policy, onChange: notifier.notify, onOverflow: notifier.overflowed } };
 }

@@ -54,6 +54,9 @@ export async function connectRedisRuntime(config: ServerConfig, target: RedisTar
     redis.disconnect();
     throw err;
   }
+  // A connection lost under us (Redis restarting) starts an outage too: a reconnection that
+  // succeeds at once emits no error, and the outage would go unlogged, its recovery too.
+  redis.on('reconnecting', () => errors.report('store', new Error('the connection closed')));
   const down = () => errors.down || redis.status !== 'ready';
   return {
     redis,

@@ -358,7 +358,8 @@ function deadEvent(job: Job): DeadEvent {
     id: String(job.id),
     payload: data.payload,
     target: data.target ?? '',
-    attempts: job.attemptsMade,
+    // BullMQ counts the failure that sent a held event to the dead letters (backlog full): it made no request.
+    attempts: job.attemptsMade - (attemptsOf(job).at(-1)?.result === 'held_overflow' ? 1 : 0),
     reason: job.failedReason ?? '',
     failedAt: new Date(job.finishedOn ?? job.timestamp).toISOString(),
   };

@@ -6,9 +6,16 @@ export type DeliveryState = 'pending' | 'delivering' | 'delivered' | 'dead';
 
 /**
  * `delivered` (200), `http_status` (another status), `timeout`, `network` (connection failed or
- * reset), `refused` (the URL policy refused the target before any request).
+ * reset), `refused` (the URL policy refused the target before any request); `held_overflow` is
+ * no attempt but the entry of an event sent to the dead letters without a request because the
+ * endpoint's held backlog was full, and is not counted as one.
  */
-export type AttemptResult = 'delivered' | 'http_status' | 'timeout' | 'network' | 'refused';
+export type AttemptResult = 'delivered' | 'http_status' | 'timeout' | 'network' | 'refused' | 'held_overflow';
+
+/** How many attempts a history holds: every entry but a `held_overflow`, which made no request. */
+export function attemptsMadeIn(history: readonly DeliveryAttempt[]): number {
+  return history.filter((entry) => entry.result !== 'held_overflow').length;
+}
 
 /** One attempt as recorded with its event. */
 export interface DeliveryAttempt {

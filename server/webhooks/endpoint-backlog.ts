@@ -177,5 +177,5 @@ function overflow(options: BacklogKeeperOptions, event: QueuedEvent, health: End
   } catch (err) {
     options.logger.error({ err }, 'held overflow hook threw');
   }
-  return { attempt: { at, result: 'refused', durationMs: 0, reason: detail }, next: { kind: 'dead', reason: 'held_overflow' }, detail };
+  return { attempt: { at, result: 'held_overflow', durationMs: 0, reason: detail }, next: { kind: 'dead', reason: 'held_overflow' }, detail };
 }

@@ -20,7 +20,7 @@ export type EndpointState = 'closed' | 'open' | 'disabled';
 /** Why the circuit left `closed`. */
 export type EndpointReason = 'failures' | 'slow_down' | 'gone' | 'failing_too_long';
 
-/** The shared state of one endpoint (`webhooks endpoint --json` prints this shape). */
+/** The shared state of one endpoint (`webhooks endpoint --json` prints this shape, its times as ISO 8601). */
 export interface EndpointHealth {
   state: EndpointState;
   /** Consecutive failed attempts. */

@@ -77,7 +77,7 @@ export interface EndpointCircuitOptions extends EndpointHealthSettings {
   drains?: boolean;
 }
 
-/** The shared state with the number of events held (`webhooks endpoint --json` prints this shape). */
+/** The shared state with the number of events held (`webhooks endpoint --json` prints this shape, its times as ISO 8601). */
 export interface EndpointStatus extends EndpointHealth {
   /** Events held for the endpoint now (at most `maxHeldEvents`, plus the attempts under way). */
   held: number;
@@ -144,8 +144,11 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
   const policy = options.policy ?? ENDPOINT_HEALTH_POLICY;
   const clock = options.clock ?? Date.now;
   let view: EndpointHealth = HEALTHY;
+  // Changes this instance wrote; a reread asked before one of them answers an older state.
+  let writes = 0;
   const apply = async (signal: HealthSignal, now: number) => {
     const { before, after } = await store.update((health) => nextHealth(health, signal, now, policy));
+    writes++;
     view = after;
     if (before.state !== after.state) announce(options, before.state, after, now);
     return { before, after };
@@ -154,7 +157,9 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
   const drains = options.drains ?? true;
   const rereads = startRereads(policy.refreshMs, async () => {
     try {
-      view = await store.read();
+      const asked = writes;
+      const read = await store.read();
+      if (asked === writes) view = read;
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'endpoint health not read; the last state read stays in use');
       return undefined;

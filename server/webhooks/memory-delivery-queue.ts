@@ -156,7 +156,8 @@ async function attempt({ records, queue, logger }: RunContext, handler: AttemptH
 function settle(records: Records, entry: Entry, outcome: AttemptOutcome | HeldAttempt): number | undefined {
   // Held by the endpoint's circuit: no attempt was made, none is counted.
   if ('held' in outcome) return outcome.held.delayMs;
-  entry.attemptsMade++;
+  // Nor when its backlog was full: the event goes to the dead letters with an entry of its own.
+  if (outcome.attempt.result !== 'held_overflow') entry.attemptsMade++;
   entry.record.attempts.push(outcome.attempt);
   if (outcome.next.kind === 'retry') return outcome.next.delayMs;
   if (outcome.next.kind === 'dead') entry.reason = outcome.detail ?? outcome.next.reason;

@@ -130,6 +130,9 @@ it('endpoint shows the shared circuit; a disabled endpoint holds events, and end
     expect(text.stdout).toContain('state       disabled (gone)');
     expect(text.stdout).toContain('streak      3 consecutive failed attempt(s)');
     expect(text.stdout).toContain('none until `webhooks endpoint enable`');
+    // The JSON gives the times as the text does, in ISO 8601.
+    expect(await json(['webhooks', 'endpoint'])).toMatchObject({ failingSince: new Date(disabled.failingSince).toISOString(), changedAt: new Date(disabled.changedAt).toISOString() });
+    expect(text.stdout).toContain(`changed     ${new Date(disabled.changedAt).toISOString()}`);
     // The server rereads the shared state every second.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const held = () => receiver.requests.filter((r) => r.body.includes('"cli_held"'));
@@ -149,3 +152,32 @@ it('endpoint shows the shared circuit; a disabled endpoint holds events, and end
     await client.quit();
   }
 }, 60_000);
+
+it('WEBHOOK_MAX_HELD_EVENTS bounds the held backlog of the command; an event past it shows a held_overflow entry and no attempt', async () => {
+  const prefix = `webhooks-cli-held:${randomUUID()}:`;
+  const files = writeFixtures(receiver, ['cli_held_1', 'cli_held_2']);
+  const heldEnv = { ...serverEnv(inject('redisUrl'), receiver, files, { REDIS_KEY_PREFIX: prefix, WEBHOOK_MAX_HELD_EVENTS: '1' }) };
+  const client = new Redis(inject('redisUrl'));
+  // Disabled before the server starts: its first read of the shared state holds every event.
+  await client.set(redisKeys(prefix).endpointHealth, JSON.stringify({ state: 'disabled', streak: 1, slowDowns: 0, probes: 0, reason: 'gone', changedAt: Date.now() }));
+  const held = await startServerProcess(heldEnv);
+  try {
+    expect((await postResume(held.url, 'cli_held_1')).status).toBe(200);
+    await waitFor(async () => (await runServerCommand(['webhooks', 'endpoint', '--json'], heldEnv)).stdout.includes('"held":1'), { what: 'the first event held' });
+    expect((await postResume(held.url, 'cli_held_2')).status).toBe(200);
+    const run = (args: string[]) => runServerCommand(args, heldEnv);
+    await waitFor(async () => JSON.parse((await run(['webhooks', 'stats', '--json'])).stdout).dead === 1, { what: 'the event past the bound', timeoutMs: 20_000 });
+    const [dead] = JSON.parse((await run(['webhooks', 'dead', '--json'])).stdout) as { id: string; attempts: number; reason: string }[];
+    expect(dead).toMatchObject({ attempts: 0, reason: expect.stringMatching(/^held_overflow: .*\(1 events, maxHeldEvents\)/) });
+    const shown = JSON.parse((await run(['webhooks', 'show', dead!.id, '--json'])).stdout) as { attempts: { result: string }[] };
+    expect(shown.attempts.map((a) => a.result)).toEqual(['held_overflow']);
+    const text = (await run(['webhooks', 'show', dead!.id])).stdout;
+    expect(text).toContain('attempts 0');
+    expect(text).toMatch(/^ {2}- {2}\S+ {2}held_overflow {2}held_overflow: /m);
+    expect((await run(['webhooks', 'dead'])).stdout).toContain(' 0 attempt(s)  held_overflow: ');
+  } finally {
+    await held.stop('SIGKILL');
+    await client.quit();
+    await deletePrefix(inject('redisUrl'), prefix);
+  }
+}, 90_000);

@@ -173,6 +173,12 @@ describe.each(['redis', 'memory'] as const)('the held backlog (%s)', (kind) => {
     const dead = await setup.engines[0]!.listDead();
     expect(dead.map((d) => d.id)).toEqual(ids.slice(3));
     for (const letter of dead) expect(letter.reason).toMatch(/^held_overflow: /);
+    // No request was made: no attempt is counted, and the history says what happened.
+    expect(dead.map((d) => d.attempts)).toEqual(ids.slice(3).map(() => 0));
+    for (const letter of dead) {
+      const history = (await setup.engines[0]!.show(letter.id))?.attempts;
+      expect(history).toEqual([expect.objectContaining({ result: 'held_overflow', reason: letter.reason })]);
+    }
     expect(setup.overflows.map((o) => o.id).sort()).toEqual(ids.slice(3).sort());
     expect(delivered).toEqual([]);
     // The operator is notified once per instance, at its first overflow of the outage (either instance's worker may take any event).

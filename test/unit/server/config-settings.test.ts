@@ -3,9 +3,12 @@
  * them: a value is accepted up to and including its maximum, and refused, naming the
  * variable, when it is not a whole number.
  */
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { loadConfig, redisTargetOf } from '../../../server/config.js';
+import { ENDPOINT_HEALTH_POLICY } from '../../../server/webhooks/endpoint-health-policy.js';
+import { endpointHealthSettings } from '../../../server/start-up/endpoint-notice-runtime.js';
 
 const WEBHOOK = { WEBHOOK_URL: 'https://hooks.example.org/in' };
 
@@ -25,6 +28,7 @@ describe('whole-number settings', () => {
       ['SANDBOX_MAX_SESSIONS', 1_000_000, {}],
       ['METRICS_PORT', 65_535, {}],
       ['WEBHOOK_CONCURRENCY', 1000, WEBHOOK],
+      ['WEBHOOK_MAX_HELD_EVENTS', 10_000_000, WEBHOOK],
       ['RATE_LIMIT_WINDOW_MS', 86_400_000, { RATE_LIMIT: '5' }],
     ];
     for (const [name, max, extra] of limits) {
@@ -41,6 +45,25 @@ describe('whole-number settings', () => {
     expect(loadConfig({ ...WEBHOOK, WEBHOOK_CONCURRENCY: '1' }).webhook?.concurrency).toBe(1);
     expect(() => loadConfig({ ...WEBHOOK, WEBHOOK_CONCURRENCY: '0' })).toThrow('WEBHOOK_CONCURRENCY=0 must be a whole number from 1 to 1000.');
     expect(() => loadConfig({ IDEMPOTENCY_TTL: '0' })).toThrow('IDEMPOTENCY_TTL=0 must be a whole number from 1 to 2592000.');
+  });
+
+  it('sizes the held backlog with WEBHOOK_MAX_HELD_EVENTS, the contract\'s figure by default; blank or malformed is refused naming it', () => {
+    expect(loadConfig(WEBHOOK).webhook?.maxHeldEvents).toBe(ENDPOINT_HEALTH_POLICY.maxHeldEvents);
+    expect(loadConfig({ ...WEBHOOK, WEBHOOK_MAX_HELD_EVENTS: '1' }).webhook?.maxHeldEvents).toBe(1);
+    expect(loadConfig({ ...WEBHOOK, WEBHOOK_MAX_HELD_EVENTS: '250000' }).webhook?.maxHeldEvents).toBe(250_000);
+    for (const bad of ['0', 'many', '1.5', '-3']) {
+      expect(() => loadConfig({ ...WEBHOOK, WEBHOOK_MAX_HELD_EVENTS: bad }), bad).toThrow(
+        new OptionsError(`WEBHOOK_MAX_HELD_EVENTS=${bad} must be a whole number from 1 to 10000000.`, { option: 'WEBHOOK_MAX_HELD_EVENTS' }),
+      );
+    }
+    expect(() => loadConfig({ ...WEBHOOK, WEBHOOK_MAX_HELD_EVENTS: '  ' })).toThrow(/^WEBHOOK_MAX_HELD_EVENTS is set but blank/);
+    expect(() => loadConfig({ WEBHOOK_MAX_HELD_EVENTS: '5' })).toThrow(/^WEBHOOK_MAX_HELD_EVENTS is set but WEBHOOK_URL is not/);
+    // The delivery's circuit gets it, with every other figure the contract's.
+    const logger = pino({ enabled: false });
+    for (const extra of [{}, { WEBHOOK_HEALTH_NOTIFY_URL: 'https://ops.example.org/notices' }]) {
+      const { endpointHealth } = endpointHealthSettings(loadConfig({ ...WEBHOOK, ...extra, WEBHOOK_MAX_HELD_EVENTS: '7' }).webhook, undefined, logger);
+      expect(endpointHealth && endpointHealth.policy).toEqual({ ...ENDPOINT_HEALTH_POLICY, maxHeldEvents: 7 });
+    }
   });
 
   it('reads a setting with spaces around it, and a blank one as unset', () => {

@@ -130,7 +130,7 @@ describe('loadConfig', () => {
       redisUrl: 'redis://127.0.0.1:6379',
       redisKeyPrefix: 'x:',
       redisWaitReplicas: 1,
-      webhook: { url: 'https://hooks.example.org/in/abc', allowPrivate: false, schedule: STANDARD_WEBHOOKS_SCHEDULE_MS, worker: true, concurrency: 50 },
+      webhook: { url: 'https://hooks.example.org/in/abc', allowPrivate: false, schedule: STANDARD_WEBHOOKS_SCHEDULE_MS, worker: true, concurrency: 50, maxHeldEvents: 100_000 },
       rateLimit: { limit: 10, windowMs: 1000 },
       corsOrigins: ['https://a.example.org', 'http://localhost:5173'],
       logLevel: 'warn',
