@@ -191,14 +191,8 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
     },
     hold: (event) => keeper.hold(event, view),
     admitted: (id) => keeper.admitted(id),
-    async read() {
-      const [health, held] = await Promise.all([store.read(), options.backlog.count()]);
-      return { ...health, held };
-    },
-    async enable() {
-      const { after } = await apply({ kind: 'enable' }, clock());
-      return after;
-    },
+    read: () => Promise.all([store.read(), options.backlog.count()]).then(([health, held]) => ({ ...health, held })),
+    enable: async () => (await apply({ kind: 'enable' }, clock())).after,
     close: rereads.stop,
   };
 }

@@ -10,12 +10,17 @@ import type { EndpointHealth } from '../../server/webhooks/endpoint-circuit-rule
 import { ENDPOINT_HEALTH_POLICY } from '../../server/webhooks/endpoint-health-policy.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-/** A shared store whose reads answer what was there when they were asked, but only when released. */
+/**
+ * A shared store whose first read (the circuit's reread at creation) answers what was there when
+ * it was asked, but only when released; later reads answer at once.
+ */
 function slowReads(store: EndpointHealthStore): EndpointHealthStore & { release(): Promise<void> } {
   const pending: (() => void)[] = [];
+  let reads = 0;
   return {
     async read() {
       const seen = await store.read();
+      if (reads++ > 0) return seen;
       return new Promise<EndpointHealth>((resolve) => pending.push(() => resolve(seen)));
     },
     update: (change) => store.update(change),
