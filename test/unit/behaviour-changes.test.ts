@@ -139,3 +139,70 @@ describe('nothing stays unclassified', () => {
     expect(markdown).toMatch(/\| Changed \| `x-retry-policy retryableStatuses` \| \[429, 500, 502, 503, 504\] → \[429, 503\] \| \*\*clients\*\* \| a client kept to the previous policy retries/);
   });
 });
+
+describe('what each change says', () => {
+  it('shows the values, durations also in words, and the action', () => {
+    expect(classify((r) => (r.attempts.max = 4))[0]).toMatchObject({ action: 'Changed', what: '3 → 4', reason: 'more attempts allowed: a client that sends fewer is within them' });
+    expect(classify((r) => (r.idempotencyKey.retentionMs = 3_600_000))[0]!.what).toBe('86400000 (1 d) → 3600000 (1 h)');
+    expect(classify((_r, d) => delete d.followsRedirects)[0]).toMatchObject({ action: 'Removed', what: 'false', reason: expect.stringContaining('finds nothing') });
+    expect(classify((r) => (r.idempotencyKey.scope = 'account'))[0]!.what).toBe('"apiKey" → "account"');
+    expect(describeBehaviourChange(classify((_r, d) => (d.dedupe.windowMs *= 2))[0]!)).toBe(
+      'compatible: x-delivery-policy dedupe.windowMs changed 950400000 (11 d) → 1900800000 (22 d): a longer dedupe window: receivers keep records longer (more storage, docs/bounds.md); nothing handled once before is handled twice',
+    );
+  });
+
+  it('joins the reasons of a set that gained and lost values, and says when only the order changed', () => {
+    const [both] = classify((r) => (r.retryableStatuses = [429, 501, 502, 503, 504]));
+    expect(both!.reason).toBe(
+      'a client kept to the previous policy reports this status to its caller where the policy now retries it, and graders fail it; a client kept to the previous policy retries this status, which the policy no longer retries (without a key the resume may be applied twice), and graders fail it',
+    );
+    expect(classify((r) => r.retryableStatuses.reverse())[0]!.reason).toBe('the same values in another order');
+    const [mixed] = classify((_r, d) => (d.retryAfter.statuses = [429, 500]));
+    expect(mixed).toMatchObject({ kind: 'breaking', reason: 'a Retry-After on this status is no longer honoured: retried sooner than the receiver asked' });
+    const [fine] = classify((_r, d) => (d.deliveredStatuses = [200, 201]));
+    expect(fine).toMatchObject({ kind: 'non-breaking', reason: 'one more status counts as delivered' });
+  });
+
+  it('a requirement added to a policy without one: required breaks, recommended does not; back to recommended is compatible', () => {
+    const without = structuredClone(shipped);
+    delete retryOf(without).idempotencyKey.requirement;
+    const required = structuredClone(without);
+    retryOf(required).idempotencyKey.requirement = 'required';
+    expect(classifyBehaviourChanges(without, required)).toMatchObject([{ field: 'idempotencyKey.requirement', action: 'Added', kind: 'breaking', breaks: 'clients', reason: 'a key is newly required: a client that sends none is now refused' }]);
+    expect(classifyBehaviourChanges(without, shipped)).toMatchObject([{ field: 'idempotencyKey.requirement', action: 'Added', kind: 'non-breaking' }]);
+    const strict = structuredClone(shipped);
+    retryOf(strict).idempotencyKey.requirement = 'required';
+    expect(classifyBehaviourChanges(strict, shipped)).toMatchObject([{ kind: 'non-breaking', reason: 'a client may send no key; one that sends a key is unaffected' }]);
+    const keyless = structuredClone(shipped);
+    delete retryOf(keyless).withoutIdempotencyKey;
+    const [added] = classifyBehaviourChanges(keyless, shipped);
+    expect(added!.reason).toBe('a new field: the policy now states a rule programs can read; no value a program read before changed');
+  });
+
+  it('a longer horizon is one breaking entry of its own; a policy added whole, or one whose horizon cannot be computed, gets none', () => {
+    const horizon = classify((_r, d) => d.retry.scheduleMs.push(86_400_000)).find((c) => c.field === 'redelivery horizon');
+    expect(horizon).toEqual({
+      kind: 'breaking',
+      breaks: 'receivers',
+      policy: 'x-delivery-policy',
+      field: 'redelivery horizon',
+      action: 'Changed',
+      what: '10 d 30 min 59 s → 11 d 31 min 4 s',
+      reason: 'automatic redeliveries come later than before: a receiver whose dedupe window covered the old horizon sees an event again after its record is gone',
+    });
+    const none = structuredClone(shipped);
+    delete none.webhooks.sessionEvent.post['x-delivery-policy'];
+    const added = classifyBehaviourChanges(none, shipped);
+    expect(added.length).toBeGreaterThan(20);
+    expect(added.every((c) => c.action === 'Added' && c.kind === 'non-breaking')).toBe(true);
+    const unreadable = structuredClone(shipped);
+    deliveryOf(unreadable).answerDeadlineMs = 'soon';
+    expect(classifyBehaviourChanges(unreadable, shipped).map((c) => c.field)).toEqual(['answerDeadlineMs']);
+  });
+
+  it('isPolicyPath matches the two policies and what is under them only', () => {
+    expect(isPolicyPath(['paths', '/v1/sessions/{session_id}/resume', 'post', 'x-retry-policy', 'attempts', 'max'])).toBe(true);
+    expect(isPolicyPath(['paths', '/v1/sessions/{session_id}/resume', 'post'])).toBe(false);
+    expect(isPolicyPath(['paths', '/v1/sessions/{session_id}/resume', 'post', 'responses'])).toBe(false);
+  });
+});

@@ -69,13 +69,31 @@ describe('the invariants', () => {
     expect(checkPolicyInvariants(retry, delivery, ids).filter((r) => !r.holds)).toEqual([]);
   });
 
+  it('say each invariant and its numbers in words', () => {
+    expect(checkPolicyInvariants(retry, delivery, ids).map((r) => r.text)).toEqual([
+      "A receiver's dedupe record outlives every automatic redelivery of its event: the dedupe window (dedupe.windowMs, 11 d) covers the longest time from an event's first arrival to its last automatic redelivery, 10 d 30 min 59 s (9 waits of the schedule, each stretched to a Retry-After of up to 1 d: 9 d; 9 answer deadlines of 5 s: 45 s; one hold while the endpoint's circuit is open: 1 d 30 min; the drain of the longest backlog (100000 events, 14 releases): 14 s).",
+      'What no window covers is recorded: an operator\'s re-send (webhooks recover, replay, endpoint enable) may come at any later time, so x-decisions has "manual-redelivery" with its size and x-delivery-policy.decisions lists it.',
+      'Every retryable status says whether the resume may have been applied: each of retryableStatuses (429, 500, 502, 503, 504) is in mayHaveApplied.statuses (500, 502, 504) or asks the client to come back (retryAfter.statuses: 429, 503).',
+      'A status that asks the client to come back applied nothing: no status of retryAfter.statuses (429, 503) is in mayHaveApplied.statuses.',
+      'The service keeps an Idempotency-Key for as long as one call may retry with it: idempotencyKey.retentionMs (1 d) is at least attempts.maxTotalMs (50 s).',
+      "The client's one longest-wait option (maxRetryDelayMs) defaults to retryAfter.maxMs and caps every wait, so the backoff's own cap is within it: backoff.maxMs (10 s) is at most retryAfter.maxMs (10 s).",
+    ]);
+    const noCircuit = { ...delivery, endpointHealth: undefined } as ClaimedDeliveryFields;
+    expect(invariant('window-covers-redelivery', (_r, d) => delete d.endpointHealth).text).toBe(
+      `A receiver's dedupe record outlives every automatic redelivery of its event: the dedupe window (dedupe.windowMs, 11 d) covers the longest time from an event's first arrival to its last automatic redelivery, ${spellDuration(redeliveryHorizon(noCircuit).totalMs)} (9 waits of the schedule, each stretched to a Retry-After of up to 1 d: 9 d; 9 answer deadlines of 5 s: 45 s).`,
+    );
+    expect(invariant('manual-redelivery-recorded', () => undefined, new Set()).text).toMatch(/lists it: it does not\.$/);
+    expect(invariant('retryable-statuses-classified', (r) => (r.retryableStatuses = [429, 501])).text).toMatch(/\(429, 501\) is in mayHaveApplied.statuses \(500, 502, 504\) or asks the client to come back \(retryAfter.statuses: 429, 503\); not: 501\.$/);
+    expect(invariant('come-back-applied-nothing', (r) => (r.mayHaveApplied.statuses = [429, 503])).text).toMatch(/is in mayHaveApplied.statuses; both: 429, 503\.$/);
+  });
+
   it('window-covers-redelivery fails on a window shorter than the horizon, saying both in words', () => {
     const result = invariant('window-covers-redelivery', (_r, d) => (d.dedupe.windowMs = HOUR));
     expect(result.holds).toBe(false);
     expect(result.text).toContain('the dedupe window (dedupe.windowMs, 1 h) does NOT cover (9 d 23 h 6 min 30 s short)');
     expect(result.text).toContain('10 d 6 min 30 s');
     const exact = redeliveryHorizon(delivery).totalMs;
-    expect(invariant('window-covers-redelivery', (_r, d) => (d.dedupe.windowMs = exact)).holds).toBe(true);
+    expect(invariant('window-covers-redelivery', (_r, d) => (d.dedupe.windowMs = exact))).toMatchObject({ holds: true, text: expect.stringContaining('(dedupe.windowMs, 10 d 30 min 59 s) covers the longest') });
     expect(invariant('window-covers-redelivery', (_r, d) => (d.dedupe.windowMs = exact - 1)).holds).toBe(false);
   });
 

@@ -184,8 +184,7 @@ function leaves(value: Json | undefined, prefix = ''): Map<string, Json> {
 }
 
 /** A value for people: durations of `…Ms` fields also in words. */
-function show(field: string, value: Json | undefined): string {
-  if (value === undefined) return 'absent';
+function show(field: string, value: Json): string {
   const text = Array.isArray(value) ? `[${value.map((v) => JSON.stringify(v)).join(', ')}]` : JSON.stringify(value);
   return typeof value === 'number' && field.endsWith('Ms') ? `${text} (${spellDuration(value)})` : text;
 }
@@ -199,7 +198,7 @@ function fieldChange(policy: PolicyPlace, field: string, before: Json | undefine
   // A new field states a rule where programs can read it; only a key made required breaks anyone by being added.
   else if (action === 'Added' && field !== 'idempotencyKey.requirement') verdict = ok('a new field: the policy now states a rule programs can read; no value a program read before changed');
   else verdict = rule(before, after);
-  const what = action === 'Changed' ? `${show(field, before)} → ${show(field, after)}` : show(field, action === 'Added' ? after : before);
+  const what = before !== undefined && after !== undefined ? `${show(field, before)} → ${show(field, after)}` : show(field, (after ?? before) as Json);
   return { kind: verdict.breaking ? 'breaking' : 'non-breaking', ...(verdict.breaking ? { breaks: policy.side } : {}), policy: policy.policy, field, action, what, reason: verdict.reason };
 }
 
