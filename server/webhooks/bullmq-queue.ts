@@ -196,7 +196,8 @@ export function createBullmqQueue(options: BullmqQueueOptions): BullmqDeliveryQu
     async close(timeoutMs) {
       // Attempts under way finish; waiting and delayed jobs stay in Redis for the next instance.
       await withTimeout(worker?.close() ?? Promise.resolve(), timeoutMs);
-      await queue.close().catch(() => undefined);
+      // The jobs are in Redis already; a close that fails only leaves a connection the caller owns.
+      await queue.close().catch((err: unknown) => onError('delivery queue close', err instanceof Error ? err : new Error(String(err))));
     },
     async everWritten() {
       return (await queue.getVersion()) !== null;
@@ -218,11 +219,14 @@ function bullmqRecovery(queue: Queue): Pick<DeliveryQueue, 'listRetrying' | 'pro
     async promote(id) {
       const job = await queue.getJob(id);
       if (!job || !(await job.isDelayed())) return false;
-      // Another instance may promote it first: then this one did nothing.
-      return job.promote().then(
-        () => true,
-        () => false,
-      );
+      try {
+        await job.promote();
+        return true;
+      } catch (error) {
+        // Another instance promoted it first: then this one did nothing. Any other failure is the caller's.
+        if (await job.isDelayed()) throw error;
+        return false;
+      }
     },
   };
 }

@@ -58,7 +58,8 @@ export function createRecorder(options: RecorderOptions): { add(recording: Recor
     const { windowMs, bucketMs } = window();
     const args = recordCall({ fromMs: deadline.fromMs, deadlineMs: deadline.deadlineMs, windowMs, bucketMs, batchId, events });
     const call = store.sraRecord(...(args as [number, ...Array<string | number>]));
-    // Every answer tells Redis's time, even one that came too late for its deliveries.
+    // Every answer tells Redis's time, even one that came too late for its deliveries. A failed
+    // call reaches the caller through \`within\` below; this reader has nothing to observe.
     call.then((out) => clock.observe(Number(out[1])), () => {});
     const out = await within(call, deadline.waitMs, 'the recording');
     const [status, now] = [Number(out[0]), Number(out[1])];

@@ -49,6 +49,9 @@ function openConnections(connect: ReturnType<typeof checkOptions>, keys: StoreKe
   const connected = new Promise<void>((resolve) => (store.status === 'ready' ? resolve() : store.once('ready', () => resolve()))).then(() => openPrimaries(store));
   // Ready: connected, BullMQ ready, and Redis's time read (the record path states deadlines in it).
   const ready = Promise.all([queue.waitUntilReady(), connected.then(async () => clock.observe(timeMs(await store.sraTime(keys.inbox))))]).then(() => undefined);
+  // Every reader of `ready` gets its failure: a recording (a 503 with the reason) and the inbox
+  // sweep (reported through the receiver's logger). This one keeps a failure before any reader
+  // awaits it from ending the process as an unhandled rejection.
   ready.catch(() => {});
   return { store, queueConnection, queue, clock, ready };
 }
@@ -89,7 +92,11 @@ export function createRedisEventStore(options: RedisEventStoreOptions): OrderedR
     report?.(error, 'receiver queue: Redis connection error'),
   );
   let isReady = false;
-  void ready.then(() => (isReady = true));
+  // A failed `ready` is reported where it is awaited (above): this reader only marks success.
+  ready.then(
+    () => (isReady = true),
+    () => {},
+  );
   const connectWorker = () => connect({ role: 'blocking' });
   const processing = createStoreProcessing({ ...o, libs, queue, store, keys, queueName, connectWorker, ready });
   const advanceSession = createSessionOrder(store, keys);
