@@ -284,13 +284,14 @@ export function parseRedisUrl(raw: string, name = 'REDIS_URL'): RedisUrlParts {
       { option: name },
     );
   }
+  // A tab or newline passes the check above and URL drops it: "redis://\t/0" has no host either.
   if (!url.hostname) throw noHost(name, shown);
   if (url.port === '0') throw new OptionsError(`${name}=${shown}: port 0 is not a Redis port (1 to 65535).`, { option: name });
-  const path = url.pathname === '/' ? '' : url.pathname.slice(1);
-  const dbText = path || url.searchParams.get('db') || '0';
+  // redis://host has no path, redis://host/ the path "/": either way no database in it.
+  const dbText = url.pathname.slice(1) || url.searchParams.get('db') || '0';
   const db = parseWholeNumber(dbText, { min: 0, max: 99_999 });
   if (db === undefined) throw new OptionsError(`${name}=${shown}: the database after the host must be a number, e.g. redis://127.0.0.1:6379/0.`, { option: name });
-  return { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : 6379, db, tls: url.protocol === 'rediss:' };
+  return { host: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname, port: url.port ? Number(url.port) : 6379, db, tls: url.protocol === 'rediss:' };
 }
 
 function noHost(name: string, shown: string): OptionsError {
