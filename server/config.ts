@@ -7,7 +7,7 @@ import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webho
 import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 import { parseHostPort } from '@session-resume-api/runtime/host-port';
 import { OptionsError, parseWholeNumber } from '@session-resume-api/runtime/options-error';
-import { DEFAULT_REDIS_KEY_PREFIX } from './redis/redis-keys.js';
+import { DEFAULT_SERVER_KEY_PREFIX } from './redis/redis-keys.js';
 import { DEFAULT_MAX_SESSIONS } from './sandbox/sandbox-worlds.js';
 import { DEFAULT_IDEMPOTENCY_MAX_KEYS, IDEMPOTENCY_TTL_SECONDS } from './sessions/session-store.js';
 import { DEFAULT_CONCURRENCY } from './webhooks/delivery-queue.js';
@@ -98,7 +98,7 @@ export const ENVIRONMENT = {
   SESSIONS_FILE: { default: 'the demo set', meaning: 'JSON array of { "id", "status" } to seed the store from' },
   REDIS_URL: { default: 'unset: the in-memory store', meaning: 'Redis store shared by several instances (redis:// or rediss://)' },
   REDIS_CLUSTER_NODES: { default: 'unset', meaning: 'Redis Cluster seed nodes, host:port comma-separated (not with REDIS_URL)' },
-  REDIS_KEY_PREFIX: { default: DEFAULT_REDIS_KEY_PREFIX, meaning: 'prefix of every Redis key (no { or })' },
+  REDIS_KEY_PREFIX: { default: DEFAULT_SERVER_KEY_PREFIX, meaning: 'prefix of every Redis key (no { or })' },
   REDIS_WAIT_REPLICAS: { default: 0, meaning: 'replicas that must acknowledge each resume before it is answered (0: off)' },
   WEBHOOK_URL: { default: 'unset: no events', meaning: 'HTTPS URL that receives session.resumed after each resume' },
   WEBHOOK_ALLOW_PRIVATE: { default: 0, meaning: '1 allows loopback and private receivers (local testing only)' },

@@ -9,13 +9,13 @@ export { DEFAULT_MAX_BODY_BYTES } from './receiver-options.js';
 export type {
   EventContext,
   EventOrder,
-  ReceiverLogger,
   WebhookReceiver,
   WebhookReceiverAnyOrder,
   WebhookReceiverBaseOptions,
   WebhookReceiverOptions,
   WebhookReceiverSessionOrder,
 } from './receiver-options.js';
+export type { ReceiverLogger } from './receiver-logger.js';
 export type { FetchHandler } from './web-handler.js';
 export type { AfterAnswer } from './after-answer.js';
 export type { HttpAnswer, ReadRequest } from './request-checks.js';

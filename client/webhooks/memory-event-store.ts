@@ -103,23 +103,23 @@ interface RecordContext {
 }
 
 /** Records one delivery: a duplicate by either identity answers the first record's id. */
-function recordEntry(c: RecordContext, { key, event, webhookId, trace }: Pick<Entry, 'key' | 'event' | 'trace'> & { webhookId: string | undefined }): RecordOutcome {
+function recordEntry(context: RecordContext, { key, event, webhookId, trace }: Pick<Entry, 'key' | 'event' | 'trace'> & { webhookId: string | undefined }): RecordOutcome {
   // A duplicate by either identity: the payload's triple, or the sender's webhook-id.
-  const existing = c.records.existing(key, webhookId, c.t);
+  const existing = context.records.existing(key, webhookId, context.t);
   if (existing) {
     // A dedupe record never suppresses a retry of a failed processing.
-    if (existing.state === 'dead') c.queue.push(existing, true);
+    if (existing.state === 'dead') context.queue.push(existing, true);
     return { id: existing.id, duplicate: true, ...processingOf(existing) };
   }
-  if (c.records.byId.size >= c.maxEvents) c.records.sweep();
-  if (c.records.byId.size >= c.maxEvents) {
+  if (context.records.byId.size >= context.maxEvents) context.records.sweep();
+  if (context.records.byId.size >= context.maxEvents) {
     // Refused, not dropped: the 503 makes the sender retry once records have left the window.
-    throw new StoreUnavailableError(`the memory store holds its limit of ${c.maxEvents} events (maxEvents); retry later`);
+    throw new StoreUnavailableError(`the memory store holds its limit of ${context.maxEvents} events (maxEvents); retry later`);
   }
-  const entry: Entry = { id: crypto.randomUUID(), key, event, receivedAt: c.t, expiresAt: c.t + c.windowMs, attemptsMade: 0, state: 'queued', ...(trace ? { trace } : {}) };
-  const pushed = c.queue.push(entry);
+  const entry: Entry = { id: crypto.randomUUID(), key, event, receivedAt: context.t, expiresAt: context.t + context.windowMs, attemptsMade: 0, state: 'queued', ...(trace ? { trace } : {}) };
+  const pushed = context.queue.push(entry);
   if (pushed !== 'queued') throw new StoreUnavailableError(`the memory store's queue refused the event (${pushed})`);
-  c.records.add(entry, webhookId);
+  context.records.add(entry, webhookId);
   return { id: entry.id, duplicate: false, ...processingOf(entry) };
 }
 

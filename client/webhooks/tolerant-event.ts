@@ -36,7 +36,7 @@ function kindOf(value: unknown): string {
 
 /** The value at a JSON pointer of the body (Ajv's instancePath), and its dotted name. */
 function at(body: JsonObject, pointer: string): { name: string; value: unknown } {
-  const path = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = pointer.split('/').slice(1).map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
   let value: unknown = body;
   for (const part of path) value = typeof value === 'object' && value !== null ? (value as JsonObject)[part] : undefined;
   return { name: path.join('.'), value };

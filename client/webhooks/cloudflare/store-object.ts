@@ -87,28 +87,28 @@ export class WebhookStoreObject {
     return entry && entry.expiresAt > now ? entry : undefined;
   }
 
-  async #record(c: RecordCall, now: number): Promise<RecordAnswer> {
+  async #record(call: RecordCall, now: number): Promise<RecordAnswer> {
     // The caller answered 503 and the sender will retry: a write arriving now must change nothing.
-    if (now > c.deadline) return { late: true };
+    if (now > call.deadline) return { late: true };
     await this.#expire(now);
-    const existing = (await this.#live(`k:${c.key}`, now)) ?? (await this.#live(c.webhookId === undefined ? undefined : `w:${c.webhookId}`, now));
+    const existing = (await this.#live(`k:${call.key}`, now)) ?? (await this.#live(call.webhookId === undefined ? undefined : `w:${call.webhookId}`, now));
     if (existing) {
       // A dedupe record never suppresses a retry of a failed processing: a dead letter is queued again.
       if (existing.state === 'dead') await this.#requeue(existing, now);
-      return { id: existing.id, duplicate: true, claimed: await this.#claimDue(c.sweepLimit, c.leaseMs, now) };
+      return { id: existing.id, duplicate: true, claimed: await this.#claimDue(call.sweepLimit, call.leaseMs, now) };
     }
     const count = (await this.#storage.get<number>('n')) ?? 0;
-    if (count >= c.maxEvents) return { full: true };
-    const entry: StoredEvent = { id: crypto.randomUUID(), key: c.key, webhookId: c.webhookId, event: c.event, receivedAt: now, expiresAt: now + c.windowMs, state: 'active', attempts: 1, dueAt: now + c.leaseMs };
+    if (count >= call.maxEvents) return { full: true };
+    const entry: StoredEvent = { id: crypto.randomUUID(), key: call.key, webhookId: call.webhookId, event: call.event, receivedAt: now, expiresAt: now + call.windowMs, state: 'active', attempts: 1, dueAt: now + call.leaseMs };
     await this.#storage.put({
       [`e:${entry.id}`]: entry,
-      [`k:${c.key}`]: entry.id,
-      ...(c.webhookId === undefined ? {} : { [`w:${c.webhookId}`]: entry.id }),
+      [`k:${call.key}`]: entry.id,
+      ...(call.webhookId === undefined ? {} : { [`w:${call.webhookId}`]: entry.id }),
       [queueKey(entry)]: entry.id,
       [expiryKey(entry)]: entry.id,
       n: count + 1,
     });
-    const others = await this.#claimDue(c.sweepLimit, c.leaseMs, now);
+    const others = await this.#claimDue(call.sweepLimit, call.leaseMs, now);
     return { id: entry.id, duplicate: false, claimed: [recordedOf(entry), ...others] };
   }
 
@@ -146,13 +146,13 @@ export class WebhookStoreObject {
     return recordedOf(await this.#save(entry, { state: 'active', attempts: entry.attempts + 1, dueAt: now + leaseMs }));
   }
 
-  async #finish(c: FinishCall, now: number): Promise<boolean> {
-    const entry = await this.#storage.get<StoredEvent>(`e:${c.id}`);
+  async #finish(call: FinishCall, now: number): Promise<boolean> {
+    const entry = await this.#storage.get<StoredEvent>(`e:${call.id}`);
     // An attempt whose lease another caller took over reports nothing.
-    if (!entry || entry.state !== 'active' || entry.attempts !== c.attempt) return false;
-    if (c.ok) await this.#save(entry, { state: 'done', event: undefined });
-    else if (c.final) await this.#save(entry, { state: 'dead', error: c.error }, { [deadKey(entry)]: entry.id });
-    else await this.#save(entry, { state: 'queued', error: c.error, dueAt: now + (c.retryDelayMs ?? 0) });
+    if (!entry || entry.state !== 'active' || entry.attempts !== call.attempt) return false;
+    if (call.ok) await this.#save(entry, { state: 'done', event: undefined });
+    else if (call.final) await this.#save(entry, { state: 'dead', error: call.error }, { [deadKey(entry)]: entry.id });
+    else await this.#save(entry, { state: 'queued', error: call.error, dueAt: now + (call.retryDelayMs ?? 0) });
     return true;
   }
 

@@ -27,9 +27,9 @@ export function createMemoryProcessing(concurrency: number, maxEntries: number) 
     get processing() {
       return processing;
     },
-    start(p: ProcessingOptions) {
-      processing = p;
-      queue.start((entry) => attempt(entry, p, () => queue.closing));
+    start(processingOptions: ProcessingOptions) {
+      processing = processingOptions;
+      queue.start((entry) => attempt(entry, processingOptions, () => queue.closing));
     },
     /** Queues an entry (new, or a dead letter again with fresh attempts); it runs on a later turn. */
     push(entry: Entry, fresh = false): MemoryQueuePush {
@@ -54,7 +54,7 @@ export function createMemoryProcessing(concurrency: number, maxEntries: number) 
 }
 
 /** One attempt of an entry's handler; a failure is retried after the handler backoff or ends as a dead letter. */
-async function attempt(entry: Entry, p: ProcessingOptions, closing: () => boolean): Promise<number | undefined> {
+async function attempt(entry: Entry, processingOptions: ProcessingOptions, closing: () => boolean): Promise<number | undefined> {
   entry.state = 'active';
   entry.attemptsMade += 1;
   const recorded: RecordedEvent = {
@@ -66,17 +66,17 @@ async function attempt(entry: Entry, p: ProcessingOptions, closing: () => boolea
     ...(entry.trace ? { trace: entry.trace } : {}),
   };
   try {
-    await runHandler(p, recorded);
+    await runHandler(processingOptions, recorded);
     entry.state = 'done';
     settle(entry);
     return undefined;
   } catch (error) {
     entry.error = error instanceof Error ? error.message : String(error);
     // A failure while closing is final: no retry is scheduled once the store closes.
-    const final = entry.attemptsMade >= p.maxAttempts || closing();
+    const final = entry.attemptsMade >= processingOptions.maxAttempts || closing();
     entry.state = final ? 'dead' : 'delayed';
-    p.onFailure(error, recorded, final);
-    if (!final) return handlerRetryDelayMs(p, entry.attemptsMade);
+    processingOptions.onFailure(error, recorded, final);
+    if (!final) return handlerRetryDelayMs(processingOptions, entry.attemptsMade);
     settle(entry);
     return undefined;
   }

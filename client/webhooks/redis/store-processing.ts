@@ -48,16 +48,16 @@ export interface StoreProcessingOptions {
 }
 
 /** The hand-over of recorded batches to the queue, with the receiver's retry options on each job. */
-function createQueueHandOver(o: StoreProcessingOptions, p: ProcessingOptions): HandOver<BatchData> {
+function createQueueHandOver(storeOptions: StoreProcessingOptions, processingOptions: ProcessingOptions): HandOver<BatchData> {
   return createHandOver<BatchData>({
-    queue: o.queue,
-    store: o.store,
-    keys: o.keys,
+    queue: storeOptions.queue,
+    store: storeOptions.store,
+    keys: storeOptions.keys,
     name: JOB_NAME,
     jobOptions: (id) => ({
       jobId: id,
-      attempts: p.maxAttempts,
-      backoff: { type: 'exponential' as const, delay: p.retryDelayMs },
+      attempts: processingOptions.maxAttempts,
+      backoff: { type: 'exponential' as const, delay: processingOptions.retryDelayMs },
       // Processed events leave nothing but their dedupe record; dead letters are the store's own.
       removeOnComplete: true,
       removeOnFail: { count: FAILED_JOBS_KEPT },
@@ -65,16 +65,16 @@ function createQueueHandOver(o: StoreProcessingOptions, p: ProcessingOptions): H
     delayMs: HANDOVER_DELAY_MS,
     maxEvents: HANDOVER_MAX_JOBS,
     // Still in the inbox: the next sweep of any instance hands them over.
-    onError: (error) => p.onStoreError?.(error, 'receiver: recorded events could not be queued yet; the inbox sweep will'),
+    onError: (error) => processingOptions.onStoreError?.(error, 'receiver: recorded events could not be queued yet; the inbox sweep will'),
   });
 }
 
 /** Dead-letters the pending events of a job BullMQ failed, then removes the job; if that fails, the next sweep does. */
-async function reconcile(p: ProcessingOptions, batches: BatchWorker, job: Job<BatchData>, error: Error): Promise<void> {
+async function reconcile(processingOptions: ProcessingOptions, batches: BatchWorker, job: Job<BatchData>, error: Error): Promise<void> {
   try {
     if (await batches.failed(job, error)) await job.remove();
   } catch (cause) {
-    p.onStoreError?.(cause, 'receiver: the events of a failed batch could not be dead-lettered yet; the sweep will');
+    processingOptions.onStoreError?.(cause, 'receiver: the events of a failed batch could not be dead-lettered yet; the sweep will');
   }
 }
 
@@ -83,48 +83,48 @@ async function reconcile(p: ProcessingOptions, batches: BatchWorker, job: Job<Ba
  * instance died before its hand-over), then reconciles failed jobs whose events are not dead-lettered
  * yet. A one-event job of an earlier version is left alone: its failure is that version's dead letter.
  */
-function startSweeper(o: StoreProcessingOptions, p: ProcessingOptions, batches: BatchWorker, handOver: HandOver<BatchData>): NodeJS.Timeout {
-  const { store, keys, queue } = o;
+function startSweeper(storeOptions: StoreProcessingOptions, processingOptions: ProcessingOptions, batches: BatchWorker, handOver: HandOver<BatchData>): NodeJS.Timeout {
+  const { store, keys, queue } = storeOptions;
   async function sweep(): Promise<void> {
-    const found = await store.sraClaimStale(keys.inbox, keys.inboxAt, o.stalledIntervalMs, SWEEP_LIMIT);
+    const found = await store.sraClaimStale(keys.inbox, keys.inboxAt, storeOptions.stalledIntervalMs, SWEEP_LIMIT);
     // An entry of one event left by an earlier version is handed over as it is (batchOf reads both).
     for (let i = 0; i + 1 < found.length; i += 2) handOver.add({ id: found[i]!, data: JSON.parse(found[i + 1]!) as BatchData });
     // Pages of the failed set (at most FAILED_JOBS_KEPT jobs); one removed meanwhile may shift a job to the next sweep.
     for (let start = 0; start < FAILED_JOBS_KEPT; start += RECONCILE_PAGE) {
       const jobs = await queue.getFailed(start, start + RECONCILE_PAGE - 1);
-      for (const job of jobs) if ('events' in job.data) await reconcile(p, batches, job, new Error(job.failedReason || 'the batch failed'));
+      for (const job of jobs) if ('events' in job.data) await reconcile(processingOptions, batches, job, new Error(job.failedReason || 'the batch failed'));
       if (jobs.length < RECONCILE_PAGE) return;
     }
   }
-  const runSweep = () => void o.ready.then(sweep).catch((error: unknown) => p.onStoreError?.(error, 'receiver: inbox sweep failed'));
+  const runSweep = () => void storeOptions.ready.then(sweep).catch((error: unknown) => processingOptions.onStoreError?.(error, 'receiver: inbox sweep failed'));
   runSweep();
-  const timer = setInterval(runSweep, o.stalledIntervalMs);
+  const timer = setInterval(runSweep, storeOptions.stalledIntervalMs);
   timer.unref();
   return timer;
 }
 
 /** This instance's BullMQ worker over the batch step; `running` holds the batch runs under way. */
-function startWorker(o: StoreProcessingOptions, p: ProcessingOptions, bucketMs: number, running: Set<Promise<void>>) {
-  const connection = o.connectWorker();
-  connection.on('error', (error) => p.onStoreError?.(error, 'receiver worker: Redis connection error'));
-  const batches = createBatchWorker({ store: o.store, keys: o.keys, bucketMs, slots: createHandlerSlots(o.concurrency), processing: p });
+function startWorker(storeOptions: StoreProcessingOptions, processingOptions: ProcessingOptions, bucketMs: number, running: Set<Promise<void>>) {
+  const connection = storeOptions.connectWorker();
+  connection.on('error', (error) => processingOptions.onStoreError?.(error, 'receiver worker: Redis connection error'));
+  const batches = createBatchWorker({ store: storeOptions.store, keys: storeOptions.keys, bucketMs, slots: createHandlerSlots(storeOptions.concurrency), processing: processingOptions });
   const run = async (job: Job<BatchData>) => {
-    await o.ready;
+    await storeOptions.ready;
     const under = batches.run(job).finally(() => running.delete(under));
     running.add(under);
     return under;
   };
   // Worker concurrency bounds the jobs under way; the slots bound the handler runs in them.
-  const { concurrency, lockDurationMs: lockDuration, stalledIntervalMs: stalledInterval, maxStalledCount } = o;
+  const { concurrency, lockDurationMs: lockDuration, stalledIntervalMs: stalledInterval, maxStalledCount } = storeOptions;
   // Locks renewed every second (BullMQ's default is half the lock): an instance that stalls or loses
   // Redis keeps its jobs for the lock less one second, so its pending processed markers land before
   // another instance reruns those events.
   const lockRenewTime = Math.min(LOCK_RENEW_MS, lockDuration / 2);
-  const options = { connection, prefix: o.keys.bullPrefix, concurrency, lockDuration, lockRenewTime, stalledInterval, maxStalledCount };
-  const worker = new o.libs.Worker<BatchData>(o.queueName, run, options);
-  worker.on('error', (error) => p.onStoreError?.(error, 'receiver worker error'));
+  const options = { connection, prefix: storeOptions.keys.bullPrefix, concurrency, lockDuration, lockRenewTime, stalledInterval, maxStalledCount };
+  const worker = new storeOptions.libs.Worker<BatchData>(storeOptions.queueName, run, options);
+  worker.on('error', (error) => processingOptions.onStoreError?.(error, 'receiver worker error'));
   // Also emitted for a job that stalled more than maxStalledCount times.
-  worker.on('failed', (job, error) => void (job && reconcile(p, batches, job, error)));
+  worker.on('failed', (job, error) => void (job && reconcile(processingOptions, batches, job, error)));
   return { worker, connection, batches };
 }
 
@@ -143,11 +143,11 @@ export function createStoreProcessing(options: StoreProcessingOptions) {
   const running = new Set<Promise<void>>();
 
   return {
-    start(p: ProcessingOptions, bucketMs: number, runWorker: boolean) {
-      handOver = createQueueHandOver(options, p);
+    start(processingOptions: ProcessingOptions, bucketMs: number, runWorker: boolean) {
+      handOver = createQueueHandOver(options, processingOptions);
       if (!runWorker) return;
-      worker = startWorker(options, p, bucketMs, running);
-      sweeper = startSweeper(options, p, worker.batches, handOver);
+      worker = startWorker(options, processingOptions, bucketMs, running);
+      sweeper = startSweeper(options, processingOptions, worker.batches, handOver);
     },
 
     /** Queues a recorded batch (soon, with others); before `start` it waits in the inbox for a sweep. */
