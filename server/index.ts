@@ -29,6 +29,7 @@ export type { WebhookMessage } from './core/webhook-message.js';
 export type { DeliveryEngine, DeliveryEngineSettings, DeliveryTarget } from './webhooks/delivery-engine.js';
 export type { DeadEvent } from './webhooks/delivery-queue.js';
 export type { RecoveredEvent, RecoverOptions, RecoverResult } from './webhooks/recover-by-time.js';
+export type { DedupeWindowAge } from './webhooks/dedupe-window-age.js';
 export type { EndpointHealth, EndpointReason, EndpointState } from './webhooks/endpoint-circuit-rules.js';
 export type { EndpointChange, EndpointHealthOptions, EndpointHealthSettings, EndpointStatus } from './webhooks/endpoint-circuit.js';
 export type { HeldOverflow } from './webhooks/endpoint-backlog.js';
