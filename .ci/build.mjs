@@ -9,6 +9,9 @@
 // bundled into both: it is never a dependency of a published package, and the declarations the
 // packages ship point at its declarations copied beside theirs (relinkRuntime).
 // Entries come from each package.json's exports ("source" → "default") and bin.
+// The wire types (generated from the specs) are a third, types-only package, session-resume-api-types
+// (types/): both packages' declarations import it, and each bundles it (bundleDependencies), so a
+// consumer installs one tarball and its API reports name the wire types instead of listing them.
 //
 // Usage: node .ci/build.mjs [--out DIR] [--if-stale] [--quiet]
 //   --out DIR    write DIR/client and DIR/server (package.json, README.md, dist/) instead of in place
@@ -26,7 +29,7 @@ const outRoot = args.includes('--out') ? resolve(args[args.indexOf('--out') + 1]
 const quiet = args.includes('--quiet');
 const log = (line) => quiet || console.log(line);
 const PACKAGES = ['client', 'server'];
-const SOURCE_DIRS = ['client', 'server', 'runtime', 'spec', 'generated'];
+const SOURCE_DIRS = ['client', 'server', 'runtime', 'spec', 'generated', 'types'];
 // Entries beside the exports: the commands (bin/*.js launchers import them), and the webhook URL
 // rules in a file of their own, so that a bundler drops it (and ipaddr.js) from an app that
 // imports only createSessionsClient (client/package.json has "sideEffects": false).
@@ -175,6 +178,18 @@ function relinkRuntime(typesDir) {
   }
 }
 
+const TYPES_NAME = 'session-resume-api-types';
+
+/** session-resume-api-types into `outDir`: its index.d.ts with the generated declarations beside it in dist/. */
+function buildTypesPackage(outDir) {
+  const dist = join(outDir, 'dist');
+  rmSync(dist, { recursive: true, force: true });
+  mkdirSync(dist, { recursive: true });
+  if (outDir !== join(root, 'types')) cpSync(join(root, 'types/package.json'), join(outDir, 'package.json'));
+  for (const file of ['api.d.ts', 'sandbox.d.ts']) cpSync(join(root, 'generated', file), join(dist, file));
+  writeFileSync(join(dist, 'index.d.ts'), readFileSync(join(root, 'types/index.d.ts'), 'utf8').replaceAll("'../generated/", "'./"));
+}
+
 async function buildDocsInto(distDir) {
   const { buildDocs } = await import('tsx/esm/api').then(({ tsImport }) => tsImport('../tools/docs/build-docs.ts', import.meta.url));
   await buildDocs({ outputPath: join(distDir, 'docs/index.html') });
@@ -197,6 +212,11 @@ async function main() {
     return { name, pkgDir, distDir: join(outDir, 'dist') };
   });
   for (const { distDir } of targets) rmSync(distDir, { recursive: true, force: true });
+  // First: the declarations of both packages import it.
+  const typesDir = outRoot ? join(outRoot, 'types') : join(root, 'types');
+  buildTypesPackage(typesDir);
+  // A packed package carries it in its own node_modules (bundleDependencies); in place, the workspace link serves.
+  if (outRoot) for (const { name } of targets) cpSync(typesDir, join(outRoot, name, 'node_modules', TYPES_NAME), { recursive: true });
   await Promise.all(targets.map(({ name, pkgDir, distDir }) => bundle(name, pkgDir, distDir)));
   declarations(Object.fromEntries(targets.map((t) => [t.name, t.distDir])));
   await buildDocsInto(targets.find((t) => t.name === 'server').distDir);

@@ -9,7 +9,7 @@
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { http as mswHttp, HttpResponse, type HttpHandler } from 'msw';
 import { createOpenApiHttp } from 'openapi-msw';
-import type { paths } from '../../generated/api.js';
+import type { ApiPaths as paths } from 'session-resume-api-types';
 import type { SandboxEvent, SandboxSession } from '@session-resume-api/runtime/sandbox-types';
 import { DEFAULT_DELIVERY_PROFILE, readDeliveryProfile, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { DEMO_SESSIONS } from '@session-resume-api/runtime/demo-sessions';
