@@ -180,14 +180,18 @@ function relinkRuntime(typesDir) {
 
 const TYPES_NAME = 'session-resume-api-types';
 
-/** session-resume-api-types into `outDir`: its index.d.ts with the generated declarations beside it in dist/. */
+/**
+ * session-resume-api-types as published, into `outDir`: package.json without the in-repo "source"
+ * condition, and dist/ (its index.d.ts with the generated declarations beside it).
+ */
 function buildTypesPackage(outDir) {
-  const dist = join(outDir, 'dist');
-  rmSync(dist, { recursive: true, force: true });
-  mkdirSync(dist, { recursive: true });
-  if (outDir !== join(root, 'types')) cpSync(join(root, 'types/package.json'), join(outDir, 'package.json'));
-  for (const file of ['api.d.ts', 'sandbox.d.ts']) cpSync(join(root, 'generated', file), join(dist, file));
-  writeFileSync(join(dist, 'index.d.ts'), readFileSync(join(root, 'types/index.d.ts'), 'utf8').replaceAll("'../generated/", "'./"));
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(join(outDir, 'dist'), { recursive: true });
+  const pkg = JSON.parse(readFileSync(join(root, 'types/package.json'), 'utf8'));
+  delete pkg.exports['.'].source;
+  writeFileSync(join(outDir, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
+  for (const file of ['api.d.ts', 'sandbox.d.ts']) cpSync(join(root, 'generated', file), join(outDir, 'dist', file));
+  writeFileSync(join(outDir, 'dist/index.d.ts'), readFileSync(join(root, 'types/index.d.ts'), 'utf8').replaceAll("'../generated/", "'./"));
 }
 
 async function buildDocsInto(distDir) {
@@ -212,11 +216,11 @@ async function main() {
     return { name, pkgDir, distDir: join(outDir, 'dist') };
   });
   for (const { distDir } of targets) rmSync(distDir, { recursive: true, force: true });
-  // First: the declarations of both packages import it.
-  const typesDir = outRoot ? join(outRoot, 'types') : join(root, 'types');
-  buildTypesPackage(typesDir);
-  // A packed package carries it in its own node_modules (bundleDependencies); in place, the workspace link serves.
-  if (outRoot) for (const { name } of targets) cpSync(typesDir, join(outRoot, name, 'node_modules', TYPES_NAME), { recursive: true });
+  // The declarations of both packages import it: a copy in each package's own node_modules is
+  // what `npm pack` bundles (bundleDependencies take no hoisted workspace link), in place and with
+  // --out alike, and what API Extractor resolves from dist/types. In-repo TypeScript reads
+  // types/index.d.ts itself (tsconfig.json `paths`), so a stale copy never hides a new wire type.
+  for (const { name } of targets) buildTypesPackage(join(outRoot ?? root, name, 'node_modules', TYPES_NAME));
   await Promise.all(targets.map(({ name, pkgDir, distDir }) => bundle(name, pkgDir, distDir)));
   declarations(Object.fromEntries(targets.map((t) => [t.name, t.distDir])));
   await buildDocsInto(targets.find((t) => t.name === 'server').distDir);
