@@ -186,12 +186,18 @@ const TYPES_NAME = 'session-resume-api-types';
  */
 function buildTypesPackage(outDir) {
   rmSync(outDir, { recursive: true, force: true });
-  mkdirSync(join(outDir, 'dist'), { recursive: true });
+  writeTypesDist(join(outDir, 'dist'));
   const pkg = JSON.parse(readFileSync(join(root, 'types/package.json'), 'utf8'));
   delete pkg.exports['.'].source;
   writeFileSync(join(outDir, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
-  for (const file of ['api.d.ts', 'sandbox.d.ts']) cpSync(join(root, 'generated', file), join(outDir, 'dist', file));
-  writeFileSync(join(outDir, 'dist/index.d.ts'), readFileSync(join(root, 'types/index.d.ts'), 'utf8').replaceAll("'../generated/", "'./"));
+}
+
+/** The types package's dist/: its index.d.ts with the generated declarations beside it. */
+function writeTypesDist(dist) {
+  rmSync(dist, { recursive: true, force: true });
+  mkdirSync(dist, { recursive: true });
+  for (const file of ['api.d.ts', 'sandbox.d.ts']) cpSync(join(root, 'generated', file), join(dist, file));
+  writeFileSync(join(dist, 'index.d.ts'), readFileSync(join(root, 'types/index.d.ts'), 'utf8').replaceAll("'../generated/", "'./"));
 }
 
 async function buildDocsInto(distDir) {
@@ -221,6 +227,8 @@ async function main() {
   // --out alike, and what API Extractor resolves from dist/types. In-repo TypeScript reads
   // types/index.d.ts itself (tsconfig.json `paths`), so a stale copy never hides a new wire type.
   for (const { name } of targets) buildTypesPackage(join(outRoot ?? root, name, 'node_modules', TYPES_NAME));
+  // In place also types/dist: its own report (tools/api) and `npm pack -w types`.
+  if (!outRoot) writeTypesDist(join(root, 'types/dist'));
   await Promise.all(targets.map(({ name, pkgDir, distDir }) => bundle(name, pkgDir, distDir)));
   declarations(Object.fromEntries(targets.map((t) => [t.name, t.distDir])));
   await buildDocsInto(targets.find((t) => t.name === 'server').distDir);

@@ -13,7 +13,7 @@ export { createMemorySessionStore } from './sessions/memory-session-store.js';
 export type { MemorySessionStoreOptions } from './sessions/memory-session-store.js';
 export { createRedisSessionStore } from './sessions/redis-session-store.js';
 export type { RedisSessionStoreOptions } from './sessions/redis-session-store.js';
-export type { OpenTelemetryApi, OtelContext, OtelSpan, OtelSpanContext, OtelTracer, SpanAttributes } from '@session-resume-api/runtime/tracing';
+export type { OpenTelemetryApi, SpanAttributes } from '@session-resume-api/runtime/tracing';
 export type { TraceContext } from '@session-resume-api/runtime/trace-context';
 export type { IdempotentAnswers, RecordedAnswer, ResumeTransition, Session, SessionSeed, SessionStore, StoreResumeOptions } from './sessions/session-store.js';
 export { createRedisConnection } from './redis/create-redis-connection.js';

@@ -38,4 +38,4 @@ export type { SignatureVerdict, SignatureVerifier, WebhookHeaders } from './veri
 export { createProbeEvent } from '@session-resume-api/runtime/webhook-probe';
 export type { ApiComponents, ApiOperations, ApiWebhooks, ErrorBody, SessionEvent, WebhookAck } from '@session-resume-api/runtime/types';
 export type { TraceContext } from '@session-resume-api/runtime/trace-context';
-export type { OpenTelemetryApi, OtelContext, OtelSpan, OtelSpanContext, OtelTracer, SpanAttributes } from '@session-resume-api/runtime/tracing';
+export type { OpenTelemetryApi, SpanAttributes } from '@session-resume-api/runtime/tracing';
