@@ -23,7 +23,7 @@ export const ruleModules = [
   // StrykerJS does not mutate: the integration tests of the Redis store guard it).
   'client/webhooks/redis/record-call.ts',
   'client/webhooks/redis/redis-clock.ts',
-  'client/webhooks/redis/within.ts',
+  'client/webhooks/redis/reject-after.ts',
   // The grader's rule list and the sandbox delivery profile parser.
   'runtime/delivery/delivery-rules.ts',
   // client grade's rules: what a call with or without a key may retry, and each rule's check.

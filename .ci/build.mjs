@@ -13,6 +13,9 @@
 // bundled into each: it is never a dependency of a published package, and the declarations the
 // packages ship point at its declarations copied beside theirs (relinkRuntime).
 // Entries come from each package.json's exports ("source" → "default") and bin.
+// The wire types (generated from the specs) are a third, types-only package, session-resume-api-types
+// (types/): both packages' declarations import it, and each bundles it (bundleDependencies), so a
+// consumer installs one tarball and its API reports name the wire types instead of listing them.
 //
 // Usage: node .ci/build.mjs [--out DIR] [--if-stale] [--quiet]
 //   --out DIR    write DIR/client, DIR/server and DIR/cli (package.json, README.md, bin/, dist/) instead of in place
@@ -32,7 +35,7 @@ const log = (line) => quiet || console.log(line);
 const PACKAGES = ['client', 'server', 'cli'];
 // The packages that ship declarations (tsconfig.build.json includes their folders).
 const TYPED = ['client', 'server'];
-const SOURCE_DIRS = ['client', 'server', 'cli', 'runtime', 'spec', 'generated'];
+const SOURCE_DIRS = ['client', 'server', 'cli', 'runtime', 'spec', 'generated', 'types'];
 // Entries beside the exports: the commands (bin/*.js launchers import them), and the webhook URL
 // rules in a file of their own, so that a bundler drops it (and ipaddr.js) from an app that
 // imports only createSessionsClient (client/package.json has "sideEffects": false).
@@ -183,6 +186,28 @@ function relinkRuntime(typesDir) {
   }
 }
 
+const TYPES_NAME = 'session-resume-api-types';
+
+/**
+ * session-resume-api-types as published, into `outDir`: package.json without the in-repo "source"
+ * condition, and dist/ (its index.d.ts with the generated declarations beside it).
+ */
+function buildTypesPackage(outDir) {
+  rmSync(outDir, { recursive: true, force: true });
+  writeTypesDist(join(outDir, 'dist'));
+  const pkg = JSON.parse(readFileSync(join(root, 'types/package.json'), 'utf8'));
+  delete pkg.exports['.'].source;
+  writeFileSync(join(outDir, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
+}
+
+/** The types package's dist/: its index.d.ts with the generated declarations beside it. */
+function writeTypesDist(dist) {
+  rmSync(dist, { recursive: true, force: true });
+  mkdirSync(dist, { recursive: true });
+  for (const file of ['api.d.ts', 'sandbox.d.ts']) cpSync(join(root, 'generated', file), join(dist, file));
+  writeFileSync(join(dist, 'index.d.ts'), readFileSync(join(root, 'types/index.d.ts'), 'utf8').replaceAll("'../generated/", "'./"));
+}
+
 async function buildDocsInto(distDir) {
   const { buildDocs } = await import('tsx/esm/api').then(({ tsImport }) => tsImport('../tools/docs/build-docs.ts', import.meta.url));
   await buildDocs({ outputPath: join(distDir, 'docs/index.html') });
@@ -205,6 +230,13 @@ async function main() {
     return { name, pkgDir, distDir: join(outDir, 'dist') };
   });
   for (const { distDir } of targets) rmSync(distDir, { recursive: true, force: true });
+  // The declarations of both packages import it: a copy in each package's own node_modules is
+  // what `npm pack` bundles (bundleDependencies take no hoisted workspace link), in place and with
+  // --out alike, and what API Extractor resolves from dist/types. In-repo TypeScript reads
+  // types/index.d.ts itself (tsconfig.json `paths`), so a stale copy never hides a new wire type.
+  for (const { name } of targets) buildTypesPackage(join(outRoot ?? root, name, 'node_modules', TYPES_NAME));
+  // In place also types/dist: its own report (tools/api) and `npm pack -w types`.
+  if (!outRoot) writeTypesDist(join(root, 'types/dist'));
   await Promise.all(targets.map(({ name, pkgDir, distDir }) => bundle(name, pkgDir, distDir)));
   declarations(Object.fromEntries(targets.map((t) => [t.name, t.distDir])));
   await buildDocsInto(targets.find((t) => t.name === 'server').distDir);

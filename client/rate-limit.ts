@@ -60,7 +60,7 @@ function fromDraft8(rateLimit: string, policy: string | null): RateLimitInfo | u
   }
   if (!best) return undefined;
   const policies = policy ? listMembers(policy).map(member) : [];
-  const limit = count(policies.find((p) => p?.name === best.name)?.params.get('q'));
+  const limit = count(policies.find((policy) => policy?.name === best.name)?.params.get('q'));
   return { limit, remaining: best.remaining, resetSeconds: best.reset };
 }
 

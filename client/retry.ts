@@ -251,6 +251,8 @@ export function createRetryingFetch(options: RetryOptions): (request: Request, h
       const answered = { kind: 'answered' as const, status: response.status, retryAfter: response.headers.get('retry-after') };
       const next = nextAttempt(answered, at.attempt, limits, {}, policy);
       if (!next.retry) return readAnswer(response, deadline, at);
+      // Cancelling only frees the connection of an answer we discard: a body that cannot be
+      // cancelled has already failed or ended, and the retry goes ahead either way.
       await response.body?.cancel().catch(() => undefined);
       deadline.release();
       await waitBetween(next.delayMs, at);

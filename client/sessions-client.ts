@@ -3,7 +3,7 @@ import { DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_DELAY_MS, DEFAULT_TIMEOUT_MS } f
 import { checkInteger, OptionsError } from '@session-resume-api/runtime/options-error';
 import createClient, { type Client } from 'openapi-fetch';
 import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
-import type { paths } from '../generated/api.js';
+import type { ApiPaths as paths } from 'session-resume-api-types';
 import { toResumeOutcome, type ResumeOutcome } from './outcome.js';
 import { createRetryingFetch, replayable, type BufferedAnswer, type FetchLike } from './retry.js';
 import { PACKAGE_VERSION } from './version.js';

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
-import type { components } from '../generated/api.js';
+import type { ApiComponents as components } from 'session-resume-api-types';
 import type { SchemaName } from './types.js';
 
 export type { ErrorBody, ResumeResult, SchemaName, SessionEvent, WebhookAck } from './types.js';

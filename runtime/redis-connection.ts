@@ -86,6 +86,7 @@ export function openRedisConnection(ioredis: RedisConstructors, target: RedisTar
     slotsRefreshTimeout: 1000,
     slotsRefreshInterval: options.slotsRefreshIntervalMs ?? DEFAULT_SLOTS_REFRESH_INTERVAL_MS,
   }, { ...offline, retryStrategy: retry });
+  // ioredis needs a listener; a failing command reports the error to its own caller.
   const onError = options.onError ?? (() => undefined);
   connection.on('error', onError);
   if (isCluster(connection)) connection.on('node error', (error: Error) => onError(error));

@@ -1,55 +1,51 @@
 /** Spans through the `@opentelemetry/api` the application hands over, never imported here (not even its types): bundles never resolve it. */
 import { formatTraceparent, newTraceContext, parseTraceparent, readTracestate, type TraceContext } from './trace-context.js';
 
-/** OpenTelemetry's `Context`, as the API declares it. */
-export interface OtelContext {
-  getValue(key: symbol): unknown;
-  setValue(key: symbol, value: unknown): OtelContext;
-  deleteValue(key: symbol): OtelContext;
-}
-
-/** The part of OpenTelemetry's `SpanContext` used here. */
-export interface OtelSpanContext {
-  traceId: string;
-  spanId: string;
-  traceFlags: number;
-  isRemote?: boolean;
-  traceState?: { serialize(): string };
-}
-
-/** The part of OpenTelemetry's `Span` used here. */
-export interface OtelSpan {
-  spanContext(): OtelSpanContext;
-  setAttribute(key: string, value: string | number | boolean): unknown;
-  setStatus(status: { code: number; message?: string }): unknown;
-  isRecording(): boolean;
-  end(): void;
-}
-
-/** The part of OpenTelemetry's `Tracer` used here. */
-export interface OtelTracer {
-  startSpan(name: string, options?: { kind?: number; attributes?: SpanAttributes }, context?: OtelContext): OtelSpan;
-}
-
-/** The part of `@opentelemetry/api` used: pass the module itself. */
+/**
+ * The part of `@opentelemetry/api` used: pass the module itself. Its shapes are written here, not
+ * imported (the API is an optional peer, absent from most installs): a context is only handed
+ * back to the API, so it is any object; a span is what `startSpan` returns.
+ */
 export interface OpenTelemetryApi {
   /** The API's `trace`: tracers and the span of a context. */
   trace: {
-    getTracer(name: string, version?: string): OtelTracer;
-    setSpanContext(context: OtelContext, spanContext: OtelSpanContext): OtelContext;
-    getSpan(context: OtelContext): OtelSpan | undefined;
-    setSpan(context: OtelContext, span: OtelSpan): OtelContext;
+    getTracer(name: string, version?: string): {
+      startSpan(
+        name: string,
+        options?: { kind?: number; attributes?: SpanAttributes },
+        context?: object,
+      ): {
+        spanContext(): { traceId: string; spanId: string; traceFlags: number; isRemote?: boolean; traceState?: { serialize(): string } };
+        setAttribute(key: string, value: string | number | boolean): unknown;
+        setStatus(status: { code: number; message?: string }): unknown;
+        isRecording(): boolean;
+        end(): void;
+      };
+    };
+    // The span `startSpan` returns, by its path: a name of its own would be a type to export.
+    setSpanContext(context: object, spanContext: ReturnType<ReturnType<ReturnType<OpenTelemetryApi['trace']['getTracer']>['startSpan']>['spanContext']>): object;
+    getSpan(context: object): ReturnType<ReturnType<OpenTelemetryApi['trace']['getTracer']>['startSpan']> | undefined;
+    setSpan(context: object, span: ReturnType<ReturnType<OpenTelemetryApi['trace']['getTracer']>['startSpan']>): object;
   };
   /** The API's `context`: the active context, and running a function in another. */
   context: {
-    active(): OtelContext;
-    with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(context: OtelContext, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F>;
+    active(): object;
+    with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(context: object, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F>;
   };
   /** A `TraceState` from a `tracestate` header value. */
   createTraceState(rawTraceState?: string): { serialize(): string };
   /** The empty context a remote parent is set on. */
-  ROOT_CONTEXT: OtelContext;
+  ROOT_CONTEXT: object;
 }
+
+/** A tracer of the API. */
+type OtelTracer = ReturnType<OpenTelemetryApi['trace']['getTracer']>;
+/** A span, as a tracer starts it. */
+type OtelSpan = ReturnType<OtelTracer['startSpan']>;
+/** The identity of a span. */
+type OtelSpanContext = ReturnType<OtelSpan['spanContext']>;
+/** A context: only handed back to the API. */
+type OtelContext = object;
 
 /** Attribute values of a span. */
 export type SpanAttributes = Record<string, string | number | boolean>;

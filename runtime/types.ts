@@ -1,12 +1,12 @@
 /** Wire types read off the generated OpenAPI types; type-only, so browser code may import it. */
-import type { components, paths, webhooks } from '../generated/api.js';
+import type { ApiComponents as components, ApiPaths as paths, ApiWebhooks as webhooks } from 'session-resume-api-types';
 
 /**
- * The generated types of spec/openapi.yaml under names that say whose they are: the wire types
- * below read them, and the client's `raw` is typed by `ApiPaths`, so an entry whose signatures
- * reach them exports them too.
+ * The generated types of spec/openapi.yaml, from their own package (session-resume-api-types):
+ * the wire types below read them, and the client's `raw` is typed by `ApiPaths`, so an entry
+ * whose signatures reach them re-exports them, and its API report names them without listing them.
  */
-export type { components as ApiComponents, operations as ApiOperations, paths as ApiPaths, webhooks as ApiWebhooks } from '../generated/api.js';
+export type { ApiComponents, ApiOperations, ApiPaths, ApiWebhooks } from 'session-resume-api-types';
 
 /** Names of the component schemas in spec/openapi.yaml. */
 export type SchemaName = keyof components['schemas'];

@@ -71,7 +71,7 @@ function canonicalIpv6(text: string): string {
 /** ::/96 except :: and ::1 (which ipaddr.js already names unspecified and loopback). */
 function isIpv4Compatible(address: ipaddr.IPv6): boolean {
   const parts = address.parts;
-  return parts.slice(0, 6).every((p) => p === 0) && (parts[6] !== 0 || (parts[7] ?? 0) > 1);
+  return parts.slice(0, 6).every((part) => part === 0) && (parts[6] !== 0 || (parts[7] ?? 0) > 1);
 }
 
 /** Whether an address class may receive webhooks under `options`. */

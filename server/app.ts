@@ -208,7 +208,7 @@ function sandboxWorld(sandbox: Sandbox, worldId: string | undefined): ResumeWorl
 
 function checkDeps(deps: AppDeps): void {
   if (!deps || typeof deps.store?.resume !== 'function') throw new OptionsError('createApp: deps.store must be a SessionStore.', { option: 'store' });
-  if (deps.corsOrigins && (!Array.isArray(deps.corsOrigins) || deps.corsOrigins.some((o) => typeof o !== 'string' || !o))) {
+  if (deps.corsOrigins && (!Array.isArray(deps.corsOrigins) || deps.corsOrigins.some((origin) => typeof origin !== 'string' || !origin))) {
     throw new OptionsError('createApp: deps.corsOrigins must be a list of origins such as https://app.example.org.', { option: 'corsOrigins' });
   }
   if (deps.webhookDelivery && typeof deps.webhookDelivery.enqueue !== 'function') {

@@ -7,7 +7,7 @@ import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webho
 import { parseRetrySchedule, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 import { parseHostPort } from '@session-resume-api/runtime/host-port';
 import { OptionsError, parseWholeNumber } from '@session-resume-api/runtime/options-error';
-import { DEFAULT_REDIS_KEY_PREFIX } from './redis/redis-keys.js';
+import { DEFAULT_SERVER_KEY_PREFIX } from './redis/redis-keys.js';
 import { DEFAULT_MAX_SESSIONS } from './sandbox/sandbox-worlds.js';
 import { DEFAULT_IDEMPOTENCY_MAX_KEYS, IDEMPOTENCY_TTL_SECONDS } from './sessions/session-store.js';
 import { DEFAULT_CONCURRENCY } from './webhooks/delivery-queue.js';
@@ -101,7 +101,7 @@ export const ENVIRONMENT = {
   SESSIONS_FILE: { default: 'the demo set', meaning: 'JSON array of { "id", "status" } to seed the store from' },
   REDIS_URL: { default: 'unset: the in-memory store', meaning: 'Redis store shared by several instances (redis:// or rediss://)' },
   REDIS_CLUSTER_NODES: { default: 'unset', meaning: 'Redis Cluster seed nodes, host:port comma-separated (not with REDIS_URL)' },
-  REDIS_KEY_PREFIX: { default: DEFAULT_REDIS_KEY_PREFIX, meaning: 'prefix of every Redis key (no { or })' },
+  REDIS_KEY_PREFIX: { default: DEFAULT_SERVER_KEY_PREFIX, meaning: 'prefix of every Redis key (no { or })' },
   REDIS_WAIT_REPLICAS: { default: 0, meaning: 'replicas that must acknowledge each resume before it is answered (0: off)' },
   WEBHOOK_URL: { default: 'unset: no events', meaning: 'HTTPS URL that receives session.resumed after each resume' },
   WEBHOOK_ALLOW_PRIVATE: { default: 0, meaning: '1 allows loopback and private receivers (local testing only)' },
@@ -293,13 +293,14 @@ export function parseRedisUrl(raw: string, name = 'REDIS_URL'): RedisUrlParts {
       { option: name },
     );
   }
+  // A tab or newline passes the check above and URL drops it: "redis://\t/0" has no host either.
   if (!url.hostname) throw noHost(name, shown);
   if (url.port === '0') throw new OptionsError(`${name}=${shown}: port 0 is not a Redis port (1 to 65535).`, { option: name });
-  const path = url.pathname === '/' ? '' : url.pathname.slice(1);
-  const dbText = path || url.searchParams.get('db') || '0';
+  // redis://host has no path, redis://host/ the path "/": either way no database in it.
+  const dbText = url.pathname.slice(1) || url.searchParams.get('db') || '0';
   const db = parseWholeNumber(dbText, { min: 0, max: 99_999 });
   if (db === undefined) throw new OptionsError(`${name}=${shown}: the database after the host must be a number, e.g. redis://127.0.0.1:6379/0.`, { option: name });
-  return { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : 6379, db, tls: url.protocol === 'rediss:' };
+  return { host: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname, port: url.port ? Number(url.port) : 6379, db, tls: url.protocol === 'rediss:' };
 }
 
 function noHost(name: string, shown: string): OptionsError {

@@ -6,7 +6,7 @@ import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { HttpResponse, type HttpHandler } from 'msw';
 import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
 import { createOpenApiHttp } from 'openapi-msw';
-import type { paths } from '../../generated/api.js';
+import type { ApiPaths as paths } from 'session-resume-api-types';
 import type { ResumeScenario } from './resume-scenario.js';
 import { resumeScenarios } from './scenarios.generated.js';
 

@@ -9,7 +9,7 @@
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { http as mswHttp, HttpResponse, type HttpHandler } from 'msw';
 import { createOpenApiHttp } from 'openapi-msw';
-import type { paths } from '../../generated/api.js';
+import type { ApiPaths as paths } from 'session-resume-api-types';
 import type { SandboxEvent, SandboxSession } from '@session-resume-api/runtime/sandbox-types';
 import { DEFAULT_DELIVERY_PROFILE, readDeliveryProfile, type DeliveryProfile } from '@session-resume-api/runtime/delivery/delivery-rules';
 import { DEMO_SESSIONS } from '@session-resume-api/runtime/demo-sessions';
@@ -131,6 +131,7 @@ function controlHandlers(baseUrl: string, world: StatefulResumeHandlers, deliver
     mswHttp.get(at('/delivery-profile'), ({ request }) => (hasBearer(request) ? HttpResponse.json(delivery.profile) : unauthorized())),
     mswHttp.put(at('/delivery-profile'), async ({ request }) => {
       if (!hasBearer(request)) return unauthorized();
+      // A body that is not JSON reads as no profile: answered 400 below, with the reason.
       const reading = readDeliveryProfile(await request.json().catch(() => undefined));
       if (!reading.ok) return HttpResponse.json({ success: false as const, error: 'bad_request', message: `Invalid body: ${reading.message}` }, { status: 400 });
       delivery.profile = reading.profile;
@@ -138,6 +139,7 @@ function controlHandlers(baseUrl: string, world: StatefulResumeHandlers, deliver
     }),
     mswHttp.put(at('/sessions/:session_id'), async ({ request, params }) => {
       if (!hasBearer(request)) return unauthorized();
+      // A body that is not JSON has no status: answered 400 below.
       const body = (await request.json().catch(() => undefined)) as { status?: unknown } | undefined;
       const status = body?.status;
       if (typeof status !== 'string' || status.length === 0 || status.length > 64) {

@@ -1,17 +1,17 @@
 /** The default reporter, so a receiver is never silent about its trouble: one stderr line per report, never a payload, header or secret. */
-import type { ReceiverLogger } from './receiver-options.js';
+import type { ReceiverLogger } from './receiver-logger.js';
 
 const PREFIX = 'session-resume-api receiver:';
 
 /** The fields a report line may show, in this order. */
 function details(obj: object): string {
-  const o = obj as { event?: unknown; sessionId?: unknown; attempt?: unknown; maxAttempts?: unknown; err?: unknown };
+  const fields = obj as { event?: unknown; sessionId?: unknown; attempt?: unknown; maxAttempts?: unknown; err?: unknown };
   const parts: string[] = [];
-  if (typeof o.event === 'string') parts.push(`event ${o.event}`);
-  if (typeof o.sessionId === 'string') parts.push(`session ${o.sessionId}`);
-  if (typeof o.attempt === 'number') parts.push(typeof o.maxAttempts === 'number' ? `attempt ${o.attempt} of ${o.maxAttempts}` : `attempt ${o.attempt}`);
+  if (typeof fields.event === 'string') parts.push(`event ${fields.event}`);
+  if (typeof fields.sessionId === 'string') parts.push(`session ${fields.sessionId}`);
+  if (typeof fields.attempt === 'number') parts.push(typeof fields.maxAttempts === 'number' ? `attempt ${fields.attempt} of ${fields.maxAttempts}` : `attempt ${fields.attempt}`);
   const head = parts.length > 0 ? ` (${parts.join(', ')})` : '';
-  const err = o.err instanceof Error ? o.err.message : o.err === undefined ? '' : String(o.err);
+  const err = fields.err instanceof Error ? fields.err.message : fields.err === undefined ? '' : String(fields.err);
   return `${head}${err ? `: ${err.split('\n', 1)[0]}` : ''}`;
 }
 

@@ -9,6 +9,6 @@ const HANDLER_BACKOFF_FACTOR = 2;
  * `retryDelayMs × 2^(failedAttempt − 1)`: the wait after failed attempt `failedAttempt` (1-based).
  * @example handlerRetryDelayMs({ retryDelayMs: 1000 }, 3) // 4000
  */
-export function handlerRetryDelayMs(p: Pick<ProcessingOptions, 'retryDelayMs'>, failedAttempt: number): number {
-  return exponentialDelayMs(failedAttempt, p.retryDelayMs, HANDLER_BACKOFF_FACTOR);
+export function handlerRetryDelayMs(options: Pick<ProcessingOptions, 'retryDelayMs'>, failedAttempt: number): number {
+  return exponentialDelayMs(failedAttempt, options.retryDelayMs, HANDLER_BACKOFF_FACTOR);
 }

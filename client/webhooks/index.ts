@@ -9,13 +9,13 @@ export { DEFAULT_MAX_BODY_BYTES } from './receiver-options.js';
 export type {
   EventContext,
   EventOrder,
-  ReceiverLogger,
   WebhookReceiver,
   WebhookReceiverAnyOrder,
   WebhookReceiverBaseOptions,
   WebhookReceiverOptions,
   WebhookReceiverSessionOrder,
 } from './receiver-options.js';
+export type { ReceiverLogger } from './receiver-logger.js';
 export type { FetchHandler } from './web-handler.js';
 export type { AfterAnswer } from './after-answer.js';
 export type { HttpAnswer, ReadRequest } from './request-checks.js';
@@ -38,4 +38,4 @@ export type { SignatureVerdict, SignatureVerifier, WebhookHeaders } from './veri
 export { createProbeEvent } from '@session-resume-api/runtime/webhook-probe';
 export type { ApiComponents, ApiOperations, ApiWebhooks, ErrorBody, SessionEvent, WebhookAck } from '@session-resume-api/runtime/types';
 export type { TraceContext } from '@session-resume-api/runtime/trace-context';
-export type { OpenTelemetryApi, OtelContext, OtelSpan, OtelSpanContext, OtelTracer, SpanAttributes } from '@session-resume-api/runtime/tracing';
+export type { OpenTelemetryApi, SpanAttributes } from '@session-resume-api/runtime/tracing';

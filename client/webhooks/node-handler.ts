@@ -1,7 +1,7 @@
 /** The Node adapter: `http.createServer(handler)` or an express route handler over the `receive` core. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ReceiveResult } from './answers.js';
-import type { ReceiverLogger } from './receiver-options.js';
+import type { ReceiverLogger } from './receiver-logger.js';
 import { ANSWER_HEADERS, checkRequestLine, tooLarge, UNEXPECTED_FAILURE, type RequestLimits } from './request-checks.js';
 
 /** A request handler for node:http and express (a `next` argument is accepted and never called). */
@@ -66,10 +66,10 @@ export function createNodeHandler({ receive, urlToken, maxBodyBytes, logger }: A
       // express keeps the full path in originalUrl when the route is mounted under a prefix.
       const url = (req as { originalUrl?: string }).originalUrl ?? req.url;
       // Checked before the body is read (x-decisions: webhook-signing): nothing is recorded.
-      const refused = checkRequestLine({ method: req.method, url, contentLength: req.headers['content-length'] }, { urlToken, maxBodyBytes });
-      if (refused) {
+      const lineRefusal = checkRequestLine({ method: req.method, url, contentLength: req.headers['content-length'] }, { urlToken, maxBodyBytes });
+      if (lineRefusal) {
         req.resume();
-        return refused;
+        return lineRefusal;
       }
       const body = await bodyOf(req, maxBodyBytes);
       if (body === 'too_large') return tooLarge(maxBodyBytes);

@@ -5,7 +5,8 @@
  */
 import { eventNameOf, sessionIdOf } from '@session-resume-api/runtime/event-identity';
 import type { ReceiverMetrics } from './receiver-metrics.js';
-import type { EventContext, ReceiverLogger, ResolvedReceiverOptions } from './receiver-options.js';
+import type { ReceiverLogger } from './receiver-logger.js';
+import type { EventContext, ResolvedReceiverOptions } from './receiver-options.js';
 import type { RecordedEvent, SessionPosition } from './store.js';
 import type { ReceivedEvent } from './tolerant-event.js';
 import { errorType, handlerSpan, receiverTracing } from './handler-span.js';
@@ -40,12 +41,12 @@ export function positionOf(r: RecordedEvent): SessionPosition | undefined {
 type FailureContext = EventContext & { event: ReceivedEvent; final: boolean };
 
 /** The report of a failed attempt: `onError` when given, else one log line. */
-export function failureReporter(o: ResolvedReceiverOptions, logger: ReceiverLogger | undefined) {
+export function failureReporter(receiverOptions: ResolvedReceiverOptions, logger: ReceiverLogger | undefined) {
   const report =
-    o.onError ??
+    receiverOptions.onError ??
     ((error: unknown, ctx: FailureContext) =>
       logger?.[ctx.final ? 'error' : 'warn']?.(
-        { err: error, id: ctx.id, attempt: ctx.attempt, maxAttempts: o.maxAttempts, event: ctx.eventName, sessionId: ctx.sessionId },
+        { err: error, id: ctx.id, attempt: ctx.attempt, maxAttempts: receiverOptions.maxAttempts, event: ctx.eventName, sessionId: ctx.sessionId },
         ctx.final ? 'webhook event dead-lettered after its last attempt failed' : 'webhook event handler failed; it will be retried',
       ));
   return (error: unknown, recorded: RecordedEvent, final: boolean) => {
@@ -59,9 +60,9 @@ export function failureReporter(o: ResolvedReceiverOptions, logger: ReceiverLogg
 }
 
 /** One processing attempt of a recorded event: order check, then `onEvent` or `onStale`. */
-export function createProcess(o: ResolvedReceiverOptions, logger: ReceiverLogger | undefined, metrics: ReceiverMetrics | undefined) {
-  const { store, onEvent, onStale, order, dedupeWindowSeconds } = o;
-  const tracing = receiverTracing(o.opentelemetry);
+export function createEventProcessor(receiverOptions: ResolvedReceiverOptions, logger: ReceiverLogger | undefined, metrics: ReceiverMetrics | undefined) {
+  const { store, onEvent, onStale, order, dedupeWindowSeconds } = receiverOptions;
+  const tracing = receiverTracing(receiverOptions.opentelemetry);
   const handle = (recorded: RecordedEvent, context: EventContext) => {
     if (!tracing) return onEvent(recorded.event, context);
     const span = handlerSpan(tracing, recorded, context.eventName);

@@ -4,7 +4,7 @@ import { readTraceContext } from '@session-resume-api/runtime/trace-context';
 import { isProbeEvent } from '@session-resume-api/runtime/webhook-probe';
 import { checkAfterAnswer, type AfterAnswer } from './after-answer.js';
 import { errorResult, type ReceiveResult } from './answers.js';
-import type { ReceiverLogger } from './receiver-options.js';
+import type { ReceiverLogger } from './receiver-logger.js';
 import { StoreUnavailableError, type ReceiverStore } from './store.js';
 import { readEventTolerantly } from './tolerant-event.js';
 import type { SignatureVerifier } from './verify-signature.js';
@@ -62,38 +62,38 @@ function webhookIdOf(headers: WebhookHeaders): string | undefined {
 }
 
 /** Records a checked event; a store failure is a 503, so the sender retries. */
-async function recordEvent(o: CoreOptions, value: JsonObject, event: Parameters<ReceiverStore['record']>[1], headers: WebhookHeaders, context: AfterAnswer | undefined): Promise<ReceiveResult> {
+async function recordEvent(coreOptions: CoreOptions, value: JsonObject, event: Parameters<ReceiverStore['record']>[1], headers: WebhookHeaders, context: AfterAnswer | undefined): Promise<ReceiveResult> {
   // Of the body as sent: the flat and the nested form of one event have one key.
   const key = dedupeKey(value);
   try {
     // §6 rules 2–4: recorded durably before the 200; a duplicate is answered 200, not processed again.
     const trace = readTraceContext(headerValue(headers, 'traceparent'), headerValue(headers, 'tracestate'));
-    const { id, duplicate, processing } = await o.store.record(key, event, webhookIdOf(headers), trace);
+    const { id, duplicate, processing } = await coreOptions.store.record(key, event, webhookIdOf(headers), trace);
     if (processing) {
       // Never a 200 whose event is dropped with the request: the platform keeps processing alive, or the answer waits.
       if (context) context.waitUntil(processing);
-      else if (o.holdAnswer) await processing;
+      else if (coreOptions.holdAnswer) await processing;
     }
     return { status: 200, body: { received: true, duplicate, id } };
   } catch (error) {
     // Never a 200 for an event that is not recorded: 503 makes the sender retry.
-    o.logger?.error?.({ err: error, key }, 'webhook event could not be recorded; answered 503');
+    coreOptions.logger?.error?.({ err: error, key }, 'webhook event could not be recorded; answered 503');
     const reason = error instanceof StoreUnavailableError ? error.message : 'the store failed';
     return errorResult(503, 'service_unavailable', `The event could not be recorded (${reason}); retry later.`);
   }
 }
 
 /** `receive(rawBody, headers, context)`: size, signature, JSON, schema, probe, record. Throws only for a `context` without `waitUntil`. */
-export function createReceive(o: CoreOptions) {
+export function createReceive(coreOptions: CoreOptions) {
   return async function receive(rawBody: string | Uint8Array, headers: WebhookHeaders = {}, context?: AfterAnswer): Promise<ReceiveResult> {
     checkAfterAnswer(context);
     const size = typeof rawBody === 'string' ? utf8Length(rawBody) : rawBody.byteLength;
-    if (size > o.maxBodyBytes) {
-      return errorResult(413, 'payload_too_large', `The body has ${size} bytes; this receiver accepts at most ${o.maxBodyBytes}.`);
+    if (size > coreOptions.maxBodyBytes) {
+      return errorResult(413, 'payload_too_large', `The body has ${size} bytes; this receiver accepts at most ${coreOptions.maxBodyBytes}.`);
     }
     const text = textOf(rawBody);
     // Standard Webhooks: the signature is checked on the bytes as sent, before they are parsed.
-    const verdict = o.verify?.(text ?? lossy.decode(rawBody as Uint8Array), headers);
+    const verdict = coreOptions.verify?.(text ?? lossy.decode(rawBody as Uint8Array), headers);
     if (verdict && !verdict.ok) return errorResult(401, 'unauthorized', verdict.message);
     if (text === undefined) return errorResult(400, 'bad_request', 'Invalid session event: the body is not UTF-8 JSON (its bytes are not valid UTF-8).');
     let value: unknown;
@@ -107,6 +107,6 @@ export function createReceive(o: CoreOptions) {
     if (!checked.ok) return errorResult(400, 'bad_request', `Invalid session event: ${checked.message}.`);
     // The probe of `webhook check`: acknowledged after every check above, never recorded or handled.
     if (isProbeEvent(checked.event)) return { status: 200, body: { received: true, duplicate: false, probe: true } };
-    return recordEvent(o, value as JsonObject, checked.event, headers, context);
+    return recordEvent(coreOptions, value as JsonObject, checked.event, headers, context);
   };
 }

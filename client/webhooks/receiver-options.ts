@@ -5,6 +5,7 @@ import type { AfterAnswer } from './after-answer.js';
 import type { ReceiveResult } from './answers.js';
 import type { HttpAnswer, ReadRequest } from './request-checks.js';
 import type { NodeHandler } from './node-handler.js';
+import type { ReceiverLogger } from './receiver-logger.js';
 import type { TraceContext } from '@session-resume-api/runtime/trace-context';
 import type { OpenTelemetryApi } from '@session-resume-api/runtime/tracing';
 import { isReceiverMetrics, type ReceiverMetrics } from './receiver-metrics.js';
@@ -30,13 +31,6 @@ export interface EventContext {
   sessionId?: string;
   /** The delivery's valid W3C trace context: the sender's trace of the resume that made this event. */
   trace?: TraceContext;
-}
-
-/** A pino-compatible subset; every method optional in use. */
-export interface ReceiverLogger {
-  info?(obj: object, msg?: string): void;
-  warn?(obj: object, msg?: string): void;
-  error?(obj: object, msg?: string): void;
 }
 
 /** How events of one session reach `onEvent`: as they come, or never older after newer. */
@@ -184,7 +178,7 @@ function check(condition: boolean, message: string): void {
 
 /** Fills in the defaults and checks every option; throws `OptionsError` naming the option and its rule. */
 export function resolveReceiverOptions(options: WebhookReceiverOptions): ResolvedReceiverOptions {
-  const o: ResolvedReceiverOptions = {
+  const receiverOptions: ResolvedReceiverOptions = {
     dedupeWindowSeconds: DEFAULT_DEDUPE_WINDOW_SECONDS,
     maxAttempts: DEFAULT_MAX_ATTEMPTS,
     retryDelayMs: DEFAULT_RETRY_DELAY_MS,
@@ -192,33 +186,33 @@ export function resolveReceiverOptions(options: WebhookReceiverOptions): Resolve
     order: 'any',
     ...(Object.fromEntries(Object.entries(options ?? {}).filter(([, value]) => value !== undefined)) as WebhookReceiverOptions),
   };
-  const { store, urlToken } = o;
+  const { store, urlToken } = receiverOptions;
   check(typeof store?.record === 'function' && typeof store.start === 'function', 'store must be a ReceiverStore (createMemoryEventStore() or createRedisEventStore())');
-  check(typeof o.onEvent === 'function', 'onEvent must be a function');
-  check(Number.isFinite(o.dedupeWindowSeconds) && o.dedupeWindowSeconds > 0, 'dedupeWindowSeconds must be a positive number of seconds');
-  checkInteger('createWebhookReceiver: maxAttempts', o.maxAttempts, { min: 1 });
-  check(Number.isFinite(o.retryDelayMs) && o.retryDelayMs >= 0, 'retryDelayMs must be a number of milliseconds ≥ 0');
-  checkInteger('createWebhookReceiver: maxBodyBytes', o.maxBodyBytes, { min: 1 });
+  check(typeof receiverOptions.onEvent === 'function', 'onEvent must be a function');
+  check(Number.isFinite(receiverOptions.dedupeWindowSeconds) && receiverOptions.dedupeWindowSeconds > 0, 'dedupeWindowSeconds must be a positive number of seconds');
+  checkInteger('createWebhookReceiver: maxAttempts', receiverOptions.maxAttempts, { min: 1 });
+  check(Number.isFinite(receiverOptions.retryDelayMs) && receiverOptions.retryDelayMs >= 0, 'retryDelayMs must be a number of milliseconds ≥ 0');
+  checkInteger('createWebhookReceiver: maxBodyBytes', receiverOptions.maxBodyBytes, { min: 1 });
   check(
     urlToken === undefined || (typeof urlToken === 'string' && urlToken.length >= MIN_URL_TOKEN_LENGTH && !/[/?#]/.test(urlToken)),
     `urlToken must be a string of at least ${MIN_URL_TOKEN_LENGTH} characters without / ? # (use generateUrlToken())`,
   );
-  check(o.onError === undefined || typeof o.onError === 'function', 'onError must be a function');
-  check(o.onStale === undefined || typeof o.onStale === 'function', 'onStale must be a function');
-  check(o.logger === undefined || o.logger === false || (typeof o.logger === 'object' && o.logger !== null), 'logger must be a logger object (pino-compatible) or false');
-  check(o.order === 'any' || o.order === 'per-session', `order must be 'any' or 'per-session' (got ${JSON.stringify(o.order)})`);
-  check(o.order !== 'per-session' || typeof store.advanceSession === 'function', "order 'per-session' needs a store that keeps session order (createMemoryEventStore() or createRedisEventStore())");
-  check(o.metrics === undefined || isReceiverMetrics(o.metrics), "metrics must be createReceiverMetrics(registry) of 'session-resume-api/webhooks/metrics' (or an object with answered() and handlerRan())");
+  check(receiverOptions.onError === undefined || typeof receiverOptions.onError === 'function', 'onError must be a function');
+  check(receiverOptions.onStale === undefined || typeof receiverOptions.onStale === 'function', 'onStale must be a function');
+  check(receiverOptions.logger === undefined || receiverOptions.logger === false || (typeof receiverOptions.logger === 'object' && receiverOptions.logger !== null), 'logger must be a logger object (pino-compatible) or false');
+  check(receiverOptions.order === 'any' || receiverOptions.order === 'per-session', `order must be 'any' or 'per-session' (got ${JSON.stringify(receiverOptions.order)})`);
+  check(receiverOptions.order !== 'per-session' || typeof store.advanceSession === 'function', "order 'per-session' needs a store that keeps session order (createMemoryEventStore() or createRedisEventStore())");
+  check(receiverOptions.metrics === undefined || isReceiverMetrics(receiverOptions.metrics), "metrics must be createReceiverMetrics(registry) of 'session-resume-api/webhooks/metrics' (or an object with answered() and handlerRan())");
   check(
-    o.opentelemetry === undefined || (typeof o.opentelemetry?.trace?.getTracer === 'function' && typeof o.opentelemetry.context?.with === 'function'),
+    receiverOptions.opentelemetry === undefined || (typeof receiverOptions.opentelemetry?.trace?.getTracer === 'function' && typeof receiverOptions.opentelemetry.context?.with === 'function'),
     "opentelemetry must be the @opentelemetry/api module (import * as opentelemetry from '@opentelemetry/api')",
   );
-  if (o.secret !== undefined && o.dedupeWindowSeconds < SIGNATURE_TOLERANCE_SECONDS) {
+  if (receiverOptions.secret !== undefined && receiverOptions.dedupeWindowSeconds < SIGNATURE_TOLERANCE_SECONDS) {
     // Otherwise a captured signed delivery re-sent after the window but within the tolerance runs twice.
     throw new OptionsError(
-      `createWebhookReceiver: dedupeWindowSeconds is ${o.dedupeWindowSeconds}, shorter than the ${SIGNATURE_TOLERANCE_SECONDS} s a signature stays valid, so a replayed signed delivery would be handled twice: set dedupeWindowSeconds to at least ${SIGNATURE_TOLERANCE_SECONDS} (default ${DEFAULT_DEDUPE_WINDOW_SECONDS}).`,
+      `createWebhookReceiver: dedupeWindowSeconds is ${receiverOptions.dedupeWindowSeconds}, shorter than the ${SIGNATURE_TOLERANCE_SECONDS} s a signature stays valid, so a replayed signed delivery would be handled twice: set dedupeWindowSeconds to at least ${SIGNATURE_TOLERANCE_SECONDS} (default ${DEFAULT_DEDUPE_WINDOW_SECONDS}).`,
       { option: 'dedupeWindowSeconds' },
     );
   }
-  return o;
+  return receiverOptions;
 }

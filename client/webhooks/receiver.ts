@@ -3,7 +3,7 @@ import { cancelsWorkAfterAnswer, type AfterAnswer } from './after-answer.js';
 import type { ReceiveResult } from './answers.js';
 import { receiverLogger } from './console-logger.js';
 import { createNodeHandler } from './node-handler.js';
-import { createProcess, failureReporter } from './processing.js';
+import { createEventProcessor, failureReporter } from './processing.js';
 import { createReceive } from './receive-core.js';
 import { ANSWER_HEADERS, checkRequestLine } from './request-checks.js';
 import { resolveReceiverOptions, type WebhookReceiver, type WebhookReceiverOptions } from './receiver-options.js';
@@ -23,19 +23,19 @@ import type { WebhookHeaders } from './webhook-headers.js';
  * // export default { fetch: (request, env, ctx) => receiver.fetch(request, ctx) };
  */
 export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookReceiver {
-  const o = resolveReceiverOptions(options);
-  const { store, urlToken, maxBodyBytes } = o;
-  const logger = receiverLogger(o.logger);
-  const verify = o.secret === undefined ? undefined : createSignatureVerifier(o.secret);
-  const { metrics } = o;
+  const receiverOptions = resolveReceiverOptions(options);
+  const { store, urlToken, maxBodyBytes } = receiverOptions;
+  const logger = receiverLogger(receiverOptions.logger);
+  const verify = receiverOptions.secret === undefined ? undefined : createSignatureVerifier(receiverOptions.secret);
+  const { metrics } = receiverOptions;
 
   store.start({
-    windowSeconds: o.dedupeWindowSeconds,
-    maxAttempts: o.maxAttempts,
-    retryDelayMs: o.retryDelayMs,
-    process: createProcess(o, logger, metrics),
+    windowSeconds: receiverOptions.dedupeWindowSeconds,
+    maxAttempts: receiverOptions.maxAttempts,
+    retryDelayMs: receiverOptions.retryDelayMs,
+    process: createEventProcessor(receiverOptions, logger, metrics),
     onStoreError: (error, what) => logger?.warn?.({ err: error }, what),
-    onFailure: failureReporter(o, logger),
+    onFailure: failureReporter(receiverOptions, logger),
   });
 
   const receive = createReceive({ store, verify, maxBodyBytes, logger, holdAnswer: cancelsWorkAfterAnswer() });

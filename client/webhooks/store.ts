@@ -75,18 +75,18 @@ export interface HandlerRun {
 }
 
 /** Runs one attempt and reports it to `onHandlerRun`; the attempt's error is rethrown for the store's retries. */
-export async function runHandler(p: ProcessingOptions, recorded: RecordedEvent): Promise<void> {
+export async function runHandler(processingOptions: ProcessingOptions, recorded: RecordedEvent): Promise<void> {
   const started = performance.now();
   const report = (result: HandlerRun['result']) => {
     try {
-      p.onHandlerRun?.({ result, recorded, durationMs: performance.now() - started });
+      processingOptions.onHandlerRun?.({ result, recorded, durationMs: performance.now() - started });
     } catch (err) {
       // An observer must not change the outcome of processing.
-      p.onStoreError?.(err, 'receiver: onHandlerRun threw; processing goes on');
+      processingOptions.onStoreError?.(err, 'receiver: onHandlerRun threw; processing goes on');
     }
   };
   try {
-    await p.process(recorded);
+    await processingOptions.process(recorded);
   } catch (error) {
     report('failed');
     throw error;

@@ -1,7 +1,7 @@
 /** `receiver.fetch(request)` for anything speaking Fetch's `Request`/`Response`; the Node adapter's checks and answers. */
 import { checkAfterAnswer, type AfterAnswer } from './after-answer.js';
 import type { ReceiveResult } from './answers.js';
-import type { ReceiverLogger } from './receiver-options.js';
+import type { ReceiverLogger } from './receiver-logger.js';
 import { ANSWER_HEADERS, checkRequestLine, tooLarge, UNEXPECTED_FAILURE, type RequestLimits } from './request-checks.js';
 import type { WebhookHeaders } from './webhook-headers.js';
 
@@ -70,8 +70,8 @@ export function createFetchHandler({ receive, urlToken, maxBodyBytes, logger }: 
     try {
       // The URL is parsed only when a token is to be checked in it.
       const url = urlToken === undefined ? undefined : pathOf(request.url);
-      const refused = checkRequestLine({ method: request.method, url, contentLength: request.headers.get('content-length') }, { urlToken, maxBodyBytes });
-      if (refused) return toResponse(refused);
+      const lineRefusal = checkRequestLine({ method: request.method, url, contentLength: request.headers.get('content-length') }, { urlToken, maxBodyBytes });
+      if (lineRefusal) return toResponse(lineRefusal);
       const body = await readBody(request, maxBodyBytes);
       return toResponse(body === 'too_large' ? tooLarge(maxBodyBytes) : await receive(body, request.headers, context));
     } catch (err) {

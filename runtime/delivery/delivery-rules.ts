@@ -3,7 +3,7 @@
  * delivery profile makes the `fault` conditions happen, its fields, bounds and defaults read from the
  * faults (a test keeps spec/sandbox.yaml equal). Grader checks are keyed by these ids. Browser-safe.
  */
-import type { components } from '../../generated/sandbox.js';
+import type { SandboxApiComponents as components } from 'session-resume-api-types';
 import { WEBHOOK_DELIVERY_POLICY } from '../behaviour.js';
 
 const { answerDeadlineMs, dedupe, signature, retry } = WEBHOOK_DELIVERY_POLICY;

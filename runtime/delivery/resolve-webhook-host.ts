@@ -68,17 +68,17 @@ export async function resolveWebhookHost(
   }
   // An unparsable answer is treated as reserved: refused, never connected to.
   const addresses = resolved.map((r) => ({ ...r, addressClass: classifyAddress(r.address) ?? ('reserved' as const) }));
-  const refused = addresses.find((a) => !isAllowedAddressClass(a.addressClass, options));
-  if (refused) {
-    const kind = refused.addressClass.replace('_', '-');
+  const blocked = addresses.find((a) => !isAllowedAddressClass(a.addressClass, options));
+  if (blocked) {
+    const kind = blocked.addressClass.replace('_', '-');
     return {
       ok: false,
       reason: 'blocked_address',
       addresses,
       message:
-        `${host} resolves to ${refused.address}, a ${kind} address: webhooks go only to public hosts that accept ` +
+        `${host} resolves to ${blocked.address}, a ${kind} address: webhooks go only to public hosts that accept ` +
         'connections from outside' +
-        (refused.addressClass === 'loopback' || refused.addressClass === 'private'
+        (blocked.addressClass === 'loopback' || blocked.addressClass === 'private'
           ? '; allowPrivate (or --insecure-localhost for loopback) permits it for local testing.'
           : '.'),
     };

@@ -4,20 +4,12 @@
  * (x-decisions: endpoint-health).
  */
 import { Command, Option } from 'commander';
+import type { CommandOutput, RunWithDelivery } from './command-output.js';
 import type { EndpointStatus } from '../webhooks/endpoint-circuit.js';
-import type { RedisDelivery } from '../webhooks/redis-delivery.js';
 
-/** Where the command writes. */
-interface Io {
-  out: (text: string) => void;
-  err: (text: string) => void;
-}
-
-/** Runs one command's work against the engine; resolves when its exit code is set. */
-type Run = (work: (delivery: RedisDelivery) => Promise<number>) => () => Promise<void>;
 
 /** Adds `endpoint` and `endpoint enable` to the `webhooks` group. */
-export function addEndpoint(group: Command, run: Run, io: Io): void {
+export function addEndpoint(group: Command, run: RunWithDelivery, io: CommandOutput): void {
   const endpoint = group
     .command('endpoint')
     .description("the webhook endpoint's health: state (closed, open, disabled), failure streak, next probe")

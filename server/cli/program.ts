@@ -17,23 +17,18 @@ import { createSeedCommand } from './seed-command.js';
 import { createWebhooksCommand } from './webhooks-command.js';
 import { UsageError } from '@session-resume-api/runtime/usage-error';
 import { addVersionFlags } from '@session-resume-api/runtime/cli-version';
+import type { CommandOutput } from './command-output.js';
 import { storeStartUpLine } from '../start-up-summary.js';
 import type { RedisDelivery } from '../webhooks/redis-delivery.js';
 
 /** The exit code of a usage problem (unknown option or command, missing argument). */
 const USAGE_EXIT = 2;
 
-/** Where the commands write; injectable for tests. */
-export interface CliIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-}
-
 /**
  * Runs one command; resolves with the exit code (0 done, 1 failed, 2 a usage error).
  * @example await runServerCli(['webhooks', 'replay', '--all'], process.env, { out: console.log, err: console.error });
  */
-export async function runServerCli(argv: string[], env: Env, io: CliIo): Promise<number> {
+export async function runServerCli(argv: string[], env: Env, io: CommandOutput): Promise<number> {
   let code = 0;
   const program = new Command('session-resume-api-server')
     .description('Reference server of the Session Resume API; without a command it serves HTTP.')
@@ -89,7 +84,7 @@ function redisConfig(env: Env): ServerConfig & { target: RedisTarget } {
   return { ...config, target };
 }
 
-async function withRedisDelivery(config: ReturnType<typeof redisConfig>, io: CliIo, run: (delivery: RedisDelivery, keyPrefix: string) => Promise<number>) {
+async function withRedisDelivery(config: ReturnType<typeof redisConfig>, io: CommandOutput, run: (delivery: RedisDelivery, keyPrefix: string) => Promise<number>) {
   const logger = createProcessLogger({ level: 'warn', fd: 2 });
   // A job without an event (written under this prefix by something else) is named and skipped: the rest is still shown.
   const onMalformedJob = (id: string, problem: string) => io.err(`skipped job ${id}: ${problem} (not an event this server wrote)\n`);

@@ -4,18 +4,11 @@
  * failed in the window (server/webhooks/recover-by-time.ts), with counts. Idempotent.
  */
 import { Command, Option } from 'commander';
-import type { RecoverResult } from '../webhooks/recover-by-time.js';
-import type { RedisDelivery } from '../webhooks/redis-delivery.js';
+import type { CommandOutput, RunWithDelivery } from './command-output.js';
+import { describeDedupeWindowAge } from '../webhooks/dedupe-window-age.js';
+import type { RecoverOptions, RecoverResult } from '../webhooks/recover-by-time.js';
 import { UsageError } from '@session-resume-api/runtime/usage-error';
 
-/** Where the command writes. */
-interface Io {
-  out: (text: string) => void;
-  err: (text: string) => void;
-}
-
-/** Runs one command's work against the engine; resolves when its exit code is set. */
-type Run = (work: (delivery: RedisDelivery) => Promise<number>) => () => Promise<void>;
 
 interface RecoverFlags {
   since: Date;
@@ -26,7 +19,7 @@ interface RecoverFlags {
 }
 
 /** Adds `recover` to the `webhooks` group. */
-export function addRecover(group: Command, run: Run, io: Io): void {
+export function addRecover(group: Command, run: RunWithDelivery, io: CommandOutput): void {
   group
     .command('recover')
     .description('deliver again every event whose last attempt failed in a window of time (dead letters, or events waiting for a retry); --dry-run lists them')
@@ -38,9 +31,15 @@ export function addRecover(group: Command, run: Run, io: Io): void {
     .action((flags: RecoverFlags) => {
       if (flags.until.getTime() <= flags.since.getTime()) throw new UsageError('--until must be later than --since.');
       return run(async (delivery) => {
-        const result = await delivery.recover({ since: flags.since, until: flags.until, status: flags.status, dryRun: flags.dryRun === true });
+        const window: RecoverOptions = { since: flags.since, until: flags.until, status: flags.status };
+        // Before anything is sent: how many of the events receivers may no longer recognise.
+        const selection = await delivery.recover({ ...window, dryRun: true });
+        const notice = describeDedupeWindowAge(selection.dedupeWindow);
+        if (flags.json) io.err(notice);
+        else io.out(notice);
+        const result = flags.dryRun === true ? selection : await delivery.recover({ ...window, dryRun: false });
         io.out(flags.json ? `${JSON.stringify(result)}\n` : describe(result));
-        return 0;
+        return result.failed > 0 ? 1 : 0;
       })();
     });
 }
@@ -54,7 +53,13 @@ function time(flag: string): (value: string) => Date {
 }
 
 function describe(result: RecoverResult): string {
-  const lines = result.events.map((e) => `${e.failedAt}  ${e.id}  ${e.payload.event} ${e.payload.session.id}${result.dryRun ? '' : e.requeued ? '  requeued' : '  already requeued'}`);
+  const lines = result.events.map((e) => `${e.failedAt}  ${e.id}  ${e.payload.event} ${e.payload.session.id}${result.dryRun ? '' : outcome(e)}`);
   const verb = result.dryRun ? 'would requeue' : 'requeued';
-  return `${[...lines, `${result.matched} ${result.status} event(s) in the window; ${verb} ${result.dryRun ? result.matched : result.requeued}`].join('\n')}\n`;
+  const failed = result.failed > 0 ? `; ${result.failed} could not be requeued (each with its error above)` : '';
+  return `${[...lines, `${result.matched} ${result.status} event(s) in the window; ${verb} ${result.dryRun ? result.matched : result.requeued}${failed}`].join('\n')}\n`;
+}
+
+function outcome(event: RecoverResult['events'][number]): string {
+  if (event.error !== undefined) return `  not requeued: ${event.error}`;
+  return event.requeued ? '  requeued' : '  already requeued';
 }

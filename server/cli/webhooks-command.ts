@@ -8,14 +8,10 @@ import type { DeadEvent } from '../webhooks/delivery-queue.js';
 import { attemptsMadeIn, type DeliveryRecord, type DeliveryState } from '../webhooks/delivery-types.js';
 import type { RedisDelivery } from '../webhooks/redis-delivery.js';
 import { UsageError } from '@session-resume-api/runtime/usage-error';
+import type { CommandOutput, RunWithDelivery } from './command-output.js';
+import { dedupeWindowAge, describeDedupeWindowAge } from '../webhooks/dedupe-window-age.js';
 import { addEndpoint } from './endpoint-command.js';
 import { addRecover } from './recover-command.js';
-
-/** Where the commands write. */
-export interface WebhooksIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-}
 
 /** Runs `work` with a read-only Redis delivery engine over the configured Redis; resolves with the exit code. */
 export type WithRedisDelivery = (work: (delivery: RedisDelivery, keyPrefix: string) => Promise<number>) => Promise<number>;
@@ -24,13 +20,13 @@ export type WithRedisDelivery = (work: (delivery: RedisDelivery, keyPrefix: stri
  * Builds the `webhooks` command group.
  * @example program.addCommand(createWebhooksCommand(withRedisDelivery, io, (code) => (exitCode = code)));
  */
-export function createWebhooksCommand(withRedisDelivery: WithRedisDelivery, io: WebhooksIo, setCode: (code: number) => void): Command {
+export function createWebhooksCommand(withRedisDelivery: WithRedisDelivery, io: CommandOutput, setCode: (code: number) => void): Command {
   const group = new Command('webhooks')
     .description('the webhook delivery engine on Redis: events, attempts, dead letters')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err });
   // Every command first checks that the prefix was ever used: a typo must not look like "nothing".
-  const run: Run = (work) => async () =>
+  const run: RunWithDelivery = (work) => async () =>
     setCode(
       await withRedisDelivery(async (delivery, keyPrefix) => {
         if (!(await delivery.everWritten())) {
@@ -44,12 +40,9 @@ export function createWebhooksCommand(withRedisDelivery: WithRedisDelivery, io: 
   return group;
 }
 
-/** Runs one command's work against the engine; resolves when its exit code is set. */
-type Run = (work: (delivery: RedisDelivery) => Promise<number>) => () => Promise<void>;
-
 const json = () => new Option('--json', 'print JSON');
 
-function addShow(group: Command, run: Run, io: WebhooksIo): void {
+function addShow(group: Command, run: RunWithDelivery, io: CommandOutput): void {
   group
     .command('show <webhook-id>')
     .description('one event: its state, target origin and every attempt')
@@ -67,7 +60,7 @@ function addShow(group: Command, run: Run, io: WebhooksIo): void {
     );
 }
 
-function addList(group: Command, run: Run, io: WebhooksIo): void {
+function addList(group: Command, run: RunWithDelivery, io: CommandOutput): void {
   group
     .command('list')
     .description('events, newest first')
@@ -84,7 +77,7 @@ function addList(group: Command, run: Run, io: WebhooksIo): void {
     );
 }
 
-function addStats(group: Command, run: Run, io: WebhooksIo): void {
+function addStats(group: Command, run: RunWithDelivery, io: CommandOutput): void {
   group
     .command('stats')
     .description('how many events are in each state')
@@ -98,7 +91,7 @@ function addStats(group: Command, run: Run, io: WebhooksIo): void {
     );
 }
 
-function addDead(group: Command, run: Run, io: WebhooksIo): void {
+function addDead(group: Command, run: RunWithDelivery, io: CommandOutput): void {
   group
     .command('dead')
     .description('the dead-letter list: events that ran out of attempts or got 410, oldest first')
@@ -113,24 +106,28 @@ function addDead(group: Command, run: Run, io: WebhooksIo): void {
     );
 }
 
-function addReplay(group: Command, run: Run, io: WebhooksIo): void {
+function addReplay(group: Command, run: RunWithDelivery, io: CommandOutput): void {
   group
     .command('replay [webhook-id]')
     .description('deliver one dead event again (by webhook-id), or every one with --all; the webhook-id stays')
     .option('--all', 'replay every dead event')
-    .action((id: string | undefined, options: { all?: boolean }) => {
+    .addOption(json())
+    .action((id: string | undefined, options: { all?: boolean; json?: boolean }) => {
       if (!id && !options.all) throw new UsageError('Give a webhook-id (see `webhooks dead`) or --all.');
       return run(async (delivery) => {
-        if (options.all) {
-          io.out(`replayed ${await delivery.replayAll()} event(s)\n`);
-          return 0;
-        }
-        if (await delivery.replay(id as string)) {
-          io.out(`replayed ${id}\n`);
-          return 0;
-        }
-        io.err(`No dead event has the webhook-id ${id}: list them with \`session-resume-api-server webhooks dead\`.\n`);
-        return 1;
+        const noSuchEvent = () => {
+          io.err(`No dead event has the webhook-id ${id}: list them with \`session-resume-api-server webhooks dead\`.\n`);
+          return 1;
+        };
+        const selected = (await delivery.listDead()).filter((dead) => options.all || dead.id === id);
+        if (selected.length === 0 && !options.all) return noSuchEvent();
+        // Before anything is sent: how many of the events receivers may no longer recognise.
+        const dedupeWindow = dedupeWindowAge(selected.map((dead) => dead.payload), Date.now());
+        (options.json ? io.err : io.out)(describeDedupeWindowAge(dedupeWindow));
+        const replayed = options.all ? await delivery.replayAll() : Number(await delivery.replay(id as string));
+        if (replayed === 0 && !options.all) return noSuchEvent();
+        io.out(options.json ? `${JSON.stringify({ replayed, dedupeWindow })}\n` : options.all ? `replayed ${replayed} event(s)\n` : `replayed ${id}\n`);
+        return 0;
       })();
     });
 }

@@ -6,7 +6,7 @@ import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createHash, randomUUID } from 'node:crypto';
 
 /** Default prefix of every Redis key the reference server writes (`REDIS_KEY_PREFIX`). */
-export const DEFAULT_REDIS_KEY_PREFIX = 'session-resume:';
+export const DEFAULT_SERVER_KEY_PREFIX = 'session-resume:';
 
 /** Checks a key prefix: any text without `{` or `}` (they would change the hash tag). */
 export function checkKeyPrefix(prefix: string): string {

@@ -1,6 +1,6 @@
 /** Redis `SessionStore`: one hash per session; a resume is one Lua script (redis-resume.ts). */
 import type { Cluster, Redis } from 'ioredis';
-import { checkKeyPrefix, DEFAULT_REDIS_KEY_PREFIX, redisKeys } from '../redis/redis-keys.js';
+import { checkKeyPrefix, DEFAULT_SERVER_KEY_PREFIX, redisKeys } from '../redis/redis-keys.js';
 import { IDEMPOTENCY_TTL_SECONDS, type Session, type SessionStore } from './session-store.js';
 import { seedRedisSessions } from './seed-redis-sessions.js';
 import { resumeOnRedis, storeCall, type RedisResumeContext } from './redis-resume.js';
@@ -14,7 +14,7 @@ export interface RedisSessionStoreOptions {
   client: Redis | Cluster;
   /**
    * Prefix of every key (no `{` or `}`).
-   * @defaultValue {@link DEFAULT_REDIS_KEY_PREFIX} (`'session-resume:'`)
+   * @defaultValue {@link DEFAULT_SERVER_KEY_PREFIX} (`'session-resume:'`)
    */
   keyPrefix?: string;
   /**
@@ -44,7 +44,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
   const { client } = options;
   const context: RedisResumeContext = {
     client,
-    keys: redisKeys(checkKeyPrefix(options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX)),
+    keys: redisKeys(checkKeyPrefix(options.keyPrefix ?? DEFAULT_SERVER_KEY_PREFIX)),
     now: options.now ?? (() => new Date()),
     events: options.events ?? true,
     idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? IDEMPOTENCY_TTL_SECONDS,

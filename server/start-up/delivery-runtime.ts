@@ -48,13 +48,13 @@ export async function startDelivery(options: StartDeliveryOptions): Promise<Deli
   const { config, logger, redis, metrics } = options;
   const worker = options.worker ?? config.webhook?.worker ?? true;
   const observer = metrics?.observer;
-  let runtime: { engine: DeliveryEngine; close(o: { timeoutMs: number }): Promise<void> } | undefined;
+  let runtime: { engine: DeliveryEngine; close(closeOptions: { timeoutMs: number }): Promise<void> } | undefined;
   if (config.webhook && redis) {
     const started = await redis.startRedisDelivery({ worker, relay: true }, observer);
-    runtime = { engine: started.delivery, close: (o) => started.close(o) };
+    runtime = { engine: started.delivery, close: (closeOptions) => started.close(closeOptions) };
   } else if (config.webhook) {
     const engine = await startMemoryDelivery(config.webhook, logger, metrics);
-    runtime = { engine, close: (o) => engine.close(o) };
+    runtime = { engine, close: (closeOptions) => engine.close(closeOptions) };
   }
   const startUp = webhookStartUpLine(config.webhook ? { ...config, webhook: { ...config.webhook, worker } } : config);
   logger.info(startUp.fields, startUp.message);

@@ -83,6 +83,7 @@ export async function startRedisDelivery(options: StartRedisDeliveryOptions): Pr
     async close(closeOptions) {
       await delivery.close(closeOptions);
       // BullMQ's connection queues commands while disconnected: QUIT would wait for Redis to come back.
+      // A QUIT that fails leaves the connection closed all the same: nothing is left to release.
       if (connection.status === 'ready') await connection.quit().catch(() => undefined);
       else connection.disconnect();
     },

@@ -71,6 +71,7 @@ export async function connectRedisRuntime(config: ServerConfig, target: RedisTar
     },
     async close() {
       if (down()) redis.disconnect();
+      // A QUIT that fails leaves the connection closed all the same: nothing is left to release.
       else await redis.quit().catch(() => undefined);
     },
   };

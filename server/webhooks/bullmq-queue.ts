@@ -230,11 +230,14 @@ function bullmqRecovery(queue: Queue): Pick<DeliveryQueue, 'listRetrying' | 'pro
     async promote(id) {
       const job = await queue.getJob(id);
       if (!job || !(await job.isDelayed())) return false;
-      // Another instance may promote it first: then this one did nothing.
-      return job.promote().then(
-        () => true,
-        () => false,
-      );
+      try {
+        await job.promote();
+        return true;
+      } catch (error) {
+        // Another instance promoted it first: then this one did nothing. Any other failure is the caller's.
+        if (await job.isDelayed()) throw error;
+        return false;
+      }
     },
   };
 }

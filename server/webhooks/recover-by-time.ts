@@ -4,6 +4,7 @@
  * instance, sends once.
  */
 import type { SessionEvent } from '@session-resume-api/runtime/types';
+import { dedupeWindowAge, type DedupeWindowAge } from './dedupe-window-age.js';
 import type { DeliveryQueue } from './delivery-queue.js';
 
 /** What `recover` looks for. */
@@ -30,8 +31,10 @@ export interface RecoveredEvent {
   payload: SessionEvent;
   /** When its last attempt failed, ISO 8601 UTC. */
   failedAt: string;
-  /** False in a dry run, or when another recovery put it back first. */
+  /** False in a dry run, when another recovery put it back first, or when the queue refused it (`error`). */
   requeued: boolean;
+  /** Why the queue could not put it back (its error's message); absent when it did, or had nothing to do. */
+  error?: string;
 }
 
 /** What `recover` found and did (`webhooks recover --json` prints this shape). */
@@ -42,6 +45,10 @@ export interface RecoverResult {
   matched: number;
   /** Events this call put back. */
   requeued: number;
+  /** Events the queue could not put back, each with its `error`. */
+  failed: number;
+  /** How many of the events in the window are older than the receivers' dedupe window. */
+  dedupeWindow: DedupeWindowAge;
   events: RecoveredEvent[];
 }
 
@@ -54,10 +61,22 @@ export async function recoverByTime(queue: DeliveryQueue, options: RecoverOption
   const inWindow = found
     .filter((event) => Date.parse(event.failedAt) >= from && Date.parse(event.failedAt) < to)
     .sort((a, b) => a.failedAt.localeCompare(b.failedAt));
+  const dedupeWindow = dedupeWindowAge(inWindow.map((event) => event.payload), Date.now());
   const events: RecoveredEvent[] = [];
   for (const event of inWindow) {
-    const requeued = !dryRun && (status === 'dead' ? await queue.replay(event.id, delayMs).catch(() => false) : await queue.promote(event.id));
-    events.push({ id: event.id, payload: event.payload, failedAt: event.failedAt, requeued });
+    const found = { id: event.id, payload: event.payload, failedAt: event.failedAt };
+    if (dryRun) events.push({ ...found, requeued: false });
+    else events.push({ ...found, ...(await requeue(queue, status, event.id, delayMs)) });
   }
-  return { status, dryRun, matched: events.length, requeued: events.filter((e) => e.requeued).length, events };
+  const count = (test: (e: RecoveredEvent) => boolean) => events.filter(test).length;
+  return { status, dryRun, matched: events.length, requeued: count((e) => e.requeued), failed: count((e) => e.error !== undefined), dedupeWindow, events };
+}
+
+/** Puts one event back; a queue that fails is reported with the event, and the others still go. */
+async function requeue(queue: DeliveryQueue, status: 'failed' | 'dead', id: string, delayMs: number): Promise<{ requeued: boolean; error?: string }> {
+  try {
+    return { requeued: status === 'dead' ? await queue.replay(id, delayMs) : await queue.promote(id) };
+  } catch (error) {
+    return { requeued: false, error: error instanceof Error ? error.message : String(error) };
+  }
 }

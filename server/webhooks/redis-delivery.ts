@@ -7,7 +7,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
-import { checkKeyPrefix, DEFAULT_REDIS_KEY_PREFIX, intentMember, redisKeys } from '../redis/redis-keys.js';
+import { checkKeyPrefix, DEFAULT_SERVER_KEY_PREFIX, intentMember, redisKeys } from '../redis/redis-keys.js';
 import type { WebhookMessage } from '../core/webhook-message.js';
 import { createBullmqQueue, type RedisQueueSettings } from './bullmq-queue.js';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
@@ -61,7 +61,7 @@ export interface RedisDeliveryBaseOptions
   connection: Redis | Cluster;
   /**
    * The store's key prefix.
-   * @defaultValue {@link DEFAULT_REDIS_KEY_PREFIX} (`'session-resume:'`)
+   * @defaultValue {@link DEFAULT_SERVER_KEY_PREFIX} (`'session-resume:'`)
    */
   keyPrefix?: string;
   /**
@@ -107,7 +107,7 @@ export interface RedisDelivery extends DeliveryEngine {
  * await createApp({ store, apiKeys, webhookDelivery: delivery });
  */
 export function createRedisDelivery(options: RedisDeliveryOptions): RedisDelivery {
-  const keys = redisKeys(checkKeyPrefix(options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX));
+  const keys = redisKeys(checkKeyPrefix(options.keyPrefix ?? DEFAULT_SERVER_KEY_PREFIX));
   const schedule = options.schedule ?? STANDARD_WEBHOOKS_SCHEDULE_MS;
   const logger = options.logger ?? pino({ name: 'webhook-delivery' });
   const worker = options.worker ?? true;

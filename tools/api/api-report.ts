@@ -14,9 +14,13 @@ const accept = process.argv.includes('--accept');
 type Exports = Record<string, string | { types?: string }>;
 const exportsOf = (pkg: string) => (JSON.parse(readFileSync(join(root, pkg, 'package.json'), 'utf8')) as { exports: Exports }).exports;
 
-/** Report name → package and `exports` subpath, every export with `types` (`./webhooks/redis` → `webhooks-redis`). */
+/**
+ * Report name → package and `exports` subpath, every export with `types` (`./webhooks/redis` →
+ * `webhooks-redis`). types/ (session-resume-api-types) holds the wire types: its report is the
+ * only one that lists them; the others import them from that package by name, as any package.
+ */
 const ENTRIES = Object.fromEntries(
-  ['client', 'server'].flatMap((pkg) =>
+  ['types', 'client', 'server'].flatMap((pkg) =>
     Object.entries(exportsOf(pkg))
       .filter(([, target]) => typeof target === 'object' && target.types !== undefined)
       .map(([subpath]) => [subpath === '.' ? pkg : subpath.slice(2).replaceAll('/', '-'), { pkg, subpath }] as const),

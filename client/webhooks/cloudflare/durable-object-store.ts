@@ -89,17 +89,17 @@ export function createDurableObjectStore(options: DurableObjectStoreOptions): Or
 
   const run = (claimed: RecordedEvent[]): Promise<void> | undefined => {
     if (claimed.length === 0 || !processing) return undefined;
-    const p = processing;
-    const all = Promise.all(claimed.map((r) => attempts(p, call, r, leaseMs))).then(() => undefined);
+    const current = processing;
+    const all = Promise.all(claimed.map((r) => attempts(current, call, r, leaseMs))).then(() => undefined);
     running.add(all);
     void all.finally(() => running.delete(all));
     return all;
   };
 
   return {
-    start(p) {
+    start(processingOptions) {
       if (processing) throw new Error('createDurableObjectStore: start() was called twice; one store serves one receiver');
-      processing = p;
+      processing = processingOptions;
     },
     async record(key, event, webhookId): Promise<RecordOutcome> {
       if (closed) throw new StoreUnavailableError('the Durable Object store is closed');
@@ -150,19 +150,19 @@ function objectCaller(namespace: DurableObjectNamespaceLike, name: string, timeo
 }
 
 /** Runs a claimed event's attempts here, retries after their delay included; never rejects. */
-async function attempts(p: ProcessingOptions, call: Call, claimed: RecordedEvent, leaseMs: number): Promise<void> {
+async function attempts(processingOptions: ProcessingOptions, call: Call, claimed: RecordedEvent, leaseMs: number): Promise<void> {
   let recorded: RecordedEvent | null = claimed;
   try {
     while (recorded) {
       try {
-        await runHandler(p, recorded);
+        await runHandler(processingOptions, recorded);
         await call({ op: 'finish', id: recorded.id, attempt: recorded.attempt, ok: true });
         return;
       } catch (error) {
         if (error instanceof StoreUnavailableError) throw error;
-        const final = recorded.attempt >= p.maxAttempts;
-        const retryDelayMs = handlerRetryDelayMs(p, recorded.attempt);
-        p.onFailure(error, recorded, final);
+        const final = recorded.attempt >= processingOptions.maxAttempts;
+        const retryDelayMs = handlerRetryDelayMs(processingOptions, recorded.attempt);
+        processingOptions.onFailure(error, recorded, final);
         await call({ op: 'finish', id: recorded.id, attempt: recorded.attempt, ok: false, error: error instanceof Error ? error.message : String(error), final, retryDelayMs });
         if (final) return;
         await new Promise((resolve) => setTimeout(resolve, retryDelayMs));
@@ -171,6 +171,6 @@ async function attempts(p: ProcessingOptions, call: Call, claimed: RecordedEvent
     }
   } catch (error) {
     // The object could not be reached: the lease runs out and a later request takes the event over.
-    p.onStoreError?.(error, 'the Durable Object store could not record the end of an attempt; the event is taken over after its lease');
+    processingOptions.onStoreError?.(error, 'the Durable Object store could not record the end of an attempt; the event is taken over after its lease');
   }
 }

@@ -77,7 +77,7 @@ interface WorkerContext extends BatchWorkerOptions {
 }
 
 /** Marks processed events and done batches in one script call per turn. */
-function createMarker({ store, keys, processing: p }: BatchWorkerOptions): (m: Mark) => Promise<void> {
+function createMarker({ store, keys, processing }: BatchWorkerOptions): (m: Mark) => Promise<void> {
   const marks = createRecordBatch<Mark, undefined>({
     // One batch at most per job under way, and its events: the turn's markers, bounded by those.
     maxItems: 1000,
@@ -98,7 +98,7 @@ function createMarker({ store, keys, processing: p }: BatchWorkerOptions): (m: M
     },
   });
   // A failure to mark leaves at most a second run of a handler that ran, never a lost event.
-  return (m: Mark) => marks.add(m).then(() => undefined, (error: unknown) => p.onStoreError?.(error, 'receiver: processed events could not be marked so'));
+  return (m: Mark) => marks.add(m).then(() => undefined, (error: unknown) => processing.onStoreError?.(error, 'receiver: processed events could not be marked so'));
 }
 
 /** 1 per event of `data` to run, 0 per event processed or dead-lettered already. */
@@ -107,18 +107,18 @@ function pendingOf({ store, keys, bucketMs }: WorkerContext, data: BatchData, fi
 }
 
 /** The events of `failures` go to the dead set each on its own, the batch leaves the inbox; then `onFailure(final)`. */
-async function deadLetter({ store, keys, processing: p }: WorkerContext, batchId: string, receivedAt: number, failures: Failure[]): Promise<void> {
+async function deadLetter({ store, keys, processing }: WorkerContext, batchId: string, receivedAt: number, failures: Failure[]): Promise<void> {
   const argv: Array<string | number> = [Date.now(), batchId];
   for (const { item, recorded, error } of failures) {
     argv.push(item.id, JSON.stringify({ receivedAt, events: [item] } satisfies BatchData), JSON.stringify({ attempts: recorded.attempt, error: message(error) }));
   }
   await store.sraDead(keys.dead, keys.deadEvents, keys.deadWhy, keys.inbox, keys.inboxAt, ...argv);
-  for (const { recorded, error } of failures) p.onFailure(error, recorded, true);
+  for (const { recorded, error } of failures) processing.onFailure(error, recorded, true);
 }
 
 /** Runs the batch's pending events (within the shared slots); the failed ones, each with its error. */
 async function runEvents(context: WorkerContext, job: Job<BatchData>, data: BatchData, attempt: number, final: boolean): Promise<Failure[]> {
-  const { keys, bucketMs, slots, processing: p, mark } = context;
+  const { keys, bucketMs, slots, processing, mark } = context;
   const { receivedAt, events } = data;
   const bucket = bucketKey(keys, receivedAt, bucketMs);
   const fields = events.map((e) => tripleField(e.key));
@@ -130,10 +130,10 @@ async function runEvents(context: WorkerContext, job: Job<BatchData>, data: Batc
       if (pending[i] !== 1) return;
       const recorded: RecordedEvent = { id: item.id, key: item.key, event: item.event, receivedAt, attempt, ...(item.trace ? { trace: item.trace } : {}) };
       try {
-        await slots.run(() => runHandler(p, recorded));
+        await slots.run(() => runHandler(processing, recorded));
       } catch (error) {
         failures.push({ item, recorded, error });
-        if (!final) p.onFailure(error, recorded, false);
+        if (!final) processing.onFailure(error, recorded, false);
         return;
       }
       marked.push(mark({ bucket, field: fields[i]!, id: item.id }));
@@ -155,7 +155,7 @@ async function runEvents(context: WorkerContext, job: Job<BatchData>, data: Batc
  */
 export function createBatchWorker(options: BatchWorkerOptions) {
   const context: WorkerContext = { ...options, mark: createMarker(options) };
-  const p = options.processing;
+  const processing = options.processing;
   return {
     async run(job: Job<BatchData>): Promise<void> {
       const attempt = job.attemptsMade + 1;
@@ -172,7 +172,7 @@ export function createBatchWorker(options: BatchWorkerOptions) {
       if (error.name === BatchAttemptError.name) return false;
       const final = job.attemptsMade >= (job.opts.attempts ?? 1) || job.finishedOn !== undefined;
       if (!final) {
-        p.onStoreError?.(error, 'receiver: a batch of events could not be processed; it will be retried');
+        processing.onStoreError?.(error, 'receiver: a batch of events could not be processed; it will be retried');
         return false;
       }
       const data = batchOf(job);

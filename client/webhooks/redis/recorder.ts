@@ -12,7 +12,7 @@ import { createRecordBatch } from './record-batch.js';
 import { newId } from './recording-id.js';
 import { createRecordCall, recordDeadline } from './record-call.js';
 import { RECORD_STATUS, tripleField, webhookIdField, type StoreCommands, type StoreKeys } from './store-scripts.js';
-import { within } from './within.js';
+import { rejectAfterMs } from './reject-after.js';
 
 /** One event on its way into the record script; `at` is when its delivery asked (its answer's deadline counts from then). */
 export interface Recording {
@@ -63,9 +63,10 @@ export function createRecorder(options: RecorderOptions): { add(recording: Recor
     const { windowMs, bucketMs } = window();
     const args = recordCall({ fromMs: deadline.fromMs, deadlineMs: deadline.deadlineMs, windowMs, bucketMs, batchId, skewMs, events });
     const call = store.sraRecord(...(args as [number, ...Array<string | number>]));
-    // Every answer tells Redis's time, even one that came too late for its deliveries.
+    // Every answer tells Redis's time, even one that came too late for its deliveries. A failed
+    // call reaches the caller through `rejectAfterMs` below; this reader has nothing to observe.
     call.then((out) => clock.observe(Number(out[1]) - skewMs), () => {});
-    const out = await within(call, deadline.waitMs, 'the recording');
+    const out = await rejectAfterMs(call, deadline.waitMs, 'the recording');
     const [status, now] = [Number(out[0]), Number(out[1])];
     if (status === RECORD_STATUS.late) {
       throw new StoreUnavailableError(`the recording reached Redis after its deadline (${recordTimeoutMs} ms from the delivery), so Redis recorded nothing`);

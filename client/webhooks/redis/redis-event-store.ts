@@ -24,7 +24,7 @@ import { createRedisClock, timeMs } from './redis-clock.js';
 import { checkOptions, withDefaults, type RedisEventStoreOptions } from './store-options.js';
 import { createStoreProcessing } from './store-processing.js';
 import { BUCKETS_PER_WINDOW, storeKeys, withStoreCommands, type StoreKeys } from './store-scripts.js';
-import { within } from './within.js';
+import { rejectAfterMs } from './reject-after.js';
 
 // Top-level await: importing this subpath without bullmq or ioredis installed fails here,
 // with a message that names the install command.
@@ -49,6 +49,9 @@ function openConnections(connect: ReturnType<typeof checkOptions>, keys: StoreKe
   const connected = new Promise<void>((resolve) => (store.status === 'ready' ? resolve() : store.once('ready', () => resolve()))).then(() => openPrimaries(store));
   // Ready: connected, BullMQ ready, and Redis's time read (the record path states deadlines in it).
   const ready = Promise.all([queue.waitUntilReady(), connected.then(async () => clock.observe(timeMs(await store.sraTime(keys.inbox))))]).then(() => undefined);
+  // Every reader of `ready` gets its failure: a recording (a 503 with the reason) and the inbox
+  // sweep (reported through the receiver's logger). This one keeps a failure before any reader
+  // awaits it from ending the process as an unhandled rejection.
   ready.catch(() => {});
   return { store, queueConnection, queue, clock, ready };
 }
@@ -81,7 +84,7 @@ async function readDeadLetters(store: RedisConnection, keys: StoreKeys): Promise
  */
 export function createRedisEventStore(options: RedisEventStoreOptions): OrderedReceiverStore {
   const connect = checkOptions(options ?? {}, libs);
-  const { prefix, queueName, recordTimeoutMs, process: runWorker, ...o } = withDefaults(options);
+  const { prefix, queueName, recordTimeoutMs, process: runWorker, ...settings } = withDefaults(options);
   const keys = storeKeys(prefix, queueName);
   // Reported through the receiver's logger once started; a Redis still down then is reported again.
   let report: ProcessingOptions['onStoreError'];
@@ -89,9 +92,10 @@ export function createRedisEventStore(options: RedisEventStoreOptions): OrderedR
     report?.(error, 'receiver queue: Redis connection error'),
   );
   let isReady = false;
-  void ready.then(() => (isReady = true));
+  // A failed `ready` is reported where it is awaited (a recording, the sweep): this reader only marks success.
+  ready.then(() => (isReady = true), () => {});
   const connectWorker = () => connect({ role: 'blocking' });
-  const processing = createStoreProcessing({ ...o, libs, queue, store, keys, queueName, connectWorker, ready });
+  const processing = createStoreProcessing({ ...settings, libs, queue, store, keys, queueName, connectWorker, ready });
   const advanceSession = createSessionOrder(store, keys);
   let started: { windowMs: number; bucketMs: number } | undefined;
   let closed = false;
@@ -100,19 +104,19 @@ export function createRedisEventStore(options: RedisEventStoreOptions): OrderedR
     keys,
     clock,
     recordTimeoutMs,
-    maxEvents: o.maxEventsPerJob,
-    skewMs: o.clockSkewMs,
+    maxEvents: settings.maxEventsPerJob,
+    skewMs: settings.clockSkewMs,
     window: () => started!,
     onBatch: (batch) => processing.handOver(batch),
   });
 
   return {
-    start(p: ProcessingOptions) {
+    start(processingOptions: ProcessingOptions) {
       if (started) throw new Error('createRedisEventStore: start() was called twice; one store serves one receiver');
-      const windowMs = Math.round(p.windowSeconds * 1000);
+      const windowMs = Math.round(processingOptions.windowSeconds * 1000);
       started = { windowMs, bucketMs: Math.max(1, Math.ceil(windowMs / BUCKETS_PER_WINDOW)) };
-      report = p.onStoreError;
-      processing.start(p, started.bucketMs, runWorker);
+      report = processingOptions.onStoreError;
+      processing.start(processingOptions, started.bucketMs, runWorker);
     },
 
     async record(key, event, webhookId, trace): Promise<RecordOutcome> {
@@ -147,13 +151,13 @@ interface RecordContext {
 }
 
 /** Records one delivery before its deadline; anything Redis or the deadline refuses is a StoreUnavailableError. */
-async function recordEvent(c: RecordContext, recording: Recording): Promise<RecordOutcome> {
+async function recordEvent(context: RecordContext, recording: Recording): Promise<RecordOutcome> {
   try {
-    if (c.ready) await within(c.ready, c.recordTimeoutMs, 'the connection');
-    const [recorded, duplicate, dead] = await c.recorder.add(recording);
+    if (context.ready) await rejectAfterMs(context.ready, context.recordTimeoutMs, 'the connection');
+    const [recorded, duplicate, dead] = await context.recorder.add(recording);
     if (duplicate === 0) return { id: recording.id, duplicate: false };
     // A dedupe record never suppresses a retry of a failed processing.
-    if (dead === 1) await within(c.processing.retryIfDead(recorded), c.recordTimeoutMs, 'the dead-letter retry');
+    if (dead === 1) await rejectAfterMs(context.processing.retryIfDead(recorded), context.recordTimeoutMs, 'the dead-letter retry');
     return { id: recorded, duplicate: true };
   } catch (error) {
     if (error instanceof StoreUnavailableError) throw error;

@@ -4,7 +4,7 @@ import { createConnector, type ConnectionSource, type RedisConnection } from './
 import type { RedisLibraries } from './libraries.js';
 
 /** Default key prefix shared by every instance of one receiver; keys carry it as the hash tag `{prefix}`. */
-export const DEFAULT_REDIS_PREFIX = 'session-resume-api';
+export const DEFAULT_RECEIVER_KEY_PREFIX = 'session-resume-api';
 /** Default BullMQ queue name. */
 export const DEFAULT_QUEUE_NAME = 'webhook-events';
 /** Default handler runs at the same time per instance. */
@@ -60,7 +60,7 @@ export interface RedisClusterSource {
 export interface RedisEventStoreBaseOptions {
   /**
    * Key prefix, the hash tag of every key; share it between instances.
-   * @defaultValue {@link DEFAULT_REDIS_PREFIX} (`'session-resume-api'`)
+   * @defaultValue {@link DEFAULT_RECEIVER_KEY_PREFIX} (`'session-resume-api'`)
    */
   prefix?: string;
   /**
@@ -115,7 +115,7 @@ export interface RedisEventStoreBaseOptions {
 /** Checks `options` (any mix of sources, as JavaScript may pass: all but one refused) and returns the connection factory. */
 export function checkOptions(options: RedisEventStoreBaseOptions & ConnectionSource, libs: Pick<RedisLibraries, 'Redis' | 'Cluster'>) {
   const where = 'createRedisEventStore';
-  const { prefix = DEFAULT_REDIS_PREFIX, queueName = DEFAULT_QUEUE_NAME } = options;
+  const { prefix = DEFAULT_RECEIVER_KEY_PREFIX, queueName = DEFAULT_QUEUE_NAME } = options;
   checkOption(typeof prefix === 'string' && /^[^:{}]+$/.test(prefix), `${where}: prefix must be a non-empty string without ":", "{" or "}"`);
   checkOption(typeof queueName === 'string' && /^[^:{}]+$/.test(queueName), `${where}: queueName must be a non-empty string without ":", "{" or "}"`);
   for (const name of ['concurrency', 'maxEventsPerJob', 'recordTimeoutMs', 'lockDurationMs', 'stalledIntervalMs'] as const) {
@@ -130,7 +130,7 @@ const noSkew = () => 0;
 /** `options` with every default filled in, undefined values ignored. */
 export function withDefaults(options: RedisEventStoreBaseOptions & ConnectionSource) {
   const defaults = {
-    prefix: DEFAULT_REDIS_PREFIX,
+    prefix: DEFAULT_RECEIVER_KEY_PREFIX,
     queueName: DEFAULT_QUEUE_NAME,
     concurrency: DEFAULT_REDIS_CONCURRENCY,
     maxEventsPerJob: DEFAULT_MAX_EVENTS_PER_JOB,

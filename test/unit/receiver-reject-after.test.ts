@@ -1,6 +1,6 @@
-/** `within`: a bounded wait for Redis, whose lapse is "unknown" (StoreUnavailableError), never "not applied". */
+/** `rejectAfterMs`: a bounded wait for Redis, whose lapse is "unknown" (StoreUnavailableError), never "not applied". */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { within } from '../../client/webhooks/redis/within.js';
+import { rejectAfterMs } from '../../client/webhooks/redis/reject-after.js';
 import { StoreUnavailableError } from '../../client/webhooks/store.js';
 
 afterEach(() => vi.useRealTimers());
@@ -15,10 +15,10 @@ const settled = async <T>(promise: Promise<T>) => {
   return state;
 };
 
-describe('within', () => {
+describe('rejectAfterMs', () => {
   it("answers with the command's answer when it comes in time, and leaves no timer behind", async () => {
     vi.useFakeTimers();
-    const answer = within(Promise.resolve('OK'), 1000, 'the recording');
+    const answer = rejectAfterMs(Promise.resolve('OK'), 1000, 'the recording');
     await expect(answer).resolves.toBe('OK');
     expect(vi.getTimerCount()).toBe(0);
   });
@@ -26,14 +26,14 @@ describe('within', () => {
   it("passes the command's own failure on, and leaves no timer behind", async () => {
     vi.useFakeTimers();
     const failure = new Error('READONLY');
-    await expect(within(Promise.reject(failure), 1000, 'the recording')).rejects.toBe(failure);
+    await expect(rejectAfterMs(Promise.reject(failure), 1000, 'the recording')).rejects.toBe(failure);
     expect(vi.getTimerCount()).toBe(0);
   });
 
   it('rejects with StoreUnavailableError naming the command and the wait, exactly when the wait is over', async () => {
     vi.useFakeTimers();
     let answer!: (value: string) => void;
-    const state = await settled(within(new Promise<string>((resolve) => (answer = resolve)), 1000, 'the recording'));
+    const state = await settled(rejectAfterMs(new Promise<string>((resolve) => (answer = resolve)), 1000, 'the recording'));
     await vi.advanceTimersByTimeAsync(999);
     expect(state.done).toBe(false);
     await vi.advanceTimersByTimeAsync(1);

@@ -6,7 +6,7 @@ import { StoreUnavailableError } from '../store.js';
  * behind `promise` may still run later: a caller that must not act on a late run says so to
  * Redis itself (the record script's deadline).
  */
-export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+export function rejectAfterMs<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new StoreUnavailableError(`Redis did not answer ${what} within ${ms} ms`)), ms);
