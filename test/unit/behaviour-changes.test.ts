@@ -187,7 +187,7 @@ describe('what each change says', () => {
       policy: 'x-delivery-policy',
       field: 'redelivery horizon',
       action: 'Changed',
-      what: '10 d 30 min 59 s → 11 d 31 min 4 s',
+      what: '10 d 6 min 30 s → 11 d 6 min 35 s',
       reason: 'automatic redeliveries come later than before: a receiver whose dedupe window covered the old horizon sees an event again after its record is gone',
     });
     const none = structuredClone(shipped);
