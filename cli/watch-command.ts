@@ -14,7 +14,7 @@ import { EXIT, UsageError } from './program.js';
 import { HarError } from './watch/har.js';
 import { readHarFile } from './watch/har-file.js';
 import { startWatchProxy, type WatchProxy } from './watch/watch-proxy.js';
-import { createWatcher, DEFAULT_WINDOW, formatDriftLine, formatWatchLine, formatWatchSummary, type Watcher, type WatcherOptions } from './watch/watcher.js';
+import { createWatcher, DEFAULT_WINDOW_ENTRIES, formatDriftLine, formatWatchLine, formatWatchSummary, type Watcher, type WatcherOptions } from './watch/watcher.js';
 import { wholeNumberArgument } from './whole-number-argument.js';
 
 interface WatchFlags {
@@ -57,7 +57,7 @@ export function createWatchCommand(): Command {
     .option('--from <file.har>', 'grade traffic recorded elsewhere (HAR 1.2) instead of proxying')
     .option('--secret <whsec>', "the receiver's signing secret: verify every delivery's signature (default: SESSION_RESUME_WEBHOOK_SECRET)")
     .addOption(new Option('--schedule <delays>', "the service's delivery schedule when it is not the contract's, e.g. 0,5s,5m").argParser(schedule))
-    .addOption(new Option('--window <n>', 'idempotency keys, webhook-ids and events remembered for the cross-exchange rules').argParser(wholeNumberArgument({ min: 1, max: 1_000_000 })).default(DEFAULT_WINDOW))
+    .addOption(new Option('--window <n>', 'idempotency keys, webhook-ids and events remembered for the cross-exchange rules').argParser(wholeNumberArgument({ min: 1, max: 1_000_000 })).default(DEFAULT_WINDOW_ENTRIES))
     .option('--json', 'print one JSON object per rule: {"rule","title","grade","evidence","exchanges"} (drift lines go to stderr)')
     .action(async (flags: WatchFlags) => {
       const watcherOptions = { ...checkUsage(flags), onDrift: undefined as WatcherOptions['onDrift'] };

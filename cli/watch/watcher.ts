@@ -47,8 +47,8 @@ export interface WatcherOptions {
   contract?: Contract;
 }
 
-/** The default of `WatcherOptions.window`. */
-export const DEFAULT_WINDOW = 10_000;
+/** The default of `WatcherOptions.window`: entries (idempotency keys, webhook-ids, events) each rule remembers. */
+export const DEFAULT_WINDOW_ENTRIES = 10_000;
 
 /** Exchanges shown per rule in a report. */
 export const MAX_EVIDENCE = 5;
@@ -101,7 +101,7 @@ interface Tally {
 
 /** Creates a watcher. Throws `OptionsError` for a secret that is not `whsec_` + base64 or a bad window. */
 export function createWatcher(options: WatcherOptions = {}): Watcher {
-  const window = options.window ?? DEFAULT_WINDOW;
+  const window = options.window ?? DEFAULT_WINDOW_ENTRIES;
   if (!Number.isInteger(window) || window < 1) throw new OptionsError('window must be a whole number of at least 1.', { option: 'window' });
   if (options.secret !== undefined) checkWebhookSecret('--secret', options.secret);
   const view = createContractView(options.contract ?? shippedContract);

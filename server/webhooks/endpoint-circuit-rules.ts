@@ -73,8 +73,8 @@ export type HealthSignal =
 /** What an attempt may do now: deliver, deliver as the probe (after claiming it), or wait. */
 export type Admission = { kind: 'deliver' } | { kind: 'probe' } | { kind: 'hold'; untilMs?: number };
 
-/** A healthy endpoint. */
-export const HEALTHY: EndpointHealth = Object.freeze({ state: 'closed', streak: 0, slowDowns: 0, probes: 0 });
+/** The state of an endpoint that delivers: circuit closed, no failure streak, nothing held. */
+export const CLOSED_CIRCUIT: EndpointHealth = Object.freeze({ state: 'closed', streak: 0, slowDowns: 0, probes: 0 });
 
 /** The wait before the next probe after one that failed `outageMs` after the first failure of the streak, in ms. */
 export function probeDelayMs(outageMs: number, policy: EndpointHealthPolicy): number {
@@ -82,7 +82,7 @@ export function probeDelayMs(outageMs: number, policy: EndpointHealthPolicy): nu
 }
 
 /** What an attempt may do at `now`, from the state it sees. */
-export function admission(health: EndpointHealth, now: number): Admission {
+export function admitAttempt(health: EndpointHealth, now: number): Admission {
   if (health.state === 'closed') return { kind: 'deliver' };
   if (health.state === 'disabled') return { kind: 'hold' };
   const due = health.nextProbeAt ?? 0;
@@ -93,13 +93,13 @@ export function admission(health: EndpointHealth, now: number): Admission {
 export function nextHealth(health: EndpointHealth, signal: HealthSignal, now: number, policy: EndpointHealthPolicy): EndpointHealth {
   switch (signal.kind) {
     case 'enable':
-      return draining({ ...HEALTHY, changedAt: now }, now, policy);
+      return draining({ ...CLOSED_CIRCUIT, changedAt: now }, now, policy);
     case 'delivered':
       if (health.state === 'disabled') return health;
       if (health.state === 'closed' && health.streak === 0 && health.slowDowns === 0) return health;
       // Closing after an outage starts the drain of the held backlog at once; a closed circuit keeps its drain.
-      if (health.state === 'closed') return { ...HEALTHY, ...defined({ changedAt: health.changedAt, ...drainOf(health) }) };
-      return draining({ ...HEALTHY, changedAt: now }, now, policy);
+      if (health.state === 'closed') return { ...CLOSED_CIRCUIT, ...defined({ changedAt: health.changedAt, ...drainOf(health) }) };
+      return draining({ ...CLOSED_CIRCUIT, changedAt: now }, now, policy);
     case 'claim_drain':
       return claimDrain(health, signal, now, policy);
     case 'released': {
@@ -113,11 +113,11 @@ export function nextHealth(health: EndpointHealth, signal: HealthSignal, now: nu
       // One release per probe, again after two rereads if no attempt claimed it (the event was held again on an older view).
       const released = health.probeReleasedAt;
       const again = released === undefined || released < (health.nextProbeAt ?? 0) || now >= released + 2 * policy.refreshMs;
-      return admission(health, now).kind === 'probe' && again ? { ...health, probeReleasedAt: now } : health;
+      return admitAttempt(health, now).kind === 'probe' && again ? { ...health, probeReleasedAt: now } : health;
     }
     case 'claim_probe':
       // The claim moves the next probe on, so no other attempt probes while this one is under way.
-      if (admission(health, now).kind !== 'probe') return health;
+      if (admitAttempt(health, now).kind !== 'probe') return health;
       return { ...health, nextProbeAt: now + probeDelayMs(now - (health.failingSince ?? now), policy) };
     case 'failed':
       return failed(health, signal, now, policy);

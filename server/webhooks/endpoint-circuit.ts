@@ -9,7 +9,7 @@
  * server/webhooks/endpoint-backlog.ts on each reread.
  */
 import type { Logger } from 'pino';
-import { admission, HEALTHY, nextHealth, type Admission, type EndpointHealth, type EndpointState, type HealthSignal } from './endpoint-circuit-rules.js';
+import { admitAttempt, CLOSED_CIRCUIT, nextHealth, type Admission, type EndpointHealth, type EndpointState, type HealthSignal } from './endpoint-circuit-rules.js';
 import { ENDPOINT_HEALTH_POLICY, type EndpointHealthPolicy } from './endpoint-health-policy.js';
 import type { DeliveryObserver } from './delivery-types.js';
 import type { AttemptOutcome, HeldAttempt, HeldBacklog, QueuedEvent } from './delivery-queue.js';
@@ -143,7 +143,7 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
   const { store, logger } = options;
   const policy = options.policy ?? ENDPOINT_HEALTH_POLICY;
   const clock = options.clock ?? Date.now;
-  let view: EndpointHealth = HEALTHY;
+  let view: EndpointHealth = CLOSED_CIRCUIT;
   // Changes this instance wrote; a reread asked before one of them answers an older state.
   let writes = 0;
   const apply = async (signal: HealthSignal, now: number) => {
@@ -173,13 +173,13 @@ export function createEndpointCircuit(options: EndpointCircuitOptions): Endpoint
   return {
     async admit() {
       const now = clock();
-      let seen = admission(view, now);
+      let seen = admitAttempt(view, now);
       // Held on this instance's copy: the shared state may have closed since (enable, another instance's probe).
-      if (seen.kind === 'hold') seen = admission((view = await reread(store, view, logger)), now);
+      if (seen.kind === 'hold') seen = admitAttempt((view = await reread(store, view, logger)), now);
       if (seen.kind !== 'probe') return seen;
       try {
         const { before, after } = await apply({ kind: 'claim_probe' }, now);
-        return before !== after ? seen : admission(after, now);
+        return before !== after ? seen : admitAttempt(after, now);
       } catch (err) {
         logger.warn({ err: (err as Error).message }, 'endpoint probe not claimed; held');
         return { kind: 'hold', untilMs: now + policy.refreshMs };
@@ -261,7 +261,7 @@ function iso(ms: number | undefined): string | undefined {
  * @example const store = createMemoryHealthStore();
  */
 export function createMemoryHealthStore(): EndpointHealthStore {
-  let health: EndpointHealth = HEALTHY;
+  let health: EndpointHealth = CLOSED_CIRCUIT;
   return {
     read: async () => health,
     async update(change) {

@@ -5,7 +5,7 @@
  * a late write of an instance that read an older state changes nothing.
  */
 import type { Cluster, Redis } from 'ioredis';
-import { HEALTHY, type EndpointHealth } from './endpoint-circuit-rules.js';
+import { CLOSED_CIRCUIT, type EndpointHealth } from './endpoint-circuit-rules.js';
 import type { EndpointHealthStore } from './endpoint-circuit.js';
 
 const COMPARE_AND_SET = `if (redis.call('GET', KEYS[1]) or '') == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end return 0`;
@@ -18,7 +18,7 @@ const MAX_TRIES = 20;
  * @example const store = createRedisHealthStore(client, redisKeys(prefix).endpointHealth);
  */
 export function createRedisHealthStore(client: Redis | Cluster, key: string): EndpointHealthStore {
-  const parse = (text: string | null): EndpointHealth => (text ? (JSON.parse(text) as EndpointHealth) : HEALTHY);
+  const parse = (text: string | null): EndpointHealth => (text ? (JSON.parse(text) as EndpointHealth) : CLOSED_CIRCUIT);
   return {
     read: async () => parse(await client.get(key)),
     async update(change) {

@@ -4,31 +4,31 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { admission, HEALTHY, nextHealth, probeDelayMs, type EndpointHealth, type HealthSignal } from '../../server/webhooks/endpoint-circuit-rules.js';
+import { admitAttempt, CLOSED_CIRCUIT, nextHealth, probeDelayMs, type EndpointHealth, type HealthSignal } from '../../server/webhooks/endpoint-circuit-rules.js';
 import { ENDPOINT_HEALTH_POLICY as POLICY } from '../../server/webhooks/endpoint-health-policy.js';
 import { WEBHOOK_DELIVERY_POLICY } from '@session-resume-api/runtime/behaviour';
 
 const NOW = Date.UTC(2026, 10, 28, 2, 0, 0);
 const fail = (status?: number, probe = false): HealthSignal => ({ kind: 'failed', probe, ...(status !== undefined ? { status } : {}) });
-const run = (signals: HealthSignal[], start: EndpointHealth = HEALTHY, at = NOW) => signals.reduce((h, s) => nextHealth(h, s, at, POLICY), start);
+const run = (signals: HealthSignal[], start: EndpointHealth = CLOSED_CIRCUIT, at = NOW) => signals.reduce((h, s) => nextHealth(h, s, at, POLICY), start);
 const repeat = <T>(n: number, value: T): T[] => Array.from({ length: n }, () => value);
 
 describe('endpoint circuit rules', () => {
   it(`opens after ${POLICY.openAfterFailures} consecutive failures, not one before; the first probe ${POLICY.firstProbeAfterMs} ms later`, () => {
     const before = run(repeat(POLICY.openAfterFailures - 1, fail(500)));
     expect(before).toMatchObject({ state: 'closed', streak: POLICY.openAfterFailures - 1, failingSince: NOW });
-    expect(admission(before, NOW)).toEqual({ kind: 'deliver' });
+    expect(admitAttempt(before, NOW)).toEqual({ kind: 'deliver' });
     const open = run([fail(500)], before);
     expect(open).toMatchObject({ state: 'open', reason: 'failures', probes: 0, nextProbeAt: NOW + POLICY.firstProbeAfterMs, changedAt: NOW });
-    expect(admission(open, NOW + 1)).toEqual({ kind: 'hold', untilMs: NOW + POLICY.firstProbeAfterMs });
-    expect(admission(open, NOW + POLICY.firstProbeAfterMs)).toEqual({ kind: 'probe' });
+    expect(admitAttempt(open, NOW + 1)).toEqual({ kind: 'hold', untilMs: NOW + POLICY.firstProbeAfterMs });
+    expect(admitAttempt(open, NOW + POLICY.firstProbeAfterMs)).toEqual({ kind: 'probe' });
   });
 
   it('a success resets the streak; a success on a healthy endpoint returns the same state (nothing to write)', () => {
     const some = run(repeat(POLICY.openAfterFailures - 1, fail()));
     expect(run([{ kind: 'delivered' }], some)).toMatchObject({ state: 'closed', streak: 0, slowDowns: 0 });
     expect(run([{ kind: 'delivered' }], some).failingSince).toBeUndefined();
-    expect(nextHealth(HEALTHY, { kind: 'delivered' }, NOW, POLICY)).toBe(HEALTHY);
+    expect(nextHealth(CLOSED_CIRCUIT, { kind: 'delivered' }, NOW, POLICY)).toBe(CLOSED_CIRCUIT);
   });
 
   it(`a storm of ${POLICY.openAfterSlowDowns} slow-down answers (429, 502, 504) opens it; another status in between breaks the storm`, () => {
@@ -42,9 +42,9 @@ describe('endpoint circuit rules', () => {
   it('a 410 disables the endpoint at once, from closed or open; nothing but enable closes it', () => {
     const gone = run([fail(410)]);
     expect(gone).toMatchObject({ state: 'disabled', reason: 'gone' });
-    expect(admission(gone, NOW + 365 * 86_400_000)).toEqual({ kind: 'hold' });
+    expect(admitAttempt(gone, NOW + 365 * 86_400_000)).toEqual({ kind: 'hold' });
     expect(run([{ kind: 'delivered' }, { kind: 'claim_probe' }, fail(500, true)], gone).state).toBe('disabled');
-    expect(run([{ kind: 'enable' }], gone)).toEqual({ ...HEALTHY, changedAt: NOW, drainAt: NOW, drainWindow: POLICY.drainFirstWindow, drainOutstanding: 0 });
+    expect(run([{ kind: 'enable' }], gone)).toEqual({ ...CLOSED_CIRCUIT, changedAt: NOW, drainAt: NOW, drainWindow: POLICY.drainFirstWindow, drainOutstanding: 0 });
   });
 
   it(`the first probe no later than the schedule's second step; each next after ${POLICY.probeIntervalShare} of the outage so far, between ${POLICY.minProbeIntervalMs} and ${POLICY.maxProbeIntervalMs} ms; a claimed probe holds the others`, () => {
@@ -58,7 +58,7 @@ describe('endpoint circuit rules', () => {
       at = health.nextProbeAt as number;
       probes.push(at);
       const claimed = nextHealth(health, { kind: 'claim_probe' }, at, POLICY);
-      expect(admission(claimed, at).kind).toBe('hold');
+      expect(admitAttempt(claimed, at).kind).toBe('hold');
       health = nextHealth(claimed, fail(500, true), at, POLICY);
       const gap = (health.nextProbeAt as number) - at;
       // A recovered endpoint waits at most this gap: a share of the outage, never past the cap, never below the floor.
@@ -76,7 +76,7 @@ describe('endpoint circuit rules', () => {
     const late = NOW + POLICY.disableAfterMs;
     expect(nextHealth(open, fail(500, true), late - 1, POLICY).state).toBe('open');
     expect(nextHealth(open, fail(500, true), late, POLICY)).toMatchObject({ state: 'disabled', reason: 'failing_too_long' });
-    expect(nextHealth(open, { kind: 'delivered' }, late - 1, POLICY)).toEqual({ ...HEALTHY, changedAt: late - 1, drainAt: late - 1, drainWindow: POLICY.drainFirstWindow, drainOutstanding: 0 });
+    expect(nextHealth(open, { kind: 'delivered' }, late - 1, POLICY)).toEqual({ ...CLOSED_CIRCUIT, changedAt: late - 1, drainAt: late - 1, drainWindow: POLICY.drainFirstWindow, drainOutstanding: 0 });
   });
 
   it('a failure under way when the circuit opened counts but does not move the probe', () => {
@@ -149,7 +149,7 @@ describe('endpoint circuit rules', () => {
     );
     fc.assert(
       fc.property(fc.array(fc.tuple(signal, fc.integer({ min: 0, max: 3_600_000 })), { maxLength: 200 }), (steps) => {
-        let health = HEALTHY;
+        let health = CLOSED_CIRCUIT;
         let at = NOW;
         for (const [s, dt] of steps) {
           at += dt;
@@ -157,8 +157,8 @@ describe('endpoint circuit rules', () => {
           if (health.state === 'disabled') expect(next.state).toBe('disabled');
           if (health.state === 'open' && s.kind === 'delivered') expect(next.state).toBe('closed');
           if (next.state === 'open') expect(next.nextProbeAt).toBeTypeOf('number');
-          if (next.state === 'disabled') expect(admission(next, at)).toEqual({ kind: 'hold' });
-          if (next.state === 'closed') expect(admission(next, at)).toEqual({ kind: 'deliver' });
+          if (next.state === 'disabled') expect(admitAttempt(next, at)).toEqual({ kind: 'hold' });
+          if (next.state === 'closed') expect(admitAttempt(next, at)).toEqual({ kind: 'deliver' });
           expect(next.streak).toBeGreaterThanOrEqual(0);
           // Only a closed circuit drains, one batch at a time within the bound.
           if (next.state !== 'closed') expect(next.drainAt).toBeUndefined();
