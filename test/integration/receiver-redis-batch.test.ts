@@ -12,9 +12,13 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createWebhookReceiver, dedupeKey, type SessionEvent, type WebhookReceiverBaseOptions } from '../../client/webhooks/index.js';
 import { createRedisEventStore, type RedisEventStoreBaseOptions } from '../../client/webhooks/redis/index.js';
 import { createRecordCall } from '../../client/webhooks/redis/record-call.js';
-import { storeKeys, tripleField, withStoreCommands } from '../../client/webhooks/redis/store-scripts.js';
+import { DEFAULT_DEDUPE_WINDOW_SECONDS } from '../../client/webhooks/receiver-options.js';
+import { BUCKETS_PER_WINDOW, storeKeys, tripleField, withStoreCommands } from '../../client/webhooks/redis/store-scripts.js';
 import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
 import { waitFor } from '../helpers/wait-for.js';
+
+/** The receiver's own window: a recording made here must land in the bucket its worker reads. */
+const WINDOW_MS = DEFAULT_DEDUPE_WINDOW_SECONDS * 1000;
 
 const redisUrl = inject('redisUrl');
 const prefixes: string[] = [];
@@ -122,7 +126,7 @@ describe('redis store batches', () => {
     });
     // What the dead instance did: its recording (one batch), then addBulk, and no inbox removal.
     const argv = items.flatMap((item) => [tripleField(item.key), '', item.id, JSON.stringify(item)]);
-    const call = createRecordCall(keys)({ fromMs: Date.now() - 1000, deadlineMs: Date.now() + 1000, windowMs: 3_600_000, bucketMs: 300_000, batchId: 'bcrash', events: argv });
+    const call = createRecordCall(keys)({ fromMs: Date.now() - 1000, deadlineMs: Date.now() + 1000, windowMs: WINDOW_MS, bucketMs: WINDOW_MS / BUCKETS_PER_WINDOW, batchId: 'bcrash', events: argv });
     const at = Number((await store.sraRecord(...(call as [number, ...string[]])))[1]);
     const batch: Batch = { receivedAt: at, events: items };
     await queue.addBulk([{ name: 'session-events', data: batch, opts: { jobId: 'bcrash', removeOnComplete: true } }]);

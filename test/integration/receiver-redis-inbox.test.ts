@@ -9,10 +9,11 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { DEFAULT_DEDUPE_WINDOW_SECONDS } from '../../client/webhooks/receiver-options.js';
 import { createWebhookReceiver, dedupeKey, type SessionEvent } from '../../client/webhooks/index.js';
 import { createRedisEventStore } from '../../client/webhooks/redis/index.js';
 import { createRecordCall } from '../../client/webhooks/redis/record-call.js';
-import { bucketKey, storeKeys, tripleField, withStoreCommands, type StoreKeys } from '../../client/webhooks/redis/store-scripts.js';
+import { BUCKETS_PER_WINDOW, bucketKey, storeKeys, tripleField, withStoreCommands, type StoreKeys } from '../../client/webhooks/redis/store-scripts.js';
 import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -23,8 +24,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The store's queue, read through BullMQ's public API. */
 const queueOf = (redis: Redis, keys: StoreKeys) => new Queue('webhook-events', { connection: redis, prefix: keys.bullPrefix });
 /** The receiver's default window: one hour in buckets of five minutes. */
-const WINDOW_MS = 3_600_000;
-const BUCKET_MS = 300_000;
+// The receiver's own window and bucket: a recording made here must land where its worker looks.
+const WINDOW_MS = DEFAULT_DEDUPE_WINDOW_SECONDS * 1000;
+const BUCKET_MS = WINDOW_MS / BUCKETS_PER_WINDOW;
 
 describe('redis store inbox', () => {
   it('an event acknowledged by a dead instance before its hand-over is processed once by another', async () => {

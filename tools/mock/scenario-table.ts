@@ -40,7 +40,8 @@ export function renderMockReadme(scenarios: readonly Scenario[]): string {
 
 \`npm run mock\` starts [Prism](https://github.com/stoplightio/prism) 5.14.2 on
 \`http://127.0.0.1:4010\` (set \`PORT\` to change it) serving \`spec/openapi.yaml\`, and prints
-this table. It answers with the spec's named examples; CORS is on, so a page on any origin
+this table. On a port already taken it prints one line, \`127.0.0.1:4010 is already in use: set
+PORT to a free port (PORT=4011 npm run mock).\`, and exits with status 1. It answers with the spec's named examples; CORS is on, so a page on any origin
 can call it with an \`Authorization\` header.
 
 \`\`\`sh
