@@ -8,9 +8,9 @@
  * after round; per target the median req/s and µs CPU per request (the process's user + system
  * time from /proc, Linux), their spread (min–max) and the ratio of medians to the card's stack.
  *
- * `tsx bench/as-started.ts [label=path/to/server/dist/main.js …]` runs it alone (BENCH_ROUNDS,
- * default 5; BENCH_DURATION_S, default 3): each extra argument is another build of the server in
- * the same run (a before/after comparison).
+ * `tsx bench/as-started.ts [label=path/to/server/dist/main.js[?NAME=value&…] …]` runs it alone
+ * (BENCH_ROUNDS, default 5; BENCH_DURATION_S, default 3): each extra argument is another build of
+ * the server, or the same with other settings, in the same run (a before/after comparison).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -54,13 +54,15 @@ async function urlOf(child: ChildProcess, pick: (line: string) => string | undef
       if (url) resolve(url);
     });
   });
-  return Promise.race([found, exited]);
+  // A server whose log level hides the `listening` line never says where it is.
+  const late = new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error('no URL on stdout within 60 s (a LOG_LEVEL above info hides it)')), 60_000).unref());
+  return Promise.race([found, exited, late]);
 }
 
 /** The reference server at `main` (a server/dist/main.js) with the environment `npm start` would see: only the key and a free port set. */
-async function startNpmStart(name: string, main: string, nodeArgs: string[] = []): Promise<Started> {
+async function startNpmStart(name: string, main: string, nodeArgs: string[] = [], settings: Record<string, string> = {}): Promise<Started> {
   const { PATH, HOME } = process.env;
-  const env = { ...(PATH ? { PATH } : {}), ...(HOME ? { HOME } : {}), API_KEYS: BENCH_KEY, PORT: '0' };
+  const env = { ...(PATH ? { PATH } : {}), ...(HOME ? { HOME } : {}), ...settings, API_KEYS: BENCH_KEY, PORT: '0' };
   const child = spawn(process.execPath, [...nodeArgs, main], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await urlOf(child, (line) => {
     const parsed = line.startsWith('{') ? (JSON.parse(line) as { msg?: string; url?: string }) : {};
@@ -105,7 +107,7 @@ export interface AsStartedOptions {
   durationS: number;
   connections: number;
   /** Other server/dist/main.js builds loaded in the same run, by label (a before/after). */
-  others?: ReadonlyArray<{ label: string; main: string }>;
+  others?: ReadonlyArray<{ label: string; main: string; env?: Record<string, string> }>;
 }
 
 const headers = { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' };
@@ -121,7 +123,7 @@ export async function runAsStarted(options: AsStartedOptions): Promise<AsStarted
   const started: Started[] = [];
   try {
     started.push(await startAsStarted('card-stack'), await startAsStarted('npm-start'));
-    for (const other of options.others ?? []) started.push(await startNpmStart(other.label, other.main));
+    for (const other of options.others ?? []) started.push(await startNpmStart(other.label, other.main, [], other.env));
     const rows = started.map((s): AsStartedRow => ({ name: s.name, requestsPerSec: [], cpuMicrosPerRequest: [], unexpected: 0 }));
     for (const s of started) await measure(s, 1, options.connections);
     for (let round = 0; round < options.rounds; round++) {
@@ -180,9 +182,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     return n;
   };
   const others = process.argv.slice(2).map((arg) => {
-    const [label, main] = arg.split('=');
-    if (!label || !main) throw new Error(`usage: as-started.ts [label=path/to/server/dist/main.js …], got "${arg}"`);
-    return { label, main };
+    const at = arg.indexOf('=');
+    const [main, query] = arg.slice(at + 1).split('?');
+    if (at < 1 || !main) throw new Error(`usage: as-started.ts [label=path/to/server/dist/main.js[?NAME=value&…] …], got "${arg}"`);
+    return { label: arg.slice(0, at), main, env: Object.fromEntries(new URLSearchParams(query ?? '')) };
   });
   const options = { rounds: whole('BENCH_ROUNDS', 5, 20), durationS: whole('BENCH_DURATION_S', 3, 30), connections: 10, others };
   process.stdout.write(renderAsStarted(await runAsStarted(options), options));
