@@ -1,6 +1,7 @@
 /**
  * Entry of `npm run bench`: starts a private redis-server, runs every group (load cases in
- * bench/cases.ts, client cases in bench/client-cases.ts, cold starts in bench/cold-start.ts),
+ * bench/cases.ts, client cases in bench/client-cases.ts, cold starts in bench/cold-start.ts, the resume path as
+ * users start it in bench/as-started.ts with the resume group),
  * prints and writes BENCHMARKS.md with bench/findings.md (the profile findings) appended.
  * Bounded: about 3 minutes with the defaults on 2 cores.
  */
@@ -16,6 +17,7 @@ import { renderReport, type ExtraResults } from './report.js';
 import { DRAIN_FROM, DRAIN_WARM_EVENTS, runDeliveryCases } from './delivery-cases.js';
 import { runFootprintSection } from './footprint-section.js';
 import { renderRecovery, runRecoveryBench } from './recovery.js';
+import { renderAsStarted, runAsStarted } from './as-started.js';
 
 const GROUPS = ['resume', 'watch', 'growth', 'webhook', 'sandbox', 'client', 'start', 'cluster', 'delivery', 'recovery', 'footprint'] as const;
 
@@ -69,6 +71,9 @@ try {
   const group = (name: string) => (name.startsWith('webhook ack') ? 'webhook' : name.startsWith('mock vs sandbox') ? 'sandbox' : name);
   const cases = listCases(redis.url, settings.growthMax).filter((c) => settings.only.has(group(c.group)));
   const results = await runCases(cases, options);
+  // The resume group's headline: both servers as users start them (bench/as-started.ts), alternating rounds, medians.
+  const asStartedOptions = { rounds: settings.rounds ?? 5, durationS: Math.max(3, settings.durationS), connections: settings.connections };
+  const asStarted = settings.only.has('resume') ? `${renderAsStarted(await runAsStarted(asStartedOptions), asStartedOptions)}\n` : '';
   const extra: ExtraResults = {
     ...(settings.only.has('client') ? { client: await runClientCases(settings.durationS, settings.rounds) } : {}),
     // The Redis Cluster group (bench/cluster-cases.ts) goes before the findings.
@@ -79,7 +84,7 @@ try {
             drain: { warmEvents: DRAIN_WARM_EVENTS, from: DRAIN_FROM },
           },
         } : {}),
-    appendix: `${settings.only.has('recovery') ? `## Recovery after an outage\n\n${renderRecovery(await runRecoveryBench(redis.url, settings.recoveryEvents), settings.recoveryEvents)}\n` : ''}${settings.only.has('cluster') ? `${renderClusterSection(await runClusterCases({ ...options, seedSessions: settings.growthMax }))}\n` : ''}${settings.only.has('footprint') ? `${await runFootprintSection()}\n` : ''}${readFileSync(fileURLToPath(new URL('findings.md', import.meta.url)), 'utf8')}`,
+    appendix: `${asStarted}${settings.only.has('recovery') ? `## Recovery after an outage\n\n${renderRecovery(await runRecoveryBench(redis.url, settings.recoveryEvents), settings.recoveryEvents)}\n` : ''}${settings.only.has('cluster') ? `${renderClusterSection(await runClusterCases({ ...options, seedSessions: settings.growthMax }))}\n` : ''}${settings.only.has('footprint') ? `${await runFootprintSection()}\n` : ''}${readFileSync(fileURLToPath(new URL('findings.md', import.meta.url)), 'utf8')}`,
   };
   const cpu = cpus();
   const command = `${settings.only.size < GROUPS.length ? `BENCH_ONLY=${[...settings.only].join(',')} ` : ''}npm run bench`;

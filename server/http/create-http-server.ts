@@ -47,20 +47,21 @@ export function createHttpServer(app: RequestListener, options: HttpServerOption
   return server;
 }
 
-/** The answer under way on each connection, so a client error can tell whether the app's answer has begun. */
+/**
+ * The last answer on each connection, so a client error can tell whether the app's answer has begun
+ * (headers sent, answer not finished). Read from the answer itself: no listener per request.
+ */
 function createAnswerTracker(app: RequestListener) {
   const current = new WeakMap<object, ServerResponse>();
   const listener = (req: IncomingMessage, res: ServerResponse) => {
-    const socket = req.socket;
-    current.set(socket, res);
-    const done = () => {
-      if (current.get(socket) === res) current.delete(socket);
-    };
-    res.once('finish', done);
-    res.once('close', done);
+    current.set(req.socket, res);
     app(req, res);
   };
-  return { listener, headersSentOn: (socket: Duplex) => current.get(socket)?.headersSent === true };
+  const headersSentOn = (socket: Duplex) => {
+    const res = current.get(socket);
+    return res !== undefined && res.headersSent && !res.writableFinished;
+  };
+  return { listener, headersSentOn };
 }
 
 // Node's answers without a listener (node:http "Event: 'clientError'"), with the spec's Error body.

@@ -33,8 +33,8 @@ export function createRequestLog(logger: Logger): RequestHandler {
     res.setHeader('X-Request-Id', id);
     if (!logger.isLevelEnabled('info')) return next();
     const start = performance.now();
+    // 'close' follows 'finish' on every answer, and comes alone when the connection closed first: one listener.
     const done = () => {
-      res.off('finish', done).off('close', done);
       const status = res.statusCode;
       const line = {
         reqId: id,
@@ -46,7 +46,7 @@ export function createRequestLog(logger: Logger): RequestHandler {
       else if (status >= 500) logger.error(line, 'request failed');
       else logger.info(line, 'request completed');
     };
-    res.on('finish', done).on('close', done);
+    res.once('close', done);
     next();
   };
 }

@@ -1,8 +1,10 @@
 /**
  * The log of a process this package starts. Synchronous writes: pino's asynchronous default can
- * reorder lines at exit, so `stopped` would not always be the last line of a stop.
+ * reorder lines at exit, so `stopped` would not always be the last line of a stop. The lines of one
+ * event-loop turn go out in one write at the end of that turn (and at exit): one system call per
+ * access-log line was the largest cost the server adds to the resume path (BENCHMARKS.md).
  */
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 /** Options of `createProcessLogger`. */
 export interface ProcessLoggerOptions {
@@ -25,5 +27,35 @@ export interface ProcessLoggerOptions {
  */
 export function createProcessLogger(options: ProcessLoggerOptions): Logger {
   const base = options.service ? { base: { service: options.service, pid: process.pid } } : {};
-  return pino({ level: options.level, ...base }, pino.destination({ dest: options.fd ?? 1, sync: true }));
+  return pino({ level: options.level, ...base }, turnBatchedDestination(options.fd ?? 1));
+}
+
+// Below sonic-boom's largest single write (16 KB): a turn with more lines than this writes as it fills.
+const TURN_BUFFER_BYTES = 8192;
+
+// No event loop is left at exit: held lines go out synchronously, before the process ends (one
+// listener for every logger of the process).
+const held = new Set<{ flushSync(): void }>();
+process.once('exit', () => {
+  for (const destination of held) destination.flushSync();
+});
+
+/** Lines written synchronously, in order, once per event-loop turn; whatever is held is written at exit. */
+function turnBatchedDestination(fd: 1 | 2): DestinationStream {
+  const destination = pino.destination({ dest: fd, sync: true, minLength: TURN_BUFFER_BYTES });
+  held.add(destination);
+  let scheduled = false;
+  const endOfTurn = () => {
+    scheduled = false;
+    destination.flush();
+  };
+  return {
+    write(line: string) {
+      destination.write(line);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(endOfTurn);
+      }
+    },
+  };
 }

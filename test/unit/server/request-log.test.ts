@@ -15,7 +15,9 @@ function run(level: string) {
   const res = Object.assign(new EventEmitter(), { statusCode: 409, writableFinished: true, locals: {}, setHeader: () => undefined }) as unknown as Response;
   let nextCalled = false;
   createRequestLog(logger)(req, res, (() => (nextCalled = true)) as NextFunction);
+  // As node:http does: 'finish' once the answer is written, then 'close'.
   (res as unknown as EventEmitter).emit('finish');
+  (res as unknown as EventEmitter).emit('close');
   return { lines, nextCalled };
 }
 
