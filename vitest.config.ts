@@ -18,7 +18,6 @@ export const unitTier = {
   setupFiles: ['test/setup/no-io.ts'],
 };
 
-
 /**
  * The library's entries by name (`session-resume-api/client`, …) as the "source" files its
  * package.json exports map them to, under the repository at `root`: the tools (cli/) import the
@@ -27,7 +26,9 @@ export const unitTier = {
 export function libraryAliases(root: string): { find: RegExp; replacement: string }[] {
   const { exports } = JSON.parse(readFileSync(join(root, 'client/package.json'), 'utf8')) as { exports: Record<string, string | { source?: string }> };
   return Object.entries(exports).flatMap(([subpath, target]) =>
-    typeof target === 'object' && target.source ? [{ find: new RegExp(`^session-resume-api${subpath.slice(1)}$`), replacement: join(root, 'client', target.source) }] : [],
+    typeof target === 'object' && target.source
+      ? [{ find: new RegExp(`^session-resume-api${subpath.slice(1)}$`), replacement: join(root, 'client', target.source) }]
+      : [],
   );
 }
 

@@ -78,7 +78,10 @@ const BIN_EXTERNAL = ['ioredis', 'bullmq', '@opentelemetry/api'];
 const jsonAsString = {
   name: 'json-as-string',
   setup(b) {
-    b.onLoad({ filter: /\.json$/ }, (args) => ({ contents: `module.exports = JSON.parse(${JSON.stringify(JSON.stringify(JSON.parse(readFileSync(args.path, 'utf8'))))});`, loader: 'js' }));
+    b.onLoad({ filter: /\.json$/ }, (args) => ({
+      contents: `module.exports = JSON.parse(${JSON.stringify(JSON.stringify(JSON.parse(readFileSync(args.path, 'utf8'))))});`,
+      loader: 'js',
+    }));
   },
 };
 // CommonJS dependencies bundled into ESM (Ajv, yaml) call require() through esbuild's __require
@@ -132,7 +135,15 @@ async function bundle(name, pkgDir, distDir) {
   // ioredis and BullMQ stay external: loaded only with Redis (server/start-up/redis-runtime.ts),
   // and BullMQ reads its Lua scripts and msgpackr's optional native part from disk.
   if (all.main && name === 'server') {
-    const bin = await build({ ...common, entryPoints: { main: all.main }, chunkNames: 'main-[hash]', external: BIN_EXTERNAL, platform: 'node', plugins: [jsonAsString], write: false });
+    const bin = await build({
+      ...common,
+      entryPoints: { main: all.main },
+      chunkNames: 'main-[hash]',
+      external: BIN_EXTERNAL,
+      platform: 'node',
+      plugins: [jsonAsString],
+      write: false,
+    });
     writeOutputs(bin.outputFiles);
   }
   // The YAML for readers, and a JSON twin that runtime/contract.ts loads instead (no YAML parse at start).
@@ -179,7 +190,9 @@ function relinkRuntime(typesDir) {
     const relinked = text.replace(pattern, (_, quote, subpath) => {
       const source = exports[`./${subpath}`];
       if (typeof source !== 'string') throw new Error(`${file}: ${RUNTIME_NAME}/${subpath} is not an export of runtime/package.json`);
-      const to = relative(dirname(path), join(typesDir, 'runtime', source.replace(/\.ts$/, '.js'))).split('\\').join('/');
+      const to = relative(dirname(path), join(typesDir, 'runtime', source.replace(/\.ts$/, '.js')))
+        .split('\\')
+        .join('/');
       return `${quote}${to.startsWith('.') ? to : `./${to}`}${quote}`;
     });
     if (relinked !== text) writeFileSync(path, relinked);
@@ -225,7 +238,8 @@ async function main() {
     const outDir = outRoot ? join(outRoot, name) : pkgDir;
     if (outRoot) {
       mkdirSync(outDir, { recursive: true });
-      for (const file of ['package.json', 'README.md', 'bin'].filter((f) => existsSync(join(pkgDir, f)))) cpSync(join(pkgDir, file), join(outDir, file), { recursive: true });
+      for (const file of ['package.json', 'README.md', 'bin'].filter((f) => existsSync(join(pkgDir, f))))
+        cpSync(join(pkgDir, file), join(outDir, file), { recursive: true });
     }
     return { name, pkgDir, distDir: join(outDir, 'dist') };
   });

@@ -29,9 +29,7 @@ for (const [path, meta] of Object.entries(packages)) {
     added++;
   }
 }
-const sorted = Object.fromEntries(
-  Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0)),
-);
+const sorted = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0)));
 lock.packages = sorted;
 writeFileSync(file, JSON.stringify(lock, null, 2) + '\n');
 console.log(`fix-lockfile: added ${added} platform entr${added === 1 ? 'y' : 'ies'}`);

@@ -55,7 +55,9 @@ async function urlOf(child: ChildProcess, pick: (line: string) => string | undef
     });
   });
   // A server whose log level hides the `listening` line never says where it is.
-  const late = new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error('no URL on stdout within 60 s (a LOG_LEVEL above info hides it)')), 60_000).unref());
+  const late = new Promise<never>((_resolve, reject) =>
+    setTimeout(() => reject(new Error('no URL on stdout within 60 s (a LOG_LEVEL above info hides it)')), 60_000).unref(),
+  );
   return Promise.race([found, exited, late]);
 }
 
@@ -72,7 +74,10 @@ async function startNpmStart(name: string, main: string, nodeArgs: string[] = []
 }
 
 async function startCardStack(nodeArgs: string[] = []): Promise<Started> {
-  const child = spawn(process.execPath, [...nodeArgs, fileURLToPath(new URL('card-stack.mjs', import.meta.url)), specPath, BENCH_KEY], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, fileURLToPath(new URL('card-stack.mjs', import.meta.url)), specPath, BENCH_KEY], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return { name: CARD_STACK, url: await urlOf(child, (line) => (line.startsWith('http') ? line : undefined)), child };
 }
 
@@ -81,7 +86,9 @@ export const resumeUrlOf = (target: Started): string => `${target.url}/v1/sessio
 
 /** Starts the card's stack or `npm start`'s server of this tree, with `nodeArgs` (bench/profile.ts: `--cpu-prof`). */
 export function startAsStarted(kind: 'card-stack' | 'npm-start', nodeArgs: string[] = []): Promise<Started> {
-  return kind === 'card-stack' ? startCardStack(nodeArgs) : startNpmStart(NPM_START, fileURLToPath(new URL('../server/dist/main.js', import.meta.url)), nodeArgs);
+  return kind === 'card-stack'
+    ? startCardStack(nodeArgs)
+    : startNpmStart(NPM_START, fileURLToPath(new URL('../server/dist/main.js', import.meta.url)), nodeArgs);
 }
 
 /** Stops a server started here (SIGTERM; both exit 0, so `--cpu-prof` writes its profile). */

@@ -58,8 +58,7 @@ import type { CaseSpec } from './case-spec.js';
 export type { CaseSpec } from './case-spec.js';
 
 const resumeHeaders = { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' };
-const event = (id: string, timestamp: string): string =>
-  JSON.stringify({ event: 'session.resumed', session: { id }, timestamp } satisfies SessionEvent);
+const event = (id: string, timestamp: string): string => JSON.stringify({ event: 'session.resumed', session: { id }, timestamp } satisfies SessionEvent);
 const distinct = (n: number) => event(`bench_${process.pid}_${Date.now()}_${n}`, new Date().toISOString());
 const duplicate = event('bench_duplicate', '2026-11-21T00:00:00.000Z');
 
@@ -100,17 +99,76 @@ export function listCases(redisUrl: string, growthMax = 1_000_000): CaseSpec[] {
   const spread = (n: number) => (i: number) => `/v1/sessions/bench_${(i * 7919) % n}/resume`;
   return [
     { group: 'resume', name: EXPRESS_VALIDATOR, ...vs, start: () => startExpressValidator(), isolated: { name: 'express-validator' }, ...resume },
-    { group: 'resume', name: EXPRESS_VALIDATOR_RESPONSES, ...vs, start: () => startExpressValidator({ responses: true }), isolated: { name: 'express-validator-responses' }, ...resume },
+    {
+      group: 'resume',
+      name: EXPRESS_VALIDATOR_RESPONSES,
+      ...vs,
+      start: () => startExpressValidator({ responses: true }),
+      isolated: { name: 'express-validator-responses' },
+      ...resume,
+    },
     { group: 'resume', name: EXPRESS, ...vs, start: startBareExpress, isolated: { name: 'express' }, ...resume },
     { group: 'resume', name: NODE_HTTP, ...vs, start: startBareHttpResume, isolated: { name: 'http-resume' }, ...resume },
     { group: 'resume', name: FASTIFY, ...vs, start: startFastify, isolated: { name: 'fastify' }, ...resume },
-    { group: 'resume', name: 'reference server, memory store, responses validated (tests)', ...vs, start: () => startMemoryReferenceServer(), isolated: { name: 'reference-memory' }, ...resume },
-    { group: 'resume', name: 'reference server, memory store (production defaults)', ...vs, start: () => startMemoryReferenceServer(production), isolated: { name: 'reference-memory-unchecked' }, ...resume },
-    { group: 'resume', name: 'reference server, memory store, rate limit on (production defaults)', ...vs, start: () => startMemoryReferenceServer({ ...production, rateLimit: { limit: 1e9, windowMs: 60_000 } }), isolated: { name: 'reference-memory-rate-limited' }, ...resume },
-    { group: 'resume', name: 'reference server, Redis store (production defaults)', ...vs, start: () => startRedisReferenceServer(redisUrl, production), isolated: { name: 'reference-redis', redisUrl }, ...resume },
-    { group: 'watch', name: WATCH_DIRECT, baseline: WATCH_DIRECT, interleaved: true, start: () => startMemoryReferenceServer(production), isolated: { name: 'reference-memory-unchecked' }, ...resume },
-    { group: 'watch', name: 'the same server behind `watch` (proxy and every rule, same process)', baseline: WATCH_DIRECT, interleaved: true, start: () => startMemoryReferenceServer(production).then((server) => watchInFront(server)), isolated: { name: 'reference-memory-watched' }, ...resume },
-    { group: 'watch', name: 'the same server behind `watch`’s proxy alone (no rule run)', baseline: WATCH_DIRECT, interleaved: true, start: () => startMemoryReferenceServer(production).then((server) => watchInFront(server, false)), isolated: { name: 'reference-memory-proxied' }, ...resume },
+    {
+      group: 'resume',
+      name: 'reference server, memory store, responses validated (tests)',
+      ...vs,
+      start: () => startMemoryReferenceServer(),
+      isolated: { name: 'reference-memory' },
+      ...resume,
+    },
+    {
+      group: 'resume',
+      name: 'reference server, memory store (production defaults)',
+      ...vs,
+      start: () => startMemoryReferenceServer(production),
+      isolated: { name: 'reference-memory-unchecked' },
+      ...resume,
+    },
+    {
+      group: 'resume',
+      name: 'reference server, memory store, rate limit on (production defaults)',
+      ...vs,
+      start: () => startMemoryReferenceServer({ ...production, rateLimit: { limit: 1e9, windowMs: 60_000 } }),
+      isolated: { name: 'reference-memory-rate-limited' },
+      ...resume,
+    },
+    {
+      group: 'resume',
+      name: 'reference server, Redis store (production defaults)',
+      ...vs,
+      start: () => startRedisReferenceServer(redisUrl, production),
+      isolated: { name: 'reference-redis', redisUrl },
+      ...resume,
+    },
+    {
+      group: 'watch',
+      name: WATCH_DIRECT,
+      baseline: WATCH_DIRECT,
+      interleaved: true,
+      start: () => startMemoryReferenceServer(production),
+      isolated: { name: 'reference-memory-unchecked' },
+      ...resume,
+    },
+    {
+      group: 'watch',
+      name: 'the same server behind `watch` (proxy and every rule, same process)',
+      baseline: WATCH_DIRECT,
+      interleaved: true,
+      start: () => startMemoryReferenceServer(production).then((server) => watchInFront(server)),
+      isolated: { name: 'reference-memory-watched' },
+      ...resume,
+    },
+    {
+      group: 'watch',
+      name: 'the same server behind `watch`’s proxy alone (no rule run)',
+      baseline: WATCH_DIRECT,
+      interleaved: true,
+      start: () => startMemoryReferenceServer(production).then((server) => watchInFront(server, false)),
+      isolated: { name: 'reference-memory-proxied' },
+      ...resume,
+    },
     ...[1_000, ...growthSizes(growthMax)].map((n) => ({
       group: 'growth',
       name: `reference server, Redis, ${n.toLocaleString('en-US')} sessions`,
@@ -122,9 +180,30 @@ export function listCases(redisUrl: string, growthMax = 1_000_000): CaseSpec[] {
       path: spread(n),
     })),
     { group: 'webhook ack', name: 'bare node:http 200', baseline: 'bare node:http 200', start: startBareHttp, ...hook, body: distinct },
-    { group: 'webhook ack', name: 'receiver, memory store, distinct events', baseline: 'bare node:http 200', start: () => startReceiver('memory'), ...hook, body: distinct },
-    { group: 'webhook ack', name: 'receiver, Redis store, distinct events', baseline: 'bare node:http 200', start: () => startReceiver({ redisUrl }), ...hook, body: distinct },
-    { group: 'webhook ack', name: 'receiver, Redis store, one event repeated', baseline: 'bare node:http 200', start: () => startReceiver({ redisUrl }), ...hook, body: duplicate },
+    {
+      group: 'webhook ack',
+      name: 'receiver, memory store, distinct events',
+      baseline: 'bare node:http 200',
+      start: () => startReceiver('memory'),
+      ...hook,
+      body: distinct,
+    },
+    {
+      group: 'webhook ack',
+      name: 'receiver, Redis store, distinct events',
+      baseline: 'bare node:http 200',
+      start: () => startReceiver({ redisUrl }),
+      ...hook,
+      body: distinct,
+    },
+    {
+      group: 'webhook ack',
+      name: 'receiver, Redis store, one event repeated',
+      baseline: 'bare node:http 200',
+      start: () => startReceiver({ redisUrl }),
+      ...hook,
+      body: duplicate,
+    },
     // The same receivers in their own processes, one after the other (they share the bench's
     // queue): CPU per acknowledgement of the receiver process alone (Redis and the load
     // generator are other processes).

@@ -56,15 +56,18 @@ function variants(baseUrl: string): [string, Call][] {
   const client = createSessionsClient({ baseUrl, apiKey: BENCH_KEY });
   return [
     ['plain fetch', async () => (await fetch(url, { method: 'POST', headers })).json()],
-    ['fetch + AbortController + timer', async () => {
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(), 10_000);
-      try {
-        return await (await fetch(url, { method: 'POST', headers, signal: controller.signal })).json();
-      } finally {
-        clearTimeout(timer);
-      }
-    }],
+    [
+      'fetch + AbortController + timer',
+      async () => {
+        const controller = new AbortController();
+        const timer = setTimeout(() => controller.abort(), 10_000);
+        try {
+          return await (await fetch(url, { method: 'POST', headers, signal: controller.signal })).json();
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+    ],
     ['openapi-fetch alone', () => raw.POST(RESUME_PATH, { params: { path: { session_id: 's1' } } })],
     ['client.resume()', () => client.resume('s1')],
   ];

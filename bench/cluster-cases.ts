@@ -76,9 +76,7 @@ async function loadInstances(instances: ServerProcess[], options: ClusterBenchOp
 async function resumeRows(env: Record<string, string>, label: string, options: ClusterBenchOptions): Promise<ClusterLoadRow[]> {
   const rows: ClusterLoadRow[] = [];
   for (const count of [1, 2]) {
-    const instances = await Promise.all(
-      Array.from({ length: count }, () => startServerProcess({ ...env, API_KEYS: KEY, LOG_LEVEL: 'error' })),
-    );
+    const instances = await Promise.all(Array.from({ length: count }, () => startServerProcess({ ...env, API_KEYS: KEY, LOG_LEVEL: 'error' })));
     try {
       rows.push({ name: `${count} instance${count > 1 ? 's' : ''}, ${label}`, ...(await loadInstances(instances, options)) });
     } finally {
@@ -181,7 +179,8 @@ export function renderClusterSection(result: { resume: ClusterLoadRow[]; seed: S
     '| case | req/s | × 1 instance on one node | p99 ms | errors |',
     '|---|---:|---:|---:|---:|',
     ...result.resume.map(
-      (r, i) => `| ${r.name} | ${fmt(r.requestsPerSec)} | ${i === 0 ? 'baseline' : `${fmt(r.requestsPerSec / base, 2)}×`} | ${fmt(r.p99Ms)} | ${fmt(r.errors)} |`,
+      (r, i) =>
+        `| ${r.name} | ${fmt(r.requestsPerSec)} | ${i === 0 ? 'baseline' : `${fmt(r.requestsPerSec / base, 2)}×`} | ${fmt(r.p99Ms)} | ${fmt(r.errors)} |`,
     ),
     '',
     '| seeding | sessions | first seed ms | × one node | restart over the seeded Redis ms |',
@@ -198,7 +197,10 @@ export function renderClusterSection(result: { resume: ClusterLoadRow[]; seed: S
     lines.push(
       '| receiver kit (Redis event store, in this process) | acks/s | × one node | p99 ms | errors |',
       '|---|---:|---:|---:|---:|',
-      ...ack.map((r, i) => `| ${r.name} | ${fmt(r.requestsPerSec)} | ${i === 0 ? 'baseline' : `${fmt(r.requestsPerSec / ackBase, 2)}×`} | ${fmt(r.p99Ms)} | ${fmt(r.errors)} |`),
+      ...ack.map(
+        (r, i) =>
+          `| ${r.name} | ${fmt(r.requestsPerSec)} | ${i === 0 ? 'baseline' : `${fmt(r.requestsPerSec / ackBase, 2)}×`} | ${fmt(r.p99Ms)} | ${fmt(r.errors)} |`,
+      ),
       '',
     );
   }

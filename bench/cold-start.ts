@@ -32,22 +32,58 @@ const server = { env: { API_KEYS: BENCH_KEY }, key: BENCH_KEY };
 const sandbox = { key: SANDBOX_KEY };
 
 /** Prism's mock with its defaults: the baseline of the start table and of the sandbox throughput rows. */
-export const PRISM_LAUNCHER: Launcher = { name: 'Prism 5.14.2 mock, defaults', command: prismBin, args: (port) => ['mock', `${root}spec/openapi.yaml`, '--host', '127.0.0.1', '--port', String(port)], key: 'any' };
+export const PRISM_LAUNCHER: Launcher = {
+  name: 'Prism 5.14.2 mock, defaults',
+  command: prismBin,
+  args: (port) => ['mock', `${root}spec/openapi.yaml`, '--host', '127.0.0.1', '--port', String(port)],
+  key: 'any',
+};
 /** The built sandbox, what `npm run sandbox` runs after its build check. */
-export const SANDBOX_LAUNCHER: Launcher = { name: 'sandbox, node server/dist/main.js --sandbox', command: process.execPath, args: () => [bundle, '--sandbox'], ...sandbox };
+export const SANDBOX_LAUNCHER: Launcher = {
+  name: 'sandbox, node server/dist/main.js --sandbox',
+  command: process.execPath,
+  args: () => [bundle, '--sandbox'],
+  ...sandbox,
+};
 
 /** Every start of the table, Prism first: the baseline of each ratio. */
 export const START_LAUNCHERS: readonly Launcher[] = [
   PRISM_LAUNCHER,
   { name: 'npm run mock (Prism through tsx)', command: 'npm', args: () => ['run', 'mock', '--silent'], key: 'any' },
-  { name: 'bare node:http (the floor)', command: process.execPath, args: (port) => ['-e', `require('http').createServer((q,s)=>s.end()).listen(${port},'127.0.0.1')`], key: 'any' },
+  {
+    name: 'bare node:http (the floor)',
+    command: process.execPath,
+    args: (port) => ['-e', `require('http').createServer((q,s)=>s.end()).listen(${port},'127.0.0.1')`],
+    key: 'any',
+  },
   { name: 'server, npm start (build check, then node server/dist/main.js)', command: 'npm', args: () => ['start', '--silent'], ...server },
   { name: 'server, node server/dist/main.js (the published bin)', command: process.execPath, args: () => [bundle], ...server },
-  { name: 'server, node server/dist/main.js, NODE_ENV=production', command: process.execPath, args: () => [bundle], env: { ...server.env, NODE_ENV: 'production' }, key: server.key },
-  { name: 'server from the TypeScript sources (node --import tsx server/main.ts)', command: process.execPath, args: () => ['--import', 'tsx', 'server/main.ts'], ...server },
-  { name: 'sandbox, npm run sandbox (build check, then node server/dist/main.js --sandbox)', command: 'npm', args: () => ['run', 'sandbox', '--silent'], ...sandbox },
+  {
+    name: 'server, node server/dist/main.js, NODE_ENV=production',
+    command: process.execPath,
+    args: () => [bundle],
+    env: { ...server.env, NODE_ENV: 'production' },
+    key: server.key,
+  },
+  {
+    name: 'server from the TypeScript sources (node --import tsx server/main.ts)',
+    command: process.execPath,
+    args: () => ['--import', 'tsx', 'server/main.ts'],
+    ...server,
+  },
+  {
+    name: 'sandbox, npm run sandbox (build check, then node server/dist/main.js --sandbox)',
+    command: 'npm',
+    args: () => ['run', 'sandbox', '--silent'],
+    ...sandbox,
+  },
   SANDBOX_LAUNCHER,
-  { name: 'sandbox from the TypeScript sources (node --import tsx server/main.ts --sandbox)', command: process.execPath, args: () => ['--import', 'tsx', 'server/main.ts', '--sandbox'], ...sandbox },
+  {
+    name: 'sandbox from the TypeScript sources (node --import tsx server/main.ts --sandbox)',
+    command: process.execPath,
+    args: () => ['--import', 'tsx', 'server/main.ts', '--sandbox'],
+    ...sandbox,
+  },
 ];
 
 /** One start-to-first-answer row: the fastest and the median run, and every run, in ms. */

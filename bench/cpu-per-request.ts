@@ -39,7 +39,9 @@ for (let round = 0; round < rounds; round++) {
     const r = await runLoad({ ...load, durationS: 3 });
     const us = ((cpuMs(child.pid!) - before) * 1000) / r.requests;
     samples.get(target)!.push(us);
-    process.stdout.write(`${target.padEnd(28)} ${r.requestsPerSec.toFixed(0).padStart(6)} req/s ${us.toFixed(0).padStart(5)} µs CPU/request (${r.non2xx} of ${r.requests} non-2xx)\n`);
+    process.stdout.write(
+      `${target.padEnd(28)} ${r.requestsPerSec.toFixed(0).padStart(6)} req/s ${us.toFixed(0).padStart(5)} µs CPU/request (${r.non2xx} of ${r.requests} non-2xx)\n`,
+    );
     child.kill('SIGTERM');
     await once(child, 'exit');
   }

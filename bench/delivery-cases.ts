@@ -188,7 +188,8 @@ async function plainRow(run: Run, client: 'fetch' | 'https'): Promise<DeliveryRo
   const child = start('delivery-fetch.ts', [`${run.origin}/h`, String(run.options.events), '50', client], { NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') });
   const rate = Number(await child.nextLine());
   await stop(child.proc);
-  const name = client === 'fetch' ? 'plain fetch, 50 in flight (baseline: the faster of the first and last row)' : 'plain node:https, kept connections, 50 in flight';
+  const name =
+    client === 'fetch' ? 'plain fetch, 50 in flight (baseline: the faster of the first and last row)' : 'plain node:https, kept connections, 50 in flight';
   return { name, rate };
 }
 
@@ -300,7 +301,11 @@ function backlogRows([before, large, after]: Drained[]): DeliveryRow[] {
       rate: small.rate,
       note: note([`${fmtRate(before.rate)} and ${fmtRate(after.rate)} events/s`, latency([...before.fresh, ...after.fresh]), cpu(small.cpu)], before, after),
     },
-    { name: `backlog of ${count(large.size)} drains, the same instance`, rate: large.rate, note: note([latency(large.fresh), cpu(large.cpuMsPerEvent)], large) },
+    {
+      name: `backlog of ${count(large.size)} drains, the same instance`,
+      rate: large.rate,
+      note: note([latency(large.fresh), cpu(large.cpuMsPerEvent)], large),
+    },
     {
       name: `growth: ${count(large.size)} vs ${count(before.size)} pending`,
       rate: large.rate,
@@ -347,14 +352,7 @@ export async function runDeliveryCases(options: DeliveryBenchOptions): Promise<D
     const last = await plainRow(run, 'fetch');
     const base = last.rate > first.rate ? last : first;
     const withNote = (row: DeliveryRow, note: string): DeliveryRow => ({ name: row.name, rate: row.rate, note: [note, row.note].filter(Boolean).join('; ') });
-    return [
-      base,
-      https,
-      steady,
-      burst,
-      withNote(two, `${(two.rate / steady.rate).toFixed(2)}× one instance`),
-      ...backlogRows(drained),
-    ];
+    return [base, https, steady, burst, withNote(two, `${(two.rate / steady.rate).toFixed(2)}× one instance`), ...backlogRows(drained)];
   } finally {
     await stop(receiver.proc);
   }

@@ -10,7 +10,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export async function enqueueEvents(delivery: RedisDelivery, count: number, prefix: string): Promise<void> {
   for (let i = 0; i < count; i++) {
-    delivery.enqueue({ id: `msg_${randomUUID()}`, payload: { event: 'session.resumed', session: { id: `${prefix}_${i}` }, timestamp: new Date().toISOString() } });
+    delivery.enqueue({
+      id: `msg_${randomUUID()}`,
+      payload: { event: 'session.resumed', session: { id: `${prefix}_${i}` }, timestamp: new Date().toISOString() },
+    });
     if (i % 200 === 199) {
       await delivery.stats();
       await sleep(0);

@@ -50,9 +50,11 @@ async function baseline(origin: string): Promise<number> {
     });
   const started = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: 50 }, async () => {
-    while (next < N) await post(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      while (next < N) await post(next++);
+    }),
+  );
   agent.destroy();
   return N / ((performance.now() - started) / 1000);
 }
@@ -88,7 +90,11 @@ try {
     }
   }
   const base = rows[0]![1];
-  const table = ['| case | events/s | × baseline |', '|---|---:|---:|', ...rows.map(([name, rate]) => `| ${name} | ${Math.round(rate)} | ${(rate / base).toFixed(2)}× |`)];
+  const table = [
+    '| case | events/s | × baseline |',
+    '|---|---:|---:|',
+    ...rows.map(([name, rate]) => `| ${name} | ${Math.round(rate)} | ${(rate / base).toFixed(2)}× |`),
+  ];
   process.stdout.write(`${N} events per case\n\n${table.join('\n')}\n`);
 } finally {
   await client.quit();

@@ -92,7 +92,9 @@ async function main(): Promise<void> {
       events: N,
       'written by the resume, before the enqueue (event key + intent), B/event': Math.round(perEvent(written)),
       'pending (queued, not yet attempted), B/event': Math.round(perEvent(pending, ['events stream (capped)'])),
-      'delivered, beyond the bounded history and the capped stream, B/event': Math.round(perEvent(done, ['job hashes', 'events stream (capped)', 'queue lists and sets'])),
+      'delivered, beyond the bounded history and the capped stream, B/event': Math.round(
+        perEvent(done, ['job hashes', 'events stream (capped)', 'queue lists and sets']),
+      ),
       'delivered history kept (newest 1000, at most 1 h), B/job': Math.round(history),
       'events stream, capped at 1000 entries, B': done['events stream (capped)']?.bytes ?? 0,
       groups: { written, pending, done },

@@ -16,7 +16,11 @@ export interface IsolatedTarget extends Target {
  * Starts `name` (with `redisUrl` for the Redis targets) and resolves once it listens; `script`
  * is another tree's bench/serve-target.ts (a before/after comparison in one run).
  */
-export async function startIsolated(name: TargetName, redisUrl?: string, script = fileURLToPath(new URL('serve-target.ts', import.meta.url))): Promise<IsolatedTarget> {
+export async function startIsolated(
+  name: TargetName,
+  redisUrl?: string,
+  script = fileURLToPath(new URL('serve-target.ts', import.meta.url)),
+): Promise<IsolatedTarget> {
   const child = spawn(process.execPath, ['--import', 'tsx', script, name, ...(redisUrl ? [redisUrl] : [])], {
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });

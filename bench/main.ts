@@ -46,7 +46,10 @@ function loadBenchOptions(env: NodeJS.ProcessEnv): RunSettings {
     if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number from ${min} to ${max}, got "${raw}".`);
     return n;
   };
-  const only = (env.BENCH_ONLY ?? '').split(',').map((g) => g.trim()).filter(Boolean);
+  const only = (env.BENCH_ONLY ?? '')
+    .split(',')
+    .map((g) => g.trim())
+    .filter(Boolean);
   const unknown = only.find((g) => !(GROUPS as readonly string[]).includes(g));
   if (unknown) throw new Error(`BENCH_ONLY lists "${unknown}"; the groups are ${GROUPS.join(', ')}.`);
   return {
@@ -77,24 +80,31 @@ try {
   const extra: ExtraResults = {
     ...(settings.only.has('client') ? { client: await runClientCases(settings.durationS, settings.rounds) } : {}),
     // The Redis Cluster group (bench/cluster-cases.ts) goes before the findings.
-    ...(settings.only.has('delivery') ? {
+    ...(settings.only.has('delivery')
+      ? {
           delivery: {
             rows: await runDeliveryCases({ redisUrl: redis.url, ...settings.delivery }),
             events: settings.delivery.events,
             drain: { warmEvents: DRAIN_WARM_EVENTS, from: DRAIN_FROM },
           },
-        } : {}),
+        }
+      : {}),
     appendix: `${asStarted}${settings.only.has('recovery') ? `## Recovery after an outage\n\n${renderRecovery(await runRecoveryBench(redis.url, settings.recoveryEvents), settings.recoveryEvents)}\n` : ''}${settings.only.has('cluster') ? `${renderClusterSection(await runClusterCases({ ...options, seedSessions: settings.growthMax }))}\n` : ''}${settings.only.has('footprint') ? `${await runFootprintSection()}\n` : ''}${readFileSync(fileURLToPath(new URL('findings.md', import.meta.url)), 'utf8')}`,
   };
   const cpu = cpus();
   const command = `${settings.only.size < GROUPS.length ? `BENCH_ONLY=${[...settings.only].join(',')} ` : ''}npm run bench`;
-  const report = renderReport(results, options, {
-    date: new Date().toISOString(),
-    node: process.versions.node,
-    cpus: cpu.length,
-    cpuModel: cpu[0]?.model.trim() ?? 'unknown CPU',
-    command,
-  }, extra);
+  const report = renderReport(
+    results,
+    options,
+    {
+      date: new Date().toISOString(),
+      node: process.versions.node,
+      cpus: cpu.length,
+      cpuModel: cpu[0]?.model.trim() ?? 'unknown CPU',
+      command,
+    },
+    extra,
+  );
   // Server and sandbox start to first answer, each against Prism in the same run (groups start, sandbox).
   const starts = settings.only.has('start') || settings.only.has('sandbox') ? `\n${renderStartups(await measureStartups())}` : '';
   const full = `${report}${starts}`;

@@ -36,7 +36,9 @@ const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
 if (!file) throw new Error(`no profile written in ${dir}`);
 const { total, frames, packages } = summarise(JSON.parse(readFileSync(dir + file, 'utf8')), seconds * 1000);
 const pct = (ms: number) => `${((ms / total) * 100).toFixed(1).padStart(5)} %`;
-process.stdout.write(`sandbox: ${result.requestsPerSec.toFixed(0)} req/s, ${((cpu * 1000) / result.requests).toFixed(0)} µs CPU per request, ${dir}${file}\n\nby package:\n`);
+process.stdout.write(
+  `sandbox: ${result.requestsPerSec.toFixed(0)} req/s, ${((cpu * 1000) / result.requests).toFixed(0)} µs CPU per request, ${dir}${file}\n\nby package:\n`,
+);
 for (const [p, ms] of packages.slice(0, 12)) process.stdout.write(`${pct(ms)}  ${p}\n`);
 process.stdout.write('\ntop self-time frames:\n');
 for (const [f, ms] of frames.slice(0, 30)) process.stdout.write(`${pct(ms)}  ${f}\n`);

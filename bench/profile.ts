@@ -26,7 +26,11 @@ const dir = fileURLToPath(new URL(`../.bench-profiles/${name}-${Date.now()}/`, i
 mkdirSync(dir, { recursive: true });
 const profileArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
 const asStarted = name === 'npm-start' || name === 'card-stack' ? await startAsStarted(name, profileArgs) : undefined;
-const child = asStarted?.child ?? spawn(process.execPath, [...profileArgs, '--import', 'tsx', fileURLToPath(new URL('serve-target.ts', import.meta.url)), name, ...process.argv.slice(4)], { stdio: ['ignore', 'pipe', 'inherit'] });
+const child =
+  asStarted?.child ??
+  spawn(process.execPath, [...profileArgs, '--import', 'tsx', fileURLToPath(new URL('serve-target.ts', import.meta.url)), name, ...process.argv.slice(4)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
 const url = asStarted?.url ?? ((await once(child.stdout!, 'data')) as [Buffer])[0].toString().trim();
 const headers = { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' };
 // Receivers get session events: distinct ones, or one repeated with BENCH_EVENTS=duplicate.
@@ -34,7 +38,10 @@ const event = (id: string, timestamp: string) => JSON.stringify({ event: 'sessio
 const receiverLoad = {
   url: `${url}/`,
   headers: { 'content-type': 'application/json' },
-  body: process.env.BENCH_EVENTS === 'duplicate' ? event('profile_duplicate', '2026-11-21T00:00:00.000Z') : (n: number) => event(`profile_${Date.now()}_${n}`, new Date().toISOString()),
+  body:
+    process.env.BENCH_EVENTS === 'duplicate'
+      ? event('profile_duplicate', '2026-11-21T00:00:00.000Z')
+      : (n: number) => event(`profile_${Date.now()}_${n}`, new Date().toISOString()),
 };
 const load = name.startsWith('receiver') ? receiverLoad : { url: asStarted ? resumeUrlOf(asStarted) : `${url}/v1/sessions/${BENCH_SESSION}/resume`, headers };
 const result = await runLoad({ ...load, method: 'POST', durationS: seconds, connections: 10 });

@@ -54,8 +54,12 @@ try {
       ['after: receiver, Redis store, distinct events', () => startIsolated('receiver-redis', redis.url), distinct()],
       ...ifBefore(['before: receiver, Redis store, one event repeated', () => before!(redis.url), duplicate]),
       ['after: receiver, Redis store, one event repeated', () => startIsolated('receiver-redis', redis.url), duplicate],
-      ...(cluster ? ([['after: receiver, Redis Cluster (3 primaries), distinct events', () => startClusterReceiver(cluster.nodes), distinct()]] as Case[]) : []),
-      ...(cluster ? ([['after: receiver, Redis Cluster (3 primaries), one event repeated', () => startClusterReceiver(cluster.nodes), duplicate]] as Case[]) : []),
+      ...(cluster
+        ? ([['after: receiver, Redis Cluster (3 primaries), distinct events', () => startClusterReceiver(cluster.nodes), distinct()]] as Case[])
+        : []),
+      ...(cluster
+        ? ([['after: receiver, Redis Cluster (3 primaries), one event repeated', () => startClusterReceiver(cluster.nodes), duplicate]] as Case[])
+        : []),
       ['bare node:http 200 (again)', () => startIsolated('http-200'), distinct()],
     ];
     for (const [name, start, body] of cases) {
@@ -100,6 +104,8 @@ for (const name of names) {
   const idles = of(name).flatMap(([, , , , c]) => (c === undefined ? [] : [c]));
   const idle = idles.length ? median(idles) : undefined;
   const cpuCells =
-    cpu === undefined || idle === undefined ? '| | | | ' : `| ${cpu.toFixed(0)} | ${(cpuBaseline / cpu).toFixed(2)}× | ${idle.toFixed(0)} | ${(cpuBaseline / idle).toFixed(2)}× `;
+    cpu === undefined || idle === undefined
+      ? '| | | | '
+      : `| ${cpu.toFixed(0)} | ${(cpuBaseline / cpu).toFixed(2)}× | ${idle.toFixed(0)} | ${(cpuBaseline / idle).toFixed(2)}× `;
   process.stdout.write(`| ${name} | ${Math.round(rps)} | ${(rps / baseline).toFixed(2)}× ${cpuCells}| ${median(of(name).map(([, , p]) => p))} |\n`);
 }

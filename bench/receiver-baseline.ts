@@ -49,7 +49,12 @@ interface Case {
 }
 const cases = (): Case[] => [
   { name: 'bare node:http 200', target: 'http-200', body: distinct(), signed: 'no' },
-  { name: 'hand-written receiver (express, standardwebhooks, SET NX EX, Queue.add), distinct events', target: 'receiver-hand-written', body: distinct(), signed: 'each' },
+  {
+    name: 'hand-written receiver (express, standardwebhooks, SET NX EX, Queue.add), distinct events',
+    target: 'receiver-hand-written',
+    body: distinct(),
+    signed: 'each',
+  },
   { name: 'receiver kit, Redis store, secret, distinct events', target: 'receiver-redis-signed', body: distinct(), signed: 'each' },
   { name: 'hand-written receiver, one event repeated', target: 'receiver-hand-written', body: repeated, signed: 'once' },
   { name: 'receiver kit, Redis store, secret, one event repeated', target: 'receiver-redis-signed', body: repeated, signed: 'once' },
@@ -88,7 +93,15 @@ try {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const of = (name: string) => rows.filter((r) => r.name === name);
 const m = (name: string, field: 'rps' | 'p99' | 'cpu' | 'idle') => median(of(name).map((r) => r[field]));
-const [bare, handDistinct, kitDistinct, handRepeated, kitRepeated, nodeHandler, honoFetch] = cases().map((c) => c.name) as [string, string, string, string, string, string, string];
+const [bare, handDistinct, kitDistinct, handRepeated, kitRepeated, nodeHandler, honoFetch] = cases().map((c) => c.name) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+];
 const ratioTo = (base: string) => (name: string) => `${(m(name, 'rps') / m(base, 'rps')).toFixed(2)}× | ${(m(base, 'idle') / m(name, 'idle')).toFixed(2)}×`;
 process.stdout.write(
   `${rounds} rounds × ${durationS} s, ${connections} connections; medians; CPU per request of the target process from idle to idle\n` +

@@ -21,12 +21,20 @@ import { storeKeys } from '../client/webhooks/redis/store-scripts.js';
 import { startRedisServer } from '../test/helpers/redis-server.js';
 import { waitFor } from '../test/helpers/wait-for.js';
 
-const { values } = parseArgs({ options: { memory: { type: 'string', default: '100000' }, redis: { type: 'string', default: '20000' }, do: { type: 'string', default: '3000' }, stores: { type: 'string', default: 'memory,redis,do' } } });
+const { values } = parseArgs({
+  options: {
+    memory: { type: 'string', default: '100000' },
+    redis: { type: 'string', default: '20000' },
+    do: { type: 'string', default: '3000' },
+    stores: { type: 'string', default: 'memory,redis,do' },
+  },
+});
 const stores = new Set(values.stores.split(','));
 /** A week: no record leaves its window during a run. */
 const WINDOW_SECONDS = 7 * 24 * 3600;
 const run = Date.now().toString(36);
-const bodyOf = (i: number) => JSON.stringify({ event: 'session.resumed', session: { id: `sess_${run}_${i}` }, timestamp: new Date(1_764_000_000_000 + i).toISOString() });
+const bodyOf = (i: number) =>
+  JSON.stringify({ event: 'session.resumed', session: { id: `sess_${run}_${i}` }, timestamp: new Date(1_764_000_000_000 + i).toISOString() });
 const headersOf = (withId: boolean, i: number) => (withId ? { 'webhook-id': `msg_${run}_${i.toString().padStart(8, '0')}_${'x'.repeat(16)}` } : undefined);
 
 /** Sends `n` distinct events, `parallel` at a time, and waits until every one was handled. */
@@ -52,7 +60,12 @@ function heapAfterGc(): number {
 
 async function memoryBytes(n: number, withId: boolean): Promise<string> {
   let handled = 0;
-  const receiver = createWebhookReceiver({ store: createMemoryEventStore({ maxRecords: n + 1 }), dedupeWindowSeconds: WINDOW_SECONDS, onEvent: () => void handled++, logger: false });
+  const receiver = createWebhookReceiver({
+    store: createMemoryEventStore({ maxRecords: n + 1 }),
+    dedupeWindowSeconds: WINDOW_SECONDS,
+    onEvent: () => void handled++,
+    logger: false,
+  });
   // One event first, so the store's maps and the receiver's code paths exist before the baseline.
   await receiver.receive(bodyOf(-1), headersOf(withId, -1));
   await waitFor(() => handled === 1);
@@ -98,7 +111,9 @@ async function redisBytes(url: string, n: number, withId: boolean): Promise<stri
 }
 
 /** The part of test/slow/runtimes/skewed-durable-object.ts this bench uses. */
-type StartSkewedObject = (options: { persist?: boolean }) => Promise<{ namespace: DurableObjectNamespaceLike; persistDir: string | undefined; dispose(): Promise<void> }>;
+type StartSkewedObject = (options: {
+  persist?: boolean;
+}) => Promise<{ namespace: DurableObjectNamespaceLike; persistDir: string | undefined; dispose(): Promise<void> }>;
 // workerd comes with the slow tier's runtimes (test/slow/runtimes: `npm ci` there, or one
 // TEST_FULL=1 run), not with the repository's npm ci: the module is loaded only for this figure.
 const SKEWED_OBJECT_MODULE = '../test/slow/runtimes/skewed-durable-object.js';
@@ -111,8 +126,13 @@ async function durableObjectBytes(n: number, withId: boolean): Promise<string> {
     await close();
     const dir = object.persistDir!;
     const file = findSqlite(dir);
-    const rows = execFileSync('sqlite3', [file, "SELECT substr(key, 1, 1), count(*), sum(length(CAST(key AS BLOB)) + length(value)) FROM _cf_KV GROUP BY 1"], { encoding: 'utf8' });
-    const groups = rows.trim().split('\n').map((line) => line.split('|'));
+    const rows = execFileSync('sqlite3', [file, 'SELECT substr(key, 1, 1), count(*), sum(length(CAST(key AS BLOB)) + length(value)) FROM _cf_KV GROUP BY 1'], {
+      encoding: 'utf8',
+    });
+    const groups = rows
+      .trim()
+      .split('\n')
+      .map((line) => line.split('|'));
     const total = groups.reduce((sum, [, , bytes]) => sum + Number(bytes), 0);
     const detail = groups.map(([prefix, count, bytes]) => `${prefix}: ${count} rows ${bytes} B`).join(', ');
     return `${(total / n).toFixed(0)} B (storage key + value; ${detail})`;
@@ -139,9 +159,11 @@ for (const withId of stores.has('memory') ? [false, true] : []) {
 }
 const server = stores.has('redis') ? await startRedisServer() : undefined;
 try {
-  for (const withId of server ? [false, true] : []) print(`Redis, ${withId ? 'event + webhook-id' : 'event identity only'}: ${await redisBytes(server!.url, Number(values.redis), withId)}`);
+  for (const withId of server ? [false, true] : [])
+    print(`Redis, ${withId ? 'event + webhook-id' : 'event identity only'}: ${await redisBytes(server!.url, Number(values.redis), withId)}`);
 } finally {
   await server?.stop();
 }
-for (const withId of stores.has('do') ? [false, true] : []) print(`Durable Object, ${withId ? 'event + webhook-id' : 'event identity only'}: ${await durableObjectBytes(Number(values.do), withId)}`);
+for (const withId of stores.has('do') ? [false, true] : [])
+  print(`Durable Object, ${withId ? 'event + webhook-id' : 'event identity only'}: ${await durableObjectBytes(Number(values.do), withId)}`);
 console.log(`Bytes per handled event kept for the dedupe window:\n${lines.map((l) => `  ${l}`).join('\n')}`);

@@ -42,7 +42,9 @@ export async function startHandWrittenReceiver(redisUrl: string): Promise<Target
       res.status(401).json({ success: false, error: 'unauthorized' });
       return;
     }
-    const key = createHash('sha256').update(JSON.stringify([event.event, event.session?.id, event.timestamp])).digest('hex');
+    const key = createHash('sha256')
+      .update(JSON.stringify([event.event, event.session?.id, event.timestamp]))
+      .digest('hex');
     try {
       const first = (await redis.set(`${prefix}:seen:${key}`, '1', 'EX', 3600, 'NX')) === 'OK';
       if (first) await queue.add('event', event, { jobId: key, removeOnComplete: true, attempts: 5, backoff: { type: 'exponential', delay: 1000 } });

@@ -109,8 +109,7 @@ function startSender(ctx: Context, url: string, circuit: 'circuit' | 'none', ref
     allowPrivate: true,
     relay: false,
     logger: pino({ level: 'error' }),
-    endpointHealth:
-      circuit === 'none' ? false : { policy: { ...ENDPOINT_HEALTH_POLICY, ...(refreshMs ? { refreshMs } : {}) }, clock: now },
+    endpointHealth: circuit === 'none' ? false : { policy: { ...ENDPOINT_HEALTH_POLICY, ...(refreshMs ? { refreshMs } : {}) }, clock: now },
   });
   return {
     engine,
@@ -162,9 +161,13 @@ async function longOutage(ctx: Context, outageMs: number, label: string): Promis
     sender.freeze(Date.now());
     const ids = enqueueAll(sender.engine, ctx.events);
     await until(async () => (await sender.engine.endpoint())?.state === 'open', 60_000, 'the circuit to open');
-    await until(async () => {
-      return (await sender.engine.endpoint())?.held === ctx.events;
-    }, 120_000, 'every event held');
+    await until(
+      async () => {
+        return (await sender.engine.endpoint())?.held === ctx.events;
+      },
+      120_000,
+      'every event held',
+    );
     const failedBefore = new Set(receiver.state.failed);
     let health = await sender.engine.endpoint();
     const recoveredClock = (health?.changedAt as number) + outageMs;
@@ -181,8 +184,19 @@ async function longOutage(ctx: Context, outageMs: number, label: string): Promis
     sender.jump(health?.nextProbeAt as number);
     // A failed probe's event waits for its own retry, in real time (minutes): the drain is timed without those.
     const probed = new Set([...receiver.state.failed].filter((id) => !failedBefore.has(id)));
-    const row = await drained(ctx, receiver, performance.now(), ids.filter((id) => !probed.has(id)), probeWaitMs);
-    return { outage: label, sender: 'circuit', ...row, note: `${probes} failed probes (their ${probed.size} events left out of the drain); the wait includes ${Math.round(probeWaitMs / 1000)} s of the injected clock until the next probe` };
+    const row = await drained(
+      ctx,
+      receiver,
+      performance.now(),
+      ids.filter((id) => !probed.has(id)),
+      probeWaitMs,
+    );
+    return {
+      outage: label,
+      sender: 'circuit',
+      ...row,
+      note: `${probes} failed probes (their ${probed.size} events left out of the drain); the wait includes ${Math.round(probeWaitMs / 1000)} s of the injected clock until the next probe`,
+    };
   } finally {
     await sender.engine.close({ timeoutMs: 2000 });
     await receiver.close();
@@ -217,7 +231,14 @@ export async function runRecoveryBench(redisUrl: string, events: number): Promis
       [2 * 3_600_000, '2-hour outage'],
     ] as const) {
       rows.push(await longOutage(ctx, ms, label));
-      rows.push({ outage: label, sender: 'schedule only', waitMs: scheduleOnlyWaitMs(ms), drainMs: Number.NaN, vsFetch: Number.NaN, note: 'computed from the retry schedule (its next step after the outage); every event comes due at once, as in the blip row' });
+      rows.push({
+        outage: label,
+        sender: 'schedule only',
+        waitMs: scheduleOnlyWaitMs(ms),
+        drainMs: Number.NaN,
+        vsFetch: Number.NaN,
+        note: 'computed from the retry schedule (its next step after the outage); every event comes due at once, as in the blip row',
+      });
     }
     return { rows, fetchRate };
   } finally {
@@ -234,7 +255,10 @@ export function renderRecovery(result: { rows: RecoveryRow[]; fetchRate: number 
     '',
     '| outage | sender | 200 again → first delivery | first delivery → empty backlog | drain vs plain fetch | note |',
     '|---|---|---|---|---|---|',
-    ...result.rows.map((r) => `| ${r.outage} | ${r.sender} | ${s(r.waitMs)} | ${s(r.drainMs)} | ${Number.isNaN(r.vsFetch) ? '—' : `${r.vsFetch.toFixed(2)}×`} | ${r.note ?? ''} |`),
+    ...result.rows.map(
+      (r) =>
+        `| ${r.outage} | ${r.sender} | ${s(r.waitMs)} | ${s(r.drainMs)} | ${Number.isNaN(r.vsFetch) ? '—' : `${r.vsFetch.toFixed(2)}×`} | ${r.note ?? ''} |`,
+    ),
   ];
   return `${lines.join('\n')}\n`;
 }

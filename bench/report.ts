@@ -49,7 +49,15 @@ function loadGroup(group: string, rows: CaseResult[]): string[] {
     'non-2xx',
     'errors',
   ];
-  const lines = [`## ${group}`, '', `| ${head.join(' | ')} |`, `|---|${head.slice(1).map(() => '---:').join('|')}|`];
+  const lines = [
+    `## ${group}`,
+    '',
+    `| ${head.join(' | ')} |`,
+    `|---|${head
+      .slice(1)
+      .map(() => '---:')
+      .join('|')}|`,
+  ];
   for (const r of rows) {
     const { requestsPerSec, p50Ms, p99Ms, maxMs, non2xx, errors, cpuMicrosPerRequest } = r.result;
     const isBase = r.name === r.baseline;
@@ -82,10 +90,10 @@ function deliverySection({ rows, events, drain }: NonNullable<ExtraResults['deli
     `Webhook deliveries to one HTTPS receiver on loopback (its own process), ${events.toLocaleString('en-US')} events in each of the`,
     'baseline, steady, burst and two-instance rows. An instance is a Redis delivery engine in its own process at the default',
     '`WEBHOOK_CONCURRENCY` that takes the events as resumes hand them over (`enqueue`) and delivers them; two instances share the',
-    'events. The burst\'s events are queued first and come due at the same moment, as retries do after an outage. A backlog is',
+    "events. The burst's events are queued first and come due at the same moment, as retries do after an outage. A backlog is",
     'queued while no instance takes any (the queue paused, as if the receiver were unreachable), then one instance drains it while',
-    'another process enqueues a fresh event every 250 ms; their latency is from the event\'s timestamp to its arrival at the receiver.',
-    'The baseline is plain `fetch` (Node\'s own, kept connections) with 50 POSTs in flight to the same receiver; ratios are events/s',
+    "another process enqueues a fresh event every 250 ms; their latency is from the event's timestamp to its arrival at the receiver.",
+    "The baseline is plain `fetch` (Node's own, kept connections) with 50 POSTs in flight to the same receiver; ratios are events/s",
     `against it. Every drain is measured the same way: one instance drains ${drain.warmEvents.toLocaleString('en-US')} events first (a fresh process spends its first`,
     'seconds compiling, which would weigh on a short drain more than on a long one), then the smaller backlog, the larger one and the',
     'smaller one again (its figures are the mean of the two, so that a drift of the box weighs on both sizes alike); the receiver',
@@ -111,7 +119,7 @@ function clientGroups(rows: ClientResult[]): string[] {
       const rate = isBase ? 'baseline' : ratio(r.callsPerSec, base?.callsPerSec ?? NaN);
       lines.push(`| ${r.name} | ${fmt(r.callsPerSec)} | ${fmt(r.cpuMicrosPerCall)} | ${cpu} | ${rate} |`);
     }
-    lines.push('', 'The client process\'s own CPU per call (the server is another process): × (CPU) is plain fetch\'s µs ÷ the variant\'s.');
+    lines.push('', "The client process's own CPU per call (the server is another process): × (CPU) is plain fetch's µs ÷ the variant's.");
     lines.push('');
   }
   return lines;
@@ -124,28 +132,39 @@ export function renderReport(results: CaseResult[], options: Omit<BenchOptions, 
     '',
     `Written by \`${info.command}\` on ${info.date} (Node ${info.node}, ${info.cpus} × ${info.cpuModel}).`,
     `Each load case: a fresh server on 127.0.0.1, 1 s warm-up, then the best of ${options.rounds ?? 1} loads of ${options.durationS} s by autocannon with ${options.connections} connections`,
-    '(the resume group\'s servers all run at once and take turns, round after round); a private redis-server (no persistence)',
+    "(the resume group's servers all run at once and take turns, round after round); a private redis-server (no persistence)",
     `for the Redis cases. The load generator runs on the same ${info.cpus} cores as the servers, so absolute numbers`,
     'move from run to run: **only the ratios against the baseline of the same run are claims.** No test asserts a timing.',
     '',
-    'The resume and growth servers run in their own processes and report their own CPU time: **µs CPU/req** is the server\'s',
-    'CPU per request, counted from idle to idle (a receiver\'s worker still processing what the load acknowledged counts too),',
+    "The resume and growth servers run in their own processes and report their own CPU time: **µs CPU/req** is the server's",
+    "CPU per request, counted from idle to idle (a receiver's worker still processing what the load acknowledged counts too),",
     'and the × (CPU) ratios compare it (baseline µs ÷ case µs: what the same cores can serve). On a box shared',
     'with other work it moves far less than req/s, which depends on how much of the cores the server got; both are shown.',
     '',
   ];
   for (const group of [...new Set(results.map((r) => r.group))]) {
-    lines.push(...loadGroup(group, results.filter((r) => r.group === group)));
-    const fills = results.filter((r) => r.group === group && r.prepareSeconds !== undefined).map((r) => `${r.name.replace(/^.*Redis, /, '')}: ${fmt(r.prepareSeconds!, 1)} s`);
+    lines.push(
+      ...loadGroup(
+        group,
+        results.filter((r) => r.group === group),
+      ),
+    );
+    const fills = results
+      .filter((r) => r.group === group && r.prepareSeconds !== undefined)
+      .map((r) => `${r.name.replace(/^.*Redis, /, '')}: ${fmt(r.prepareSeconds!, 1)} s`);
     if (group === 'growth') {
-      if (fills.length) lines.push(`Every growth request asks for another of the seeded sessions (all running: 409). Pipelined fill of Redis before each row: ${fills.join('; ')}.`, '');
+      if (fills.length)
+        lines.push(
+          `Every growth request asks for another of the seeded sessions (all running: 409). Pipelined fill of Redis before each row: ${fills.join('; ')}.`,
+          '',
+        );
     }
   }
   const acks = results.filter((r) => r.group === 'webhook ack' && r.name.startsWith('receiver'));
   if (acks.length) {
     const worst = Math.max(...acks.map((r) => r.result.maxMs));
     lines.push(
-      '## Against the source\'s 5 s budget',
+      "## Against the source's 5 s budget",
       '',
       `The slowest acknowledgement of any receiver case was ${fmt(worst)} ms under full load, ` +
         `${fmt((worst / 5000) * 100, 1)} % of the 5 s a receiver has to answer.`,

@@ -5,7 +5,17 @@
  */
 import { getFreePort } from '../test/helpers/free-port.js';
 import type { CaseSpec } from './case-spec.js';
-import { buildServerForBench, firstAnswer, PRISM_LAUNCHER, RESUME_PATH, SANDBOX_KEY, SANDBOX_LAUNCHER, spawnServer, stopProcess, type Launcher } from './cold-start.js';
+import {
+  buildServerForBench,
+  firstAnswer,
+  PRISM_LAUNCHER,
+  RESUME_PATH,
+  SANDBOX_KEY,
+  SANDBOX_LAUNCHER,
+  spawnServer,
+  stopProcess,
+  type Launcher,
+} from './cold-start.js';
 import type { Target } from './target.js';
 
 async function startProcessTarget(launcher: Launcher, env: Record<string, string> = {}): Promise<Target> {

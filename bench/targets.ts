@@ -118,14 +118,22 @@ export async function startFastify(): Promise<Target> {
       done(err as Error, undefined);
     }
   });
-  const error = { type: 'object', required: ['success', 'error', 'message'], properties: { success: { type: 'boolean' }, error: { type: 'string' }, message: { type: 'string' } } };
-  app.post('/v1/sessions/:session_id/resume', {
-    schema: {
-      params: { type: 'object', required: ['session_id'], properties: { session_id: { type: 'string', minLength: 1 } } },
-      headers: { type: 'object', required: ['authorization'], properties: { authorization: { type: 'string', pattern: '^[Bb]earer +\\S+$' } } },
-      response: { 409: error },
+  const error = {
+    type: 'object',
+    required: ['success', 'error', 'message'],
+    properties: { success: { type: 'boolean' }, error: { type: 'string' }, message: { type: 'string' } },
+  };
+  app.post(
+    '/v1/sessions/:session_id/resume',
+    {
+      schema: {
+        params: { type: 'object', required: ['session_id'], properties: { session_id: { type: 'string', minLength: 1 } } },
+        headers: { type: 'object', required: ['authorization'], properties: { authorization: { type: 'string', pattern: '^[Bb]earer +\\S+$' } } },
+        response: { 409: error },
+      },
     },
-  }, async (_req, reply) => reply.code(409).send(NOT_PAUSED));
+    async (_req, reply) => reply.code(409).send(NOT_PAUSED),
+  );
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { url, close: () => app.close(), stop: () => app.close() };
 }
@@ -138,7 +146,10 @@ let receivers = 0;
  */
 export async function startReceiver(store: 'memory' | { redisUrl: string; process?: boolean }): Promise<Target> {
   const receiver = createWebhookReceiver({
-    store: store === 'memory' ? createMemoryEventStore() : createRedisEventStore({ url: store.redisUrl, prefix: `bench-${process.pid}-${++receivers}`, process: store.process ?? true }),
+    store:
+      store === 'memory'
+        ? createMemoryEventStore()
+        : createRedisEventStore({ url: store.redisUrl, prefix: `bench-${process.pid}-${++receivers}`, process: store.process ?? true }),
     onEvent: async () => undefined,
   });
   const server = await listen(receiver.handler);
@@ -165,33 +176,72 @@ export async function startBareHttpResumed(): Promise<Target> {
 }
 
 /** The targets bench/serve-target.ts can start by name (for profiles and the client cases). */
-export const TARGET_NAMES = ['express-validator', 'express-validator-responses', 'reference-memory', 'reference-memory-unchecked', 'reference-memory-rate-limited', 'reference-memory-watched', 'reference-memory-proxied', 'reference-redis', 'express', 'fastify', 'http-resume', 'http-resumed', 'http-200', 'receiver-memory', 'receiver-redis', 'receiver-redis-receive-only', 'receiver-hand-written', 'receiver-redis-signed', 'receiver-memory-hono'] as const;
+export const TARGET_NAMES = [
+  'express-validator',
+  'express-validator-responses',
+  'reference-memory',
+  'reference-memory-unchecked',
+  'reference-memory-rate-limited',
+  'reference-memory-watched',
+  'reference-memory-proxied',
+  'reference-redis',
+  'express',
+  'fastify',
+  'http-resume',
+  'http-resumed',
+  'http-200',
+  'receiver-memory',
+  'receiver-redis',
+  'receiver-redis-receive-only',
+  'receiver-hand-written',
+  'receiver-redis-signed',
+  'receiver-memory-hono',
+] as const;
 /** One of TARGET_NAMES. */
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 /** Starts a target by name; the Redis ones need `redisUrl`. */
 export function startTarget(name: TargetName, redisUrl?: string): Promise<Target> {
   switch (name) {
-    case 'reference-memory': return startMemoryReferenceServer({ validateResponses: true });
-    case 'reference-memory-unchecked': return startMemoryReferenceServer({ validateResponses: false });
+    case 'reference-memory':
+      return startMemoryReferenceServer({ validateResponses: true });
+    case 'reference-memory-unchecked':
+      return startMemoryReferenceServer({ validateResponses: false });
     // A limit no load reaches: the limiter's bookkeeping on every request, never a 429.
-    case 'reference-memory-rate-limited': return startMemoryReferenceServer({ validateResponses: false, rateLimit: { limit: 1e9, windowMs: 60_000 } });
-    case 'reference-memory-watched': return startMemoryReferenceServer({ validateResponses: false }).then((server) => watchInFront(server));
-    case 'reference-memory-proxied': return startMemoryReferenceServer({ validateResponses: false }).then((server) => watchInFront(server, false));
-    case 'reference-redis': return startRedisReferenceServer(redisUrl ?? 'redis://127.0.0.1:6379', { validateResponses: false });
-    case 'express-validator': return startExpressValidator();
-    case 'express-validator-responses': return startExpressValidator({ responses: true });
-    case 'express': return startBareExpress();
-    case 'fastify': return startFastify();
-    case 'http-resume': return startBareHttpResume();
-    case 'http-resumed': return startBareHttpResumed();
-    case 'http-200': return startBareHttp();
-    case 'receiver-memory': return startReceiver('memory');
-    case 'receiver-redis': return startReceiver({ redisUrl: redisUrl ?? 'redis://127.0.0.1:6379' });
+    case 'reference-memory-rate-limited':
+      return startMemoryReferenceServer({ validateResponses: false, rateLimit: { limit: 1e9, windowMs: 60_000 } });
+    case 'reference-memory-watched':
+      return startMemoryReferenceServer({ validateResponses: false }).then((server) => watchInFront(server));
+    case 'reference-memory-proxied':
+      return startMemoryReferenceServer({ validateResponses: false }).then((server) => watchInFront(server, false));
+    case 'reference-redis':
+      return startRedisReferenceServer(redisUrl ?? 'redis://127.0.0.1:6379', { validateResponses: false });
+    case 'express-validator':
+      return startExpressValidator();
+    case 'express-validator-responses':
+      return startExpressValidator({ responses: true });
+    case 'express':
+      return startBareExpress();
+    case 'fastify':
+      return startFastify();
+    case 'http-resume':
+      return startBareHttpResume();
+    case 'http-resumed':
+      return startBareHttpResumed();
+    case 'http-200':
+      return startBareHttp();
+    case 'receiver-memory':
+      return startReceiver('memory');
+    case 'receiver-redis':
+      return startReceiver({ redisUrl: redisUrl ?? 'redis://127.0.0.1:6379' });
     // Acknowledges and hands over only; another instance would process (none does here).
-    case 'receiver-redis-receive-only': return startReceiver({ redisUrl: redisUrl ?? 'redis://127.0.0.1:6379', process: false });
-    case 'receiver-hand-written': return startHandWrittenReceiver(redisUrl ?? 'redis://127.0.0.1:6379');
-    case 'receiver-redis-signed': return startSignedKitReceiver(redisUrl ?? 'redis://127.0.0.1:6379');
-    case 'receiver-memory-hono': return startHonoFetchReceiver();
+    case 'receiver-redis-receive-only':
+      return startReceiver({ redisUrl: redisUrl ?? 'redis://127.0.0.1:6379', process: false });
+    case 'receiver-hand-written':
+      return startHandWrittenReceiver(redisUrl ?? 'redis://127.0.0.1:6379');
+    case 'receiver-redis-signed':
+      return startSignedKitReceiver(redisUrl ?? 'redis://127.0.0.1:6379');
+    case 'receiver-memory-hono':
+      return startHonoFetchReceiver();
   }
 }

@@ -51,17 +51,39 @@ function createGradeCommand(): Command {
         '409 not_paused), lets the client resume each id, and grades what reached the server. One line per rule: pass, FAIL ' +
         'or n/o (not observable) with the evidence. Exit 1 if any rule failed.',
     )
-    .option('--run <command>', 'shell command of the client under test, run with SESSION_RESUME_BASE_URL, SESSION_RESUME_API_KEY and SESSION_RESUME_SESSION_IDS set')
+    .option(
+      '--run <command>',
+      'shell command of the client under test, run with SESSION_RESUME_BASE_URL, SESSION_RESUME_API_KEY and SESSION_RESUME_SESSION_IDS set',
+    )
     .option('--serve', 'print those variables and wait while you drive the client by hand; Ctrl-C or SIGTERM grades')
     .option('--json', 'print one JSON object per rule: {"rule","title","grade","evidence"}, grade "pass", "fail" or "n/o"')
     .addOption(new Option('--only <rules>', 'grade only these rules, comma-separated').argParser(ruleIds))
-    .addOption(new Option('--port <port>', 'port of the grader on 127.0.0.1 (0: a free one)').argParser(wholeNumberArgument({ min: 0, max: 65_535 })).default(0))
-    .addOption(new Option('--time-limit-ms <ms>', 'longest run (default 180000 with --run, 600000 with --serve)').argParser(wholeNumberArgument({ min: 1000, max: 3_600_000 })))
-    .addOption(new Option('--retry-after-503 <s>', 'Retry-After of the 503, in seconds').argParser(wholeNumberArgument({ min: 0, max: 60 })).default(FAULT_DEFAULTS.unavailableRetryAfterSeconds))
-    .addOption(new Option('--retry-after-429 <s>', 'Retry-After of the 429, in seconds').argParser(wholeNumberArgument({ min: 0, max: 60 })).default(FAULT_DEFAULTS.rateLimitedRetryAfterSeconds))
-    .addOption(new Option('--backoff-calls <n>', 'calls that meet a 503 on every attempt, to see the back-off').argParser(wholeNumberArgument({ min: MIN_SPREAD_SAMPLES, max: 40 })).default(FAULT_DEFAULTS.backoffCalls))
+    .addOption(
+      new Option('--port <port>', 'port of the grader on 127.0.0.1 (0: a free one)').argParser(wholeNumberArgument({ min: 0, max: 65_535 })).default(0),
+    )
+    .addOption(
+      new Option('--time-limit-ms <ms>', 'longest run (default 180000 with --run, 600000 with --serve)').argParser(
+        wholeNumberArgument({ min: 1000, max: 3_600_000 }),
+      ),
+    )
+    .addOption(
+      new Option('--retry-after-503 <s>', 'Retry-After of the 503, in seconds')
+        .argParser(wholeNumberArgument({ min: 0, max: 60 }))
+        .default(FAULT_DEFAULTS.unavailableRetryAfterSeconds),
+    )
+    .addOption(
+      new Option('--retry-after-429 <s>', 'Retry-After of the 429, in seconds')
+        .argParser(wholeNumberArgument({ min: 0, max: 60 }))
+        .default(FAULT_DEFAULTS.rateLimitedRetryAfterSeconds),
+    )
+    .addOption(
+      new Option('--backoff-calls <n>', 'calls that meet a 503 on every attempt, to see the back-off')
+        .argParser(wholeNumberArgument({ min: MIN_SPREAD_SAMPLES, max: 40 }))
+        .default(FAULT_DEFAULTS.backoffCalls),
+    )
     .action(async (flags: GradeFlags, command: Command) => {
-      if ((flags.run === undefined) === (flags.serve === undefined)) command.error('error: give one of --run "<command>" or --serve.', { exitCode: EXIT.usage });
+      if ((flags.run === undefined) === (flags.serve === undefined))
+        command.error('error: give one of --run "<command>" or --serve.', { exitCode: EXIT.usage });
       const obs = await observeClient(
         {
           ...(flags.run === undefined ? {} : { run: flags.run }),

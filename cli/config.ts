@@ -22,6 +22,9 @@ export function readCliEnv(env: Readonly<Record<string, string | undefined>> = p
 }
 
 /** The environment of a command the CLI runs (`client grade --run`): the CLI's own, with `vars` set over it. */
-export function childEnv(vars: Readonly<Record<string, string>>, env: Readonly<Record<string, string | undefined>> = process.env): Record<string, string | undefined> {
+export function childEnv(
+  vars: Readonly<Record<string, string>>,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Record<string, string | undefined> {
   return { ...env, ...vars };
 }

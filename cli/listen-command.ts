@@ -64,7 +64,7 @@ export function createListenCommand(env: CliEnv = readCliEnv()): Command {
   return new Command('listen')
     .description(
       "Follow a sandbox world's session events and forward each one to --forward-to as the service delivers it: a signed " +
-        'Standard Webhooks POST (webhook-id = the feed entry\'s), retried on the delivery schedule, with the duplicates, ' +
+        "Standard Webhooks POST (webhook-id = the feed entry's), retried on the delivery schedule, with the duplicates, " +
         "delays and reordering of the world's delivery profile (default: none). Prints the signing secret (masked when given) " +
         'and one line per attempt (time, event, session id, status, ms). Ctrl-C stops it.',
     )

@@ -8,5 +8,12 @@ import { createResumeCommand } from './resume-command.js';
 import { createWatchCommand } from './watch-command.js';
 import { createWebhookCommand } from './webhook-command.js';
 
-const program = createProgram([createResumeCommand(), createWebhookCommand(), createListenCommand(), createClientCommand(), createConformanceCommand(), createWatchCommand()]);
+const program = createProgram([
+  createResumeCommand(),
+  createWebhookCommand(),
+  createListenCommand(),
+  createClientCommand(),
+  createConformanceCommand(),
+  createWatchCommand(),
+]);
 process.exitCode = await runProgram(program, process.argv);

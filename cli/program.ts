@@ -22,7 +22,6 @@ export const EXIT = {
   rate_limited: 6,
 } as const;
 
-
 function applyToAll(command: Command, visit: (c: Command) => void): void {
   visit(command);
   for (const sub of command.commands) applyToAll(sub, visit);
@@ -31,7 +30,9 @@ function applyToAll(command: Command, visit: (c: Command) => void): void {
 /** Builds the program from its commands (one entry per command). */
 export function createProgram(commands: readonly Command[]): Command {
   const program = addVersionFlags(
-    new Command('session-resume-api').description('Command line for the Session Resume API: resume paused sessions, check and exercise webhook receivers, grade clients and receivers, watch traffic for drift from the contract.'),
+    new Command('session-resume-api').description(
+      'Command line for the Session Resume API: resume paused sessions, check and exercise webhook receivers, grade clients and receivers, watch traffic for drift from the contract.',
+    ),
     VERSION,
   );
   for (const command of commands) program.addCommand(command);
@@ -48,9 +49,7 @@ export async function runProgram(program: Command, argv: readonly string[]): Pro
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version print and end in 0; any other parse failure is a usage error.
-      return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0
-        ? 0
-        : EXIT.usage;
+      return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0 ? 0 : EXIT.usage;
     }
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`session-resume-api: ${message}\n`);

@@ -14,7 +14,15 @@ import { EXIT, UsageError } from './program.js';
 import { HarError } from './watch/har.js';
 import { readHarFile } from './watch/har-file.js';
 import { startWatchProxy, type WatchProxy } from './watch/watch-proxy.js';
-import { createWatcher, DEFAULT_WINDOW_ENTRIES, formatDriftLine, formatWatchLine, formatWatchSummary, type Watcher, type WatcherOptions } from './watch/watcher.js';
+import {
+  createWatcher,
+  DEFAULT_WINDOW_ENTRIES,
+  formatDriftLine,
+  formatWatchLine,
+  formatWatchSummary,
+  type Watcher,
+  type WatcherOptions,
+} from './watch/watcher.js';
 import { wholeNumberArgument } from './whole-number-argument.js';
 
 interface WatchFlags {
@@ -57,7 +65,11 @@ export function createWatchCommand(): Command {
     .option('--from <file.har>', 'grade traffic recorded elsewhere (HAR 1.2) instead of proxying')
     .option('--secret <whsec>', "the receiver's signing secret: verify every delivery's signature (default: SESSION_RESUME_WEBHOOK_SECRET)")
     .addOption(new Option('--schedule <delays>', "the service's delivery schedule when it is not the contract's, e.g. 0,5s,5m").argParser(schedule))
-    .addOption(new Option('--window <n>', 'idempotency keys, webhook-ids and events remembered for the cross-exchange rules').argParser(wholeNumberArgument({ min: 1, max: 1_000_000 })).default(DEFAULT_WINDOW_ENTRIES))
+    .addOption(
+      new Option('--window <n>', 'idempotency keys, webhook-ids and events remembered for the cross-exchange rules')
+        .argParser(wholeNumberArgument({ min: 1, max: 1_000_000 }))
+        .default(DEFAULT_WINDOW_ENTRIES),
+    )
     .option('--json', 'print one JSON object per rule: {"rule","title","grade","evidence","exchanges"} (drift lines go to stderr)')
     .action(async (flags: WatchFlags) => {
       const watcherOptions = { ...checkUsage(flags), onDrift: undefined as WatcherOptions['onDrift'] };
@@ -86,7 +98,10 @@ function checkUsage(flags: WatchFlags): WatcherOptions {
   if (flags.from === undefined && !proxying) throw new UsageError('give --target <url> --port <n> to proxy, or --from <file.har> to read recorded traffic.');
   if ((flags.target === undefined) !== (flags.port === undefined)) throw new UsageError('--target and --port go together.');
   if ((flags.webhookTarget === undefined) !== (flags.webhookPort === undefined)) throw new UsageError('--webhook-target and --webhook-port go together.');
-  for (const [name, url] of [['--target', flags.target], ['--webhook-target', flags.webhookTarget]] as const) {
+  for (const [name, url] of [
+    ['--target', flags.target],
+    ['--webhook-target', flags.webhookTarget],
+  ] as const) {
     if (url !== undefined && !/^https?:\/\/[^/]/i.test(url)) throw new UsageError(`${name} must be an http:// or https:// URL.`);
   }
   const secret = flags.secret ?? readCliEnv().webhookSecret;
@@ -112,7 +127,8 @@ async function proxyUntilStopped(flags: WatchFlags, watcher: Watcher): Promise<v
   const onExchange = (exchange: Parameters<Watcher['observe']>[0]) => void watcher.observe(exchange);
   try {
     if (flags.target !== undefined) proxies.push(await startWatchProxy({ target: flags.target, port: flags.port as number, kind: 'api', onExchange }));
-    if (flags.webhookTarget !== undefined) proxies.push(await startWatchProxy({ target: flags.webhookTarget, port: flags.webhookPort as number, kind: 'webhook', onExchange }));
+    if (flags.webhookTarget !== undefined)
+      proxies.push(await startWatchProxy({ target: flags.webhookTarget, port: flags.webhookPort as number, kind: 'webhook', onExchange }));
   } catch (error) {
     await Promise.all(proxies.map((p) => p.close()));
     throw new UsageError(`cannot listen: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);

@@ -47,9 +47,7 @@ const isPlainHttp = (url: string) => /^http:\/\//i.test(url);
  * The URL rules before any DNS lookup: a valid URL, then https:// (or http:// with `insecureLocalhost`,
  * kept only if the host is loopback). `refused`: the host is an address the rules refuse.
  */
-export type UrlSchemeCheck =
-  | { ok: true; plain: boolean; refused?: string }
-  | { ok: false; step: 'URL valid' | 'HTTPS'; reason: string };
+export type UrlSchemeCheck = { ok: true; plain: boolean; refused?: string } | { ok: false; step: 'URL valid' | 'HTTPS'; reason: string };
 
 /** Judges `url` by the webhook URL rules (runtime/webhook-url.ts), as `webhook check` and `webhook grade` do. */
 export function checkUrlScheme(url: string, insecureLocalhost: boolean | undefined): UrlSchemeCheck {
@@ -100,8 +98,7 @@ export async function runWebhookCheck(url: string, options: WebhookCheckOptions 
     pass('TLS handshake', 'skipped: plain http:// on loopback (--insecure-localhost)');
   } else {
     if (!result.certificate) return fail('TLS handshake', failureText(result));
-    const verified =
-      options.insecureLocalhost && !options.ca && isLoopback(result.resolvedAddress) ? ' (not verified: --insecure-localhost)' : '';
+    const verified = options.insecureLocalhost && !options.ca && isLoopback(result.resolvedAddress) ? ' (not verified: --insecure-localhost)' : '';
     pass('TLS handshake', `${result.certificate.subject}, expires ${result.certificate.validTo}${verified}`);
   }
   const answers = `answers 200 in ${(options.timeoutMs ?? DELIVERY_TIMEOUT_MS) / 1000} s`;

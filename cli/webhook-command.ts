@@ -24,7 +24,6 @@ interface ConnectionFlags {
   secret?: string;
 }
 
-
 /** The options `check`, `send` and `grade` share. */
 function addConnectionOptions(command: Command): Command {
   return command
@@ -151,11 +150,21 @@ function createGradeCommand(): Command {
     .option('--json', 'print one JSON object per rule: {"rule","title","grade","evidence"}')
     .addOption(new Option('--only <rules>', 'grade only these rules, comma-separated (https is always checked)').argParser(ruleIds))
     .option('--observe <url>', 'a URL of the receiver answering {"<event> <session id> <timestamp>": times processed} (docs/cli.md)')
-    .addOption(new Option('--burst <n>', 'concurrent distinct deliveries of the burst').argParser(wholeNumberArgument({ min: 1, max: 1000 })).default(GRADE_DEFAULTS.burst))
-    .addOption(new Option('--copies <n>', 'copies of one event sent at once').argParser(wholeNumberArgument({ min: 2, max: 100 })).default(GRADE_DEFAULTS.copies))
-    .addOption(new Option('--delay-ms <ms>', 'wait before the late duplicate').argParser(wholeNumberArgument({ min: 0, max: 600_000 })).default(GRADE_DEFAULTS.delayMs))
     .addOption(
-      new Option('--settle-ms <ms>', 'how long --observe may take to count processed events').argParser(wholeNumberArgument({ min: 0, max: 60_000 })).default(GRADE_DEFAULTS.settleMs),
+      new Option('--burst <n>', 'concurrent distinct deliveries of the burst')
+        .argParser(wholeNumberArgument({ min: 1, max: 1000 }))
+        .default(GRADE_DEFAULTS.burst),
+    )
+    .addOption(
+      new Option('--copies <n>', 'copies of one event sent at once').argParser(wholeNumberArgument({ min: 2, max: 100 })).default(GRADE_DEFAULTS.copies),
+    )
+    .addOption(
+      new Option('--delay-ms <ms>', 'wait before the late duplicate').argParser(wholeNumberArgument({ min: 0, max: 600_000 })).default(GRADE_DEFAULTS.delayMs),
+    )
+    .addOption(
+      new Option('--settle-ms <ms>', 'how long --observe may take to count processed events')
+        .argParser(wholeNumberArgument({ min: 0, max: 60_000 }))
+        .default(GRADE_DEFAULTS.settleMs),
     );
   return addConnectionOptions(grade).action(async (urls: string[], flags: GradeFlags, command: Command) => {
     if (urls.length > MAX_GRADE_URLS) command.error(`error: at most ${MAX_GRADE_URLS} URLs (one per instance).`, { exitCode: EXIT.usage });

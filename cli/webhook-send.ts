@@ -53,11 +53,7 @@ export interface WebhookSendSummary {
 }
 
 /** Never throws for a failed delivery. */
-export async function runWebhookSend(
-  url: string,
-  event: SessionEvent,
-  options: WebhookSendOptions = {},
-): Promise<WebhookSendSummary> {
+export async function runWebhookSend(url: string, event: SessionEvent, options: WebhookSendOptions = {}): Promise<WebhookSendSummary> {
   const times = options.times ?? 1;
   // One webhook-id for every delivery: the same event sent again, as the service retries it.
   const headers = createCliSigner(options.secret)(newWebhookId());

@@ -8,7 +8,8 @@ import { parseWholeNumber, type IntegerBounds } from '@session-resume-api/runtim
  * @example new Option('--times <n>').argParser(wholeNumberArgument({ min: 1, max: 100_000 }))
  */
 export function wholeNumberArgument(bounds: IntegerBounds = {}): (value: string) => number {
-  const range = bounds.min !== undefined && bounds.max !== undefined ? ` from ${bounds.min} to ${bounds.max}` : bounds.min !== undefined ? ` ≥ ${bounds.min}` : '';
+  const range =
+    bounds.min !== undefined && bounds.max !== undefined ? ` from ${bounds.min} to ${bounds.max}` : bounds.min !== undefined ? ` ≥ ${bounds.min}` : '';
   return (value) => {
     const n = parseWholeNumber(value, bounds);
     if (n === undefined) throw new InvalidArgumentError(`expected a whole number${range}.`);

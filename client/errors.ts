@@ -13,11 +13,7 @@ export class SessionsClientError extends Error {
   /** How many requests were sent (1 + retries) before giving up. */
   readonly attempts: number;
 
-  constructor(
-    code: SessionsClientErrorCode,
-    message: string,
-    options: { cause: unknown; url: string; attempts: number },
-  ) {
+  constructor(code: SessionsClientErrorCode, message: string, options: { cause: unknown; url: string; attempts: number }) {
     super(message, { cause: options.cause });
     this.code = code;
     this.url = options.url;

@@ -35,9 +35,7 @@ export interface OpenApiDocument {
 }
 
 /** Outcome of validating a value against a component schema. */
-export type ValidationResult<T> =
-  | { ok: true; value: T }
-  | { ok: false; errors: ErrorObject[]; message: string };
+export type ValidationResult<T> = { ok: true; value: T } | { ok: false; errors: ErrorObject[]; message: string };
 
 /** A loaded, checked contract: the document plus one compiled validator per component schema. */
 export interface Contract {

@@ -42,6 +42,7 @@ export function canonicalJson(value: unknown): string {
 export function dedupeKey(body: JsonObject): string {
   const name = eventNameOf(body);
   const id = sessionIdOf(body);
-  const text = name !== undefined && id !== undefined && body.timestamp !== undefined ? JSON.stringify([name, id, body.timestamp]) : `body:${canonicalJson(body)}`;
+  const text =
+    name !== undefined && id !== undefined && body.timestamp !== undefined ? JSON.stringify([name, id, body.timestamp]) : `body:${canonicalJson(body)}`;
   return sha256Hex(text);
 }

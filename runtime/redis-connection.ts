@@ -76,16 +76,22 @@ export function openRedisConnection(ioredis: RedisConstructors, target: RedisTar
         connectTimeout: CONNECT_TIMEOUT_MS,
       };
   const offline = { enableOfflineQueue: blocking };
-  const connection = open(ioredis, target, node, {
-    ...offline,
-    clusterRetryStrategy: retry,
-    retryDelayOnFailover: blocking ? 100 : 0,
-    retryDelayOnClusterDown: 100,
-    retryDelayOnTryAgain: 100,
-    maxRedirections: 16,
-    slotsRefreshTimeout: 1000,
-    slotsRefreshInterval: options.slotsRefreshIntervalMs ?? DEFAULT_SLOTS_REFRESH_INTERVAL_MS,
-  }, { ...offline, retryStrategy: retry });
+  const connection = open(
+    ioredis,
+    target,
+    node,
+    {
+      ...offline,
+      clusterRetryStrategy: retry,
+      retryDelayOnFailover: blocking ? 100 : 0,
+      retryDelayOnClusterDown: 100,
+      retryDelayOnTryAgain: 100,
+      maxRedirections: 16,
+      slotsRefreshTimeout: 1000,
+      slotsRefreshInterval: options.slotsRefreshIntervalMs ?? DEFAULT_SLOTS_REFRESH_INTERVAL_MS,
+    },
+    { ...offline, retryStrategy: retry },
+  );
   // ioredis needs a listener; a failing command reports the error to its own caller.
   const onError = options.onError ?? (() => undefined);
   connection.on('error', onError);
@@ -101,7 +107,10 @@ function open(ioredis: RedisConstructors, target: RedisTarget, node: RedisOption
   }
   if ('url' in target) return new ioredis.Redis(target.url, { ...node, ...single });
   if (target.clusterNodes.length === 0) throw new OptionsError('A Redis Cluster needs at least one seed node (host:port).', { option: 'clusterNodes' });
-  return new ioredis.Cluster(target.clusterNodes.map((seed) => parseSeed(seed)), { ...cluster, redisOptions: node });
+  return new ioredis.Cluster(
+    target.clusterNodes.map((seed) => parseSeed(seed)),
+    { ...cluster, redisOptions: node },
+  );
 }
 
 /** `host:port` (IPv6 in brackets) as an ioredis node; throws `OptionsError` naming `clusterNodes` for anything else. */

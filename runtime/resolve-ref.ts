@@ -5,9 +5,6 @@ export function resolveRef(doc: unknown, node: unknown): unknown {
   const target = ref
     .slice(2)
     .split('/')
-    .reduce<unknown>(
-      (at, key) => (at as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')],
-      doc,
-    );
+    .reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
   return resolveRef(doc, target);
 }

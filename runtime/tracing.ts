@@ -9,7 +9,10 @@ import { formatTraceparent, newTraceContext, parseTraceparent, readTracestate, t
 export interface OpenTelemetryApi {
   /** The API's `trace`: tracers and the span of a context. */
   trace: {
-    getTracer(name: string, version?: string): {
+    getTracer(
+      name: string,
+      version?: string,
+    ): {
       startSpan(
         name: string,
         options?: { kind?: number; attributes?: SpanAttributes },
@@ -23,7 +26,10 @@ export interface OpenTelemetryApi {
       };
     };
     // The span `startSpan` returns, by its path: a name of its own would be a type to export.
-    setSpanContext(context: object, spanContext: ReturnType<ReturnType<ReturnType<OpenTelemetryApi['trace']['getTracer']>['startSpan']>['spanContext']>): object;
+    setSpanContext(
+      context: object,
+      spanContext: ReturnType<ReturnType<ReturnType<OpenTelemetryApi['trace']['getTracer']>['startSpan']>['spanContext']>,
+    ): object;
     getSpan(context: object): ReturnType<ReturnType<OpenTelemetryApi['trace']['getTracer']>['startSpan']> | undefined;
     setSpan(context: object, span: ReturnType<ReturnType<OpenTelemetryApi['trace']['getTracer']>['startSpan']>): object;
   };

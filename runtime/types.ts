@@ -12,16 +12,13 @@ export type { ApiComponents, ApiOperations, ApiPaths, ApiWebhooks } from 'sessio
 export type SchemaName = keyof components['schemas'];
 
 /** Body of a 200 answer to resume. */
-export type ResumeResult =
-  paths['/v1/sessions/{session_id}/resume']['post']['responses']['200']['content']['application/json'];
+export type ResumeResult = paths['/v1/sessions/{session_id}/resume']['post']['responses']['200']['content']['application/json'];
 
 /** Body of every non-2xx answer (x-decisions: error-body). */
 export type ErrorBody = components['schemas']['Error'];
 
 /** Payload the service POSTs to a webhook URL, read from `webhooks.sessionEvent`. */
-export type SessionEvent = NonNullable<
-  webhooks['sessionEvent']['post']['requestBody']
->['content']['application/json'];
+export type SessionEvent = NonNullable<webhooks['sessionEvent']['post']['requestBody']>['content']['application/json'];
 
 /** What the reference server POSTs to the operator when the webhook endpoint's circuit changes state. */
 export type EndpointNotice = components['schemas']['EndpointNotice'];

@@ -6,9 +6,7 @@ import ipaddr from 'ipaddr.js';
 export type WebhookUrlProblem = 'invalid' | 'not_absolute' | 'not_https' | 'credentials' | 'blocked_address';
 
 /** Result of `validateWebhookUrl`: the parsed URL, or a code and a sentence saying what to fix. */
-export type WebhookUrlCheck =
-  | { ok: true; url: URL }
-  | { ok: false; code: WebhookUrlProblem; reason: string };
+export type WebhookUrlCheck = { ok: true; url: URL } | { ok: false; code: WebhookUrlProblem; reason: string };
 
 /** Where an IP address points; only `public` is a legitimate webhook target by default. */
 export type AddressClass = 'public' | 'loopback' | 'private' | 'link_local' | 'reserved';

@@ -143,7 +143,11 @@ function createResumeRoute(deps: AppDeps, contract: Contract, logger: Logger, au
 }
 
 /** The validator's options for the app built from `deps`: one home for the app and its start-up check. */
-export function contractValidatorOptions(deps: Pick<AppDeps, 'specPath' | 'validateResponses'>, document: object, isAuthenticated: ContractValidatorOptions['isAuthenticated']): ContractValidatorOptions {
+export function contractValidatorOptions(
+  deps: Pick<AppDeps, 'specPath' | 'validateResponses'>,
+  document: object,
+  isAuthenticated: ContractValidatorOptions['isAuthenticated'],
+): ContractValidatorOptions {
   return {
     document,
     // Checking a document against the OpenAPI 3.1 schema compiles that schema; the shipped
@@ -178,25 +182,27 @@ const UNAUTHORIZED_MESSAGES = {
 } as const;
 
 /** The last middleware: every error becomes the spec's Error body; no stack ever leaves. */
-const renderError = (logger: Logger): ErrorRequestHandler => (err, req, res, _next) => {
-  const answer = toErrorAnswer(err);
-  if (answer.status === 401) {
-    // RFC 6750 §3: every 401 carries the Bearer challenge.
-    const credentials = parseBearer(req.headers.authorization);
-    answer.headers['WWW-Authenticate'] = wwwAuthenticate(credentials);
-    answer.body.message = UNAUTHORIZED_MESSAGES[credentials.kind];
-  }
-  // A body announced with Expect: 100-continue is never invited once refused: close after the answer.
-  if (isContinuePending(req)) res.setHeader('Connection', 'close');
-  if (answer.defect) requestLogger(logger, req, res).error({ err }, 'defect: answered 500');
-  else if (answer.status === 503) requestLogger(logger, req, res).warn({ err }, 'session store unavailable: answered 503');
-  if (res.headersSent) {
-    req.socket.destroy();
-    return;
-  }
-  // send, not json: the validator's response check wraps json and must not re-enter here.
-  res.status(answer.status).set(answer.headers).type('application/json').send(JSON.stringify(answer.body));
-};
+const renderError =
+  (logger: Logger): ErrorRequestHandler =>
+  (err, req, res, _next) => {
+    const answer = toErrorAnswer(err);
+    if (answer.status === 401) {
+      // RFC 6750 §3: every 401 carries the Bearer challenge.
+      const credentials = parseBearer(req.headers.authorization);
+      answer.headers['WWW-Authenticate'] = wwwAuthenticate(credentials);
+      answer.body.message = UNAUTHORIZED_MESSAGES[credentials.kind];
+    }
+    // A body announced with Expect: 100-continue is never invited once refused: close after the answer.
+    if (isContinuePending(req)) res.setHeader('Connection', 'close');
+    if (answer.defect) requestLogger(logger, req, res).error({ err }, 'defect: answered 500');
+    else if (answer.status === 503) requestLogger(logger, req, res).warn({ err }, 'session store unavailable: answered 503');
+    if (res.headersSent) {
+      req.socket.destroy();
+      return;
+    }
+    // send, not json: the validator's response check wraps json and must not re-enter here.
+    res.status(answer.status).set(answer.headers).type('application/json').send(JSON.stringify(answer.body));
+  };
 
 /** The id to count and scope a request by: its API key's id (the guard has let only those through). */
 const keyIdOf = (authenticate: Authenticate) => (req: Request) => authenticate(req) ?? 'anonymous';

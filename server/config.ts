@@ -73,10 +73,8 @@ export interface ConfigFlags {
 /** The environment shape `loadConfig` reads. */
 export type Env = Record<string, string | undefined>;
 
-
 /** The `--sandbox` flag, as `--help` describes it. */
-export const SANDBOX_FLAG_HELP =
-  'sandbox mode: every sandbox_ key gets its own world, /_sandbox control API, CORS open (never for production)';
+export const SANDBOX_FLAG_HELP = 'sandbox mode: every sandbox_ key gets its own world, /_sandbox control API, CORS open (never for production)';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -106,7 +104,10 @@ export const ENVIRONMENT = {
   WEBHOOK_URL: { default: 'unset: no events', meaning: 'HTTPS URL that receives session.resumed after each resume' },
   WEBHOOK_ALLOW_PRIVATE: { default: 0, meaning: '1 allows loopback and private receivers (local testing only)' },
   WEBHOOK_CA_FILE: { default: 'the system roots', meaning: 'PEM CA file to trust for the webhook receiver' },
-  WEBHOOK_SECRET: { default: 'unset: unsigned', meaning: 'whsec_ + base64: signs every delivery (Standard Webhooks); several, comma-separated, sign each delivery with each (rotation)' },
+  WEBHOOK_SECRET: {
+    default: 'unset: unsigned',
+    meaning: 'whsec_ + base64: signs every delivery (Standard Webhooks); several, comma-separated, sign each delivery with each (rotation)',
+  },
   WEBHOOK_RETRY_SCHEDULE: {
     default: 'the Standard Webhooks schedule',
     meaning: 'delay before each attempt, comma-separated, units ms s m h d (e.g. 0,5s,5m,30m,2h)',
@@ -231,7 +232,9 @@ function apiKeySettings(read: EnvReader): Pick<ServerConfig, 'apiKeys' | 'apiKey
   const configuredKeys = read.list('API_KEYS');
   // Set but holding no key (" , "): a typo, never a request for a random key.
   if (read.env.API_KEYS !== undefined && configuredKeys.length === 0) {
-    throw new OptionsError('API_KEYS is set but holds no key: give comma-separated keys, or leave it unset for a generated development key.', { option: 'API_KEYS' });
+    throw new OptionsError('API_KEYS is set but holds no key: give comma-separated keys, or leave it unset for a generated development key.', {
+      option: 'API_KEYS',
+    });
   }
   const apiKeyGenerated = configuredKeys.length === 0;
   const apiKeys = apiKeyGenerated ? [`dev_${randomBytes(18).toString('base64url')}`] : configuredKeys;
@@ -299,8 +302,14 @@ export function parseRedisUrl(raw: string, name = 'REDIS_URL'): RedisUrlParts {
   // redis://host has no path, redis://host/ the path "/": either way no database in it.
   const dbText = url.pathname.slice(1) || url.searchParams.get('db') || '0';
   const db = parseWholeNumber(dbText, { min: 0, max: 99_999 });
-  if (db === undefined) throw new OptionsError(`${name}=${shown}: the database after the host must be a number, e.g. redis://127.0.0.1:6379/0.`, { option: name });
-  return { host: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname, port: url.port ? Number(url.port) : 6379, db, tls: url.protocol === 'rediss:' };
+  if (db === undefined)
+    throw new OptionsError(`${name}=${shown}: the database after the host must be a number, e.g. redis://127.0.0.1:6379/0.`, { option: name });
+  return {
+    host: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+    port: url.port ? Number(url.port) : 6379,
+    db,
+    tls: url.protocol === 'rediss:',
+  };
 }
 
 function noHost(name: string, shown: string): OptionsError {
@@ -308,7 +317,16 @@ function noHost(name: string, shown: string): OptionsError {
 }
 
 /** The WEBHOOK_* variables that shape deliveries; without WEBHOOK_URL they would do nothing. */
-const WEBHOOK_DELIVERY_VARIABLES = ['WEBHOOK_SECRET', 'WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_WORKER', 'WEBHOOK_CONCURRENCY', 'WEBHOOK_CA_FILE', 'WEBHOOK_ALLOW_PRIVATE', 'WEBHOOK_HEALTH_NOTIFY_URL', 'WEBHOOK_MAX_HELD_EVENTS'] as const;
+const WEBHOOK_DELIVERY_VARIABLES = [
+  'WEBHOOK_SECRET',
+  'WEBHOOK_RETRY_SCHEDULE',
+  'WEBHOOK_WORKER',
+  'WEBHOOK_CONCURRENCY',
+  'WEBHOOK_CA_FILE',
+  'WEBHOOK_ALLOW_PRIVATE',
+  'WEBHOOK_HEALTH_NOTIFY_URL',
+  'WEBHOOK_MAX_HELD_EVENTS',
+] as const;
 
 function webhookSettings(read: EnvReader, sandbox: boolean): Pick<ServerConfig, 'webhook' | 'webhookInsecureLocalhost'> {
   const webhookUrl = read.text('WEBHOOK_URL');
@@ -316,7 +334,10 @@ function webhookSettings(read: EnvReader, sandbox: boolean): Pick<ServerConfig, 
   const settings = webhookInsecureLocalhost ? { webhookInsecureLocalhost } : {};
   if (!webhookUrl) {
     const orphan = WEBHOOK_DELIVERY_VARIABLES.find((name) => read.text(name) !== undefined);
-    if (orphan) throw new OptionsError(`${orphan} is set but WEBHOOK_URL is not, so no event would be delivered: set WEBHOOK_URL, or unset ${orphan}.`, { option: orphan });
+    if (orphan)
+      throw new OptionsError(`${orphan} is set but WEBHOOK_URL is not, so no event would be delivered: set WEBHOOK_URL, or unset ${orphan}.`, {
+        option: orphan,
+      });
     return settings;
   }
   const allowPrivate = read.flag('WEBHOOK_ALLOW_PRIVATE');
@@ -389,8 +410,9 @@ function clusterNodes(entries: string[]): string[] | undefined {
   if (entries.length === 0) return undefined;
   for (const entry of entries) {
     if (!parseHostPort(entry)) {
-      throw new OptionsError(
-        `REDIS_CLUSTER_NODES entry "${entry}" must be host:port (for example 10.0.0.5:7000 or [::1]:7000), comma-separated, no scheme.`, { option: 'REDIS_CLUSTER_NODES' });
+      throw new OptionsError(`REDIS_CLUSTER_NODES entry "${entry}" must be host:port (for example 10.0.0.5:7000 or [::1]:7000), comma-separated, no scheme.`, {
+        option: 'REDIS_CLUSTER_NODES',
+      });
     }
   }
   return entries;
@@ -403,7 +425,8 @@ function clusterNodes(entries: string[]): string[] | undefined {
 function webhookSecrets(text: string | undefined): string[] | undefined {
   if (text === undefined) return undefined;
   const secrets = text.split(',').map((s) => s.trim());
-  if (secrets.some((s) => s === '')) throw new OptionsError('WEBHOOK_SECRET is refused: it has a blank entry; give whsec_ secrets separated by single commas.', { option: 'WEBHOOK_SECRET' });
+  if (secrets.some((s) => s === ''))
+    throw new OptionsError('WEBHOOK_SECRET is refused: it has a blank entry; give whsec_ secrets separated by single commas.', { option: 'WEBHOOK_SECRET' });
   if (new Set(secrets).size !== secrets.length) throw new OptionsError('WEBHOOK_SECRET is refused: a secret is listed twice.', { option: 'WEBHOOK_SECRET' });
   try {
     createWebhookHeaders({ secret: secrets });

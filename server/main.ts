@@ -22,10 +22,7 @@ import { storeStartUpLine } from './start-up-summary.js';
 // What only some modes use (ioredis, BullMQ, the sandbox, the app itself) is imported on demand: start to first answer.
 
 async function main(): Promise<void> {
-  const flags = new Command('session-resume-api-server')
-    .option('--sandbox', SANDBOX_FLAG_HELP)
-    .parse(process.argv)
-    .opts<{ sandbox?: boolean }>();
+  const flags = new Command('session-resume-api-server').option('--sandbox', SANDBOX_FLAG_HELP).parse(process.argv).opts<{ sandbox?: boolean }>();
   const config = loadConfig(process.env, flags);
   const logger = createProcessLogger({ level: config.logLevel, service: 'session-resume-api' });
   warnAboutConfig(config, logger);
@@ -73,7 +70,14 @@ async function buildApp(config: ServerConfig, logger: Logger, sessions: SessionR
   const { checkAppContract } = await import('./start-up/contract-self-check.js');
   const webhookDelivery = delivery.engine;
   const seeds = config.sandbox ? await sessions.source.load() : [];
-  const sandbox = config.sandbox ? (await import('./sandbox/index.js')).createSandbox({ seeds, logger, maxSessions: config.sandboxMaxSessions, ...(webhookDelivery ? { webhookDelivery } : {}) }) : undefined;
+  const sandbox = config.sandbox
+    ? (await import('./sandbox/index.js')).createSandbox({
+        seeds,
+        logger,
+        maxSessions: config.sandboxMaxSessions,
+        ...(webhookDelivery ? { webhookDelivery } : {}),
+      })
+    : undefined;
   if (sandbox) logger.warn('SANDBOX MODE: any sandbox_ key is accepted and CORS is open; never expose this server');
   const { rateLimitStore } = sessions;
   // The sandbox's answers stay checked against the spec, whatever NODE_ENV says.
@@ -121,7 +125,13 @@ function listenError(config: ServerConfig, err: NodeJS.ErrnoException): Error {
  * closes at the same time, bounded: one slow client (headers sent, body trickling) must not keep
  * pending events from their final attempt and their "dropped" log lines.
  */
-async function stop(running: { server: Server; sandbox: Sandbox | undefined; delivery: DeliveryRuntime; metrics?: MetricsRuntime; redis?: RedisRuntime }): Promise<void> {
+async function stop(running: {
+  server: Server;
+  sandbox: Sandbox | undefined;
+  delivery: DeliveryRuntime;
+  metrics?: MetricsRuntime;
+  redis?: RedisRuntime;
+}): Promise<void> {
   const redisDown = running.redis?.stopping() === true;
   const closed = closeHttpServer(running.server);
   // Live /_sandbox/events streams would otherwise hold close() open.
@@ -136,13 +146,12 @@ async function stop(running: { server: Server; sandbox: Sandbox | undefined; del
 // Nothing or `--sandbox` alone: serve. Anything else (a command, --help, --version, an unknown
 // option): the operator CLI, which also prints the help.
 const command = process.argv.slice(2);
-const run =
-  !command.every((arg) => arg === '--sandbox')
-    ? import('./cli/program.js').then(async ({ runServerCli }) => {
-        const io = { out: (t: string) => process.stdout.write(t), err: (t: string) => process.stderr.write(t) };
-        process.exit(await runServerCli(command, process.env, io));
-      })
-    : main();
+const run = !command.every((arg) => arg === '--sandbox')
+  ? import('./cli/program.js').then(async ({ runServerCli }) => {
+      const io = { out: (t: string) => process.stdout.write(t), err: (t: string) => process.stderr.write(t) };
+      process.exit(await runServerCli(command, process.env, io));
+    })
+  : main();
 run.catch((err: unknown) => {
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(`session-resume-api cannot start: ${message}\n`);

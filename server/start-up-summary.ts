@@ -43,7 +43,7 @@ export function webhookStartUpLine(config: ServerConfig): StartUpLine {
   if (!webhook) {
     return {
       fields: { webhooks: 'off' },
-      message: config.sandbox ? 'webhooks: off (WEBHOOK_URL unset); events go to each world\'s feed only' : 'webhooks: off (WEBHOOK_URL unset)',
+      message: config.sandbox ? "webhooks: off (WEBHOOK_URL unset); events go to each world's feed only" : 'webhooks: off (WEBHOOK_URL unset)',
     };
   }
   const target = new URL(webhook.url).origin;

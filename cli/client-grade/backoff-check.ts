@@ -51,11 +51,16 @@ function judgeRetryNumber(policy: ResumeRetryPolicy, n: number, waits: readonly 
   const sorted = [...waits].sort((a, b) => a - b);
   const text = `before retry ${n}: ${Math.round(sorted[0] as number)}–${Math.round(sorted.at(-1) as number)} ms of ${waits.length} calls (bound ${bound} ms)`;
   const longest = sorted.at(-2) ?? (sorted[0] as number);
-  if (longest > bound + BOUND_TOLERANCE_MS) return { n, text, problem: `waits before retry ${n} of up to ${Math.round(longest)} ms (the longest but one), beyond its bound of ${bound} ms` };
+  if (longest > bound + BOUND_TOLERANCE_MS)
+    return { n, text, problem: `waits before retry ${n} of up to ${Math.round(longest)} ms (the longest but one), beyond its bound of ${bound} ms` };
   if (waits.length < MIN_SPREAD_SAMPLES) return { n, text, judged: false };
   const span = (sorted.at(-2) as number) - (sorted[1] as number);
   if (span < SPREAD_FRACTION * bound) {
-    return { n, text, problem: `the waits before retry ${n}, the shortest and the longest set aside, all within ${Math.round(span)} ms of each other, not spread over 0–${bound} ms (no jitter)` };
+    return {
+      n,
+      text,
+      problem: `the waits before retry ${n}, the shortest and the longest set aside, all within ${Math.round(span)} ms of each other, not spread over 0–${bound} ms (no jitter)`,
+    };
   }
   return { n, text, judged: true };
 }
@@ -82,7 +87,10 @@ function backoffCalls(ctx: CheckContext): Attempt[][] | Verdict {
       return tried === 0 ? attempts : { grade: 'fail', evidence: `${scenario.sessionId}: still retrying a 503 after ${tried} attempts when the run ended.` };
     }
     if (attempts.length > ctx.policy.attempts.max) {
-      return { grade: 'fail', evidence: `${scenario.sessionId}: ${attempts.length} attempts against a 503 on every one; the retry policy allows at most ${ctx.policy.attempts.max}.` };
+      return {
+        grade: 'fail',
+        evidence: `${scenario.sessionId}: ${attempts.length} attempts against a 503 on every one; the retry policy allows at most ${ctx.policy.attempts.max}.`,
+      };
     }
     calls.push(attempts);
   }
@@ -102,5 +110,8 @@ export function checkBackoff(ctx: CheckContext): Verdict {
     return { grade: 'n/o', evidence: `${seen}; fewer than ${MIN_SPREAD_SAMPLES} calls were retried, so their spread cannot be judged.` };
   }
   const unjudged = numbers.filter((r) => !r.judged).map((r) => r.n);
-  return { grade: 'pass', evidence: `${seen}: within the bounds and spread (full jitter)${unjudged.length > 0 ? `; retry ${unjudged.join(', ')} seen in fewer than ${MIN_SPREAD_SAMPLES} calls, not judged for spread` : ''}.` };
+  return {
+    grade: 'pass',
+    evidence: `${seen}: within the bounds and spread (full jitter)${unjudged.length > 0 ? `; retry ${unjudged.join(', ')} seen in fewer than ${MIN_SPREAD_SAMPLES} calls, not judged for spread` : ''}.`,
+  };
 }

@@ -24,7 +24,8 @@ export const CLIENT_RULES = [
   {
     id: 'retry-503',
     title: '503 retried after Retry-After',
-    broken: 'A 503 on resume means the service did not apply it: a caller that gives up reports a failure that a retry after Retry-After would have ended, and a retry sooner gets 503 again.',
+    broken:
+      'A 503 on resume means the service did not apply it: a caller that gives up reports a failure that a retry after Retry-After would have ended, and a retry sooner gets 503 again.',
   },
   {
     id: 'retry-429',
@@ -34,27 +35,32 @@ export const CLIENT_RULES = [
   {
     id: 'retry-after-cap',
     title: 'long Retry-After honoured or reported',
-    broken: 'Beyond the cap, a client following the contract gives the wait back to its caller instead of holding the call that long; a retry sooner than Retry-After gets 429 again and counts against the limit.',
+    broken:
+      'Beyond the cap, a client following the contract gives the wait back to its caller instead of holding the call that long; a retry sooner than Retry-After gets 429 again and counts against the limit.',
   },
   {
     id: 'retry-network',
     title: 'lost connection as the retry policy says',
-    broken: 'A connection lost after the request was sent tells nothing about the resume: with its Idempotency-Key a retry finds out (the recorded answer, or the resume now); without a key a retry may read not_paused for a resume that succeeded, so the call is reported instead.',
+    broken:
+      'A connection lost after the request was sent tells nothing about the resume: with its Idempotency-Key a retry finds out (the recorded answer, or the resume now); without a key a retry may read not_paused for a resume that succeeded, so the call is reported instead.',
   },
   {
     id: 'retry-500',
     title: '500 as the retry policy says',
-    broken: 'A 500 (internal_error) says nothing of whether the resume applied: with its Idempotency-Key a retry finds out (the recorded answer, or the resume now); without a key a retry may read not_paused for a resume that succeeded, so the call is reported instead.',
+    broken:
+      'A 500 (internal_error) says nothing of whether the resume applied: with its Idempotency-Key a retry finds out (the recorded answer, or the resume now); without a key a retry may read not_paused for a resume that succeeded, so the call is reported instead.',
   },
   {
     id: 'idempotency-key',
     title: 'one Idempotency-Key per resume, or none',
-    broken: 'Without the same key on every attempt, the service cannot tell a retry from a new resume: a retry of a resume that was applied reads as not_paused, and a key reused for another session gets 422.',
+    broken:
+      'Without the same key on every attempt, the service cannot tell a retry from a new resume: a retry of a resume that was applied reads as not_paused, and a key reused for another session gets 422.',
   },
   {
     id: 'answer-lost',
     title: 'lost answer: resumed with the key, reported without',
-    broken: 'The service applied the resume and recorded its answer under the Idempotency-Key: only a retry with that key gets it back (Idempotent-Replayed: true).',
+    broken:
+      'The service applied the resume and recorded its answer under the Idempotency-Key: only a retry with that key gets it back (Idempotent-Replayed: true).',
   },
   {
     id: 'no-retry-4xx',

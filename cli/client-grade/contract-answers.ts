@@ -19,7 +19,10 @@ let byExample: Map<string, ContractAnswer> | undefined;
 /** The named example `example` of the resume operation; throws when the spec has none (a defect of the grader). */
 export function contractAnswer(example: string): ContractAnswer {
   byExample ??= new Map(
-    listScenarios().map((s) => [s.example, { status: s.status, headers: { 'content-type': 'application/json', ...lowerCased(s.headers) }, body: JSON.stringify(s.body) }]),
+    listScenarios().map((s) => [
+      s.example,
+      { status: s.status, headers: { 'content-type': 'application/json', ...lowerCased(s.headers) }, body: JSON.stringify(s.body) },
+    ]),
   );
   const found = byExample.get(example);
   if (!found) throw new Error(`spec/openapi.yaml has no resume example named ${example}.`);

@@ -18,7 +18,10 @@ export interface CheckContext {
 export function settledAttempts(ctx: CheckContext, scenario: Scenario): Attempt[] | Verdict {
   const attempts = attemptsOf(ctx.obs, scenario);
   if (attempts.length === 0) {
-    return { grade: 'n/o', evidence: `no request resumed ${scenario.sessionId}: the client is to resume each id of SESSION_RESUME_SESSION_IDS once, in order.` };
+    return {
+      grade: 'n/o',
+      evidence: `no request resumed ${scenario.sessionId}: the client is to resume each id of SESSION_RESUME_SESSION_IDS once, in order.`,
+    };
   }
   if (!callSettled(ctx.obs, scenario)) {
     return { grade: 'n/o', evidence: `the run ended while ${scenario.sessionId} could still be retried, after ${attempts.length} attempt(s).` };
@@ -77,7 +80,10 @@ export function retryDue(policy: ResumeRetryPolicy, attempt: Attempt, withKey: b
   if (!retryable) return { due: false, rule: `the retry policy reports ${what} without retrying` };
   // withoutIdempotencyKey.retries is `notApplied` (the spec's lint allows no other value).
   if (withKey) return { due: true, rule: `the retry policy retries ${what} with the same Idempotency-Key` };
-  const mayHaveApplied = network ? policy.mayHaveApplied.networkFailures.includes('afterRequestSent') : policy.mayHaveApplied.statuses.includes(attempt.status as number);
-  if (mayHaveApplied) return { due: false, rule: `the call was sent without an Idempotency-Key and, after ${what}, the resume may have been applied: ${keylessRule(policy)}` };
+  const mayHaveApplied = network
+    ? policy.mayHaveApplied.networkFailures.includes('afterRequestSent')
+    : policy.mayHaveApplied.statuses.includes(attempt.status as number);
+  if (mayHaveApplied)
+    return { due: false, rule: `the call was sent without an Idempotency-Key and, after ${what}, the resume may have been applied: ${keylessRule(policy)}` };
   return { due: true, rule: `the retry policy retries ${what}, with or without an Idempotency-Key` };
 }

@@ -46,15 +46,24 @@ export function checkIdempotencyKey(ctx: CheckContext): Verdict {
     owners.set(key, idOf(call[0] as Attempt));
   }
   if (keyed.length === 0) {
-    return { grade: 'pass', evidence: `no attempt of the ${calls.length} calls carried an Idempotency-Key, which the retry policy recommends and does not require; judged as a client without a key: ${keylessRule(ctx.policy)}.` };
+    return {
+      grade: 'pass',
+      evidence: `no attempt of the ${calls.length} calls carried an Idempotency-Key, which the retry policy recommends and does not require; judged as a client without a key: ${keylessRule(ctx.policy)}.`,
+    };
   }
   const without = calls.length - keyed.length;
   const retried = keyed.filter((call) => call.length > 1);
   const others = without === 0 ? '' : `; ${without} without a key on any attempt`;
   if (retried.length === 0) {
-    return { grade: 'n/o', evidence: `each of ${keyed.length} calls with a key carried its own${others}, but none with a key was retried: whether a retry keeps it was not seen.` };
+    return {
+      grade: 'n/o',
+      evidence: `each of ${keyed.length} calls with a key carried its own${others}, but none with a key was retried: whether a retry keeps it was not seen.`,
+    };
   }
-  return { grade: 'pass', evidence: `${keyed.length} calls, each with its own key; the ${retried.length} retried kept it on every attempt (${attempts} attempts in all)${others}.` };
+  return {
+    grade: 'pass',
+    evidence: `${keyed.length} calls, each with its own key; the ${retried.length} retried kept it on every attempt (${attempts} attempts in all)${others}.`,
+  };
 }
 
 /** The resume applied, its answer lost (connection lost after the request was sent): with the key the retry gets the recorded `resumed`; without one it is reported. */
@@ -66,13 +75,18 @@ export function checkAnswerLost(ctx: CheckContext): Verdict {
   const seen = `${scenario.sessionId}, applied and its answer lost: ${describeAttempts(attempts)}`;
   const { due, rule } = retryDue(ctx.policy, attempts[0] as Attempt, sentWithKey(attempts));
   if (!due) {
-    return attempts.length === 1 ? { grade: 'pass', evidence: `${seen}; ${rule}: reported, not retried.` } : { grade: 'fail', evidence: `${seen}: retried, although ${rule}.` };
+    return attempts.length === 1
+      ? { grade: 'pass', evidence: `${seen}; ${rule}: reported, not retried.` }
+      : { grade: 'fail', evidence: `${seen}: retried, although ${rule}.` };
   }
   const last = attempts.at(-1) as Attempt;
   if (attempts.length === 1) return { grade: 'fail', evidence: `${seen}: not retried, so the client never learned that the session resumed.` };
   if (last.status === 200) return { grade: 'pass', evidence: `${seen}: ended as resumed.` };
   if (attempts.some((a) => a.status === 409)) {
-    return { grade: 'fail', evidence: `${seen}: the retry did not carry the key of the attempt that applied it, so it read as not_paused although this call resumed the session.` };
+    return {
+      grade: 'fail',
+      evidence: `${seen}: the retry did not carry the key of the attempt that applied it, so it read as not_paused although this call resumed the session.`,
+    };
   }
   return { grade: 'fail', evidence: `${seen}: did not end as resumed.` };
 }

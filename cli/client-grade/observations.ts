@@ -76,7 +76,8 @@ function answerOf(attempt: Attempt): string {
 /** For evidence: "2 attempts: 503 (Retry-After: 1), 1003 ms later 200". */
 export function describeAttempts(attempts: readonly Attempt[]): string {
   const parts = attempts.map((a, i) => {
-    const what = a.status !== undefined ? answerOf(a) : a.fault === 'hang' ? `no answer (closed by the ${a.abandonedBy ?? 'end of the run'})` : 'connection reset';
+    const what =
+      a.status !== undefined ? answerOf(a) : a.fault === 'hang' ? `no answer (closed by the ${a.abandonedBy ?? 'end of the run'})` : 'connection reset';
     const previous = attempts[i - 1];
     return previous?.endedAt === undefined ? what : `${Math.round(a.receivedAt - previous.endedAt)} ms later ${what}`;
   });

@@ -15,7 +15,8 @@ const TARGET_SHOWN = 80;
 function bodyProblem(attempt: Attempt): string | undefined {
   if (attempt.bodyBytes === 0) return undefined;
   // Stryker disable next-line StringLiteral: any fallback that is not a JSON media type reads the same
-  if (!/^application\/json\s*(;|$)/i.test(attempt.contentType ?? '')) return `a ${attempt.bodyBytes}-byte body sent as ${attempt.contentType ?? 'no Content-Type'}`;
+  if (!/^application\/json\s*(;|$)/i.test(attempt.contentType ?? ''))
+    return `a ${attempt.bodyBytes}-byte body sent as ${attempt.contentType ?? 'no Content-Type'}`;
   try {
     const value: unknown = JSON.parse(attempt.body);
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) return undefined;
@@ -31,7 +32,8 @@ function requestProblem(attempt: Attempt, apiKey: string): string | undefined {
   if (attempt.method !== 'POST') return `${attempt.method} instead of POST`;
   if (attempt.authorization.length !== 1) return `${attempt.authorization.length} Authorization headers instead of one`;
   const [scheme, token, ...more] = (attempt.authorization[0] as string).split(' ');
-  if ((scheme as string).toLowerCase() !== 'bearer' || token !== apiKey || more.length > 0) return 'an Authorization header other than Bearer with the SESSION_RESUME_API_KEY given';
+  if ((scheme as string).toLowerCase() !== 'bearer' || token !== apiKey || more.length > 0)
+    return 'an Authorization header other than Bearer with the SESSION_RESUME_API_KEY given';
   return bodyProblem(attempt);
 }
 
@@ -42,7 +44,10 @@ export function checkRequest(ctx: CheckContext): Verdict {
     return { grade: 'fail', evidence: 'no request reached SESSION_RESUME_BASE_URL: the client is to resume each id of SESSION_RESUME_SESSION_IDS there.' };
   }
   if (ctx.obs.refused > 0) {
-    return { grade: 'fail', evidence: `${attempts.length + ctx.obs.refused} requests in one run for ${ctx.obs.scenarios.length} session ids: the grader recorded ${attempts.length} and refused the rest.` };
+    return {
+      grade: 'fail',
+      evidence: `${attempts.length + ctx.obs.refused} requests in one run for ${ctx.obs.scenarios.length} session ids: the grader recorded ${attempts.length} and refused the rest.`,
+    };
   }
   for (const attempt of attempts) {
     const problem = requestProblem(attempt, apiKey);

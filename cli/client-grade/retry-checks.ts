@@ -38,11 +38,15 @@ function judgeRetry(ctx: CheckContext, scenario: Scenario | undefined): Verdict 
     return { grade: 'fail', evidence: `${seen}: not retried, although ${rule}.` };
   }
   if (!due) return { grade: 'fail', evidence: `${seen}: retried, although ${rule}.` };
-  if (givesUp) return { grade: 'fail', evidence: `${seen}: retried, although Retry-After asked for more than ${cap}, beyond which the policy gives up and reports.` };
+  if (givesUp)
+    return { grade: 'fail', evidence: `${seen}: retried, although Retry-After asked for more than ${cap}, beyond which the policy gives up and reports.` };
   const waited = second.receivedAt - (first.endedAt as number);
   const floor = asked === undefined ? 0 : Math.min(asked.askedMs, ctx.policy.retryAfter.maxMs);
   if (waited + WAIT_TOLERANCE_MS < floor) {
-    return { grade: 'fail', evidence: `${seen}: retried after ${Math.round(waited)} ms, sooner than the ${floor} ms the answer asked for (Retry-After is a floor).` };
+    return {
+      grade: 'fail',
+      evidence: `${seen}: retried after ${Math.round(waited)} ms, sooner than the ${floor} ms the answer asked for (Retry-After is a floor).`,
+    };
   }
   return { grade: 'pass', evidence: `${seen}; ${rule}${floor > 0 ? `, not before Retry-After` : ''}.` };
 }

@@ -88,7 +88,8 @@ async function listen(options: ClientGradeOptions, scenarios: readonly Scenario[
     return await startFaultServer({ scenarios, port: options.port ?? 0, hangLimitMs: RESUME_RETRY_POLICY.attempts.attemptTimeoutMs + HANG_GRACE_MS });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES') throw new UsageError(`cannot listen on 127.0.0.1:${options.port} (${code}): give a free --port, or 0 for any.`, { cause: error });
+    if (code === 'EADDRINUSE' || code === 'EACCES')
+      throw new UsageError(`cannot listen on 127.0.0.1:${options.port} (${code}): give a free --port, or 0 for any.`, { cause: error });
     throw error;
   }
 }
@@ -98,7 +99,11 @@ export async function observeClient(options: ClientGradeOptions, io: ClientGrade
   const scenarios = createScenarios({ ...FAULT_DEFAULTS, ...definedOnly(options) });
   const server = await listen(options, scenarios);
   const apiKey = `grade_${randomBytes(16).toString('hex')}`;
-  const vars = { SESSION_RESUME_BASE_URL: server.baseUrl, SESSION_RESUME_API_KEY: apiKey, SESSION_RESUME_SESSION_IDS: scenarios.map((s) => s.sessionId).join(' ') };
+  const vars = {
+    SESSION_RESUME_BASE_URL: server.baseUrl,
+    SESSION_RESUME_API_KEY: apiKey,
+    SESSION_RESUME_SESSION_IDS: scenarios.map((s) => s.sessionId).join(' '),
+  };
   const timeLimitMs = options.timeLimitMs ?? (options.run === undefined ? 600_000 : 180_000);
   const ending = { timeLimitMs, beforeEnd: () => server.close() };
   let end: RunEnd;
@@ -108,7 +113,14 @@ export async function observeClient(options: ClientGradeOptions, io: ClientGrade
   } finally {
     await server.close();
   }
-  return { scenarios, attempts: server.attempts, refused: server.refused(), end, apiKey, hangLimitMs: RESUME_RETRY_POLICY.attempts.attemptTimeoutMs + HANG_GRACE_MS };
+  return {
+    scenarios,
+    attempts: server.attempts,
+    refused: server.refused(),
+    end,
+    apiKey,
+    hangLimitMs: RESUME_RETRY_POLICY.attempts.attemptTimeoutMs + HANG_GRACE_MS,
+  };
 }
 
 /** Grades `obs` rule by rule, in the list's order (`only`: those rules alone). */

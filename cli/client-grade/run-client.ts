@@ -52,7 +52,11 @@ export function waitForStop(options: EndOptions): Promise<RunEnd> {
  * Runs `command` with `sh -c` in its own process group, its output handed to `onOutput`; resolves
  * when it exits, or stops the group at the end of the wait. Rejects when the shell cannot start.
  */
-export async function runClientCommand(command: string, env: Record<string, string | undefined>, options: EndOptions & { onOutput: (chunk: Buffer) => void }): Promise<RunEnd> {
+export async function runClientCommand(
+  command: string,
+  env: Record<string, string | undefined>,
+  options: EndOptions & { onOutput: (chunk: Buffer) => void },
+): Promise<RunEnd> {
   const child = spawn('/bin/sh', ['-c', command], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   child.stdout.on('data', options.onOutput);
   child.stderr.on('data', options.onOutput);

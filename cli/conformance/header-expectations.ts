@@ -44,9 +44,7 @@ export function corsProblems(answer: Answer, origin: string): string[] {
   if (allowed !== '*' && allowed !== origin) return [`Access-Control-Allow-Origin is ${JSON.stringify(allowed)}, not ${origin} or *`];
   const exposed = (answer.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(/\s*,\s*/);
   if (exposed.includes('*')) return [];
-  const needed = ['ratelimit', 'ratelimit-policy', 'retry-after', 'www-authenticate'].filter(
-    (name) => answer.headers.has(name) || name === 'retry-after',
-  );
+  const needed = ['ratelimit', 'ratelimit-policy', 'retry-after', 'www-authenticate'].filter((name) => answer.headers.has(name) || name === 'retry-after');
   const missing = needed.filter((name) => !exposed.includes(name));
   return missing.length ? [`Access-Control-Expose-Headers lacks ${missing.join(', ')}: a browser client cannot read them`] : [];
 }

@@ -26,12 +26,8 @@ export interface ConformanceReport {
   results: CheckResult[];
 }
 
-
 /** Runs every check in order, after the sandbox reset when asked (defaults: mode live, timeout 10 s). Throws on invalid options. */
-export async function runConformance(
-  options: ConformanceOptions,
-  contract: Contract = defaultContract,
-): Promise<ConformanceReport> {
+export async function runConformance(options: ConformanceOptions, contract: Contract = defaultContract): Promise<ConformanceReport> {
   const checked = checkConformanceOptions(options);
   if (typeof checked === 'string') throw new TypeError(checked);
   const checkAnswer = createResponseCheck(contract, RESUME_PATH, 'post');
@@ -41,11 +37,7 @@ export async function runConformance(
   return { ok: results.every((r) => r.outcome !== 'fail'), target: checked.baseUrl, results };
 }
 
-async function runCheck(
-  check: ConformanceCheck,
-  options: ConformanceOptions,
-  checkAnswer: (answer: ReceivedAnswer) => string[],
-): Promise<CheckResult> {
+async function runCheck(check: ConformanceCheck, options: ConformanceOptions, checkAnswer: (answer: ReceivedAnswer) => string[]): Promise<CheckResult> {
   if (check.skip) return { name: check.name, outcome: 'skip', detail: check.skip };
   const answers: ReceivedAnswer[] = [];
   for (const [index, step] of check.steps.entries()) {
@@ -67,7 +59,7 @@ async function runCheck(
 
 /** `--reset`: the key's sandbox world back to its seed set, through the sandbox's control API. */
 async function resetSandboxWorld(options: ConformanceOptions): Promise<CheckResult> {
-  const name = "sandbox world reset to its seed set (POST /_sandbox/reset, for --reset)";
+  const name = 'sandbox world reset to its seed set (POST /_sandbox/reset, for --reset)';
   const fix = '--reset needs a sandbox target (npm run sandbox) and a sandbox_ key';
   try {
     const sessions = await createSandboxClient({ baseUrl: options.baseUrl, apiKey: options.apiKey }).reset();
@@ -131,9 +123,7 @@ function expectationProblems(step: CheckStep, answer: ReceivedAnswer, answers: r
     const earlier = answers[e.sameAsStep];
     if (
       earlier &&
-      (earlier.status !== answer.status ||
-        earlier.text !== answer.text ||
-        earlier.headers.get('www-authenticate') !== answer.headers.get('www-authenticate'))
+      (earlier.status !== answer.status || earlier.text !== answer.text || earlier.headers.get('www-authenticate') !== answer.headers.get('www-authenticate'))
     ) {
       problems.push(`answer differs from step ${e.sameAsStep + 1}: it reveals whether the session exists`);
     }

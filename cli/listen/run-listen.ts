@@ -52,8 +52,12 @@ export function generateWebhookSecret(): string {
 
 /** The fields that differ from the default, or "the default (…)". */
 export function describeProfile(profile: DeliveryProfile): string {
-  const changed = Object.entries(profile).filter(([field, value]) => JSON.stringify(value) !== JSON.stringify((DEFAULT_DELIVERY_PROFILE as Record<string, unknown>)[field]));
-  return changed.length === 0 ? 'the default (every event once, in order, on time)' : changed.map(([field, value]) => `${field} ${JSON.stringify(value)}`).join(', ');
+  const changed = Object.entries(profile).filter(
+    ([field, value]) => JSON.stringify(value) !== JSON.stringify((DEFAULT_DELIVERY_PROFILE as Record<string, unknown>)[field]),
+  );
+  return changed.length === 0
+    ? 'the default (every event once, in order, on time)'
+    : changed.map(([field, value]) => `${field} ${JSON.stringify(value)}`).join(', ');
 }
 
 /** Runs until `signal` aborts (resolves) or the feed refuses the key (rejects with UsageError). */
@@ -64,7 +68,11 @@ export async function runListen(options: ListenOptions): Promise<Record<ForwardO
   // Secrets are printed whole only when generated here; the target never shows its token.
   const key = options.apiKeyGenerated ? `${options.apiKey}, generated for this run` : maskSecret(options.apiKey);
   print(`Forwarding the session events of ${options.baseUrl} (sandbox key ${key}) to ${redactWebhookUrl(options.forwardTo)}`);
-  print(options.secret ? `Signing secret: ${maskSecret(secret)}  (the one you gave)` : `Signing secret: ${secret}  (generated for this run: give it to your receiver)`);
+  print(
+    options.secret
+      ? `Signing secret: ${maskSecret(secret)}  (the one you gave)`
+      : `Signing secret: ${secret}  (generated for this run: give it to your receiver)`,
+  );
   print('Press Ctrl-C to stop.');
   const counts: Record<ForwardOutcome, number> = { delivered: 0, dead: 0, stopped: 0 };
   const inFlight = new Set<Promise<unknown>>();

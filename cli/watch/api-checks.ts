@@ -51,7 +51,12 @@ export function refusals(exchange: Exchange, match: PathMatch, operation: Operat
   const auth = exchange.requestHeaders.get('authorization') ?? [];
   if (auth.length !== 1 || !/^Bearer \S+$/i.test(auth[0] as string)) found.push(auth.length > 1 ? 'Authorization sent twice' : 'no Bearer Authorization');
   for (const param of operation.parameters) {
-    const values = param.in === 'header' ? exchange.requestHeaders.get(param.name.toLowerCase()) : param.in === 'path' ? [decodeSegment(match.params[param.name])] : undefined;
+    const values =
+      param.in === 'header'
+        ? exchange.requestHeaders.get(param.name.toLowerCase())
+        : param.in === 'path'
+          ? [decodeSegment(match.params[param.name])]
+          : undefined;
     if (values === undefined) {
       if (param.required) found.push(`${param.in} parameter ${param.name} missing`);
       continue;
@@ -78,7 +83,9 @@ export function refusals(exchange: Exchange, match: PathMatch, operation: Operat
 function checkRequest(exchange: Exchange & { status: number }, match: PathMatch, operation: Operation | undefined, view: ContractView): Finding {
   const refused = refusals(exchange, match, operation, view);
   const accepted = exchange.status >= 200 && exchange.status < 300;
-  return accepted && refused.length > 0 ? { rule: 'request-shape', fault: `answered ${exchange.status} to a request the contract refuses: ${refused.join('; ')}` } : { rule: 'request-shape' };
+  return accepted && refused.length > 0
+    ? { rule: 'request-shape', fault: `answered ${exchange.status} to a request the contract refuses: ${refused.join('; ')}` }
+    : { rule: 'request-shape' };
 }
 
 function checkResponse(exchange: Exchange & { status: number }, declared: DeclaredAnswer | undefined, marked: boolean, view: ContractView): Finding {
@@ -110,7 +117,10 @@ export function checkOutcome(exchange: Exchange & { status: number }, declaring:
   const errorShaped = body !== undefined && marks.length > 0 && marks.every(([name, value]) => body[name] === value);
   if (!errorShaped || declaring.declaresError(exchange.status)) return { rule: 'outcome' };
   const said = marks.map(([name, value]) => `${name} ${JSON.stringify(value)}`).join(', ');
-  return { rule: 'outcome', fault: `status ${exchange.status} with ${said}: an error answer, which the contract gives only with ${declaring.errorStatuses.join(', ')}` };
+  return {
+    rule: 'outcome',
+    fault: `status ${exchange.status} with ${said}: an error answer, which the contract gives only with ${declaring.errorStatuses.join(', ')}`,
+  };
 }
 
 function checkErrorBody(exchange: Exchange, schema: Record<string, unknown>, view: ContractView): Finding {
@@ -135,7 +145,9 @@ function checkNotPaused(exchange: Exchange & { status: number }, ctx: ApiCheckCo
 function checkRetryAfter(exchange: Exchange & { status: number }, required: boolean): Finding | undefined {
   const value = header(exchange.responseHeaders, 'retry-after');
   if (value === undefined) return required ? { rule: 'retry-after', fault: `status ${exchange.status} without Retry-After` } : undefined;
-  return retryAfterMs(value, exchange.endedAt) === undefined ? { rule: 'retry-after', fault: `Retry-After ${JSON.stringify(value)} is neither seconds nor an HTTP date` } : { rule: 'retry-after' };
+  return retryAfterMs(value, exchange.endedAt) === undefined
+    ? { rule: 'retry-after', fault: `Retry-After ${JSON.stringify(value)} is neither seconds nor an HTTP date` }
+    : { rule: 'retry-after' };
 }
 
 function checkRateLimit(headers: HeaderList): Finding | undefined {

@@ -96,7 +96,11 @@ export function createContractView(contract: Contract): ContractView {
     operations: operationsOf(doc, template, item as Node),
   }));
   const webhookItem = Object.entries(doc.webhooks ?? {})[0];
-  const webhook = webhookItem ? operationsOf(doc, `webhook ${webhookItem[0]}`, webhookItem[1] as Node).values().next().value : undefined;
+  const webhook = webhookItem
+    ? operationsOf(doc, `webhook ${webhookItem[0]}`, webhookItem[1] as Node)
+        .values()
+        .next().value
+    : undefined;
   return {
     matchPath(path) {
       for (const p of paths) {

@@ -26,7 +26,7 @@ const ENTRY_SCHEMA = {
       type: 'object',
       required: ['method', 'url', 'headers'],
       properties: {
-        method: { type: 'string', pattern: '^[!#$%&\'*+.^_`|~0-9A-Za-z-]+$' },
+        method: { type: 'string', pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" },
         url: { type: 'string' },
         headers: { type: 'array', items: header },
         postData: { type: 'object', properties: { text: { type: 'string' } } },
@@ -113,7 +113,8 @@ function exchangeOf(entry: HarEntry, i: number): Exchange {
     throw new HarError(`/log/entries/${i}/request/url ${JSON.stringify(entry.request.url)} is not an absolute URL`);
   }
   const content = entry.response.content;
-  const responseBody = content?.text === undefined ? undefined : content.encoding === 'base64' ? Buffer.from(content.text, 'base64').toString('utf8') : content.text;
+  const responseBody =
+    content?.text === undefined ? undefined : content.encoding === 'base64' ? Buffer.from(content.text, 'base64').toString('utf8') : content.text;
   return {
     kind: isDelivery(entry.request.headers) ? 'webhook' : 'api',
     method: entry.request.method.toUpperCase(),

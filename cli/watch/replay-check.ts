@@ -38,7 +38,9 @@ export function checkReplay(exchange: Exchange & { status: number }, sessionId: 
   }
   const at = new Date(earlier.endedAt).toISOString();
   if (earlier.sessionId !== sessionId) {
-    return exchange.status === 422 ? { rule: 'idempotent-replay' } : { rule: 'idempotent-replay', fault: `Idempotency-Key used at ${at} for another session answered ${exchange.status}, not 422` };
+    return exchange.status === 422
+      ? { rule: 'idempotent-replay' }
+      : { rule: 'idempotent-replay', fault: `Idempotency-Key used at ${at} for another session answered ${exchange.status}, not 422` };
   }
   const faults: string[] = [];
   if (exchange.status !== earlier.status) faults.push(`status ${exchange.status}, the recorded answer (${at}) was ${earlier.status}`);

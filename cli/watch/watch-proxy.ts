@@ -106,7 +106,15 @@ function forward(req: IncomingMessage, res: ServerResponse, base: URL, agent: Ht
   const received = capture();
   const prefix = base.pathname.replace(/\/+$/, '');
   const send = base.protocol === 'https:' ? httpsRequest : httpRequest;
-  const upstream = send({ protocol: base.protocol, hostname: base.hostname, port: base.port, method: req.method, path: `${prefix}${req.url ?? '/'}`, headers: forwardable(req.rawHeaders, base.host), agent });
+  const upstream = send({
+    protocol: base.protocol,
+    hostname: base.hostname,
+    port: base.port,
+    method: req.method,
+    path: `${prefix}${req.url ?? '/'}`,
+    headers: forwardable(req.rawHeaders, base.host),
+    agent,
+  });
   let answer: IncomingMessage | undefined;
   let done = false;
   const finish = () => {

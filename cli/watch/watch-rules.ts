@@ -14,11 +14,17 @@ export const WATCH_RULES = [
   { id: 'error-shape', title: 'Every error answer is JSON in its declared shape (Error)' },
   { id: 'not-paused', title: 'An answer carrying not_paused has the declared not_paused status and error' },
   { id: 'idempotent-replay', title: 'A repeated Idempotency-Key gets the recorded answer with Idempotent-Replayed: true' },
-  { id: 'retry-after', title: `A ${RESUME_RETRY_POLICY.retryAfter.statuses.join(' or ')} answer carries Retry-After where the contract requires it, always readable` },
+  {
+    id: 'retry-after',
+    title: `A ${RESUME_RETRY_POLICY.retryAfter.statuses.join(' or ')} answer carries Retry-After where the contract requires it, always readable`,
+  },
   { id: 'rate-limit-headers', title: 'RateLimit and RateLimit-Policy, when sent, come together, readable and within the limit' },
   { id: 'webhook-shape', title: 'Every delivery is a POST of a SessionEvent with well-formed webhook-id and webhook-timestamp' },
   { id: 'webhook-signature', title: 'Every delivery carries a webhook-signature that verifies with the secret' },
-  { id: 'webhook-id-stable', title: `Every attempt of one event (${WEBHOOK_DELIVERY_POLICY.dedupe.identity.join(', ')}) carries the same ${WEBHOOK_DELIVERY_POLICY.dedupe.idHeader}` },
+  {
+    id: 'webhook-id-stable',
+    title: `Every attempt of one event (${WEBHOOK_DELIVERY_POLICY.dedupe.identity.join(', ')}) carries the same ${WEBHOOK_DELIVERY_POLICY.dedupe.idHeader}`,
+  },
   { id: 'attempt-spacing', title: 'Attempts of one event are no closer than the delivery schedule and the receiver’s Retry-After' },
   { id: 'webhook-timestamp', title: `webhook-timestamp is within ${WEBHOOK_DELIVERY_POLICY.signature.toleranceMs / 1000} s of the time of the attempt` },
 ] as const;

@@ -154,7 +154,8 @@ export function createWatcher(options: WatcherOptions = {}): Watcher {
       }
       return drifts;
     },
-    report: () => WATCH_RULES.map(({ id, title }) => entryOf(id, title, tallies.get(id) as Tally, { signed: options.secret !== undefined, seen: seen.byOperation })),
+    report: () =>
+      WATCH_RULES.map(({ id, title }) => entryOf(id, title, tallies.get(id) as Tally, { signed: options.secret !== undefined, seen: seen.byOperation })),
     counts: () => ({ exchanges, outside, unanswered: seen.unanswered() }),
   };
 }
@@ -200,7 +201,12 @@ export function formatSeen(seen: ReadonlyMap<string, ReadonlyMap<string, number>
   return [...seen].map(([label, statuses]) => `${label}: ${[...statuses].map(([status, count]) => `${status} ×${count}`).join(', ')}`).join('; ');
 }
 
-function entryOf(rule: WatchRuleId, title: string, tally: Tally, { signed, seen }: { signed: boolean; seen: ReadonlyMap<string, ReadonlyMap<string, number>> }): WatchEntry {
+function entryOf(
+  rule: WatchRuleId,
+  title: string,
+  tally: Tally,
+  { signed, seen }: { signed: boolean; seen: ReadonlyMap<string, ReadonlyMap<string, number>> },
+): WatchEntry {
   if (tally.drifts > 0) {
     const more = tally.drifts > tally.shown.length ? ` (first ${tally.shown.length} shown)` : '';
     const evidence = `${tally.drifts} of ${tally.checked} drifted${more}: ${tally.shown.map(formatRef).join(' | ')}`;
@@ -208,7 +214,8 @@ function entryOf(rule: WatchRuleId, title: string, tally: Tally, { signed, seen 
   }
   if (tally.checked > 0) return { rule, title, grade: 'pass', evidence: `${tally.checked} checked, none drifted`, exchanges: [] };
   const webhookRule = rule.startsWith('webhook') || rule === 'attempt-spacing';
-  if (rule === 'webhook-signature' && !signed) return { rule, title, grade: 'n/o', evidence: 'not observed: give --secret to verify signatures', exchanges: [] };
+  if (rule === 'webhook-signature' && !signed)
+    return { rule, title, grade: 'n/o', evidence: 'not observed: give --secret to verify signatures', exchanges: [] };
   if (webhookRule) return { rule, title, grade: 'n/o', evidence: `not observed: ${NOT_OBSERVED[rule] ?? 'no webhook delivery was seen'}`, exchanges: [] };
   if (seen.size === 0) return { rule, title, grade: 'n/o', evidence: 'not observed: no request on a path of the contract was seen', exchanges: [] };
   const why = NOT_OBSERVED[rule] ?? 'no answer on a path of the contract was seen';

@@ -50,7 +50,14 @@ export function checkDelivery(exchange: Exchange, ctx: WebhookCheckContext): Fin
   if (timestamp !== undefined && /^\d{1,15}$/.test(timestamp)) {
     const offsetMs = Math.abs(Number(timestamp) * 1000 - exchange.startedAt);
     const toleranceMs = WEBHOOK_DELIVERY_POLICY.signature.toleranceMs;
-    findings.push(offsetMs <= toleranceMs ? { rule: 'webhook-timestamp' } : { rule: 'webhook-timestamp', fault: `webhook-timestamp ${timestamp} is ${Math.round(offsetMs / 1000)} s from the attempt (at most ${toleranceMs / 1000} s)` });
+    findings.push(
+      offsetMs <= toleranceMs
+        ? { rule: 'webhook-timestamp' }
+        : {
+            rule: 'webhook-timestamp',
+            fault: `webhook-timestamp ${timestamp} is ${Math.round(offsetMs / 1000)} s from the attempt (at most ${toleranceMs / 1000} s)`,
+          },
+    );
   }
   const identity = identityOf(body, WEBHOOK_DELIVERY_POLICY.dedupe.identity);
   if (webhookId !== undefined && identity !== undefined) findings.push(checkSameId(exchange, webhookId, identity, ctx));
@@ -82,8 +89,13 @@ function checkSignature(exchange: Exchange, signer: Webhook): Finding {
   const id = header(exchange.requestHeaders, 'webhook-id');
   const timestamp = header(exchange.requestHeaders, 'webhook-timestamp');
   const signature = header(exchange.requestHeaders, 'webhook-signature');
-  if (!id || !timestamp || !signature) return { rule: 'webhook-signature', fault: `unsigned: ${[!id && 'webhook-id', !timestamp && 'webhook-timestamp', !signature && 'webhook-signature'].filter(Boolean).join(', ')} missing` };
-  if (exchange.requestBody === undefined || !/^\d{1,15}$/.test(timestamp)) return { rule: 'webhook-signature', fault: 'webhook-signature cannot be verified (webhook-timestamp is not Unix seconds)' };
+  if (!id || !timestamp || !signature)
+    return {
+      rule: 'webhook-signature',
+      fault: `unsigned: ${[!id && 'webhook-id', !timestamp && 'webhook-timestamp', !signature && 'webhook-signature'].filter(Boolean).join(', ')} missing`,
+    };
+  if (exchange.requestBody === undefined || !/^\d{1,15}$/.test(timestamp))
+    return { rule: 'webhook-signature', fault: 'webhook-signature cannot be verified (webhook-timestamp is not Unix seconds)' };
   // Signed again at the delivery's own timestamp: validity is judged apart from clock skew (webhook-timestamp's rule).
   const expected = Buffer.from(signer.sign(id, new Date(Number(timestamp) * 1000), exchange.requestBody));
   const matches = signature.split(' ').some((candidate) => {
@@ -101,14 +113,22 @@ function checkSameId(exchange: Exchange, webhookId: string, identity: string, ct
   }
   return first.webhookId === webhookId
     ? { rule: 'webhook-id-stable' }
-    : { rule: 'webhook-id-stable', fault: `webhook-id ${webhookId}, but an earlier attempt of this event (${new Date(first.at).toISOString()}) carried ${first.webhookId}` };
+    : {
+        rule: 'webhook-id-stable',
+        fault: `webhook-id ${webhookId}, but an earlier attempt of this event (${new Date(first.at).toISOString()}) carried ${first.webhookId}`,
+      };
 }
 
 function checkSpacing(exchange: Exchange, webhookId: string, ctx: WebhookCheckContext): Finding | undefined {
   const last = ctx.lastAttempt.get(webhookId);
   const failed = isFailure(exchange.status);
   const failures = last && isFailure(last.status) ? last.failures : 0;
-  ctx.lastAttempt.set(webhookId, { startedAt: exchange.startedAt, failures: failures + (failed ? 1 : 0), status: exchange.status, retryAfter: header(exchange.responseHeaders, 'retry-after') });
+  ctx.lastAttempt.set(webhookId, {
+    startedAt: exchange.startedAt,
+    failures: failures + (failed ? 1 : 0),
+    status: exchange.status,
+    retryAfter: header(exchange.responseHeaders, 'retry-after'),
+  });
   // A first attempt, or one after a delivered attempt (an operator's replay), has no schedule to keep.
   if (!last || !isFailure(last.status)) return undefined;
   // The delay the delivery engine itself takes after that failure; an event it would have ended
@@ -118,7 +138,10 @@ function checkSpacing(exchange: Exchange, webhookId: string, ctx: WebhookCheckCo
   const gap = exchange.startedAt - last.startedAt;
   return gap + EARLY_SLACK_MS >= step.delayMs
     ? { rule: 'attempt-spacing' }
-    : { rule: 'attempt-spacing', fault: `attempt ${last.failures + 1} came ${gap} ms after attempt ${last.failures}, the schedule${last.retryAfter === undefined ? '' : ' and Retry-After'} ask at least ${step.delayMs} ms` };
+    : {
+        rule: 'attempt-spacing',
+        fault: `attempt ${last.failures + 1} came ${gap} ms after attempt ${last.failures}, the schedule${last.retryAfter === undefined ? '' : ' and Retry-After'} ask at least ${step.delayMs} ms`,
+      };
 }
 
 /** Whether an attempt failed: no answer, or one the contract does not count as delivered. */
@@ -128,6 +151,8 @@ function isFailure(status: number | undefined): boolean {
 
 /** The event's identity: the values at the identity fields, JSON-encoded; undefined when one is missing. */
 export function identityOf(body: unknown, fields: readonly string[]): string | undefined {
-  const values = fields.map((path) => path.split('.').reduce<unknown>((at, key) => (typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[key] : undefined), body));
+  const values = fields.map((path) =>
+    path.split('.').reduce<unknown>((at, key) => (typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[key] : undefined), body),
+  );
   return values.some((v) => v === undefined) ? undefined : JSON.stringify(values);
 }

@@ -22,7 +22,10 @@ export async function checkHttps(ctx: GradeContext): Promise<Verdict> {
     const resolution = await resolveWebhookHost(new URL(url).hostname, { allowLoopback: true });
     if (!resolution.ok || resolution.addresses.some((a) => a.addressClass !== 'loopback')) {
       const why = resolution.ok ? 'its host is not loopback' : resolution.message;
-      return { grade: 'fail', evidence: `${urlName(ctx, index)}: plain http:// is allowed only for a loopback receiver (${why}); webhook URLs must use https://.` };
+      return {
+        grade: 'fail',
+        evidence: `${urlName(ctx, index)}: plain http:// is allowed only for a loopback receiver (${why}); webhook URLs must use https://.`,
+      };
     }
     seen.push('http:// on loopback (--insecure-localhost: local testing only)');
   }
@@ -75,7 +78,10 @@ export function judgeHeadroom(results: readonly DeliveryResult[], deadlineMs: nu
   const silent = results.length - times.length;
   const unanswered = silent > 0 ? `; ${silent} got no answer (not a timeout)` : '';
   const spare = deadlineMs - (times.at(-1) as number);
-  return { grade: 'pass', evidence: `${timing} over ${times.length} answered ${times.length === 1 ? 'delivery' : 'deliveries'} (deadline ${deadlineMs} ms: ${spare} ms to spare)${unanswered}` };
+  return {
+    grade: 'pass',
+    evidence: `${timing} over ${times.length} answered ${times.length === 1 ? 'delivery' : 'deliveries'} (deadline ${deadlineMs} ms: ${spare} ms to spare)${unanswered}`,
+  };
 }
 
 /** Every delivery of the run so far, against the deadline; graded alone, one new event of its own. */

@@ -9,7 +9,7 @@ import type { DuplicateGroup, GradeContext, Verdict } from './grade-context.js';
 import { observeKey } from './observe.js';
 
 const NO_ANSWER_HINT =
-  "the answers do not say whether a delivery was a duplicate (the receiver kit answers {\"duplicate\": true}); serve the processed counts and pass --observe <url> (docs/cli.md, \"The --observe format\").";
+  'the answers do not say whether a delivery was a duplicate (the receiver kit answers {"duplicate": true}); serve the processed counts and pass --observe <url> (docs/cli.md, "The --observe format").';
 
 /** `duplicate` of a 200's JSON body, when it is a boolean. */
 function duplicateFlag(result: DeliveryResult): boolean | undefined {
@@ -29,7 +29,8 @@ function processedByAnswers(groups: readonly DuplicateGroup[]): number[] | strin
   const counts: number[] = [];
   for (const group of groups) {
     const missed = group.results.filter((r) => !r.delivered).length;
-    if (missed > 0) return `${group.label}: ${missed} of ${group.results.length} deliveries got no 200, so the answers do not show whether they were processed (--observe <url> would).`;
+    if (missed > 0)
+      return `${group.label}: ${missed} of ${group.results.length} deliveries got no 200, so the answers do not show whether they were processed (--observe <url> would).`;
     const flags = group.results.map(duplicateFlag);
     if (flags.length === 0 || flags.some((f) => f === undefined)) return undefined;
     counts.push(flags.filter((f) => f === false).length);
@@ -68,17 +69,22 @@ export async function judgeProcessing(ctx: GradeContext, groups: readonly Duplic
   const lines = sent.map((g, i) => `${g.label}: ${g.results.filter((r) => r.delivered).length} × 200, processed ${counts[i]} time(s)`);
   const never = counts.findIndex((n) => n === 0);
   if (byObserve && never !== -1) {
-    return { grade: 'n/o', evidence: `--observe never counted ${JSON.stringify(observeKey((sent[never] as DuplicateGroup).event))} within ${ctx.settings.settleMs} ms: does it use the documented key?` };
+    return {
+      grade: 'n/o',
+      evidence: `--observe never counted ${JSON.stringify(observeKey((sent[never] as DuplicateGroup).event))} within ${ctx.settings.settleMs} ms: does it use the documented key?`,
+    };
   }
   const twice = counts.some((n) => n > 1);
-  return twice
-    ? { grade: 'fail', evidence: `${lines.join('; ')} (${source}): ${advice}` }
-    : { grade: 'pass', evidence: `${lines.join('; ')} (${source})` };
+  return twice ? { grade: 'fail', evidence: `${lines.join('; ')} (${source}): ${advice}` } : { grade: 'pass', evidence: `${lines.join('; ')} (${source})` };
 }
 
 /** Duplicates at one instance not processed again. */
 export async function checkDedupe(ctx: GradeContext): Promise<Verdict> {
-  return judgeProcessing(ctx, ctx.groups.sameInstance, 'a duplicate was processed again. Deliveries are at least once: dedupe by event, session id and timestamp (or webhook-id).');
+  return judgeProcessing(
+    ctx,
+    ctx.groups.sameInstance,
+    'a duplicate was processed again. Deliveries are at least once: dedupe by event, session id and timestamp (or webhook-id).',
+  );
 }
 
 /** A duplicate at another instance not processed again: judged only when one instance dedupes. */

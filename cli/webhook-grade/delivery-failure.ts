@@ -25,7 +25,6 @@ export function whatTheServiceDoes(result: FailedDelivery): string {
   );
 }
 
-
 /** The first failed delivery of `results`, if any. */
 export function firstFailure(results: readonly DeliveryResult[]): FailedDelivery | undefined {
   return results.find((r): r is FailedDelivery => !r.delivered);

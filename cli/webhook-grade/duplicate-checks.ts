@@ -50,7 +50,12 @@ export async function checkDuplicateConcurrent(ctx: GradeContext): Promise<Verdi
   const results = await Promise.all(Array.from({ length: copies }, () => ctx.deliver(0, event, { webhookId })));
   ctx.groups.sameInstance.push({ label: `${copies} concurrent copies`, event, webhookId, results });
   const slowest = Math.max(...results.map((r) => r.durationMs));
-  return failedVerdict(`${copies} copies of a new event at once`, results) ?? { grade: 'pass', evidence: `${copies} copies of a new event at once: all 200, the slowest in ${slowest} ms` };
+  return (
+    failedVerdict(`${copies} copies of a new event at once`, results) ?? {
+      grade: 'pass',
+      evidence: `${copies} copies of a new event at once: all 200, the slowest in ${slowest} ms`,
+    }
+  );
 }
 
 /** A new event at the first URL, then the same at every other URL. */
@@ -58,7 +63,8 @@ export async function checkDuplicateOtherInstance(ctx: GradeContext): Promise<Ve
   if (ctx.urls.length < 2) {
     return {
       grade: 'n/o',
-      evidence: 'one URL given: give the URL of each instance (webhook grade <url1> <url2> …) to check that a duplicate reaching another instance is answered 200.',
+      evidence:
+        'one URL given: give the URL of each instance (webhook grade <url1> <url2> …) to check that a duplicate reaching another instance is answered 200.',
     };
   }
   const event = ctx.newEvent('instances');

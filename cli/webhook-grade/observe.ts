@@ -36,7 +36,8 @@ export async function readObserved(url: string, timeoutMs: number): Promise<Obse
   } catch {
     return { ok: false, message: '--observe did not answer JSON: answer an object of event key → times processed.' };
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, message: '--observe must answer a JSON object of event key → times processed.' };
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return { ok: false, message: '--observe must answer a JSON object of event key → times processed.' };
   const counts = new Map<string, number>();
   for (const [key, value] of Object.entries(body)) if (typeof value === 'number' && Number.isInteger(value)) counts.set(key, value);
   return { ok: true, counts };

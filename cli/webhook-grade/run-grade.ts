@@ -50,7 +50,11 @@ export type GradeEntry = ReportEntry<DeliveryRuleId>;
  * Grades the receiver at `urls` (several: instances sharing one store); calls `onEntry` as each
  * rule is graded. Never throws for what a receiver answers; throws `UsageError` for a bad secret.
  */
-export async function runWebhookGrade(urls: readonly string[], options: GradeOptions = {}, onEntry: (entry: GradeEntry) => void = () => undefined): Promise<GradeEntry[]> {
+export async function runWebhookGrade(
+  urls: readonly string[],
+  options: GradeOptions = {},
+  onEntry: (entry: GradeEntry) => void = () => undefined,
+): Promise<GradeEntry[]> {
   const ctx = createGradeContext(urls, options);
   const entries: GradeEntry[] = [];
   const chosen = options.only ? new Set<DeliveryRuleId>(['https', ...options.only]) : undefined;

@@ -18,7 +18,9 @@ const STALE_MS = 10 * 60_000;
 export async function checkSignatureValid(ctx: GradeContext): Promise<Verdict> {
   if (ctx.settings.secret === undefined) return NO_SECRET;
   const result = await ctx.deliver(0, ctx.newEvent('signed'));
-  return failedVerdict('a delivery signed with --secret', [result]) ?? { grade: 'pass', evidence: `a delivery signed with --secret: 200 in ${result.durationMs} ms` };
+  return (
+    failedVerdict('a delivery signed with --secret', [result]) ?? { grade: 'pass', evidence: `a delivery signed with --secret: 200 in ${result.durationMs} ms` }
+  );
 }
 
 const answer = (r: DeliveryResult) => (r.status !== undefined ? String(r.status) : r.delivered ? '200' : `no answer (${r.reason})`);
@@ -49,7 +51,10 @@ export async function checkSignatureInvalid(ctx: GradeContext): Promise<Verdict>
   }
   const silent = cases.filter(([, r]) => r.status === undefined);
   if (silent.length > 0) {
-    return { grade: 'n/o', evidence: `${evidence}: no refusal observed for ${silent.map(([name]) => name).join(' and ')} (a refusal is an answer, e.g. 401, within the deadline).` };
+    return {
+      grade: 'n/o',
+      evidence: `${evidence}: no refusal observed for ${silent.map(([name]) => name).join(' and ')} (a refusal is an answer, e.g. 401, within the deadline).`,
+    };
   }
   return { grade: 'pass', evidence };
 }

@@ -56,10 +56,7 @@ export function createResumeHandlers(options: ResumeHandlersOptions): HttpHandle
       const prefer = request.headers.get('prefer');
       let scenario = prefer ? fromPrefer(prefer) : fallback;
       if (!scenario) {
-        return HttpResponse.json(
-          { success: false, error: 'unknown_scenario', message: `No example matches Prefer: ${prefer}` },
-          { status: 500 },
-        );
+        return HttpResponse.json({ success: false, error: 'unknown_scenario', message: `No example matches Prefer: ${prefer}` }, { status: 500 });
       }
       // Source spec §5: the Bearer scheme is required; like Prism, no token means 401.
       if (!/^bearer\s+\S/i.test(request.headers.get('authorization') ?? '')) scenario = missingToken;

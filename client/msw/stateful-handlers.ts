@@ -99,7 +99,8 @@ export function createStatefulResumeHandlers(options: StatefulResumeHandlersOpti
     if (!hasBearer(request)) return answer(scenario('missingToken'));
     const choice = choosePrefer(request.headers.get('prefer'), resumeScenarios);
     if (choice.kind === 'forced') return answer(choice.scenario);
-    if (choice.kind === 'unknown') return HttpResponse.json<ResumeResult | ErrorBody>({ success: false, error: 'bad_request', message: choice.message }, { status: 400 });
+    if (choice.kind === 'unknown')
+      return HttpResponse.json<ResumeResult | ErrorBody>({ success: false, error: 'bad_request', message: choice.message }, { status: 400 });
     const id = String(params.session_id);
     const session = sessions.get(id);
     if (!session) return answer(scenario('notFound'));
@@ -133,7 +134,8 @@ function controlHandlers(baseUrl: string, world: StatefulResumeHandlers, deliver
       if (!hasBearer(request)) return unauthorized();
       // A body that is not JSON reads as no profile: answered 400 below, with the reason.
       const reading = readDeliveryProfile(await request.json().catch(() => undefined));
-      if (!reading.ok) return HttpResponse.json({ success: false as const, error: 'bad_request', message: `Invalid body: ${reading.message}` }, { status: 400 });
+      if (!reading.ok)
+        return HttpResponse.json({ success: false as const, error: 'bad_request', message: `Invalid body: ${reading.message}` }, { status: 400 });
       delivery.profile = reading.profile;
       return HttpResponse.json(delivery.profile);
     }),
@@ -143,7 +145,10 @@ function controlHandlers(baseUrl: string, world: StatefulResumeHandlers, deliver
       const body = (await request.json().catch(() => undefined)) as { status?: unknown } | undefined;
       const status = body?.status;
       if (typeof status !== 'string' || status.length === 0 || status.length > 64) {
-        return HttpResponse.json({ success: false as const, error: 'bad_request', message: 'Invalid body: send {"status": "paused"} or another status.' }, { status: 400 });
+        return HttpResponse.json(
+          { success: false as const, error: 'bad_request', message: 'Invalid body: send {"status": "paused"} or another status.' },
+          { status: 400 },
+        );
       }
       return HttpResponse.json(world.setSession(String(params.session_id), status));
     }),

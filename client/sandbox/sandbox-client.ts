@@ -75,7 +75,7 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
   // The list answers one page at a time (x-decisions: sandbox-session-limit): follow `next`.
   const rest = async (first: { sessions: SandboxSession[]; next?: string }): Promise<SandboxSession[]> => {
     const all = [...first.sessions];
-    for (let after = first.next; after !== undefined; ) {
+    for (let after = first.next; after !== undefined;) {
       const page = await call('sessions', () => raw.GET('/_sandbox/sessions', { params: { query: { limit: 1000, after } } }));
       all.push(...page.sessions);
       after = page.next;
@@ -85,9 +85,7 @@ export function createSandboxClient(options: SandboxClientOptions): SandboxClien
   return {
     reset: async () => rest(await call('reset', () => raw.POST('/_sandbox/reset'))),
     setSession: (id, status) =>
-      call(`setSession(${JSON.stringify(id)})`, () =>
-        raw.PUT('/_sandbox/sessions/{session_id}', { params: { path: { session_id: id } }, body: { status } }),
-      ),
+      call(`setSession(${JSON.stringify(id)})`, () => raw.PUT('/_sandbox/sessions/{session_id}', { params: { path: { session_id: id } }, body: { status } })),
     sessions: async () => rest(await call('sessions', () => raw.GET('/_sandbox/sessions', { params: { query: { limit: 1000 } } }))),
     events: async () => {
       // Asking for JSON: the operation also answers text/event-stream.
@@ -106,7 +104,9 @@ function checkOptions(options: SandboxClientOptions): void {
     throw new OptionsError('createSandboxClient: baseUrl must be an http(s) URL such as http://127.0.0.1:3000.', { option: 'baseUrl' });
   }
   if (typeof options.apiKey !== 'string' || !options.apiKey.startsWith(SANDBOX_KEY_PREFIX) || !isBearerToken(options.apiKey.slice(SANDBOX_KEY_PREFIX.length))) {
-    throw new OptionsError('createSandboxClient: apiKey must start with sandbox_ (e.g. from newSandboxKey()); other keys get 401 from the sandbox.', { option: 'apiKey' });
+    throw new OptionsError('createSandboxClient: apiKey must start with sandbox_ (e.g. from newSandboxKey()); other keys get 401 from the sandbox.', {
+      option: 'apiKey',
+    });
   }
 }
 

@@ -15,6 +15,8 @@ export function cancelsWorkAfterAnswer(): boolean {
 /** A wrong context given to `fetch`, `receive` or `answer` is a programming error. */
 export function checkAfterAnswer(context: AfterAnswer | undefined): void {
   if (context !== undefined && typeof context?.waitUntil !== 'function') {
-    throw new TypeError("receiver.fetch(request, context): context must have a waitUntil(promise) method (Workers' ctx, Vercel's { waitUntil }, or { waitUntil: after } in Next.js)");
+    throw new TypeError(
+      "receiver.fetch(request, context): context must have a waitUntil(promise) method (Workers' ctx, Vercel's { waitUntil }, or { waitUntil: after } in Next.js)",
+    );
   }
 }

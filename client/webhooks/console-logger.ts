@@ -9,7 +9,8 @@ function details(obj: object): string {
   const parts: string[] = [];
   if (typeof fields.event === 'string') parts.push(`event ${fields.event}`);
   if (typeof fields.sessionId === 'string') parts.push(`session ${fields.sessionId}`);
-  if (typeof fields.attempt === 'number') parts.push(typeof fields.maxAttempts === 'number' ? `attempt ${fields.attempt} of ${fields.maxAttempts}` : `attempt ${fields.attempt}`);
+  if (typeof fields.attempt === 'number')
+    parts.push(typeof fields.maxAttempts === 'number' ? `attempt ${fields.attempt} of ${fields.maxAttempts}` : `attempt ${fields.attempt}`);
   const head = parts.length > 0 ? ` (${parts.join(', ')})` : '';
   const err = fields.err instanceof Error ? fields.err.message : fields.err === undefined ? '' : String(fields.err);
   return `${head}${err ? `: ${err.split('\n', 1)[0]}` : ''}`;

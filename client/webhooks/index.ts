@@ -28,7 +28,17 @@ export { OptionsError } from '@session-resume-api/runtime/options-error';
 export type { OptionsErrorOptions } from '@session-resume-api/runtime/options-error';
 export type { StoreUnavailableErrorOptions } from '@session-resume-api/runtime/store-unavailable-error';
 export { StoreUnavailableError } from './store.js';
-export type { DeadLetter, HandlerRun, OrderedReceiverStore, OrderPoint, ProcessingOptions, ReceiverStore, RecordOutcome, RecordedEvent, SessionPosition } from './store.js';
+export type {
+  DeadLetter,
+  HandlerRun,
+  OrderedReceiverStore,
+  OrderPoint,
+  ProcessingOptions,
+  ReceiverStore,
+  RecordOutcome,
+  RecordedEvent,
+  SessionPosition,
+} from './store.js';
 export { canonicalJson, dedupeKey, eventNameOf, sessionIdOf } from '@session-resume-api/runtime/event-identity';
 export type { JsonObject } from '@session-resume-api/runtime/event-identity';
 export type { HandlerRunResult, ReceiverEventResult, ReceiverMetrics } from './receiver-metrics.js';

@@ -117,7 +117,10 @@ interface RecordContext {
 }
 
 /** Records one delivery: a duplicate by either identity answers the first record's id. */
-function recordEntry(c: RecordContext, { key, event, webhookId, trace }: Pick<Entry, 'key' | 'event' | 'trace'> & { webhookId: string | undefined }): RecordOutcome {
+function recordEntry(
+  c: RecordContext,
+  { key, event, webhookId, trace }: Pick<Entry, 'key' | 'event' | 'trace'> & { webhookId: string | undefined },
+): RecordOutcome {
   // A duplicate by either identity: the payload's triple, or the sender's webhook-id.
   const existing = c.records.existing(key, webhookId, c.t);
   if (existing) {
@@ -131,9 +134,20 @@ function recordEntry(c: RecordContext, { key, event, webhookId, trace }: Pick<En
     throw new StoreUnavailableError(`the memory store holds its limit of ${c.maxEvents} events being processed or dead-lettered (maxEvents); retry later`);
   }
   if (c.records.compactRecords >= c.maxRecords) {
-    throw new StoreUnavailableError(`the memory store holds its limit of ${c.maxRecords} records of handled events within the dedupe window (maxRecords); retry later`);
+    throw new StoreUnavailableError(
+      `the memory store holds its limit of ${c.maxRecords} records of handled events within the dedupe window (maxRecords); retry later`,
+    );
   }
-  const entry: Entry = { id: newRecordId(), key, event, receivedAt: c.t, expiresAt: c.t + c.windowMs, attemptsMade: 0, state: 'queued', ...(trace ? { trace } : {}) };
+  const entry: Entry = {
+    id: newRecordId(),
+    key,
+    event,
+    receivedAt: c.t,
+    expiresAt: c.t + c.windowMs,
+    attemptsMade: 0,
+    state: 'queued',
+    ...(trace ? { trace } : {}),
+  };
   const pushed = c.queue.push(entry);
   if (pushed !== 'queued') throw new StoreUnavailableError(`the memory store's queue refused the event (${pushed})`);
   c.records.add(entry, webhookId);

@@ -79,7 +79,10 @@ export function createEventProcessor(receiverOptions: ResolvedReceiverOptions, l
   const stale = async (recorded: RecordedEvent, context: EventContext) => {
     metrics?.handlerRan('stale');
     if (onStale) return onStale(recorded.event, context);
-    logger?.warn?.({ id: context.id, event: context.eventName, sessionId: context.sessionId, attempt: context.attempt }, 'webhook event is older than one already processed for its session; not handed to onEvent');
+    logger?.warn?.(
+      { id: context.id, event: context.eventName, sessionId: context.sessionId, attempt: context.attempt },
+      'webhook event is older than one already processed for its session; not handed to onEvent',
+    );
   };
   return async (recorded: RecordedEvent): Promise<void> => {
     const context = contextOf(recorded);

@@ -62,7 +62,13 @@ function webhookIdOf(headers: WebhookHeaders): string | undefined {
 }
 
 /** Records a checked event; a store failure is a 503, so the sender retries. */
-async function recordEvent(coreOptions: CoreOptions, value: JsonObject, event: Parameters<ReceiverStore['record']>[1], headers: WebhookHeaders, context: AfterAnswer | undefined): Promise<ReceiveResult> {
+async function recordEvent(
+  coreOptions: CoreOptions,
+  value: JsonObject,
+  event: Parameters<ReceiverStore['record']>[1],
+  headers: WebhookHeaders,
+  context: AfterAnswer | undefined,
+): Promise<ReceiveResult> {
   // Of the body as sent: the flat and the nested form of one event have one key.
   const key = dedupeKey(value);
   try {

@@ -187,9 +187,15 @@ export function resolveReceiverOptions(options: WebhookReceiverOptions): Resolve
     ...(Object.fromEntries(Object.entries(options ?? {}).filter(([, value]) => value !== undefined)) as WebhookReceiverOptions),
   };
   const { store, urlToken } = receiverOptions;
-  check(typeof store?.record === 'function' && typeof store.start === 'function', 'store must be a ReceiverStore (createMemoryEventStore() or createRedisEventStore())');
+  check(
+    typeof store?.record === 'function' && typeof store.start === 'function',
+    'store must be a ReceiverStore (createMemoryEventStore() or createRedisEventStore())',
+  );
   check(typeof receiverOptions.onEvent === 'function', 'onEvent must be a function');
-  check(Number.isFinite(receiverOptions.dedupeWindowSeconds) && receiverOptions.dedupeWindowSeconds > 0, 'dedupeWindowSeconds must be a positive number of seconds');
+  check(
+    Number.isFinite(receiverOptions.dedupeWindowSeconds) && receiverOptions.dedupeWindowSeconds > 0,
+    'dedupeWindowSeconds must be a positive number of seconds',
+  );
   checkInteger('createWebhookReceiver: maxAttempts', receiverOptions.maxAttempts, { min: 1 });
   check(Number.isFinite(receiverOptions.retryDelayMs) && receiverOptions.retryDelayMs >= 0, 'retryDelayMs must be a number of milliseconds ≥ 0');
   checkInteger('createWebhookReceiver: maxBodyBytes', receiverOptions.maxBodyBytes, { min: 1 });
@@ -199,12 +205,25 @@ export function resolveReceiverOptions(options: WebhookReceiverOptions): Resolve
   );
   check(receiverOptions.onError === undefined || typeof receiverOptions.onError === 'function', 'onError must be a function');
   check(receiverOptions.onStale === undefined || typeof receiverOptions.onStale === 'function', 'onStale must be a function');
-  check(receiverOptions.logger === undefined || receiverOptions.logger === false || (typeof receiverOptions.logger === 'object' && receiverOptions.logger !== null), 'logger must be a logger object (pino-compatible) or false');
-  check(receiverOptions.order === 'any' || receiverOptions.order === 'per-session', `order must be 'any' or 'per-session' (got ${JSON.stringify(receiverOptions.order)})`);
-  check(receiverOptions.order !== 'per-session' || typeof store.advanceSession === 'function', "order 'per-session' needs a store that keeps session order (createMemoryEventStore() or createRedisEventStore())");
-  check(receiverOptions.metrics === undefined || isReceiverMetrics(receiverOptions.metrics), "metrics must be createReceiverMetrics(registry) of 'session-resume-api/webhooks/metrics' (or an object with answered() and handlerRan())");
   check(
-    receiverOptions.opentelemetry === undefined || (typeof receiverOptions.opentelemetry?.trace?.getTracer === 'function' && typeof receiverOptions.opentelemetry.context?.with === 'function'),
+    receiverOptions.logger === undefined || receiverOptions.logger === false || (typeof receiverOptions.logger === 'object' && receiverOptions.logger !== null),
+    'logger must be a logger object (pino-compatible) or false',
+  );
+  check(
+    receiverOptions.order === 'any' || receiverOptions.order === 'per-session',
+    `order must be 'any' or 'per-session' (got ${JSON.stringify(receiverOptions.order)})`,
+  );
+  check(
+    receiverOptions.order !== 'per-session' || typeof store.advanceSession === 'function',
+    "order 'per-session' needs a store that keeps session order (createMemoryEventStore() or createRedisEventStore())",
+  );
+  check(
+    receiverOptions.metrics === undefined || isReceiverMetrics(receiverOptions.metrics),
+    "metrics must be createReceiverMetrics(registry) of 'session-resume-api/webhooks/metrics' (or an object with answered() and handlerRan())",
+  );
+  check(
+    receiverOptions.opentelemetry === undefined ||
+      (typeof receiverOptions.opentelemetry?.trace?.getTracer === 'function' && typeof receiverOptions.opentelemetry.context?.with === 'function'),
     "opentelemetry must be the @opentelemetry/api module (import * as opentelemetry from '@opentelemetry/api')",
   );
   if (receiverOptions.secret !== undefined && receiverOptions.dedupeWindowSeconds < SIGNATURE_TOLERANCE_SECONDS) {

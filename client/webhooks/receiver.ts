@@ -52,7 +52,9 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     handler: createNodeHandler({ receive: counted, urlToken, maxBodyBytes, logger }),
     fetch: createFetchHandler({ receive: counted, urlToken, maxBodyBytes, logger }),
     answer: async (request, context) => {
-      const result = checkRequestLine({ method: request.method, url: request.url, contentLength: undefined }, { urlToken, maxBodyBytes }) ?? (await counted(request.body ?? '', request.headers, context));
+      const result =
+        checkRequestLine({ method: request.method, url: request.url, contentLength: undefined }, { urlToken, maxBodyBytes }) ??
+        (await counted(request.body ?? '', request.headers, context));
       return { ...result, headers: ANSWER_HEADERS[result.status] };
     },
     deadLetters: () => store.deadLetters(),

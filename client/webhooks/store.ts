@@ -139,6 +139,5 @@ export interface SessionPosition {
 /** A session position without its session. */
 export type OrderPoint = Pick<SessionPosition, 'time' | 'arrival' | 'id'>;
 
-
 /** The store could not record or read; the receiver answers 503 so the sender retries. `cause` holds why. */
 export { StoreUnavailableError } from '@session-resume-api/runtime/store-unavailable-error';

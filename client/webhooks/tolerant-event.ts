@@ -70,7 +70,8 @@ function whyRefused(body: JsonObject): string {
  * @example readEventTolerantly({ status: 'done', session_id: 'sess_1' }) // { ok: true, event: { status: 'done', session_id: 'sess_1', event: 'done', session: { id: 'sess_1' } } }
  */
 export function readEventTolerantly(value: unknown): TolerantReading {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, message: `the body is ${kindOf(value)}, not a JSON object; ${RULE}` };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, message: `the body is ${kindOf(value)}, not a JSON object; ${RULE}` };
   if (!validate(value)) return { ok: false, message: whyRefused(value as JsonObject) };
   return { ok: true, event: normalize(value as JsonObject) };
 }
@@ -81,8 +82,11 @@ function normalize(body: JsonObject): ReceivedEvent {
   if (body.event === undefined && name !== undefined) event.event = name;
   const id = sessionIdOf(body);
   const session = body.session;
-    // session.id is filled in only where no field as sent is replaced.
-  if (id !== undefined && (session === undefined || (typeof session === 'object' && session !== null && !Array.isArray(session) && (session as JsonObject).id === undefined))) {
+  // session.id is filled in only where no field as sent is replaced.
+  if (
+    id !== undefined &&
+    (session === undefined || (typeof session === 'object' && session !== null && !Array.isArray(session) && (session as JsonObject).id === undefined))
+  ) {
     event.session = { ...(session as JsonObject | undefined), id };
   }
   return event as ReceivedEvent;

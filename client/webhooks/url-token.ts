@@ -8,7 +8,10 @@ export const MIN_URL_TOKEN_LENGTH = 22;
 export function generateUrlToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   // base64url (RFC 4648 §5) without padding, from the Web Crypto random bytes.
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }
 
 /** Compares two tokens in constant time (digests first, so the length does not leak either). */

@@ -54,7 +54,8 @@ export function createSignatureVerifier(secret: string | readonly string[]): Sig
 /** `createSignatureVerifier` with the tolerance given: the spec's number in the kit, another in a test that changes it. */
 export function createVerifierWithTolerance(secret: string | readonly string[], toleranceMs: number): SignatureVerifier {
   const secrets = typeof secret === 'string' ? [secret] : [...(secret ?? [])];
-  if (secrets.length === 0) throw new OptionsError(`createWebhookReceiver: secret must be one string or a non-empty list, each ${WEBHOOK_SECRET_RULE}.`, { option: 'secret' });
+  if (secrets.length === 0)
+    throw new OptionsError(`createWebhookReceiver: secret must be one string or a non-empty list, each ${WEBHOOK_SECRET_RULE}.`, { option: 'secret' });
   const hooks = secrets.map((s, i) => {
     const which = secrets.length > 1 ? `secret[${i}]` : 'secret';
     checkWebhookSecret(`createWebhookReceiver: ${which}`, s);
@@ -65,7 +66,10 @@ export function createVerifierWithTolerance(secret: string | readonly string[], 
   return (rawBody, headers) => {
     const { id, timestamp, signature } = signatureHeaders(headers);
     if (!id || !timestamp || !signature) {
-      return { ok: false, message: `This receiver accepts signed deliveries only: ${missingHeaders({ id, timestamp, signature })} required (webhook-id, webhook-timestamp and webhook-signature, or their svix- names).` };
+      return {
+        ok: false,
+        message: `This receiver accepts signed deliveries only: ${missingHeaders({ id, timestamp, signature })} required (webhook-id, webhook-timestamp and webhook-signature, or their svix- names).`,
+      };
     }
     // The timestamp does not depend on the secret: out of tolerance, no secret helps.
     if (!timestampInTolerance(timestamp, Date.now(), toleranceMs)) return { ok: false, message: stale };

@@ -3,7 +3,8 @@
 /** Request headers: a `Headers` object, or a record as node:http gives it (lower-case names; any case is found). */
 export type WebhookHeaders = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
 
-const isHeaders = (headers: WebhookHeaders): headers is Headers => typeof (headers as Headers).get === 'function' && typeof (headers as Headers).has === 'function';
+const isHeaders = (headers: WebhookHeaders): headers is Headers =>
+  typeof (headers as Headers).get === 'function' && typeof (headers as Headers).has === 'function';
 
 /** A record's name matches in any case; a repeated header (an array) counts as absent: one delivery carries one of each. */
 export function headerValue(headers: WebhookHeaders, name: string): string | undefined {

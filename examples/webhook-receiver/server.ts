@@ -18,7 +18,8 @@ const urlToken = process.env.WEBHOOK_URL_TOKEN;
 if (!urlToken) throw new Error('Set WEBHOOK_URL_TOKEN to a long random string (32 random bytes, base64url).');
 // Receivers that share one Redis but must not share events each get their own prefix.
 const prefix = process.env.RECEIVER_KEY_PREFIX;
-if (prefix !== undefined && prefix.trim() === '') throw new Error('RECEIVER_KEY_PREFIX is set but blank: give a prefix (no : { or }), or unset it for the default.');
+if (prefix !== undefined && prefix.trim() === '')
+  throw new Error('RECEIVER_KEY_PREFIX is set but blank: give a prefix (no : { or }), or unset it for the default.');
 
 const receiver = createWebhookReceiver({
   store: createRedisEventStore({ url: redisUrl, ...(prefix ? { prefix: prefix.trim() } : {}) }),

@@ -65,14 +65,7 @@ export interface DeliverEventOptions {
 
 /** Why a delivery failed. */
 export type DeliveryFailureReason =
-  | 'invalid_url'
-  | 'dns_failed'
-  | 'blocked_address'
-  | 'tls_failed'
-  | 'connection_failed'
-  | 'timeout'
-  | 'redirect'
-  | 'bad_status';
+  'invalid_url' | 'dns_failed' | 'blocked_address' | 'tls_failed' | 'connection_failed' | 'timeout' | 'redirect' | 'bad_status';
 
 /** The receiver's certificate as seen during the handshake. */
 export interface CertificateSummary {
@@ -213,19 +206,21 @@ function createDeadline(ms: number): { reached: Promise<'timeout'>; cancel(): vo
   const reached = new Promise<'timeout'>((resolve) => {
     const arm = (delay: number) => {
       // After the timers phase, so a stall-watch tick that was due as well has counted.
-      timer = setTimeout(() =>
-        setImmediate(() => {
-          if (cancelled) return;
-          const more = Math.min(stalls.lost() - added, ms - added);
-          if (more <= 0) {
-            stalls.release();
-            resolve('timeout');
-            return;
-          }
-          added += more;
-          arm(more);
-        }),
-      delay);
+      timer = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (cancelled) return;
+            const more = Math.min(stalls.lost() - added, ms - added);
+            if (more <= 0) {
+              stalls.release();
+              resolve('timeout');
+              return;
+            }
+            added += more;
+            arm(more);
+          }),
+        delay,
+      );
     };
     arm(ms);
   });
@@ -437,7 +432,9 @@ function post(attempt: Attempt, keepAlive: boolean): Promise<DeliveryResult | ty
       resolve(result);
     };
     const req = openRequest(attempt, keepAlive);
-    void deadline.then(() => finish({ delivered: false, reason: 'timeout', message: timeoutMessage(url, timeoutMs, state.stage), ...attemptDetails(attempt, state) }));
+    void deadline.then(() =>
+      finish({ delivered: false, reason: 'timeout', message: timeoutMessage(url, timeoutMs, state.stage), ...attemptDetails(attempt, state) }),
+    );
     trackStages(req, plain, state);
     req.on('error', (error: NodeJS.ErrnoException) => {
       const code = error.code ?? error.message;
@@ -446,11 +443,16 @@ function post(attempt: Attempt, keepAlive: boolean): Promise<DeliveryResult | ty
     });
     req.on('response', (res) => {
       state.stage = 'reading the answer';
-      readAnswer(res, options.maxResponseBytes ?? MAX_RESPONSE_BYTES, () => settled, (response, whole) => {
-        const result = answerResult(res, response, attempt, state);
-        // A redirect's connection is never kept.
-        finish(result, whole && !(result.delivered === false && result.reason === 'redirect'));
-      });
+      readAnswer(
+        res,
+        options.maxResponseBytes ?? MAX_RESPONSE_BYTES,
+        () => settled,
+        (response, whole) => {
+          const result = answerResult(res, response, attempt, state);
+          // A redirect's connection is never kept.
+          finish(result, whole && !(result.delivered === false && result.reason === 'redirect'));
+        },
+      );
     });
     req.end(attempt.body);
   });

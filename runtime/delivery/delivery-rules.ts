@@ -67,7 +67,8 @@ export const DELIVERY_RULES = [
     title: `200 within ${DEADLINE}`,
     rule: `Each delivery is answered 200 within ${DEADLINE}; slow work is done after answering. Only 200 counts: another 2xx, a redirect (never followed), a timeout or an error is a failed delivery.`,
     decisions: ['webhook-ack', 'webhook-retry'],
-    broken: 'The service counts the delivery as failed and sends the event again on its retry schedule (waiting at least what a 429 or 503 asks with Retry-After), then lists it as a dead letter.',
+    broken:
+      'The service counts the delivery as failed and sends the event again on its retry schedule (waiting at least what a 429 or 503 asks with Retry-After), then lists it as a dead letter.',
     faults: [
       {
         field: 'retryScheduleMs',
@@ -85,7 +86,8 @@ export const DELIVERY_RULES = [
     title: `200 within ${DEADLINE} under a burst`,
     rule: `Under a burst of concurrent distinct deliveries, the slowest answer (p99) still comes within ${DEADLINE}.`,
     decisions: ['webhook-ack', 'webhook-retry'],
-    broken: 'The service sends up to 50 deliveries at once per instance; those answered late are failed deliveries, retried on the schedule, so a slow burst grows into more load.',
+    broken:
+      'The service sends up to 50 deliveries at once per instance; those answered late are failed deliveries, retried on the schedule, so a slow burst grows into more load.',
   },
   {
     id: 'duplicate-again',
@@ -104,7 +106,14 @@ export const DELIVERY_RULES = [
     decisions: ['webhook-retry'],
     broken: 'The service retries an event whose duplicate was refused until it runs out of attempts, then lists it as a dead letter although it was received.',
     faults: [
-      { field: 'duplicateDelayMs', description: 'Wait between a delivered event and its second delivery, in ms.', kind: 'ms', min: 0, max: MAX_PROFILE_DELAY_MS, default: 0 },
+      {
+        field: 'duplicateDelayMs',
+        description: 'Wait between a delivered event and its second delivery, in ms.',
+        kind: 'ms',
+        min: 0,
+        max: MAX_PROFILE_DELAY_MS,
+        default: 0,
+      },
     ],
   },
   {
@@ -160,15 +169,23 @@ export const DELIVERY_RULES = [
     broken: `Retries come up to ${LAST_RETRY} after the event; a receiver that refuses old events loses every event that needed a retry.`,
     faults: [
       { field: 'delayMs', description: 'Wait before the first attempt of each delivery, in ms.', kind: 'ms', min: 0, max: MAX_PROFILE_DELAY_MS, default: 0 },
-      { field: 'jitterMs', description: 'A random extra wait from 0 to this, in ms, added to delayMs.', kind: 'ms', min: 0, max: MAX_PROFILE_DELAY_MS, default: 0 },
+      {
+        field: 'jitterMs',
+        description: 'A random extra wait from 0 to this, in ms, added to delayMs.',
+        kind: 'ms',
+        min: 0,
+        max: MAX_PROFILE_DELAY_MS,
+        default: 0,
+      },
     ],
   },
   {
     id: 'out-of-order',
     title: 'events out of order answered 200',
-    rule: "Events of one session arriving out of order (the later one first) are both answered 200; the receiver orders them by timestamp if order matters.",
+    rule: 'Events of one session arriving out of order (the later one first) are both answered 200; the receiver orders them by timestamp if order matters.',
     decisions: ['webhook-retry'],
-    broken: 'Nothing keeps order across retries: a receiver that refuses the earlier event once it saw the later one makes the service retry it until it is a dead letter.',
+    broken:
+      'Nothing keeps order across retries: a receiver that refuses the earlier event once it saw the later one makes the service retry it until it is a dead letter.',
     faults: [
       {
         field: 'outOfOrderRate',
@@ -183,7 +200,7 @@ export const DELIVERY_RULES = [
   {
     id: 'signature-valid',
     title: 'signed delivery accepted',
-    rule: 'A delivery signed with the receiver\'s secret (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature) is answered 200.',
+    rule: "A delivery signed with the receiver's secret (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature) is answered 200.",
     decisions: ['webhook-signing', 'webhook-standard-headers'],
     broken: 'Every delivery is refused and retried until the service runs out of attempts.',
   },
@@ -199,7 +216,8 @@ export const DELIVERY_RULES = [
     title: `answer time against ${DEADLINE}`,
     rule: `Every delivery of the run is answered within ${DEADLINE}, with room to spare: the report gives the median and the slowest answer time against the deadline.`,
     decisions: ['webhook-ack'],
-    broken: 'A receiver with little headroom misses the deadline as soon as it slows down (a deploy, a busy store): each such delivery fails and is sent again.',
+    broken:
+      'A receiver with little headroom misses the deadline as soon as it slows down (a deploy, a busy store): each such delivery fails and is sent again.',
   },
 ] as const satisfies readonly DeliveryRule[];
 
@@ -232,7 +250,8 @@ export function readDeliveryProfile(input: unknown): ProfileReading {
   const profile: Record<string, unknown> = { ...DEFAULT_DELIVERY_PROFILE };
   for (const [name, value] of Object.entries(input)) {
     const fault = known.get(name);
-    if (!fault) return { ok: false, message: `${JSON.stringify(name.slice(0, 64))} is not a delivery profile field; the fields are ${[...known.keys()].join(', ')}.` };
+    if (!fault)
+      return { ok: false, message: `${JSON.stringify(name.slice(0, 64))} is not a delivery profile field; the fields are ${[...known.keys()].join(', ')}.` };
     const problem = checkField(fault, value);
     if (problem) return { ok: false, message: `${name} ${problem}` };
     profile[name] = fault.kind === 'schedule' ? [...(value as number[])] : value;

@@ -18,8 +18,7 @@ export interface CheckedAddress extends ResolvedAddress {
 
 /** Every address allowed, or the first problem with a sentence saying what to check. */
 export type HostResolution =
-  | { ok: true; addresses: CheckedAddress[] }
-  | { ok: false; reason: 'dns_failed' | 'blocked_address'; message: string; addresses: CheckedAddress[] };
+  { ok: true; addresses: CheckedAddress[] } | { ok: false; reason: 'dns_failed' | 'blocked_address'; message: string; addresses: CheckedAddress[] };
 
 /** The URL rules and the resolver. */
 export interface ResolveWebhookHostOptions extends WebhookUrlOptions {
@@ -37,10 +36,7 @@ export const systemLookup: WebhookLookup = (hostname) => dnsLookup(hostname, { a
  * Classifies every address of `hostname` (an IP literal resolves to itself); one refused address
  * refuses the host, since the connection could go to any. Never throws.
  */
-export async function resolveWebhookHost(
-  hostname: string,
-  options: ResolveWebhookHostOptions = {},
-): Promise<HostResolution> {
+export async function resolveWebhookHost(hostname: string, options: ResolveWebhookHostOptions = {}): Promise<HostResolution> {
   const host = hostname.replace(/^\[|\]$/g, '');
   let resolved: ResolvedAddress[];
   if (classifyAddress(host)) {

@@ -28,7 +28,8 @@ export interface WebhookHeadersOptions {
 export function createWebhookHeaders(options: WebhookHeadersOptions = {}): SignWebhookHeaders {
   const now = options.now ?? (() => new Date());
   const secrets = options.secret === undefined ? [] : typeof options.secret === 'string' ? [options.secret] : [...options.secret];
-  if (options.secret !== undefined && secrets.length === 0) throw new OptionsError('Give at least one webhook secret, or none for unsigned deliveries.', { option: 'secret' });
+  if (options.secret !== undefined && secrets.length === 0)
+    throw new OptionsError('Give at least one webhook secret, or none for unsigned deliveries.', { option: 'secret' });
   const signers = secrets.map((secret, i) => {
     checkWebhookSecret(secrets.length > 1 ? `Webhook secret ${i + 1} of ${secrets.length}` : 'The webhook secret', secret);
     return new Webhook(secret);

@@ -8,10 +8,7 @@ import { secretDigest, secretMatches } from '@session-resume-api/runtime/secret-
 import { toHex } from '@session-resume-api/runtime/sha256';
 
 /** What the Authorization header carried. */
-export type BearerCredentials =
-  | { kind: 'missing' }
-  | { kind: 'malformed' }
-  | { kind: 'token'; token: string };
+export type BearerCredentials = { kind: 'missing' } | { kind: 'malformed' } | { kind: 'token'; token: string };
 
 /** The realm of the challenge (RFC 6750 §3). */
 export const REALM = 'session-resume-api';

@@ -7,7 +7,6 @@ import { Command, Option } from 'commander';
 import type { CommandOutput, RunWithDelivery } from './command-output.js';
 import type { EndpointStatus } from '../webhooks/endpoint-circuit.js';
 
-
 /** Adds `endpoint` and `endpoint enable` to the `webhooks` group. */
 export function addEndpoint(group: Command, run: RunWithDelivery, io: CommandOutput): void {
   const endpoint = group

@@ -45,7 +45,13 @@ export async function runServerCli(argv: string[], env: Env, io: CommandOutput):
       code = await runWorker(redisConfig(env));
     });
   program.addCommand(createSeedCommand(env));
-  program.addCommand(createWebhooksCommand((work) => withRedisDelivery(redisConfig(env), io, work), io, (exit) => (code = exit)));
+  program.addCommand(
+    createWebhooksCommand(
+      (work) => withRedisDelivery(redisConfig(env), io, work),
+      io,
+      (exit) => (code = exit),
+    ),
+  );
   listEveryCommand(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -84,7 +90,11 @@ function redisConfig(env: Env): ServerConfig & { target: RedisTarget } {
   return { ...config, target };
 }
 
-async function withRedisDelivery(config: ReturnType<typeof redisConfig>, io: CommandOutput, run: (delivery: RedisDelivery, keyPrefix: string) => Promise<number>) {
+async function withRedisDelivery(
+  config: ReturnType<typeof redisConfig>,
+  io: CommandOutput,
+  run: (delivery: RedisDelivery, keyPrefix: string) => Promise<number>,
+) {
   const logger = createProcessLogger({ level: 'warn', fd: 2 });
   // A job without an event (written under this prefix by something else) is named and skipped: the rest is still shown.
   const onMalformedJob = (id: string, problem: string) => io.err(`skipped job ${id}: ${problem} (not an event this server wrote)\n`);

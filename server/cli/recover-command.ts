@@ -9,7 +9,6 @@ import { describeDedupeWindowAge } from '../webhooks/dedupe-window-age.js';
 import type { RecoverOptions, RecoverResult } from '../webhooks/recover-by-time.js';
 import { UsageError } from '@session-resume-api/runtime/usage-error';
 
-
 interface RecoverFlags {
   since: Date;
   until: Date;

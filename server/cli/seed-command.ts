@@ -52,7 +52,9 @@ export function createSeedCommand(env: Env): Command {
         const result = await seedStore({ store, source, marker, force: true });
         const reset = options.reset ? `deleted ${deleted} sessions, then ` : '';
         // Where it wrote, named as the server's start-up line names it (never the password).
-        process.stdout.write(`Seeded ${redisLocation(config) ?? ''} from ${source.label} under ${config.redisKeyPrefix}: ${reset}created ${result.created}, kept ${result.kept}.\n`);
+        process.stdout.write(
+          `Seeded ${redisLocation(config) ?? ''} from ${source.label} under ${config.redisKeyPrefix}: ${reset}created ${result.created}, kept ${result.kept}.\n`,
+        );
       } finally {
         redis.disconnect();
       }

@@ -85,7 +85,13 @@ function addStats(group: Command, run: RunWithDelivery, io: CommandOutput): void
     .action((options: { json?: boolean }) =>
       run(async (delivery) => {
         const stats = await delivery.stats();
-        io.out(options.json ? `${JSON.stringify(stats)}\n` : `${Object.entries(stats).map(([k, v]) => `${k} ${v}`).join('\n')}\n`);
+        io.out(
+          options.json
+            ? `${JSON.stringify(stats)}\n`
+            : `${Object.entries(stats)
+                .map(([k, v]) => `${k} ${v}`)
+                .join('\n')}\n`,
+        );
         return 0;
       })(),
     );
@@ -122,7 +128,10 @@ function addReplay(group: Command, run: RunWithDelivery, io: CommandOutput): voi
         const selected = (await delivery.listDead()).filter((dead) => options.all || dead.id === id);
         if (selected.length === 0 && !options.all) return noSuchEvent();
         // Before anything is sent: how many of the events receivers may no longer recognise.
-        const dedupeWindow = dedupeWindowAge(selected.map((dead) => dead.payload), Date.now());
+        const dedupeWindow = dedupeWindowAge(
+          selected.map((dead) => dead.payload),
+          Date.now(),
+        );
         (options.json ? io.err : io.out)(describeDedupeWindowAge(dedupeWindow));
         const replayed = options.all ? await delivery.replayAll() : Number(await delivery.replay(id as string));
         if (replayed === 0 && !options.all) return noSuchEvent();

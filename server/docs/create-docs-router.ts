@@ -17,7 +17,8 @@ export const INDEX_ANSWER = {
   docs: '/docs',
   openapi: '/openapi.yaml',
   health: '/healthz',
-  message: 'Resume a paused session with POST /v1/sessions/{session_id}/resume and Authorization: Bearer <API_KEY>. The reference is at /docs, the OpenAPI document at /openapi.yaml.',
+  message:
+    'Resume a paused session with POST /v1/sessions/{session_id}/resume and Authorization: Bearer <API_KEY>. The reference is at /docs, the OpenAPI document at /openapi.yaml.',
 } as const;
 
 /** Options of `createDocsRouter`. */
@@ -52,10 +53,7 @@ export function createDocsRouter(options: DocsRouterOptions = {}): Router {
   });
   router.get('/docs', (_req, res) => {
     if (!existsSync(htmlPath)) {
-      res
-        .status(503)
-        .type('text/plain; charset=utf-8')
-        .send(`The API reference is not built: run \`npm run docs\` (writes ${htmlPath}).\n`);
+      res.status(503).type('text/plain; charset=utf-8').send(`The API reference is not built: run \`npm run docs\` (writes ${htmlPath}).\n`);
       return;
     }
     // The page is self-contained (tools/docs/build-docs.ts); the policy keeps it so.

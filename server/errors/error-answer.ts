@@ -90,11 +90,8 @@ function render(err: unknown): ErrorAnswer {
   }
   if (Number.isInteger(status) && status >= 400 && status < 500) {
     const code = CODE_BY_STATUS[status] ?? 'bad_request';
-    const detail = e.errors?.length
-      ? e.errors.map((d) => `${requestPart(d.path)} ${d.message ?? ''}`.trim()).join('; ')
-      : undefined;
-    const message =
-      code === 'bad_request' ? `Invalid request: ${detail ?? String(e.message ?? 'malformed')}.` : (MESSAGES[code] ?? String(e.message));
+    const detail = e.errors?.length ? e.errors.map((d) => `${requestPart(d.path)} ${d.message ?? ''}`.trim()).join('; ') : undefined;
+    const message = code === 'bad_request' ? `Invalid request: ${detail ?? String(e.message ?? 'malformed')}.` : (MESSAGES[code] ?? String(e.message));
     const headers: Record<string, string> = status === 405 && e.headers?.Allow ? { Allow: e.headers.Allow } : {};
     return error(status === 400 || CODE_BY_STATUS[status] ? status : 400, code, message, headers);
   }

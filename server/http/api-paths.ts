@@ -13,8 +13,6 @@ export type ApiPathMatcher = (path: string) => boolean;
  * @example createApiPathMatcher(Object.keys(document.paths))('/v1/sessions/s1/resume') // true
  */
 export function createApiPathMatcher(templates: readonly string[]): ApiPathMatcher {
-  const expressions = templates.map(
-    (template) => pathToRegexp(template.replace(/\{([^}]+)\}/g, ':$1'), { sensitive: true, trailing: false }).regexp,
-  );
+  const expressions = templates.map((template) => pathToRegexp(template.replace(/\{([^}]+)\}/g, ':$1'), { sensitive: true, trailing: false }).regexp);
   return (path) => expressions.some((expression) => expression.test(path));
 }

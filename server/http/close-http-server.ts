@@ -26,7 +26,7 @@ export function closeHttpServer(server: Server, { idleSweepMs = DEFAULT_IDLE_SWE
   // Before the app's listeners: the app may answer within the same call.
   for (const event of ['request', 'checkContinue', 'checkExpectation']) server.prependListener(event, lastAnswer);
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    // A connection busy at close() is closed on the next sweep after its answer, not after the keep-alive timeout.
+  // A connection busy at close() is closed on the next sweep after its answer, not after the keep-alive timeout.
   const sweep = setInterval(() => server.closeIdleConnections(), idleSweepMs);
   sweep.unref();
   return closed.finally(() => clearInterval(sweep));

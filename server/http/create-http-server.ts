@@ -66,25 +66,24 @@ function createAnswerTracker(app: RequestListener) {
 
 // Node's answers without a listener (node:http "Event: 'clientError'"), with the spec's Error body.
 const CLIENT_ERRORS: Record<string, [number, string, ErrorCode, string]> = {
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'request_timeout', 'The request did not arrive in time: send the headers within 10 s and the whole request within 30 s.'],
+  ERR_HTTP_REQUEST_TIMEOUT: [
+    408,
+    'Request Timeout',
+    'request_timeout',
+    'The request did not arrive in time: send the headers within 10 s and the whole request within 30 s.',
+  ],
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'header_too_large', 'The request headers are too large.'],
 };
 
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, answerBegun: boolean): void {
-    // As Node's default handler: nothing can be answered on a reset connection or once the app's answer began.
+  // As Node's default handler: nothing can be answered on a reset connection or once the app's answer began.
   if (err.code === 'ECONNRESET' || !socket.writable || answerBegun) {
     socket.destroy();
     return;
   }
-  const [status, reason, error, message] = CLIENT_ERRORS[err.code ?? ''] ?? [
-    400,
-    'Bad Request',
-    'bad_request',
-    'The request is not valid HTTP/1.1.',
-  ];
+  const [status, reason, error, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Bad Request', 'bad_request', 'The request is not valid HTTP/1.1.'];
   const body = JSON.stringify(errorBody(error, message));
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Connection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` + `Connection: close\r\n\r\n${body}`,
   );
 }

@@ -51,7 +51,12 @@ export function createRateLimit(options: RateLimitOptions, keyOf: (req: Request)
       next(new HttpError(429, 'rate_limited', `Too many requests for this API key; retry after ${seconds} seconds.`));
     },
     ...(logger
-      ? { logger: { error: (err: unknown, msg?: string) => logger.error({ err }, msg ?? 'rate limit'), warn: (err: unknown, msg?: string) => logger.warn({ err }, msg ?? 'rate limit') } }
+      ? {
+          logger: {
+            error: (err: unknown, msg?: string) => logger.error({ err }, msg ?? 'rate limit'),
+            warn: (err: unknown, msg?: string) => logger.warn({ err }, msg ?? 'rate limit'),
+          },
+        }
       : {}),
   });
 }

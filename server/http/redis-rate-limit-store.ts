@@ -38,9 +38,7 @@ export function createRedisRateLimitStore(client: Redis | Cluster, keyPrefix = '
       windowMs = options.windowMs;
     },
     async increment(key): Promise<IncrementResponse> {
-      const [hits, ttl] = (await guard(() =>
-        client.eval(INCREMENT_SCRIPT, 1, counter(key), String(windowMs)),
-      )) as [number, number];
+      const [hits, ttl] = (await guard(() => client.eval(INCREMENT_SCRIPT, 1, counter(key), String(windowMs)))) as [number, number];
       return { totalHits: hits, resetTime: new Date(Date.now() + ttl) };
     },
     async decrement(key) {

@@ -71,8 +71,7 @@ export function createBodyCheck(options: BodyCheckOptions = {}): RequestHandler 
 }
 
 /** Any method but POST on the resume route: 405 with `Allow: POST`. */
-export const methodNotAllowed: RequestHandler = (_req, _res, next) =>
-  next(new HttpError(405, 'method_not_allowed', MESSAGES.method, { Allow: 'POST' }));
+export const methodNotAllowed: RequestHandler = (_req, _res, next) => next(new HttpError(405, 'method_not_allowed', MESSAGES.method, { Allow: 'POST' }));
 
 /** The catch-all after every route: an Error body, never express's HTML page. */
 export const notFound: RequestHandler = (_req, _res, next) => next(new HttpError(404, 'not_found', MESSAGES.notFound));

@@ -48,8 +48,7 @@ const ANSWERS: IdempotentAnswers = {
 };
 
 const UNKNOWN_OUTCOME =
-  'The session store did not confirm in time: the resume may or may not have been applied. ' +
-  'Retry with the same Idempotency-Key to get its outcome.';
+  'The session store did not confirm in time: the resume may or may not have been applied. ' + 'Retry with the same Idempotency-Key to get its outcome.';
 
 /**
  * Builds the POST /v1/sessions/{session_id}/resume handler.
@@ -82,12 +81,9 @@ function createResume(deps: ResumeHandlerDeps) {
     const flightKey = key === undefined ? undefined : JSON.stringify([scope, key]);
     if (flightKey !== undefined && inFlight.has(flightKey)) {
       // Its own code and no not_paused marker: the client must not read it as not_paused.
-      throw new HttpError(
-        409,
-        'idempotency_key_in_use',
-        'A request with this Idempotency-Key is still in progress; retry in a moment with the same key.',
-        { 'Retry-After': '1' },
-      );
+      throw new HttpError(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still in progress; retry in a moment with the same key.', {
+        'Retry-After': '1',
+      });
     }
     if (flightKey !== undefined) inFlight.add(flightKey);
     let transition;
@@ -107,11 +103,7 @@ function createResume(deps: ResumeHandlerDeps) {
         res.status(transition.answer.status).json(transition.answer.body);
         return transition.kind;
       case 'key_reused':
-        throw new HttpError(
-          422,
-          'idempotency_key_reused',
-          'This Idempotency-Key was already used for another session; send a new key for each resume.',
-        );
+        throw new HttpError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used for another session; send a new key for each resume.');
       case 'resumed':
         res.status(ANSWERS.resumed.status).json(ANSWERS.resumed.body);
         // After the answer and never awaited: delivery must not delay it.

@@ -10,7 +10,7 @@ import { RESUME_PATH } from '@session-resume-api/runtime/resume-path';
 
 /** Starts the span of one resume request. */
 export function resumeSpan(tracing: Tracing | undefined, req: Request): TracedSpan {
-    // node:http joins repeated values with ", ": two traceparents make one invalid value, tracestates one list.
+  // node:http joins repeated values with ", ": two traceparents make one invalid value, tracestates one list.
   const parent = readTraceContext(req.headers.traceparent, req.headers.tracestate);
   if (!tracing) return startSpan(undefined, { name: '', kind: SPAN_KIND.internal, parent });
   const nested = tracing.api.trace.getSpan(tracing.api.context.active()) !== undefined;

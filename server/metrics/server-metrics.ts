@@ -131,7 +131,7 @@ function watchDeliveryGauge(registers: Registry[]): (inspector: WatchedDelivery)
   });
   new Gauge({
     name: 'session_resume_webhook_endpoint_held_events',
-    help: "Events held for the webhook endpoint while it is open or disabled, shared by every instance (at most maxHeldEvents; past it they go to the dead-letter list).",
+    help: 'Events held for the webhook endpoint while it is open or disabled, shared by every instance (at most maxHeldEvents; past it they go to the dead-letter list).',
     registers,
     async collect() {
       const read = readEndpoint();

@@ -35,7 +35,10 @@ export function createConnectionErrorLog(logger: Logger, options: { setting?: 'R
         suppressed++;
         return;
       } else {
-        logger.warn({ source, err: error.message }, `Redis unreachable (${error.message}): retrying every second; further connection errors are counted, not logged, until it answers`);
+        logger.warn(
+          { source, err: error.message },
+          `Redis unreachable (${error.message}): retrying every second; further connection errors are counted, not logged, until it answers`,
+        );
       }
       down = true;
     },

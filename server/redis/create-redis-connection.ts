@@ -98,7 +98,5 @@ function describe(connection: RedisConnection): string {
 }
 
 function hint(connection: RedisConnection): string {
-  return isCluster(connection)
-    ? 'start it, fix REDIS_CLUSTER_NODES, and check that every slot is served (cluster_state:ok).'
-    : 'start it or fix REDIS_URL.';
+  return isCluster(connection) ? 'start it, fix REDIS_CLUSTER_NODES, and check that every slot is served (cluster_state:ok).' : 'start it or fix REDIS_URL.';
 }

@@ -27,8 +27,7 @@ export function redisKeys(prefix: string) {
     /** Hash of one session (`status`, `updatedAt`). */
     session: (sessionId: string) => `${prefix}session:${tag(sessionId)}`,
     /** The recorded answer of (scope, Idempotency-Key) for this session. */
-    idempotency: (sessionId: string, scope: string, key: string) =>
-      `${prefix}idem:${tag(sessionId)}:${keyHash(scope, key)}`,
+    idempotency: (sessionId: string, scope: string, key: string) => `${prefix}idem:${tag(sessionId)}:${keyHash(scope, key)}`,
     /** Binds (scope, Idempotency-Key) to its first session id (a single-key command: any slot). */
     idempotencyClaim: (scope: string, key: string) => `${prefix}idem-claim:${keyHash(scope, key)}`,
     /** The event a resume attempt wrote (JSON), or `-` when it wrote none. */

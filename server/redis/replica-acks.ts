@@ -34,7 +34,8 @@ type Exec = [Error | null, unknown][] | null;
 export function withReplicaAcks<T extends RedisConnection>(client: T, options: ReplicaAckOptions): T {
   checkInteger('withReplicaAcks: replicas', options.replicas, { min: 1 });
   const timeoutMs = options.timeoutMs ?? DEFAULT_REPLICA_ACK_TIMEOUT_MS;
-  const acked = (method: 'eval' | 'evalsha') =>
+  const acked =
+    (method: 'eval' | 'evalsha') =>
     async (...args: (string | number | Buffer)[]): Promise<unknown> => {
       const pipeline = client.pipeline();
       (pipeline[method] as (...a: unknown[]) => unknown)(...args);

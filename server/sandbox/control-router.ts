@@ -113,7 +113,9 @@ function sessionRoutes({ api, contract, world, send }: RouteContext): void {
     send(res, 'SessionList', world(req).list());
   });
   api.get('/sessions', (req, res) => send(res, 'SessionList', world(req).list(pageOf(req))));
-  api.put('/sessions/:session_id', express.json({ limit: BODY_LIMIT, strict: true }), (req, res) => send(res, 'SandboxSession', setSession(contract, world(req), req)));
+  api.put('/sessions/:session_id', express.json({ limit: BODY_LIMIT, strict: true }), (req, res) =>
+    send(res, 'SandboxSession', setSession(contract, world(req), req)),
+  );
 }
 
 /** PUT /_sandbox/sessions/{id}: the session as set, or the error answer's HttpError. */
@@ -124,7 +126,11 @@ function setSession(contract: Contract, world: SandboxWorld, req: Request) {
   if (!body.ok) throw new HttpError(400, 'bad_request', `Invalid body: ${body.message}; send {"status": "paused"} or another status.`);
   const outcome = world.set(id, (req.body as { status: string }).status);
   if (outcome.kind === 'full') {
-    throw new HttpError(409, 'sandbox_world_full', `This sandbox world holds its limit of ${outcome.limit} sessions: set the status of an existing session, or reset the world.`);
+    throw new HttpError(
+      409,
+      'sandbox_world_full',
+      `This sandbox world holds its limit of ${outcome.limit} sessions: set the status of an existing session, or reset the world.`,
+    );
   }
   return outcome.session;
 }
@@ -147,7 +153,11 @@ function recoverRoute({ api, contract, world, send }: RouteContext): void {
     const { since, until, dryRun } = (req.body ?? {}) as { since?: string; until?: string; dryRun?: boolean };
     const window = { since: Date.parse(since ?? ''), until: Date.parse(until ?? '') };
     if (!body.ok || !(window.since < window.until)) {
-      throw new HttpError(400, 'bad_request', `Invalid body: ${body.ok ? 'until must be later than since' : body.message}; send {"since": "2026-11-21T16:00:00Z", "until": "2026-11-21T17:00:00Z"}.`);
+      throw new HttpError(
+        400,
+        'bad_request',
+        `Invalid body: ${body.ok ? 'until must be later than since' : body.message}; send {"since": "2026-11-21T16:00:00Z", "until": "2026-11-21T17:00:00Z"}.`,
+      );
     }
     send(res, 'RecoverResult', world(req).recover({ ...window, dryRun: dryRun === true }));
   });
@@ -224,12 +234,14 @@ function streamEvents(req: Request, res: Response, world: SandboxWorld, streams:
 }
 
 /** Every control API failure in the Error body; body-parser and validation failures are 400s, never 500s. */
-const createErrorRenderer = (logger: Pick<Logger, 'error'> | undefined): ErrorRequestHandler => (err, _req, res, _next) => {
-  const answer = toErrorAnswer(err);
-  if (answer.defect) logger?.error({ err }, 'defect in the sandbox control API: answered 500');
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  res.status(answer.status).set(answer.headers).type('application/json').send(JSON.stringify(answer.body));
-};
+const createErrorRenderer =
+  (logger: Pick<Logger, 'error'> | undefined): ErrorRequestHandler =>
+  (err, _req, res, _next) => {
+    const answer = toErrorAnswer(err);
+    if (answer.defect) logger?.error({ err }, 'defect in the sandbox control API: answered 500');
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.status(answer.status).set(answer.headers).type('application/json').send(JSON.stringify(answer.body));
+  };

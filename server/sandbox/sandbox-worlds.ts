@@ -104,7 +104,10 @@ export function createSandboxWorlds(options: SandboxWorldsOptions): SandboxWorld
   const maxSessions = positive('maxSessions', options.maxSessions ?? DEFAULT_MAX_SESSIONS);
   if (!Array.isArray(options.seeds)) throw new OptionsError('createSandboxWorlds: seeds must be a list of { id, status }.', { option: 'seeds' });
   if (options.seeds.length > maxSessions) {
-    throw new OptionsError(`createSandboxWorlds: the seed set has ${options.seeds.length} sessions, more than a world holds (maxSessions ${maxSessions}): raise the limit or seed fewer.`, { option: 'seeds' });
+    throw new OptionsError(
+      `createSandboxWorlds: the seed set has ${options.seeds.length} sessions, more than a world holds (maxSessions ${maxSessions}): raise the limit or seed fewer.`,
+      { option: 'seeds' },
+    );
   }
   const seeds = options.seeds.map(({ id, status }) => ({ id, status }));
   const now = options.now ?? (() => new Date());

@@ -1,7 +1,17 @@
 /** In-memory `SessionStore`: the embedded default, for one process (state is lost on exit). */
 import { randomUUID } from 'node:crypto';
 import { checkInteger } from '@session-resume-api/runtime/options-error';
-import { DEFAULT_IDEMPOTENCY_MAX_KEYS, IDEMPOTENCY_TTL_SECONDS, PAUSED, RUNNING, type RecordedAnswer, type ResumeTransition, type StoreResumeOptions, type Session, type SessionStore } from './session-store.js';
+import {
+  DEFAULT_IDEMPOTENCY_MAX_KEYS,
+  IDEMPOTENCY_TTL_SECONDS,
+  PAUSED,
+  RUNNING,
+  type RecordedAnswer,
+  type ResumeTransition,
+  type StoreResumeOptions,
+  type Session,
+  type SessionStore,
+} from './session-store.js';
 import { resumedEvent } from '../core/webhook-message.js';
 import { createIdempotencyKeys } from './memory-idempotency-keys.js';
 

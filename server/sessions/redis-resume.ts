@@ -105,7 +105,12 @@ export async function resumeOnRedis(context: RedisResumeContext, id: string, opt
  * The intent goes before the script, so if this process dies after it, any instance's relay finds
  * the event (server/webhooks/outbox-relay.ts). The key claim is independent: same round trip.
  */
-async function claimWithIntent({ client, keys, events, idempotencyTtlSeconds }: RedisResumeContext, id: string, { idempotency: idem }: StoreResumeOptions, intent: string) {
+async function claimWithIntent(
+  { client, keys, events, idempotencyTtlSeconds }: RedisResumeContext,
+  id: string,
+  { idempotency: idem }: StoreResumeOptions,
+  intent: string,
+) {
   const [bound] = await storeCall('resume', () =>
     Promise.all([
       idem ? client.eval(CLAIM_SCRIPT, 1, keys.idempotencyClaim(idem.scope, idem.key), id, idempotencyTtlSeconds) : id,
@@ -115,7 +120,13 @@ async function claimWithIntent({ client, keys, events, idempotencyTtlSeconds }: 
   return bound;
 }
 
-function runResumeScript(context: RedisResumeContext, id: string, { idempotency: idem }: StoreResumeOptions, event: WebhookMessage, updatedAt: string): Promise<string[]> {
+function runResumeScript(
+  context: RedisResumeContext,
+  id: string,
+  { idempotency: idem }: StoreResumeOptions,
+  event: WebhookMessage,
+  updatedAt: string,
+): Promise<string[]> {
   const { client, keys, events } = context;
   const answers = idem?.answers;
   const encode = (answer: RecordedAnswer) => JSON.stringify(answer);

@@ -56,7 +56,7 @@ export async function seedRedisSessions(options: SeedRedisSessionsOptions): Prom
   const { client, key } = options;
   const batchSize = options.batchSize ?? 1000;
   const updatedAt = options.updatedAt ?? new Date().toISOString();
-    // Grouped by slot on one node too, so one code path holds on either.
+  // Grouped by slot on one node too, so one code path holds on either.
   const batches = slotBatches(options.seeds, key, batchSize);
   const run = async ({ keys, statuses }: Batch): Promise<number> => {
     try {

@@ -63,7 +63,7 @@ export async function startDelivery(options: StartDeliveryOptions): Promise<Deli
 }
 
 async function startMemoryDelivery(webhook: NonNullable<ServerConfig['webhook']>, logger: Logger, metrics: ServerMetrics | undefined): Promise<DeliveryEngine> {
-    // Plain http:// passed the config only for loopback receivers (sandbox or WEBHOOK_INSECURE_LOCALHOST=1).
+  // Plain http:// passed the config only for loopback receivers (sandbox or WEBHOOK_INSECURE_LOCALHOST=1).
   const ca = webhook.caFile ? await readFile(webhook.caFile) : undefined;
   const { createMemoryDelivery } = await import('../webhooks/memory-delivery.js');
   const opentelemetry = await loadOpenTelemetry();

@@ -66,7 +66,14 @@ export async function startRedisDelivery(options: StartRedisDeliveryOptions): Pr
     connection,
     keyPrefix: config.redisKeyPrefix,
     ...(webhook
-      ? { url: webhook.url, allowPrivate: webhook.allowPrivate, secret: webhook.secret, schedule: webhook.schedule, concurrency: webhook.concurrency, worker: roles.worker }
+      ? {
+          url: webhook.url,
+          allowPrivate: webhook.allowPrivate,
+          secret: webhook.secret,
+          schedule: webhook.schedule,
+          concurrency: webhook.concurrency,
+          worker: roles.worker,
+        }
       : { worker: workerWithoutUrl(roles.worker) }),
     ...(webhook?.insecureLocalhost ? { insecureLocalhost: true } : {}),
     ...(ca ? { ca } : {}),

@@ -62,7 +62,16 @@ export async function connectRedisRuntime(config: ServerConfig, target: RedisTar
     redis,
     errors,
     startRedisDelivery: (roles, observer) =>
-      startRedisDelivery({ config, client: redis, connection: createQueueConnection(target), logger, roles, errors, ...(observer ? { observer } : {}), ...options }),
+      startRedisDelivery({
+        config,
+        client: redis,
+        connection: createQueueConnection(target),
+        logger,
+        roles,
+        errors,
+        ...(observer ? { observer } : {}),
+        ...options,
+      }),
     stopping() {
       const unreachable = down();
       if (unreachable) logger.warn('Redis is unreachable: stopping without it (events not yet delivered stay in Redis for the next instance)');

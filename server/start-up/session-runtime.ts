@@ -21,7 +21,8 @@ export interface SessionRuntime {
  */
 export async function openSessions(config: ServerConfig, logger: Logger, redis?: RedisRuntime): Promise<SessionRuntime> {
   const onRedis = redis ? (await import('./redis-runtime.js')).openRedisStores(config, redis.redis, logger) : undefined;
-  const store = onRedis?.store ?? createMemorySessionStore({ idempotencyTtlSeconds: config.idempotency.ttlSeconds, idempotencyMaxKeys: config.idempotency.maxKeys });
+  const store =
+    onRedis?.store ?? createMemorySessionStore({ idempotencyTtlSeconds: config.idempotency.ttlSeconds, idempotencyMaxKeys: config.idempotency.maxKeys });
   const source = await openSeedSource(config.sessionsFile);
   const seeding = await seedStore({ store, source, ...(onRedis ? { marker: onRedis.marker } : {}) });
   logger.info(

@@ -179,7 +179,15 @@ async function promoteInOrder(queue: Queue, connection: Redis | Cluster, keys: B
  * recorded first) is promoted once parked; a job still delayed goes back to the held set, and the
  * failure is logged, so the next release tries again.
  */
-async function notPromoted(job: Job, id: string, dueAt: number, err: unknown, connection: Redis | Cluster, keys: BullmqBacklogKeys, logger: Logger): Promise<void> {
+async function notPromoted(
+  job: Job,
+  id: string,
+  dueAt: number,
+  err: unknown,
+  connection: Redis | Cluster,
+  keys: BullmqBacklogKeys,
+  logger: Logger,
+): Promise<void> {
   let state = await job.getState();
   for (let tries = 0; state === 'active' && tries < PARKING_CHECKS; tries++) {
     await new Promise((resolve) => setTimeout(resolve, PARKING_CHECK_MS));

@@ -292,7 +292,10 @@ function bullmqInspector(queue: Queue, onMalformed: (id: string, problem: string
     },
     async listDead() {
       const jobs = await queue.getFailed(0, -1);
-      return jobs.filter(wellFormed).map(deadEvent).sort((a, b) => a.failedAt.localeCompare(b.failedAt));
+      return jobs
+        .filter(wellFormed)
+        .map(deadEvent)
+        .sort((a, b) => a.failedAt.localeCompare(b.failedAt));
     },
   };
 }

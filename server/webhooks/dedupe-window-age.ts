@@ -30,7 +30,11 @@ export function describeDedupeWindowAge(age: DedupeWindowAge): string {
 
 /** 604800000 → "7-day", 3600000 → "1-hour", 90000 → "90-second". */
 function duration(ms: number): string {
-  for (const [unit, size] of [['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000]] as const) {
+  for (const [unit, size] of [
+    ['day', 86_400_000],
+    ['hour', 3_600_000],
+    ['minute', 60_000],
+  ] as const) {
     if (ms % size === 0) return `${ms / size}-${unit}`;
   }
   return `${ms / 1000}-second`;

@@ -144,7 +144,8 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
   const logger = options.logger ?? pino({ name: 'webhook-delivery' });
   const agents = options.target && (options.target.keepAlive ?? true) ? createDeliveryAgents() : undefined;
   const { circuit } = options;
-  const handler = options.target && createAttemptHandler(options.target, { schedule, logger, observer: options.observer, agents, opentelemetry: options.opentelemetry });
+  const handler =
+    options.target && createAttemptHandler(options.target, { schedule, logger, observer: options.observer, agents, opentelemetry: options.opentelemetry });
   if (handler) queue.start(circuit ? guardAttempts(handler, circuit) : handler);
   const pending = new Set<Promise<void>>();
   let closing = false;
@@ -188,15 +189,18 @@ export function createDeliveryEngine(options: DeliveryEngineOptions): DeliveryEn
     stats: () => queue.stats(),
     listDead: () => queue.listDead(),
     replay: (id) => queue.replay(id, schedule[0] ?? 0),
-    async replayAll() {
-      let count = 0;
-      for (const dead of await queue.listDead()) if (await queue.replay(dead.id, schedule[0] ?? 0)) count++;
-      return count;
-    },
+    replayAll: () => replayAllDead(queue, schedule[0] ?? 0),
     recover: (recoverOptions) => recoverByTime(queue, recoverOptions, schedule[0] ?? 0),
     endpoint: async () => circuit?.read(),
     enableEndpoint: async () => circuit?.enable(),
   };
+}
+
+/** Replays every dead event, each due after `delayMs`; resolves to how many went back to the queue. */
+async function replayAllDead(queue: DeliveryQueue, delayMs: number): Promise<number> {
+  let count = 0;
+  for (const dead of await queue.listDead()) if (await queue.replay(dead.id, delayMs)) count++;
+  return count;
 }
 
 /** What the attempts share besides the target. */
@@ -269,7 +273,12 @@ function judge(result: DeliveryResult, at: string, schedule: readonly number[], 
   };
   if (result.delivered) return { attempt: recorded, next: { kind: 'delivered' } };
   const asked = askedMs(result);
-  return { attempt: recorded, next: nextStep(schedule, attempt, result), detail: adviceFor(result, signed), ...(asked !== undefined ? { retryAfterMs: asked } : {}) };
+  return {
+    attempt: recorded,
+    next: nextStep(schedule, attempt, result),
+    detail: adviceFor(result, signed),
+    ...(asked !== undefined ? { retryAfterMs: asked } : {}),
+  };
 }
 
 /** The receiver's Retry-After as the delivery policy honours it (its statuses, its cap), in ms. */

@@ -138,7 +138,8 @@ function failed(health: EndpointHealth, signal: Extract<HealthSignal, { kind: 'f
   if (health.state === 'closed') {
     const reason = counted.streak >= policy.openAfterFailures ? 'failures' : counted.slowDowns >= policy.openAfterSlowDowns ? 'slow_down' : undefined;
     // Draining: a slow-down answer starts the batch over, and the next release waits at least the Retry-After.
-    if (!reason && counted.drainAt !== undefined && (slow || asked > 0)) return { ...draining(counted, Math.max(counted.drainAt, now + asked), policy), drainClaimedAt: now };
+    if (!reason && counted.drainAt !== undefined && (slow || asked > 0))
+      return { ...draining(counted, Math.max(counted.drainAt, now + asked), policy), drainClaimedAt: now };
     if (!reason) return counted;
     return { ...to(counted, 'open', reason, now), probes: 0, nextProbeAt: now + Math.max(policy.firstProbeAfterMs, asked) };
   }

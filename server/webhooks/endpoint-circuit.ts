@@ -9,7 +9,15 @@
  * server/webhooks/endpoint-backlog.ts on each reread.
  */
 import type { Logger } from 'pino';
-import { admitAttempt, CLOSED_CIRCUIT, nextHealth, type Admission, type EndpointHealth, type EndpointState, type HealthSignal } from './endpoint-circuit-rules.js';
+import {
+  admitAttempt,
+  CLOSED_CIRCUIT,
+  nextHealth,
+  type Admission,
+  type EndpointHealth,
+  type EndpointState,
+  type HealthSignal,
+} from './endpoint-circuit-rules.js';
 import { ENDPOINT_HEALTH_POLICY, type EndpointHealthPolicy } from './endpoint-health-policy.js';
 import type { DeliveryObserver } from './delivery-types.js';
 import type { AttemptOutcome, HeldAttempt, HeldBacklog, QueuedEvent } from './delivery-queue.js';
@@ -84,7 +92,10 @@ export interface EndpointStatus extends EndpointHealth {
 }
 
 /** The change and overflow hooks of a delivery: the caller's, then the observer's (metrics). */
-export function changeHooks(options: EndpointHealthOptions | undefined, observer: DeliveryObserver | undefined): Pick<EndpointCircuitOptions, 'onChange' | 'onOverflow'> {
+export function changeHooks(
+  options: EndpointHealthOptions | undefined,
+  observer: DeliveryObserver | undefined,
+): Pick<EndpointCircuitOptions, 'onChange' | 'onOverflow'> {
   const given = options === false ? undefined : options;
   return {
     ...(given?.onChange || observer?.endpointChanged
@@ -228,7 +239,13 @@ async function reread(store: EndpointHealthStore, last: EndpointHealth, logger: 
 }
 
 /** Tells the shared state an attempt's outcome; a success on a healthy endpoint writes nothing (no round trip per delivered attempt). */
-async function recordOutcome(view: EndpointHealth, report: AttemptReport, probe: boolean, apply: (signal: HealthSignal) => Promise<unknown>, logger: Logger): Promise<void> {
+async function recordOutcome(
+  view: EndpointHealth,
+  report: AttemptReport,
+  probe: boolean,
+  apply: (signal: HealthSignal) => Promise<unknown>,
+  logger: Logger,
+): Promise<void> {
   if (report.delivered && view.state === 'closed' && view.streak === 0 && view.slowDowns === 0) return;
   const signal: HealthSignal = report.delivered ? { kind: 'delivered' } : { kind: 'failed', probe, status: report.status, retryAfterMs: report.retryAfterMs };
   try {

@@ -29,7 +29,10 @@ export function createMemoryBacklog(queue: Pick<DeliveryQueue, 'promote'>): Held
     },
     async release(count) {
       // Sorted once per change of the held events, not once per release.
-      order ??= [...held].filter(([, one]) => !one.released).sort((a, b) => a[1].dueAt - b[1].dueAt).map(([id]) => id);
+      order ??= [...held]
+        .filter(([, one]) => !one.released)
+        .sort((a, b) => a[1].dueAt - b[1].dueAt)
+        .map(([id]) => id);
       const next: string[] = [];
       while (next.length < count && taken < order.length) {
         const id = order[taken++]!;

@@ -45,7 +45,14 @@ export function createMemoryDelivery(options: MemoryDeliveryOptions): DeliveryEn
   const circuit =
     endpointHealth === false
       ? undefined
-      : createEndpointCircuit({ ...endpointHealth, ...changeHooks(endpointHealth, observer), store: createMemoryHealthStore(), backlog: createMemoryBacklog(queue), endpoint: check.url.origin, logger });
+      : createEndpointCircuit({
+          ...endpointHealth,
+          ...changeHooks(endpointHealth, observer),
+          store: createMemoryHealthStore(),
+          backlog: createMemoryBacklog(queue),
+          endpoint: check.url.origin,
+          logger,
+        });
   return createDeliveryEngine({
     queue,
     ...(circuit ? { circuit } : {}),

@@ -103,7 +103,8 @@ export function startTimer(pass: () => Promise<unknown>, intervalMs: number, log
       if (failures > 0) logger.info({ failedPasses: failures }, 'outbox relay passes succeed again');
       failures = 0;
     } catch (err) {
-      if (failures++ === 0) logger.warn({ err: (err as Error).message }, 'outbox relay pass failed; retrying every pass, further failures not logged until one succeeds');
+      if (failures++ === 0)
+        logger.warn({ err: (err as Error).message }, 'outbox relay pass failed; retrying every pass, further failures not logged until one succeeds');
     }
     if (!stopped) timer = setTimeout(() => void tick(), intervalMs).unref();
   };

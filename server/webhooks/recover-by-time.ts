@@ -61,7 +61,10 @@ export async function recoverByTime(queue: DeliveryQueue, options: RecoverOption
   const inWindow = found
     .filter((event) => Date.parse(event.failedAt) >= from && Date.parse(event.failedAt) < to)
     .sort((a, b) => a.failedAt.localeCompare(b.failedAt));
-  const dedupeWindow = dedupeWindowAge(inWindow.map((event) => event.payload), Date.now());
+  const dedupeWindow = dedupeWindowAge(
+    inWindow.map((event) => event.payload),
+    Date.now(),
+  );
   const events: RecoveredEvent[] = [];
   for (const event of inWindow) {
     const found = { id: event.id, payload: event.payload, failedAt: event.failedAt };

@@ -9,7 +9,7 @@ import { STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/deliv
 import { validateWebhookUrl } from '@session-resume-api/runtime/webhook-url';
 import { checkKeyPrefix, DEFAULT_SERVER_KEY_PREFIX, intentMember, redisKeys } from '../redis/redis-keys.js';
 import type { WebhookMessage } from '../core/webhook-message.js';
-import { createBullmqQueue, type RedisQueueSettings } from './bullmq-queue.js';
+import { createBullmqQueue, type BullmqDeliveryQueue, type RedisQueueSettings } from './bullmq-queue.js';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineSettings, type DeliveryTarget } from './delivery-engine.js';
 import { relayPass, startTimer } from './outbox-relay.js';
@@ -51,10 +51,7 @@ export interface RedisDeliveryReader {
 }
 
 /** The options of `createRedisDelivery` whatever its role. */
-export interface RedisDeliveryBaseOptions
-  extends Omit<DeliveryTarget, 'url'>,
-    DeliveryEngineSettings,
-    RedisQueueSettings {
+export interface RedisDeliveryBaseOptions extends Omit<DeliveryTarget, 'url'>, DeliveryEngineSettings, RedisQueueSettings {
   /** The store's client (fails fast): intents and events. */
   client: Redis | Cluster;
   /** A client for BullMQ (ioredis with `maxRetriesPerRequest: null`); owned by the caller. */
@@ -124,24 +121,19 @@ export function createRedisDelivery(options: RedisDeliveryOptions): RedisDeliver
     logger,
   });
   const { client } = options;
-    // Queued: the job holds the event; its intent and event key go.
-  const settle = (events: readonly WebhookMessage[]) =>
-    Promise.all(
-      events.flatMap((event) => [client.zrem(keys.intents, intentMember(event.payload.session.id, event.id)), client.del(keys.event(event.payload.session.id, event.id))]),
-    );
-  const publish = async (event: WebhookMessage) => {
-    await queue.add(event, schedule[0] ?? 0);
-    await settle([event]);
-  };
-  // The relay hands over a whole batch in one BullMQ addBulk.
-  const publishMany = async (events: WebhookMessage[]) => {
-    await queue.addMany(events, schedule[0] ?? 0);
-    await settle(events);
-  };
+  const { publish, publishMany } = createPublishers(client, keys, queue, schedule[0] ?? 0);
   const circuit =
     options.endpointHealth === false
       ? undefined
-      : createEndpointCircuit({ ...options.endpointHealth, ...changeHooks(options.endpointHealth, options.observer), store: createRedisHealthStore(client, keys.endpointHealth), backlog: queue.held, drains: worker, endpoint: check?.ok ? check.url.origin : '', logger });
+      : createEndpointCircuit({
+          ...options.endpointHealth,
+          ...changeHooks(options.endpointHealth, options.observer),
+          store: createRedisHealthStore(client, keys.endpointHealth),
+          backlog: queue.held,
+          drains: worker,
+          endpoint: check?.ok ? check.url.origin : '',
+          logger,
+        });
   const engine = createDeliveryEngine({
     ...(circuit ? { circuit } : {}),
     queue: { ...queue, add: publish },
@@ -162,6 +154,30 @@ export function createRedisDelivery(options: RedisDeliveryOptions): RedisDeliver
     },
     relayOnce,
     everWritten: () => queue.everWritten(),
+  };
+}
+
+/**
+ * Hands events to the queue, then drops their intents and event keys (the job holds the event
+ * now): one at a time, or the relay's whole batch in one BullMQ addBulk.
+ */
+function createPublishers(client: RedisDeliveryOptions['client'], keys: ReturnType<typeof redisKeys>, queue: BullmqDeliveryQueue, delayMs: number) {
+  const settle = (events: readonly WebhookMessage[]) =>
+    Promise.all(
+      events.flatMap((event) => [
+        client.zrem(keys.intents, intentMember(event.payload.session.id, event.id)),
+        client.del(keys.event(event.payload.session.id, event.id)),
+      ]),
+    );
+  return {
+    publish: async (event: WebhookMessage) => {
+      await queue.add(event, delayMs);
+      await settle([event]);
+    },
+    publishMany: async (events: WebhookMessage[]) => {
+      await queue.addMany(events, delayMs);
+      await settle(events);
+    },
   };
 }
 

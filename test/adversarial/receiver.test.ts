@@ -11,7 +11,14 @@ import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { contract } from '@session-resume-api/runtime/contract';
-import { createMemoryEventStore, createProbeEvent, createWebhookReceiver, type EventContext, type ReceiveResult, type ReceivedEvent } from '../../client/webhooks/index.js';
+import {
+  createMemoryEventStore,
+  createProbeEvent,
+  createWebhookReceiver,
+  type EventContext,
+  type ReceiveResult,
+  type ReceivedEvent,
+} from '../../client/webhooks/index.js';
 import { listen } from '../helpers/listen.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -44,12 +51,11 @@ const field = fc.oneof(fc.string({ maxLength: 40 }), anyJson, fc.constant(undefi
 const mutatedEvent = fc
   .record({
     event: fc.oneof(fc.constantFrom('session.resumed', 'session.paused', 'webhook.probe', ''), field),
-    session: fc.oneof(
-      fc.record({ id: fc.oneof(fc.string({ maxLength: 30 }), field) }, { requiredKeys: [] }),
+    session: fc.oneof(fc.record({ id: fc.oneof(fc.string({ maxLength: 30 }), field) }, { requiredKeys: [] }), field, fc.dictionary(hostileKey, anyJson)),
+    timestamp: fc.oneof(
+      fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
       field,
-      fc.dictionary(hostileKey, anyJson),
     ),
-    timestamp: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), field),
     // The flat form of the vendor's SDK.
     status: fc.oneof(fc.constantFrom('completed', 'running', ''), field),
     session_id: fc.oneof(fc.string({ maxLength: 30 }), field),
@@ -57,15 +63,13 @@ const mutatedEvent = fc
   })
   .map(({ extra, ...rest }) => JSON.stringify({ ...extra, ...rest }));
 /** `__proto__` as a JSON key (JSON.stringify never writes one: this is hand-built text). */
-const protoText = fc
-  .tuple(fc.constantFrom('__proto__', 'constructor'), fc.jsonValue({ maxDepth: 2 }), fc.boolean())
-  .map(([key, value, inSession]) => {
-    const hostile = `"${key}": ${JSON.stringify(value === undefined ? null : value)}, "polluted": true`;
-    const id = `"id": "sess_${randomBytes(4).toString('hex')}"`;
-    return inSession
-      ? `{"event": "session.resumed", "session": {${hostile}, ${id}}, "timestamp": "t", "${key}": {"polluted": true}}`
-      : `{"${key}": {"polluted": true, "isAdmin": true}, "event": "session.paused", "session": {${id}}, "timestamp": "t"}`;
-  });
+const protoText = fc.tuple(fc.constantFrom('__proto__', 'constructor'), fc.jsonValue({ maxDepth: 2 }), fc.boolean()).map(([key, value, inSession]) => {
+  const hostile = `"${key}": ${JSON.stringify(value === undefined ? null : value)}, "polluted": true`;
+  const id = `"id": "sess_${randomBytes(4).toString('hex')}"`;
+  return inSession
+    ? `{"event": "session.resumed", "session": {${hostile}, ${id}}, "timestamp": "t", "${key}": {"polluted": true}}`
+    : `{"${key}": {"polluted": true, "isAdmin": true}, "event": "session.paused", "session": {${id}}, "timestamp": "t"}`;
+});
 /** Deep nesting at the top, in an extra field and inside session. */
 const deep = fc.tuple(fc.integer({ min: 1_000, max: 50_000 }), fc.constantFrom('top', 'extra', 'session')).map(([depth, where]) => {
   const nest = `${'['.repeat(depth)}${']'.repeat(depth)}`;
@@ -75,9 +79,11 @@ const deep = fc.tuple(fc.integer({ min: 1_000, max: 50_000 }), fc.constantFrom('
   return `{"event":"e","session":{"id":"s${depth}","x":${deepObject}},"timestamp":"t"}`;
 });
 /** Strings around the 1 MiB limit, in a valid event or alone. */
-const huge = fc.tuple(fc.integer({ min: 1024 * 1024 - 200, max: 1024 * 1024 + 200 }), fc.boolean()).map(([size, wrapped]) =>
-  wrapped ? JSON.stringify({ event: 'session.resumed', session: { id: `big${size}` }, timestamp: 't', pad: 'x'.repeat(size - 90) }) : `"${'y'.repeat(size)}"`,
-);
+const huge = fc
+  .tuple(fc.integer({ min: 1024 * 1024 - 200, max: 1024 * 1024 + 200 }), fc.boolean())
+  .map(([size, wrapped]) =>
+    wrapped ? JSON.stringify({ event: 'session.resumed', session: { id: `big${size}` }, timestamp: 't', pad: 'x'.repeat(size - 90) }) : `"${'y'.repeat(size)}"`,
+  );
 const junkBytes = fc.uint8Array({ maxLength: 300 });
 const payload = fc.oneof(
   { arbitrary: mutatedEvent, weight: 10 },
@@ -151,42 +157,46 @@ describe('adversarial receiver kit', () => {
     expect(t.accepted).toBeGreaterThan(0);
   });
 
-  it('300 hostile requests over HTTP to a receiver with a secret: 401 for every unsigned or wrongly signed one, never a 5xx', { timeout: 120_000 }, async () => {
-    const t = tally();
-    const secret = `whsec_${randomBytes(32).toString('base64')}`;
-    const receiver = receiverWith(t, secret);
-    const server = await listen(receiver.handler);
-    closers.push(() => server.close());
-    const signer = new Webhook(secret);
-    const headerValue = fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom('v1,', 'v1,AAAA', ' ', '0', '-1', '99999999999', 'v2,x v1,y'));
-    const request = fc.record({
-      body: fc.oneof(mutatedEvent, protoText, fc.constant(JSON.stringify(createProbeEvent()))),
-      sign: fc.constantFrom('none', 'good', 'wrong-secret', 'tampered', 'stale', 'garbage'),
-      contentType: fc.constantFrom('application/json', 'text/plain', '', 'application/json; charset=latin1', ';;;==='),
-      garbage: fc.record({ 'webhook-id': headerValue, 'webhook-timestamp': headerValue, 'webhook-signature': headerValue }),
-    });
-    await fc.assert(
-      fc.asyncProperty(request, async ({ body, sign, contentType, garbage }) => {
-        const id = `msg_${randomBytes(6).toString('hex')}`;
-        const at = sign === 'stale' ? new Date(Date.now() - 10 * 60_000) : new Date();
-        const signWith = sign === 'wrong-secret' ? new Webhook(`whsec_${randomBytes(32).toString('base64')}`) : signer;
-        const signed = { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signWith.sign(id, at, body) };
-        const headers: Record<string, string> = sign === 'none' ? {} : sign === 'garbage' ? garbage : signed;
-        const sent = sign === 'tampered' ? `${body} ` : body;
-        const res = await fetch(server.url, { method: 'POST', headers: { ...(contentType ? { 'content-type': contentType } : {}), ...headers }, body: sent });
-        const answer = { status: res.status, body: await res.json() } as ReceiveResult;
-        count(t, answer);
-        expect(res.status).toBeLessThan(500);
-        if (sign !== 'good') expect(res.status).toBe(401);
-        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-      }),
-      { numRuns: 300 },
-    );
-    await waitFor(() => t.handlerCalls === t.accepted, { timeoutMs: 30_000, what: 'every accepted event handled' });
-    report('HTTP, with a secret', t);
-    expect(t.fiveXx).toBe(0);
-    expect(t.offSpec).toBe(0);
-    expect(t.handledInvalid).toBe(0);
-    expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeKeys);
-  });
+  it(
+    '300 hostile requests over HTTP to a receiver with a secret: 401 for every unsigned or wrongly signed one, never a 5xx',
+    { timeout: 120_000 },
+    async () => {
+      const t = tally();
+      const secret = `whsec_${randomBytes(32).toString('base64')}`;
+      const receiver = receiverWith(t, secret);
+      const server = await listen(receiver.handler);
+      closers.push(() => server.close());
+      const signer = new Webhook(secret);
+      const headerValue = fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom('v1,', 'v1,AAAA', ' ', '0', '-1', '99999999999', 'v2,x v1,y'));
+      const request = fc.record({
+        body: fc.oneof(mutatedEvent, protoText, fc.constant(JSON.stringify(createProbeEvent()))),
+        sign: fc.constantFrom('none', 'good', 'wrong-secret', 'tampered', 'stale', 'garbage'),
+        contentType: fc.constantFrom('application/json', 'text/plain', '', 'application/json; charset=latin1', ';;;==='),
+        garbage: fc.record({ 'webhook-id': headerValue, 'webhook-timestamp': headerValue, 'webhook-signature': headerValue }),
+      });
+      await fc.assert(
+        fc.asyncProperty(request, async ({ body, sign, contentType, garbage }) => {
+          const id = `msg_${randomBytes(6).toString('hex')}`;
+          const at = sign === 'stale' ? new Date(Date.now() - 10 * 60_000) : new Date();
+          const signWith = sign === 'wrong-secret' ? new Webhook(`whsec_${randomBytes(32).toString('base64')}`) : signer;
+          const signed = { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signWith.sign(id, at, body) };
+          const headers: Record<string, string> = sign === 'none' ? {} : sign === 'garbage' ? garbage : signed;
+          const sent = sign === 'tampered' ? `${body} ` : body;
+          const res = await fetch(server.url, { method: 'POST', headers: { ...(contentType ? { 'content-type': contentType } : {}), ...headers }, body: sent });
+          const answer = { status: res.status, body: await res.json() } as ReceiveResult;
+          count(t, answer);
+          expect(res.status).toBeLessThan(500);
+          if (sign !== 'good') expect(res.status).toBe(401);
+          expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+        }),
+        { numRuns: 300 },
+      );
+      await waitFor(() => t.handlerCalls === t.accepted, { timeoutMs: 30_000, what: 'every accepted event handled' });
+      report('HTTP, with a secret', t);
+      expect(t.fiveXx).toBe(0);
+      expect(t.offSpec).toBe(0);
+      expect(t.handledInvalid).toBe(0);
+      expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeKeys);
+    },
+  );
 });

@@ -58,7 +58,23 @@ const pathArb = fc.oneof(
   { weight: 8, arbitrary: segmentArb.map((s) => pathOf(s)) },
   {
     weight: 2,
-    arbitrary: fc.tuple(segmentArb, fc.constantFrom('/V1/sessions/%s/resume', '/v1/sessions/%s/resume/', '/v1/sessions/%s', '/v1/sessions/%s/resume?x=1', '/v1/sessions/%s/resume?%ZZ', '//v1/sessions/%s/resume', '/v1/sessions/%s/resume/x', '*', '/', `/${MARK}`)).map(([s, t]) => t.replace('%s', s)),
+    arbitrary: fc
+      .tuple(
+        segmentArb,
+        fc.constantFrom(
+          '/V1/sessions/%s/resume',
+          '/v1/sessions/%s/resume/',
+          '/v1/sessions/%s',
+          '/v1/sessions/%s/resume?x=1',
+          '/v1/sessions/%s/resume?%ZZ',
+          '//v1/sessions/%s/resume',
+          '/v1/sessions/%s/resume/x',
+          '*',
+          '/',
+          `/${MARK}`,
+        ),
+      )
+      .map(([s, t]) => t.replace('%s', s)),
   },
 );
 
@@ -68,7 +84,9 @@ const authArb = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom<AuthKind>('valid-lower', 'missing', 'wrong', 'basic', 'empty-bearer', 'random', 'two-valid', 'valid-and-wrong') },
 );
 const headerValue = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 60 });
-const tokenName = fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/).filter((n) => !/^(host|authorization|content-length|transfer-encoding|expect|connection|content-encoding)$/i.test(n));
+const tokenName = fc
+  .stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/)
+  .filter((n) => !/^(host|authorization|content-length|transfer-encoding|expect|connection|content-encoding)$/i.test(n));
 
 const bodyArb = fc.oneof(
   fc.constant(undefined),
@@ -77,13 +95,29 @@ const bodyArb = fc.oneof(
   fc.string({ maxLength: 200 }),
 );
 const contentTypeArb = fc.option(
-  fc.oneof(fc.constantFrom('application/json', 'APPLICATION/JSON; charset=utf-8', 'application/json; charset=latin1', 'text/plain', ';;;===', 'application/json;;', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', ''), headerValue),
+  fc.oneof(
+    fc.constantFrom(
+      'application/json',
+      'APPLICATION/JSON; charset=utf-8',
+      'application/json; charset=latin1',
+      'text/plain',
+      ';;;===',
+      'application/json;;',
+      'multipart/form-data; boundary=x',
+      'application/x-www-form-urlencoded',
+      '',
+    ),
+    headerValue,
+  ),
   { nil: undefined },
 );
 const encodingArb = fc.constantFrom(undefined, undefined, undefined, 'gzip', 'gzip-junk', 'br', 'deflate', 'identity', 'compress', 'x-junk');
 
 const requestArb = fc.record({
-  method: fc.oneof({ weight: 6, arbitrary: fc.constant('POST') }, { weight: 4, arbitrary: fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'post', 'FOO', 'M-SEARCH', 'PURGE') }),
+  method: fc.oneof(
+    { weight: 6, arbitrary: fc.constant('POST') },
+    { weight: 4, arbitrary: fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'post', 'FOO', 'M-SEARCH', 'PURGE') },
+  ),
   path: pathArb,
   host: fc.oneof({ weight: 9, arbitrary: fc.constant<string | undefined>('127.0.0.1') }, { weight: 1, arbitrary: fc.constant(undefined) }),
   auth: authArb,

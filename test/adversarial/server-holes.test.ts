@@ -149,7 +149,10 @@ describe('hole 5: a body must say it is JSON; the path is matched exactly', () =
   }
 
   it('names text/plain in the words of the spec example', async () => {
-    const answer = await requestRaw(port, request('POST /v1/sessions/sess_x/resume', `Host: x\r\n${AUTH}Content-Type: text/plain\r\nContent-Length: 2\r\n`, '{}'));
+    const answer = await requestRaw(
+      port,
+      request('POST /v1/sessions/sess_x/resume', `Host: x\r\n${AUTH}Content-Type: text/plain\r\nContent-Length: 2\r\n`, '{}'),
+    );
     expect(errorOf(answer).message).toBe('Unsupported media type text/plain: send application/json or no body.');
   });
 

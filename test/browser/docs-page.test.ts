@@ -28,8 +28,7 @@ let baseUrl: string;
 let browser: Browser;
 
 /** The reference server with its HTML reference at `docsHtmlPath`. */
-const serve = async (docsHtmlPath: string) =>
-  listen(await createApp({ store: createMemorySessionStore(), apiKeys: ['docs-key'], docsHtmlPath }));
+const serve = async (docsHtmlPath: string) => listen(await createApp({ store: createMemorySessionStore(), apiKeys: ['docs-key'], docsHtmlPath }));
 
 beforeAll(async () => {
   mkdirSync(outDir, { recursive: true });
@@ -139,11 +138,19 @@ describe('API reference at /docs', () => {
       'Behaviour policies',
       'Decision record',
     ]);
-    expect((await page.locator('.menu-content').innerText()).split('\n').slice(0, 4)).toEqual(['sessions', 'webhooks', 'Behaviour policies', 'Decision record']);
+    expect((await page.locator('.menu-content').innerText()).split('\n').slice(0, 4)).toEqual([
+      'sessions',
+      'webhooks',
+      'Behaviour policies',
+      'Decision record',
+    ]);
     const content = await page.locator('.api-content').innerText();
     const record = content.slice(content.indexOf('Every point the service description leaves open'));
     const starts = decisions.map(({ id, topic }) => record.indexOf(`${id}: ${topic}`));
-    expect(starts.every((at, i) => at > (starts[i - 1] ?? -1)), 'every decision, in order').toBe(true);
+    expect(
+      starts.every((at, i) => at > (starts[i - 1] ?? -1)),
+      'every decision, in order',
+    ).toBe(true);
     for (const [i, { id }] of decisions.entries()) {
       const section = record.slice(starts[i], starts[i + 1] ?? undefined);
       expect(section, id).toMatch(/The service's description says: \S[\s\S]*This document chose: \S[\s\S]*The client tolerates: \S/);
@@ -154,7 +161,13 @@ describe('API reference at /docs', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     // Every declared response is listed; the first is open, another opens on a click (the page is live).
     const responses = Object.keys((contract.document.paths['/v1/sessions/{session_id}/resume'] as { post: { responses: object } }).post.responses);
-    for (const status of responses) await expect(page.getByRole('button', { name: new RegExp(`^${status} `) }).first().isVisible()).resolves.toBe(true);
+    for (const status of responses)
+      await expect(
+        page
+          .getByRole('button', { name: new RegExp(`^${status} `) })
+          .first()
+          .isVisible(),
+      ).resolves.toBe(true);
     const conflict = page.getByRole('button', { name: /^409 / }).first();
     expect(await page.getByRole('button', { name: /^200 / }).first().getAttribute('aria-expanded')).toBe('true');
     expect(await conflict.getAttribute('aria-expanded')).not.toBe('true');

@@ -55,9 +55,7 @@ describe('mock from a browser page on another origin', () => {
       },
       { base: prism.url, prefers: scenarios.map((s) => s.prefer) },
     );
-    expect(answers).toEqual(
-      scenarios.map((s) => ({ status: s.status, retryAfter: s.headers['Retry-After'] ?? null, body: s.body })),
-    );
+    expect(answers).toEqual(scenarios.map((s) => ({ status: s.status, retryAfter: s.headers['Retry-After'] ?? null, body: s.body })));
     // Cross-origin with Authorization and Prefer: the browser must preflight, and a
     // refused preflight makes fetch throw, failing this test.
     expect(await tab.evaluate(() => location.origin)).not.toBe(new URL(prism.url).origin);

@@ -36,9 +36,14 @@ afterAll(async () => {
 
 const watchFrom = (file: string) =>
   new Promise<WatchResult>((resolve) => {
-    execFile(process.execPath, ['--conditions=source', '--import', 'tsx', 'cli/main.ts', 'watch', '--json', '--from', file], { cwd: root, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve(watchResult(error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr));
-    });
+    execFile(
+      process.execPath,
+      ['--conditions=source', '--import', 'tsx', 'cli/main.ts', 'watch', '--json', '--from', file],
+      { cwd: root, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve(watchResult(error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr));
+      },
+    );
   });
 
 /** Resumes `sessionId` by clicking in the frontend example, as a user does. */

@@ -8,8 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrism, type PrismServer } from '../helpers/prism.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const run = (...args: string[]) =>
-  spawnSync('npm', ['run', '-s', 'conformance', '--', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+const run = (...args: string[]) => spawnSync('npm', ['run', '-s', 'conformance', '--', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
 
 let prism: PrismServer;
 beforeAll(async () => {

@@ -34,7 +34,10 @@ describe('running conformance twice against one sandbox', () => {
   it('passes both runs with --reset', async () => {
     for (const run of [1, 2]) {
       const report = await runConformance(options('sandbox_conformance_rerun', true));
-      expect(report.results.filter((r) => r.outcome === 'fail'), `run ${run}`).toEqual([]);
+      expect(
+        report.results.filter((r) => r.outcome === 'fail'),
+        `run ${run}`,
+      ).toEqual([]);
       expect(report.results[0]).toMatchObject({ outcome: 'pass', name: expect.stringContaining('/_sandbox/reset') });
     }
   });

@@ -61,8 +61,7 @@ const targets: Target[] = [
     // x-decisions: rate-limit-headers, cors-headers: the optional headers are on, so their checks bite.
     name: 'reference server, rate limit and CORS on',
     expectedSkips: [],
-    start: () =>
-      referenceServer(createMemorySessionStore(), undefined, { rateLimit: { limit: 1000, windowMs: 60_000 }, corsOrigins: ['*'] }),
+    start: () => referenceServer(createMemorySessionStore(), undefined, { rateLimit: { limit: 1000, windowMs: 60_000 }, corsOrigins: ['*'] }),
   },
   {
     name: 'reference server, Redis store',
@@ -135,9 +134,7 @@ describe('conformance detects a non-conforming target', () => {
     stops.push(() => new Promise((r) => server.close(() => r())));
     const { port } = server.address() as { port: number };
     const report = await runConformance({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k' });
-    expect(report.results.find((r) => r.name === 'unknown session id → 404')?.detail).toContain(
-      'status 418 is not declared by the spec',
-    );
+    expect(report.results.find((r) => r.name === 'unknown session id → 404')?.detail).toContain('status 418 is not declared by the spec');
   });
 });
 
@@ -150,12 +147,8 @@ describe('answer validation against the declared responses', () => {
     const error = JSON.stringify({ success: false, error: 'rate_limited', message: 'slow down' });
     expect(check({ status: 429, headers: new Headers({ ...json, 'retry-after': '30' }), text: error })).toEqual([]);
     expect(check({ status: 429, headers: new Headers(json), text: error })).toEqual(['required header Retry-After is missing']);
-    expect(check({ status: 429, headers: new Headers({ ...json, 'retry-after': 'soon' }), text: error })[0]).toContain(
-      'header Retry-After',
-    );
-    expect(check({ status: 401, headers: new Headers({ ...json, 'www-authenticate': 'Basic' }), text: error })[0]).toContain(
-      'header WWW-Authenticate',
-    );
+    expect(check({ status: 429, headers: new Headers({ ...json, 'retry-after': 'soon' }), text: error })[0]).toContain('header Retry-After');
+    expect(check({ status: 401, headers: new Headers({ ...json, 'www-authenticate': 'Basic' }), text: error })[0]).toContain('header WWW-Authenticate');
     expect(check({ status: 404, headers: new Headers(json), text: '{"success":true}' })[0]).toContain('body does not match Error');
   });
 });

@@ -73,7 +73,14 @@ describe('start-mock.ts (what `npm run mock` runs)', () => {
     const exited = new Promise((r) => launcher.once('exit', r));
     launcher.kill('SIGTERM');
     await exited;
-    await waitFor(() => fetch(`http://127.0.0.1:${own}/`).then(() => false, () => true), { what: 'the mock port to close' });
+    await waitFor(
+      () =>
+        fetch(`http://127.0.0.1:${own}/`).then(
+          () => false,
+          () => true,
+        ),
+      { what: 'the mock port to close' },
+    );
   });
 });
 

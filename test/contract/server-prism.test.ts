@@ -76,8 +76,7 @@ describe('reference server through prism proxy --errors', () => {
 
   it('503 service_unavailable and 429 rate_limited (with Retry-After) pass too', async () => {
     const found: string[] = [];
-    const call = () =>
-      checkedFetch(found)(`${edge.url}/v1/sessions/any/resume`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` } });
+    const call = () => checkedFetch(found)(`${edge.url}/v1/sessions/any/resume`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` } });
     const first = await call();
     expect(first.status).toBe(503);
     expect((await first.json()).error).toBe('service_unavailable');

@@ -50,41 +50,65 @@ const failing = (ids: string[]) => CLIENT_RULES.map((r) => r.id as string).filte
 describe.concurrent('client grade --run', () => {
   it('our typed client passes every rule, in the list order', { timeout: 220_000 }, async () => {
     const run = await grade('--json', '--run', 'node examples/graded-clients/typed-client.mjs');
-    expect(run.entries.map((e) => e.rule), report(run)).toEqual(CLIENT_RULES.map((r) => r.id));
+    expect(
+      run.entries.map((e) => e.rule),
+      report(run),
+    ).toEqual(CLIENT_RULES.map((r) => r.id));
     expect(rules(run, 'fail').concat(rules(run, 'n/o')), report(run)).toEqual([]);
     expect(run.code).toBe(0);
     expect(entry(run, 'answer-lost').evidence).toMatch(/Idempotent-Replayed\): ended as resumed/);
     expect(entry(run, 'retry-500').evidence).toMatch(/the retry policy retries a 500 with the same Idempotency-Key\.$/);
-    expect(entry(run, 'backoff').evidence).toMatch(/before retry 1: \d+–\d+ ms of 20 calls \(bound 250 ms\), before retry 2: \d+–\d+ ms of 20 calls \(bound 500 ms\): within the bounds and spread/);
+    expect(entry(run, 'backoff').evidence).toMatch(
+      /before retry 1: \d+–\d+ ms of 20 calls \(bound 250 ms\), before retry 2: \d+–\d+ ms of 20 calls \(bound 500 ms\): within the bounds and spread/,
+    );
     expect(entry(run, 'timeout').evidence).toMatch(/abandoned after \d+ ms/);
   });
 
-  it('a bare openapi-fetch client (no key, no retry, no deadline) fails the 503, 429 and timeout rules; not retrying a 500 or a lost connection without a key passes', { timeout: 220_000 }, async () => {
-    const run = await grade('--json', '--run', 'node examples/graded-clients/bare-openapi-fetch.mjs');
-    expect(rules(run, 'fail'), report(run)).toEqual(failing(['retry-503', 'retry-429', 'timeout']));
-    expect(rules(run, 'n/o')).toEqual(['backoff']);
-    expect(run.code).toBe(1);
-    expect(entry(run, 'retry-503').evidence).toMatch(/^sess_grade_503: 1 attempt: 503 \(Retry-After: 3\): not retried/);
-    expect(entry(run, 'retry-500').evidence).toMatch(/^sess_grade_500: 1 attempt: 500; the call was sent without an Idempotency-Key and, after a 500, the resume may have been applied/);
-    expect(entry(run, 'idempotency-key').evidence).toMatch(/^no attempt of the 32 calls carried an Idempotency-Key, which the retry policy recommends and does not require/);
-    expect(entry(run, 'timeout').evidence).toMatch(/no answer for 12000 ms and the client was still waiting/);
-  });
+  it(
+    'a bare openapi-fetch client (no key, no retry, no deadline) fails the 503, 429 and timeout rules; not retrying a 500 or a lost connection without a key passes',
+    { timeout: 220_000 },
+    async () => {
+      const run = await grade('--json', '--run', 'node examples/graded-clients/bare-openapi-fetch.mjs');
+      expect(rules(run, 'fail'), report(run)).toEqual(failing(['retry-503', 'retry-429', 'timeout']));
+      expect(rules(run, 'n/o')).toEqual(['backoff']);
+      expect(run.code).toBe(1);
+      expect(entry(run, 'retry-503').evidence).toMatch(/^sess_grade_503: 1 attempt: 503 \(Retry-After: 3\): not retried/);
+      expect(entry(run, 'retry-500').evidence).toMatch(
+        /^sess_grade_500: 1 attempt: 500; the call was sent without an Idempotency-Key and, after a 500, the resume may have been applied/,
+      );
+      expect(entry(run, 'idempotency-key').evidence).toMatch(
+        /^no attempt of the 32 calls carried an Idempotency-Key, which the retry policy recommends and does not require/,
+      );
+      expect(entry(run, 'timeout').evidence).toMatch(/no answer for 12000 ms and the client was still waiting/);
+    },
+  );
 
-  it('a naive fetch loop (every failure, fixed 500 ms, 4 attempts, no key) fails every rule but request and idempotency-key', { timeout: 220_000 }, async () => {
-    const run = await grade('--json', '--run', 'node examples/graded-clients/naive-retry.mjs');
-    expect(rules(run, 'pass'), report(run)).toEqual(['request', 'idempotency-key']);
-    expect(run.code).toBe(1);
-    expect(entry(run, 'retry-503').evidence).toMatch(/retried after \d+ ms, sooner than the 3000 ms the answer asked for/);
-    expect(entry(run, 'retry-500').evidence).toMatch(/retried, although the call was sent without an Idempotency-Key and, after a 500, the resume may have been applied/);
-    expect(entry(run, 'answer-lost').evidence).toMatch(/connection reset, \d+ ms later 409.*: retried, although the call was sent without an Idempotency-Key/);
-    expect(entry(run, 'no-retry-4xx').evidence).toMatch(/sess_grade_400 \(400\) was sent 4 times/);
-    expect(entry(run, 'backoff').evidence).toMatch(/4 attempts against a 503 on every one; the retry policy allows at most 3/);
-  });
+  it(
+    'a naive fetch loop (every failure, fixed 500 ms, 4 attempts, no key) fails every rule but request and idempotency-key',
+    { timeout: 220_000 },
+    async () => {
+      const run = await grade('--json', '--run', 'node examples/graded-clients/naive-retry.mjs');
+      expect(rules(run, 'pass'), report(run)).toEqual(['request', 'idempotency-key']);
+      expect(run.code).toBe(1);
+      expect(entry(run, 'retry-503').evidence).toMatch(/retried after \d+ ms, sooner than the 3000 ms the answer asked for/);
+      expect(entry(run, 'retry-500').evidence).toMatch(
+        /retried, although the call was sent without an Idempotency-Key and, after a 500, the resume may have been applied/,
+      );
+      expect(entry(run, 'answer-lost').evidence).toMatch(
+        /connection reset, \d+ ms later 409.*: retried, although the call was sent without an Idempotency-Key/,
+      );
+      expect(entry(run, 'no-retry-4xx').evidence).toMatch(/sess_grade_400 \(400\) was sent 4 times/);
+      expect(entry(run, 'backoff').evidence).toMatch(/4 attempts against a 503 on every one; the retry policy allows at most 3/);
+    },
+  );
 });
 
 describe('client grade --serve', () => {
   it('prints the variables, waits while a client resumes the ids, and grades on SIGINT', { timeout: 120_000 }, async () => {
-    const child = spawn(process.execPath, [...CLI, '--serve', '--json', '--only', 'request,retry-503,idempotency-key'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...CLI, '--serve', '--json', '--only', 'request,retry-503,idempotency-key'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -96,14 +120,20 @@ describe('client grade --serve', () => {
     // By hand: the first three ids only (the rules chosen need no more).
     const ids = (vars.SESSION_RESUME_SESSION_IDS as string).split(' ').slice(0, 3).join(' ');
     await new Promise<void>((resolve, reject) =>
-      execFile(process.execPath, ['examples/graded-clients/typed-client.mjs'], { cwd: root, env: { ...process.env, ...vars, SESSION_RESUME_SESSION_IDS: ids }, timeout: 60_000 }, (error) =>
-        error ? reject(error) : resolve(),
+      execFile(
+        process.execPath,
+        ['examples/graded-clients/typed-client.mjs'],
+        { cwd: root, env: { ...process.env, ...vars, SESSION_RESUME_SESSION_IDS: ids }, timeout: 60_000 },
+        (error) => (error ? reject(error) : resolve()),
       ),
     );
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     const run = { code: 0, entries: parse(stdout), output: stderr };
-    expect(run.entries.map((e) => [e.rule, e.grade]), report(run)).toEqual([
+    expect(
+      run.entries.map((e) => [e.rule, e.grade]),
+      report(run),
+    ).toEqual([
       ['request', 'pass'],
       ['retry-503', 'pass'],
       ['idempotency-key', 'pass'],

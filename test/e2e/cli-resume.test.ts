@@ -122,7 +122,9 @@ describe('session-resume-api resume', () => {
   it('exits 1 with a clear message, not a stack trace, when the server is unreachable', async () => {
     const run = await cli(['resume', 'sess_1', '--retries', '0'], { ...env, SESSION_RESUME_BASE_URL: `http://127.0.0.1:${await getFreePort()}` });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^session-resume-api: Cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/sessions\/sess_1\/resume: fetch failed \(ECONNREFUSED\)\. Check --base-url/);
+    expect(run.stderr).toMatch(
+      /^session-resume-api: Cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/sessions\/sess_1\/resume: fetch failed \(ECONNREFUSED\)\. Check --base-url/,
+    );
     noStack(run);
   });
 

@@ -37,7 +37,8 @@ async function flakyReceiver(): Promise<Listening & { deliveries: () => number }
       const id = String(req.headers['webhook-id']);
       const first = !seen.has(id);
       seen.add(id);
-      if (first) res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end('{"success":false,"error":"service_unavailable","message":"later"}');
+      if (first)
+        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end('{"success":false,"error":"service_unavailable","message":"later"}');
       else res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true,"duplicate":false}');
     });
   });
@@ -64,7 +65,20 @@ describe('watch in front of the reference server', () => {
       CORS_ORIGINS: '*',
     });
     cleanups.push(() => server.stop());
-    const watch = await startWatch(['--target', server.url, '--port', '0', '--webhook-target', receiver.url, '--webhook-port', String(webhookPort), '--secret', SECRET, '--schedule', '0,200ms,200ms']);
+    const watch = await startWatch([
+      '--target',
+      server.url,
+      '--port',
+      '0',
+      '--webhook-target',
+      receiver.url,
+      '--webhook-port',
+      String(webhookPort),
+      '--secret',
+      SECRET,
+      '--schedule',
+      '0,200ms,200ms',
+    ]);
     const api = watch.apiUrl as string;
     const report = await runConformance({ baseUrl: api, apiKey: API_KEY, pausedSession: 'sess_paused_1', notPausedSession: 'sess_running_1' });
     expect(report.results.filter((r) => r.outcome === 'fail')).toEqual([]);
@@ -126,7 +140,8 @@ async function driftingServer(webhookUrl: () => string): Promise<Listening> {
     req.on('end', () => {
       const id = decodeURIComponent(/^\/v1\/sessions\/([^/]+)\/resume$/.exec(req.url ?? '')?.[1] ?? '');
       if (id === 'sess_limited') return res.writeHead(429, json).end('{"success":false,"error":"rate_limited","message":"Too many requests."}');
-      if (id === 'sess_running_1') return res.writeHead(200, json).end('{"success":false,"error":"not_paused","message":"Session is not paused (not_paused)."}');
+      if (id === 'sess_running_1')
+        return res.writeHead(200, json).end('{"success":false,"error":"not_paused","message":"Session is not paused (not_paused)."}');
       if (running.has(id)) return res.writeHead(409, json).end('{"success":false,"error":"not_paused","message":"Session is not paused (not_paused)."}');
       running.add(id);
       res.writeHead(200, json).end('{"success":true,"message":"Session resumed."}');
@@ -150,11 +165,30 @@ describe('watch in front of a drifting server', () => {
     const receiver = await flakyReceiver();
     let hooks = '';
     const server = await driftingServer(() => hooks);
-    const watch = await startWatch(['--target', server.url, '--port', '0', '--webhook-target', receiver.url, '--webhook-port', '0', '--secret', SECRET, '--schedule', '0,1s']);
+    const watch = await startWatch([
+      '--target',
+      server.url,
+      '--port',
+      '0',
+      '--webhook-target',
+      receiver.url,
+      '--webhook-port',
+      '0',
+      '--secret',
+      SECRET,
+      '--schedule',
+      '0,1s',
+    ]);
     hooks = `${watch.webhookUrl}/hooks`;
     const api = watch.apiUrl as string;
     const statuses = [];
-    for (const [id, key] of [['sess_a', 'k-1'], ['sess_a', 'k-1'], ['sess_limited', undefined], ['sess_running_1', undefined], ['sess_b', undefined]] as const) {
+    for (const [id, key] of [
+      ['sess_a', 'k-1'],
+      ['sess_a', 'k-1'],
+      ['sess_limited', undefined],
+      ['sess_running_1', undefined],
+      ['sess_b', undefined],
+    ] as const) {
       statuses.push((await resume(api, id, key ? { 'idempotency-key': key } : {})).status);
     }
     expect(statuses).toEqual([200, 409, 429, 200, 200]);

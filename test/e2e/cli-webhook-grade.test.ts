@@ -119,7 +119,10 @@ describe('webhook grade', () => {
   it('the example receiver (two instances on one Redis, with its secret) passes every rule', { timeout: 120_000 }, async () => {
     const urls = [await startExample(), await startExample()];
     const run = await grade(...urls, '--secret', SECRET, ...QUICK);
-    expect(run.entries.filter((e) => e.grade !== 'pass'), JSON.stringify(run.entries, null, 1)).toEqual([]);
+    expect(
+      run.entries.filter((e) => e.grade !== 'pass'),
+      JSON.stringify(run.entries, null, 1),
+    ).toEqual([]);
     expect(run.entries).toHaveLength(DELIVERY_RULES.length);
     expect(run.code).toBe(0);
     // No output repeats the secret or the URL token.
@@ -129,7 +132,9 @@ describe('webhook grade', () => {
 
   it('no dedupe (seen through --observe): fails exactly dedupe', { timeout: 60_000 }, async () => {
     const { server, processed } = await memoryReceiver({ dedupe: false });
-    const observe = await listen((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Object.fromEntries(processed))));
+    const observe = await listen(
+      (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Object.fromEntries(processed))),
+    );
     servers.push(server, observe);
     const run = await grade(server.url, '--observe', observe.url, ...QUICK);
     expect(failing(run)).toEqual(['dedupe']);
@@ -165,7 +170,9 @@ describe('webhook grade', () => {
     const run = await grade(server.url, ...QUICK, '--timeout-ms', '2000');
     // No headroom either: some deliveries timed out.
     expect(failing(run)).toEqual(['ack-burst', 'ack-headroom']);
-    expect(entry(run, 'ack-burst').evidence).toMatch(/20 concurrent distinct deliveries, p50 \d+ ms, p99 \d+ ms \(deadline 2000 ms\) \(\d+ of 20 failed\): .*gave no 200 within 2000 ms/);
+    expect(entry(run, 'ack-burst').evidence).toMatch(
+      /20 concurrent distinct deliveries, p50 \d+ ms, p99 \d+ ms \(deadline 2000 ms\) \(\d+ of 20 failed\): .*gave no 200 within 2000 ms/,
+    );
     expect(entry(run, 'ack-burst').next).toMatch(/sends the event again in 5s/);
     expect(run.code).toBe(1);
   });
@@ -213,7 +220,11 @@ describe('webhook grade', () => {
 
   it.each([
     ['slower than the deadline', 'gave no 200 within 300 ms', (res: ServerResponse) => void setTimeout(() => res.writeHead(200).end(), 600)],
-    ['a redirect', 'answered 308 (redirect to https://elsewhere.example/hook); redirects are not followed', (res: ServerResponse) => void res.writeHead(308, { location: 'https://elsewhere.example/hook' }).end()],
+    [
+      'a redirect',
+      'answered 308 (redirect to https://elsewhere.example/hook); redirects are not followed',
+      (res: ServerResponse) => void res.writeHead(308, { location: 'https://elsewhere.example/hook' }).end(),
+    ],
     ['202 Accepted', 'answered 202; only 200 counts as delivered', (res: ServerResponse) => void res.writeHead(202).end()],
   ])('%s: ack fails, saying what the service will do', { timeout: 60_000 }, async (_name, answered, answer) => {
     const server = await receiver((_event, _req, res) => answer(res));
@@ -221,7 +232,9 @@ describe('webhook grade', () => {
     const run = await grade(server.url, '--only', 'ack', ...QUICK, '--timeout-ms', '300');
     expect(failing(run)).toEqual(['ack']);
     expect(entry(run, 'ack').evidence).toContain(answered);
-    expect(entry(run, 'ack').next).toMatch(/The service counts this as a failed delivery.*sends the event again in 5s, then after 5m, 30m, .*24h \(10 attempts in all\), then lists it as a dead letter\./);
+    expect(entry(run, 'ack').next).toMatch(
+      /The service counts this as a failed delivery.*sends the event again in 5s, then after 5m, 30m, .*24h \(10 attempts in all\), then lists it as a dead letter\./,
+    );
     expect(run.code).toBe(1);
   });
 

@@ -109,7 +109,27 @@ describe('--ca with --insecure-localhost', () => {
 
     const otherKey = join(dir, 'other-key.pem');
     const other = join(dir, 'other.pem');
-    execFileSync('openssl', ['req', '-x509', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-keyout', otherKey, '-out', other, '-days', '1', '-subj', '/CN=other'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-nodes',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-keyout',
+        otherKey,
+        '-out',
+        other,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=other',
+      ],
+      { stdio: 'ignore' },
+    );
     expect(readFileSync(other, 'utf8')).toContain('BEGIN CERTIFICATE');
     const bad = await cli('webhook', 'check', `${probeAware.origin}/h`, '--insecure-localhost', '--ca', other);
     expect(bad.code).toBe(1);

@@ -78,7 +78,21 @@ describe('webhook check', () => {
 describe('webhook send', () => {
   it('delivers 5 identical payloads with --times 5', async () => {
     const before = ok.requests.length;
-    const run = await cli('webhook', 'send', `${ok.origin}/h`, '--event', 'session.resumed', '--session', 'sess_paused_1', '--times', '5', '--concurrency', '2', '--insecure-localhost', '--json');
+    const run = await cli(
+      'webhook',
+      'send',
+      `${ok.origin}/h`,
+      '--event',
+      'session.resumed',
+      '--session',
+      'sess_paused_1',
+      '--times',
+      '5',
+      '--concurrency',
+      '2',
+      '--insecure-localhost',
+      '--json',
+    );
     expect(run.code, run.stderr).toBe(0);
     const summary = JSON.parse(run.stdout);
     expect(summary).toMatchObject({ sent: 5, delivered: 5, failed: 0 });
@@ -91,7 +105,20 @@ describe('webhook send', () => {
   });
 
   it('reports failures by reason and exits 1', async () => {
-    const run = await cli('webhook', 'send', `${failing.origin}/h`, '--event', 'e', '--session', 's', '--timestamp', 't1', '--times', '2', '--insecure-localhost');
+    const run = await cli(
+      'webhook',
+      'send',
+      `${failing.origin}/h`,
+      '--event',
+      'e',
+      '--session',
+      's',
+      '--timestamp',
+      't1',
+      '--times',
+      '2',
+      '--insecure-localhost',
+    );
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('sent 2: 0 delivered, 2 failed');
     expect(run.stdout).toMatch(/bad_status: 2/);

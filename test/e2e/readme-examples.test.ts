@@ -63,7 +63,11 @@ beforeAll(async () => {
   server = await startServerProcess({ API_KEYS: KEY, PORT: String(DOCUMENTED_PORTS.server) });
   sandbox = await startSandboxProcess({ SANDBOX_PORT: String(DOCUMENTED_PORTS.sandbox) });
   redis = await startRedisServer();
-  receiver = await startExample('examples/webhook-receiver/server.ts', { PORT: String(DOCUMENTED_PORTS.receiver), REDIS_URL: redis.url, WEBHOOK_URL_TOKEN: TOKEN });
+  receiver = await startExample('examples/webhook-receiver/server.ts', {
+    PORT: String(DOCUMENTED_PORTS.receiver),
+    REDIS_URL: redis.url,
+    WEBHOOK_URL_TOKEN: TOKEN,
+  });
   naive = await startExample('examples/naive-receiver/server.ts', { PORT: String(DOCUMENTED_PORTS.naive) });
 }, 90_000);
 
@@ -136,9 +140,7 @@ describe('npm start without API_KEYS', () => {
       const curl = output.split('\n').find((line) => line.trim().startsWith('curl '));
       expect(curl).toContain(`${started.url}/v1/sessions/sess_paused_1/resume`);
       const { code, output: answer } = await new Promise<{ code: number; output: string }>((resolve) =>
-        execFile('bash', ['-c', `export KEY=${key}\n${curl}`], { timeout: 20_000 }, (error, stdout) =>
-          resolve({ code: error ? 1 : 0, output: stdout }),
-        ),
+        execFile('bash', ['-c', `export KEY=${key}\n${curl}`], { timeout: 20_000 }, (error, stdout) => resolve({ code: error ? 1 : 0, output: stdout })),
       );
       expect(code).toBe(0);
       expect(answer).toBe('{"success":true,"message":"Session resumed."}');

@@ -28,7 +28,12 @@ function delivery(sessionId: string, options: { secret?: string } = {}) {
   const body = JSON.stringify({ event: 'session.resumed', session: { id: sessionId }, timestamp: new Date().toISOString() });
   const at = new Date();
   const id = `msg_${randomBytes(8).toString('hex')}`;
-  const headers = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(options.secret ?? secret).sign(id, at, body) };
+  const headers = {
+    'content-type': 'application/json',
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(options.secret ?? secret).sign(id, at, body),
+  };
   return { body, headers };
 }
 
@@ -54,7 +59,8 @@ async function stop(child: ChildProcess): Promise<number | null> {
   return exited;
 }
 
-const handledLines = (out: string, sessionId: string) => out.split('\n').filter((l) => l.includes('"session event"') && l.includes(`"sessionId":"${sessionId}"`)).length;
+const handledLines = (out: string, sessionId: string) =>
+  out.split('\n').filter((l) => l.includes('"session event"') && l.includes(`"sessionId":"${sessionId}"`)).length;
 
 describe.each(['fastify-receiver', 'hono-receiver'])('examples/%s', (example) => {
   it('handles a signed delivery sent three times once; 401, 404 and 405 as the receiver answers', { timeout: 60_000 }, async () => {
@@ -85,4 +91,3 @@ describe.each(['fastify-receiver', 'hono-receiver'])('examples/%s', (example) =>
     expect(await stop(child)).toBe(0);
   });
 });
-

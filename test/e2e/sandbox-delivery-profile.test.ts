@@ -56,7 +56,11 @@ describe('delivery profile', () => {
   it('the control API answers the default, refuses values out of bounds, and a reset restores the default', async () => {
     const client = createSandboxClient({ baseUrl: sandbox.url, apiKey: newSandboxKey() });
     expect(await client.deliveryProfile()).toEqual({ duplicateRate: 0, duplicateDelayMs: 0, concurrentCopies: 1, delayMs: 0, jitterMs: 0, outOfOrderRate: 0 });
-    expect(await client.setDeliveryProfile({ duplicateRate: 0.5, retryScheduleMs: [0, 1000] })).toMatchObject({ duplicateRate: 0.5, retryScheduleMs: [0, 1000], concurrentCopies: 1 });
+    expect(await client.setDeliveryProfile({ duplicateRate: 0.5, retryScheduleMs: [0, 1000] })).toMatchObject({
+      duplicateRate: 0.5,
+      retryScheduleMs: [0, 1000],
+      concurrentCopies: 1,
+    });
     await expect(client.setDeliveryProfile({ concurrentCopies: 11 })).rejects.toMatchObject({
       status: 400,
       body: { error: 'bad_request', message: 'Invalid body: concurrentCopies must be a whole number from 1 to 10.' },
@@ -71,11 +75,15 @@ describe('delivery profile', () => {
     await world.setDeliveryProfile({ duplicateRate: 1, duplicateDelayMs: 200, outOfOrderRate: 1, retryScheduleMs: [0, 100, 100] });
 
     let output = '';
-    cli = spawn(process.execPath, ['cli/bin/session-resume-api.js', 'listen', '--forward-to', `${receiver.url}/hooks`, '--base-url', sandbox.url, '--api-key', apiKey], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    cli = spawn(
+      process.execPath,
+      ['cli/bin/session-resume-api.js', 'listen', '--forward-to', `${receiver.url}/hooks`, '--base-url', sandbox.url, '--api-key', apiKey],
+      {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     cli.stdout?.on('data', (d: Buffer) => (output += d.toString()));
     cli.stderr?.on('data', (d: Buffer) => (output += d.toString()));
     await waitFor(() => output.includes('Delivery profile of the world: duplicateRate 1'), { timeoutMs: 30_000, what: `the world's profile\n${output}` });
@@ -86,7 +94,11 @@ describe('delivery profile', () => {
     // sess_paused_2: delivered + duplicate; sess_paused_1: 429, retried 200, duplicate.
     await waitFor(() => arrivals.length >= 5, { timeoutMs: 30_000, what: `five deliveries\n${output}` });
 
-    const seen = `${JSON.stringify(arrivals.map(({ body: _b, ...a }) => a), null, 1)}\n${output}`;
+    const seen = `${JSON.stringify(
+      arrivals.map(({ body: _b, ...a }) => a),
+      null,
+      1,
+    )}\n${output}`;
     const [first, ...rest] = arrivals;
     // Reordering: the later event arrives first.
     expect(first?.sessionId, seen).toBe('sess_paused_2');
@@ -94,7 +106,10 @@ describe('delivery profile', () => {
     expect(one[0]!.timestamp < first!.timestamp, seen).toBe(true);
     // Retry: 429 first, then 200 after Retry-After (1 s) although the schedule says 100 ms: the
     // printed decision says so; the gap is checked with room for timers and clocks that differ by a few ms.
-    expect(one.map((a) => a.status), seen).toEqual([429, 200, 200]);
+    expect(
+      one.map((a) => a.status),
+      seen,
+    ).toEqual([429, 200, 200]);
     expect(one[1]!.at - one[0]!.at, seen).toBeGreaterThanOrEqual(900);
     expect(output).toMatch(/session\.resumed {2}sess_paused_1 {2}429 {2}\d+ ms {2}retry 2 in 1s {2}\(out of order: after event 2\)/);
     // Duplicates: each event delivered twice with 200, same webhook-id and same bytes.

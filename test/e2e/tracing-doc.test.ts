@@ -34,7 +34,7 @@ afterAll(() => {
   if (project) rmSync(project, { recursive: true, force: true });
 });
 
-it('the tracing.mjs of docs/tracing.md, started as the page says, records the resume span of the request\'s trace', async () => {
+it("the tracing.mjs of docs/tracing.md, started as the page says, records the resume span of the request's trace", async () => {
   project = mkdtempSync(join(tmpdir(), 'tracing-doc-'));
   writeFileSync(join(project, 'package.json'), '{ "name": "tracing-doc", "private": true, "type": "module" }\n');
   symlinkSync(join(root, 'node_modules'), join(project, 'node_modules'), 'dir');
@@ -52,9 +52,11 @@ it('the tracing.mjs of docs/tracing.md, started as the page says, records the re
   server.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   server.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.status === 200, { timeoutMs: 30_000, what: 'the server' }).catch((err: Error) => {
-    throw new Error(`${err.message}\n${output}`);
-  });
+  await waitFor(async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.status === 200, { timeoutMs: 30_000, what: 'the server' }).catch(
+    (err: Error) => {
+      throw new Error(`${err.message}\n${output}`);
+    },
+  );
 
   const traceId = randomBytes(16).toString('hex');
   const res = await fetch(`${url}/v1/sessions/sess_paused_1/resume`, {
@@ -62,9 +64,10 @@ it('the tracing.mjs of docs/tracing.md, started as the page says, records the re
     headers: { authorization: `Bearer ${KEY}`, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
   });
   expect(res.status).toBe(200);
-  await waitFor(() => output.includes("name: 'POST /v1/sessions/{session_id}/resume'") && output.includes(traceId), { what: 'the resume span', timeoutMs: 10_000 }).catch(
-    (err: Error) => {
-      throw new Error(`${err.message}\n${output}`);
-    },
-  );
+  await waitFor(() => output.includes("name: 'POST /v1/sessions/{session_id}/resume'") && output.includes(traceId), {
+    what: 'the resume span',
+    timeoutMs: 10_000,
+  }).catch((err: Error) => {
+    throw new Error(`${err.message}\n${output}`);
+  });
 }, 60_000);

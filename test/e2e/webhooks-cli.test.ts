@@ -83,7 +83,11 @@ it('show, list, stats and dead describe every event with its attempts', async ()
 
 it('a key prefix under which nothing was ever written is reported as such, with a non-zero exit', async () => {
   const empty = { ...env, REDIS_KEY_PREFIX: `never-used:${randomUUID()}:` };
-  for (const args of [['webhooks', 'dead'], ['webhooks', 'stats', '--json'], ['webhooks', 'list']]) {
+  for (const args of [
+    ['webhooks', 'dead'],
+    ['webhooks', 'stats', '--json'],
+    ['webhooks', 'list'],
+  ]) {
     const run = await runServerCommand(args, empty);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('Nothing was ever written under the key prefix');
@@ -102,7 +106,12 @@ it('a job without an event under the prefix (written by something else) is named
   try {
     // Delayed, so no worker takes it: it stays a pending job holding no payload.
     await queue.add('foreign', { note: 'not an event' }, { jobId: id, delay: 3_600_000 });
-    for (const args of [['webhooks', 'list'], ['webhooks', 'list', '--json'], ['webhooks', 'dead'], ['webhooks', 'stats']]) {
+    for (const args of [
+      ['webhooks', 'list'],
+      ['webhooks', 'list', '--json'],
+      ['webhooks', 'dead'],
+      ['webhooks', 'stats'],
+    ]) {
       const run = await runServerCommand(args, env);
       expect(run.code, `${args.join(' ')}\n${run.stderr}`).toBe(0);
       expect(run.stderr).not.toContain('Cannot read properties');
@@ -131,7 +140,10 @@ it('endpoint shows the shared circuit; a disabled endpoint holds events, and end
     expect(text.stdout).toContain('streak      3 consecutive failed attempt(s)');
     expect(text.stdout).toContain('none until `webhooks endpoint enable`');
     // The JSON gives the times as the text does, in ISO 8601.
-    expect(await json(['webhooks', 'endpoint'])).toMatchObject({ failingSince: new Date(disabled.failingSince).toISOString(), changedAt: new Date(disabled.changedAt).toISOString() });
+    expect(await json(['webhooks', 'endpoint'])).toMatchObject({
+      failingSince: new Date(disabled.failingSince).toISOString(),
+      changedAt: new Date(disabled.changedAt).toISOString(),
+    });
     expect(text.stdout).toContain(`changed     ${new Date(disabled.changedAt).toISOString()}`);
     // The server rereads the shared state every second.
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -159,14 +171,22 @@ it('WEBHOOK_MAX_HELD_EVENTS bounds the held backlog of the command; an event pas
   const heldEnv = { ...serverEnv(inject('redisUrl'), receiver, files, { REDIS_KEY_PREFIX: prefix, WEBHOOK_MAX_HELD_EVENTS: '1' }) };
   const client = new Redis(inject('redisUrl'));
   // Disabled before the server starts: its first read of the shared state holds every event.
-  await client.set(redisKeys(prefix).endpointHealth, JSON.stringify({ state: 'disabled', streak: 1, slowDowns: 0, probes: 0, reason: 'gone', changedAt: Date.now() }));
+  await client.set(
+    redisKeys(prefix).endpointHealth,
+    JSON.stringify({ state: 'disabled', streak: 1, slowDowns: 0, probes: 0, reason: 'gone', changedAt: Date.now() }),
+  );
   const held = await startServerProcess(heldEnv);
   try {
     expect((await postResume(held.url, 'cli_held_1')).status).toBe(200);
-    await waitFor(async () => (await runServerCommand(['webhooks', 'endpoint', '--json'], heldEnv)).stdout.includes('"held":1'), { what: 'the first event held' });
+    await waitFor(async () => (await runServerCommand(['webhooks', 'endpoint', '--json'], heldEnv)).stdout.includes('"held":1'), {
+      what: 'the first event held',
+    });
     expect((await postResume(held.url, 'cli_held_2')).status).toBe(200);
     const run = (args: string[]) => runServerCommand(args, heldEnv);
-    await waitFor(async () => JSON.parse((await run(['webhooks', 'stats', '--json'])).stdout).dead === 1, { what: 'the event past the bound', timeoutMs: 20_000 });
+    await waitFor(async () => JSON.parse((await run(['webhooks', 'stats', '--json'])).stdout).dead === 1, {
+      what: 'the event past the bound',
+      timeoutMs: 20_000,
+    });
     const [dead] = JSON.parse((await run(['webhooks', 'dead', '--json'])).stdout) as { id: string; attempts: number; reason: string }[];
     expect(dead).toMatchObject({ attempts: 0, reason: expect.stringMatching(/^held_overflow: .*\(1 events, maxHeldEvents\)/) });
     const shown = JSON.parse((await run(['webhooks', 'show', dead!.id, '--json'])).stdout) as { attempts: { result: string }[] };

@@ -92,8 +92,7 @@ afterAll(async () => {
   if (prefix) await deletePrefix(inject('redisUrl'), prefix);
 });
 
-const resume = (id: string) =>
-  fetch(`${server.url}/v1/sessions/${id}/resume`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` } });
+const resume = (id: string) => fetch(`${server.url}/v1/sessions/${id}/resume`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` } });
 const eventsFor = (id: string) => processed.filter((e) => e.session?.id === id);
 
 /** Runs the CLI as a process; resolves with its exit code and output. */
@@ -137,8 +136,20 @@ describe('reference server → delivery engine → receiver kit, over HTTPS', ()
 describe('CLI webhook commands against the receiver', () => {
   it('`webhook send --times 10` delivers ten identical events; the receiver processes one', async () => {
     const run = await cli([
-      'webhook', 'send', hookUrl, '--event', 'session.resumed', '--session', 'cli_s1',
-      '--timestamp', '2026-11-21T18:00:00.000Z', '--times', '10', '--concurrency', '5', '--insecure-localhost',
+      'webhook',
+      'send',
+      hookUrl,
+      '--event',
+      'session.resumed',
+      '--session',
+      'cli_s1',
+      '--timestamp',
+      '2026-11-21T18:00:00.000Z',
+      '--times',
+      '10',
+      '--concurrency',
+      '5',
+      '--insecure-localhost',
     ]);
     expect(run.code).toBe(0);
     await waitFor(() => eventsFor('cli_s1').length === 1, { what: 'the CLI event' });

@@ -33,14 +33,9 @@ export async function startPrism(options: PrismOptions = {}): Promise<PrismServe
   let log = '';
   proc.stdout.on('data', (d: Buffer) => (log += d.toString()));
   proc.stderr.on('data', (d: Buffer) => (log += d.toString()));
-  const exited = new Promise<never>((_, reject) =>
-    proc.once('exit', (code) => reject(new Error(`prism exited with code ${code}:\n${log}`))),
-  );
+  const exited = new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`prism exited with code ${code}:\n${log}`))));
   exited.catch(() => undefined);
-  await Promise.race([
-    waitFor(() => log.includes('Prism is listening'), { timeoutMs: 30_000, what: 'Prism to listen' }),
-    exited,
-  ]);
+  await Promise.race([waitFor(() => log.includes('Prism is listening'), { timeoutMs: 30_000, what: 'Prism to listen' }), exited]);
   return {
     url: `http://127.0.0.1:${port}`,
     output: () => log,

@@ -1,6 +1,13 @@
 /** The shared receiver store suite (test/integration/webhooks-receiver.test.ts and the cluster suite run it). */
 import { afterAll, describe, expect, it } from 'vitest';
-import { dedupeKey, type ReceiverStore, type ReceivedEvent, type SessionEvent, type WebhookReceiverBaseOptions, createWebhookReceiver } from '../../client/webhooks/index.js';
+import {
+  dedupeKey,
+  type ReceiverStore,
+  type ReceivedEvent,
+  type SessionEvent,
+  type WebhookReceiverBaseOptions,
+  createWebhookReceiver,
+} from '../../client/webhooks/index.js';
 import { waitFor } from './wait-for.js';
 
 let n = 0;
@@ -58,7 +65,9 @@ export function receiverStoreSuite(name: string, makeStore: () => ReceiverStore)
       const neither = await receiver.receive(body({ event: '', status: 7, session: {}, session_id: '', timestamp: 't' }));
       expect(neither.body).toMatchObject({
         error: 'bad_request',
-        message: expect.stringMatching(/event name \(event or status\) or a session id \(session.id or session_id\).*event is an empty string.*status is a number.*session.id is absent.*session_id is an empty string/),
+        message: expect.stringMatching(
+          /event name \(event or status\) or a session id \(session.id or session_id\).*event is an empty string.*status is a number.*session.id is absent.*session_id is an empty string/,
+        ),
       });
       // The field is there with the wrong type: the answer names it and says why.
       const wrongType = await receiver.receive(body({ session: { id: 5 } }));
@@ -168,7 +177,7 @@ export function receiverStoreSuite(name: string, makeStore: () => ReceiverStore)
         maxAttempts: 2,
         onEvent: (e) => {
           if (fail) throw new Error('handler down');
-          done.push(e.session?.id ?? "");
+          done.push(e.session?.id ?? '');
         },
         onError: (_err, ctx) => finals.push(ctx.final),
       });

@@ -127,18 +127,25 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
 
   const launch = async (node: NodeProcess) => {
     const args = [
-      '--port', String(node.port),
-      '--bind', '127.0.0.1',
-      '--cluster-enabled', 'yes',
-      '--cluster-port', String(node.busPort),
-      '--cluster-config-file', `nodes-${node.port}.conf`,
-      '--cluster-node-timeout', String(nodeTimeout),
-      '--dir', dir,
-      '--dbfilename', `dump-${node.port}.rdb`,
-      '--save', '',
-      ...(options.appendOnly
-        ? ['--appendonly', 'yes', '--appendfsync', 'everysec', '--appenddirname', `aof-${node.port}`]
-        : ['--appendonly', 'no']),
+      '--port',
+      String(node.port),
+      '--bind',
+      '127.0.0.1',
+      '--cluster-enabled',
+      'yes',
+      '--cluster-port',
+      String(node.busPort),
+      '--cluster-config-file',
+      `nodes-${node.port}.conf`,
+      '--cluster-node-timeout',
+      String(nodeTimeout),
+      '--dir',
+      dir,
+      '--dbfilename',
+      `dump-${node.port}.rdb`,
+      '--save',
+      '',
+      ...(options.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'everysec', '--appenddirname', `aof-${node.port}`] : ['--appendonly', 'no']),
     ];
     const proc = spawn('redis-server', args, { stdio: 'ignore' });
     node.child = proc;
@@ -223,11 +230,9 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
 
   try {
     await Promise.all(nodes.map(launch));
-    await run(
-      'redis-cli',
-      ['--cluster', 'create', ...nodes.map((n) => n.address), '--cluster-replicas', String(replicas), '--cluster-yes'],
-      { timeout: 30_000 },
-    );
+    await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => n.address), '--cluster-replicas', String(replicas), '--cluster-yes'], {
+      timeout: 30_000,
+    });
     await waitUntilOk();
     if (replicas > 0) {
       // A replica that has not finished its first sync cannot take over: wait for every link.
@@ -262,8 +267,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     primaryFor,
     primaries,
     async killPrimary(target) {
-      const node =
-        target === undefined ? (await primaries())[0] : typeof target === 'string' ? await primaryFor(target) : byPort(target.port);
+      const node = target === undefined ? (await primaries())[0] : typeof target === 'string' ? await primaryFor(target) : byPort(target.port);
       if (!node) throw new Error('no primary found');
       await killNode(byPort(node.port), 'SIGKILL');
       return node;

@@ -46,11 +46,7 @@ export async function startRedisServer(options: { requirepass?: string } = {}): 
   const auth = options.requirepass === undefined ? [] : ['--requirepass', options.requirepass];
   let child: ChildProcess | undefined;
   const launch = async () => {
-    const proc = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...auth],
-      { stdio: 'ignore' },
-    );
+    const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...auth], { stdio: 'ignore' });
     child = proc;
     const failed = new Promise<never>((_, reject) => {
       proc.once('error', reject);

@@ -41,11 +41,7 @@ export interface ResumeScenario {
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-async function resume(
-  ctx: ScenarioContext,
-  id: string,
-  init: { headers?: Record<string, string>; body?: string; method?: string } = {},
-) {
+async function resume(ctx: ScenarioContext, id: string, init: { headers?: Record<string, string>; body?: string; method?: string } = {}) {
   const res = await (ctx.fetch ?? fetch)(`${ctx.baseUrl}/v1/sessions/${encodeURIComponent(id)}/resume`, {
     method: init.method ?? 'POST',
     headers: init.headers ?? {},

@@ -62,9 +62,14 @@ export async function startResumeStub(): Promise<ResumeStub> {
       case 'rl-seconds':
         return json(res, 429, { success: false, error: 'rate_limited', message: 'Slow down.' }, { 'retry-after': '120' });
       case 'rl-date':
-        return json(res, 429, { success: false, error: 'rate_limited', message: 'Slow down.' }, {
-          'retry-after': new Date(Date.now() + 3_600_000).toUTCString(),
-        });
+        return json(
+          res,
+          429,
+          { success: false, error: 'rate_limited', message: 'Slow down.' },
+          {
+            'retry-after': new Date(Date.now() + 3_600_000).toUTCString(),
+          },
+        );
       case 'rl-then-ok':
         return n === 1 ? json(res, 429, { success: false, error: 'rate_limited', message: 'Wait.' }, { 'retry-after': '0' }) : resumed(res, sessionId);
       case '503-then-ok':

@@ -57,7 +57,12 @@ export function sessionStoreSuite(name: string, makeStore: (now: () => Date) => 
       const store = await makeStore(clock());
       expect(await store.seed([{ id: 's1', status: 'paused' }])).toEqual({ created: 1 });
       await store.resume('s1');
-      expect(await store.seed([{ id: 's1', status: 'paused' }, { id: 's2', status: 'paused' }])).toEqual({ created: 1 });
+      expect(
+        await store.seed([
+          { id: 's1', status: 'paused' },
+          { id: 's2', status: 'paused' },
+        ]),
+      ).toEqual({ created: 1 });
       expect((await store.get('s1'))?.status).toBe('running');
       expect((await store.get('s2'))?.status).toBe('paused');
     });

@@ -32,9 +32,23 @@ export function getTestCertificate(): TestCertificate {
     execFileSync(
       'openssl',
       [
-        'req', '-x509', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1',
-        '-keyout', keyPath, '-out', certPath, '-days', '1', '-subj', '/CN=localhost',
-        '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        'req',
+        '-x509',
+        '-nodes',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-keyout',
+        keyPath,
+        '-out',
+        certPath,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
@@ -58,11 +72,7 @@ export interface RecordedRequest {
 }
 
 /** Answers one recorded request; may be async (e.g. to wait before answering). */
-export type ReceiverHandler = (
-  request: RecordedRequest,
-  res: ServerResponse,
-  req: IncomingMessage,
-) => void | Promise<void>;
+export type ReceiverHandler = (request: RecordedRequest, res: ServerResponse, req: IncomingMessage) => void | Promise<void>;
 
 /** A running HTTPS receiver. */
 export interface HttpsReceiver {
@@ -83,10 +93,7 @@ const answer200: ReceiverHandler = (_request, res) => {
 };
 
 /** Starts an HTTPS server on 127.0.0.1:0 (or `host`, e.g. '::1') with the test certificate that records each request. */
-export async function startHttpsReceiver(
-  handler: ReceiverHandler = answer200,
-  { host = '127.0.0.1' }: { host?: string } = {},
-): Promise<HttpsReceiver> {
+export async function startHttpsReceiver(handler: ReceiverHandler = answer200, { host = '127.0.0.1' }: { host?: string } = {}): Promise<HttpsReceiver> {
   const certificate = getTestCertificate();
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();

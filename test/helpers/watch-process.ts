@@ -39,16 +39,22 @@ export function watchResult(code: number | null, stdout: string, stderr: string)
 
 /** Starts `watch --json …args` and resolves once it listens. */
 export async function startWatch(args: readonly string[]): Promise<WatchProcess> {
-  const proc = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'cli/main.ts', 'watch', '--json', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'cli/main.ts', 'watch', '--json', ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const closed = new Promise<number | null>((resolve) => proc.once('close', (code) => resolve(code)));
-  await waitFor(() => {
-    if (proc.exitCode !== null) throw new Error(`watch exited with ${proc.exitCode}:\n${stderr}`);
-    return stderr.includes('watch: watching');
-  }, { timeoutMs: 30_000, what: 'watch listening' });
+  await waitFor(
+    () => {
+      if (proc.exitCode !== null) throw new Error(`watch exited with ${proc.exitCode}:\n${stderr}`);
+      return stderr.includes('watch: watching');
+    },
+    { timeoutMs: 30_000, what: 'watch listening' },
+  );
   return {
     apiUrl: /watch: API (\S+)/.exec(stderr)?.[1],
     webhookUrl: /watch: webhooks (\S+)/.exec(stderr)?.[1],

@@ -15,9 +15,17 @@ describe('bench', () => {
       // Every answer is the steady-state 409 not_paused, so all are non-2xx.
       expect(result.non2xx).toBe(result.requests);
     }
-    const report = renderReport(results, { durationS: 1, connections: 2 }, {
-      date: 'd', node: 'n', cpus: 2, cpuModel: 'cpu', command: 'npm run bench',
-    });
+    const report = renderReport(
+      results,
+      { durationS: 1, connections: 2 },
+      {
+        date: 'd',
+        node: 'n',
+        cpus: 2,
+        cpuModel: 'cpu',
+        command: 'npm run bench',
+      },
+    );
     expect(report).toMatch(/\| reference server, memory store, responses validated \(tests\) \| [\d,]+ \| \d+\.\d\d× \|/);
     expect(report).toContain(`| ${EXPRESS_VALIDATOR} | `);
   }, 30_000);

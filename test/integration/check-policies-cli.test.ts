@@ -31,7 +31,9 @@ describe('check-policies', () => {
     const run = check(original);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain('✓ window-covers-redelivery');
-    expect(run.stdout).toMatch(/the dedupe window \(dedupe\.windowMs, [^)]+\) covers the longest time from an event's first arrival to its last automatic redelivery, \d/);
+    expect(run.stdout).toMatch(
+      /the dedupe window \(dedupe\.windowMs, [^)]+\) covers the longest time from an event's first arrival to its last automatic redelivery, \d/,
+    );
   });
 
   it('fails a spec whose window is shorter than its horizon, naming the invariant', () => {

@@ -45,7 +45,10 @@ describe('raw calls without an Idempotency-Key', () => {
     await new Promise<void>((resolve) => server!.close(() => resolve()));
 
     const resetting = await serve('reset');
-    const error = await call(resetting.url).then(() => undefined, (e: unknown) => e);
+    const error = await call(resetting.url).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(SessionsClientError);
     expect(error).toMatchObject({ code: 'network', attempts: 1 });
     expect(String((error as Error).message)).toContain('ECONNRESET');
@@ -56,7 +59,10 @@ describe('raw calls without an Idempotency-Key', () => {
 
   it('are retried after a refused connection, which sent nothing', async () => {
     const port = await getFreePort();
-    const error = await call(`http://127.0.0.1:${port}`).then(() => undefined, (e: unknown) => e);
+    const error = await call(`http://127.0.0.1:${port}`).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ code: 'network', attempts: 3 });
     expect(String((error as Error).message)).toContain('ECONNREFUSED');
   });

@@ -229,7 +229,15 @@ describe('createMemoryDelivery recovery', () => {
       if ((JSON.parse(request.body) as SessionEvent).session.id === 'slow') await released;
       res.writeHead((JSON.parse(request.body) as SessionEvent).session.id === 'slow' ? 200 : 500).end();
     });
-    const delivery = createMemoryDelivery({ url: `${r.origin}/h`, allowPrivate: true, ca, logger: captureLogger().logger, schedule: [0], maxPending: 1, endpointHealth: false });
+    const delivery = createMemoryDelivery({
+      url: `${r.origin}/h`,
+      allowPrivate: true,
+      ca,
+      logger: captureLogger().logger,
+      schedule: [0],
+      maxPending: 1,
+      endpointHealth: false,
+    });
     delivery.enqueue({ id: 'msg_dead', payload: makeEvent('dead') });
     await waitFor(async () => (await delivery.show('msg_dead'))?.state === 'dead', { timeoutMs: 5000 });
     delivery.enqueue({ id: 'msg_slow', payload: makeEvent('slow') });
@@ -318,7 +326,11 @@ describe('createMemoryDelivery endpoint health', () => {
       allowPrivate: true,
       schedule: [0, 10, 10],
       logger,
-      endpointHealth: { clock: () => clock.now, policy: { ...ENDPOINT_HEALTH_POLICY, openAfterFailures: 3, refreshMs: 10, drainIntervalMs: 0 }, onChange: (c) => changes.push(c.to) },
+      endpointHealth: {
+        clock: () => clock.now,
+        policy: { ...ENDPOINT_HEALTH_POLICY, openAfterFailures: 3, refreshMs: 10, drainIntervalMs: 0 },
+        onChange: (c) => changes.push(c.to),
+      },
     });
     for (let i = 0; i < 5; i++) engine.enqueue(makeEvent(`sess_health_${i}`));
     await waitFor(async () => (await engine.endpoint())?.state === 'open', { what: 'the circuit to open' });

@@ -10,7 +10,7 @@ const npmRun = (script: string) => {
 };
 
 describe('quiet spec scripts', () => {
-  it('lint:spec passes without the Node.js 20 banner, keeping Redocly\'s own lines', () => {
+  it("lint:spec passes without the Node.js 20 banner, keeping Redocly's own lines", () => {
     const { status, output } = npmRun('lint:spec');
     expect(status, output).toBe(0);
     expect(output).toContain('validating spec/openapi.yaml');

@@ -7,7 +7,13 @@
  * timestamp is never judged older.
  */
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createMemoryEventStore, createWebhookReceiver, type EventOrder, type OrderedReceiverStore, type WebhookReceiver } from '../../client/webhooks/index.js';
+import {
+  createMemoryEventStore,
+  createWebhookReceiver,
+  type EventOrder,
+  type OrderedReceiverStore,
+  type WebhookReceiver,
+} from '../../client/webhooks/index.js';
 import { createRedisEventStore } from '../../client/webhooks/redis/index.js';
 import { listen } from '../helpers/listen.js';
 import { deletePrefix, uniquePrefix } from '../helpers/redis-keys.js';
@@ -90,7 +96,11 @@ describe("order: 'per-session'", () => {
     const seen: Seen = { handled: [], stale: [] };
     const base = await serve(instance(createMemoryEventStore(), seen, {}));
     const session = { id: `sess_order_${++n}` };
-    for (const [event, s] of [['session.resumed', 1], ['session.resumed', 3], ['session.paused', 2]] as const) {
+    for (const [event, s] of [
+      ['session.resumed', 1],
+      ['session.resumed', 3],
+      ['session.paused', 2],
+    ] as const) {
       await deliver(base, { event, session, timestamp: new Date(Date.UTC(2026, 10, 25, 10, 0, s)).toISOString() });
       await waitFor(() => seen.handled.length === (s === 1 ? 1 : s === 3 ? 2 : 3));
     }

@@ -24,7 +24,11 @@ const redisUrl = inject('redisUrl');
 const prefixes: string[] = [];
 afterAll(() => Promise.all(prefixes.map((p) => deletePrefix(redisUrl, p))));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const anEvent = (label: string): SessionEvent => ({ event: 'session.resumed', session: { id: `sess_${label}_${Math.random().toString(36).slice(2)}` }, timestamp: new Date().toISOString() });
+const anEvent = (label: string): SessionEvent => ({
+  event: 'session.resumed',
+  session: { id: `sess_${label}_${Math.random().toString(36).slice(2)}` },
+  timestamp: new Date().toISOString(),
+});
 const body = (e: SessionEvent) => JSON.stringify(e);
 type Batch = { receivedAt: number; events: Array<{ id: string; key: string; event: SessionEvent }> };
 
@@ -80,7 +84,13 @@ describe('redis store batches', () => {
       [bad, true],
     ]);
     const [letter] = await worker.deadLetters();
-    expect(letter).toMatchObject({ id: (answers[2]!.body as { id: string }).id, key: dedupeKey(events[2]!), event: events[2], attempts: 3, error: 'handler down' });
+    expect(letter).toMatchObject({
+      id: (answers[2]!.body as { id: string }).id,
+      key: dedupeKey(events[2]!),
+      event: events[2],
+      attempts: 3,
+      error: 'handler down',
+    });
     // The batch's job completed once its events were done or dead-lettered.
     expect(await queue.getJobCounts('waiting', 'active', 'delayed', 'failed')).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
 
@@ -126,7 +136,14 @@ describe('redis store batches', () => {
     });
     // What the dead instance did: its recording (one batch), then addBulk, and no inbox removal.
     const argv = items.flatMap((item) => [tripleField(item.key), '', item.id, JSON.stringify(item)]);
-    const call = createRecordCall(keys)({ fromMs: Date.now() - 1000, deadlineMs: Date.now() + 1000, windowMs: WINDOW_MS, bucketMs: WINDOW_MS / BUCKETS_PER_WINDOW, batchId: 'bcrash', events: argv });
+    const call = createRecordCall(keys)({
+      fromMs: Date.now() - 1000,
+      deadlineMs: Date.now() + 1000,
+      windowMs: WINDOW_MS,
+      bucketMs: WINDOW_MS / BUCKETS_PER_WINDOW,
+      batchId: 'bcrash',
+      events: argv,
+    });
     const at = Number((await store.sraRecord(...(call as [number, ...string[]])))[1]);
     const batch: Batch = { receivedAt: at, events: items };
     await queue.addBulk([{ name: 'session-events', data: batch, opts: { jobId: 'bcrash', removeOnComplete: true } }]);

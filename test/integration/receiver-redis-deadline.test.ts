@@ -46,7 +46,7 @@ describe('record script deadline', () => {
     expect([status, id, duplicate]).toEqual([RECORD_STATUS.recorded, 'enew', 1]);
   });
 
-  it('a call whose buckets cannot cover Redis\'s clock records nothing', async () => {
+  it("a call whose buckets cannot cover Redis's clock records nothing", async () => {
     const [status] = await record(Date.now() + 60_000, Date.now() + 62_000, 'bclock', item('eclock', 'k-clock'));
     expect(status).toBe(RECORD_STATUS.clock);
     expect(await redis.hexists(keys.inbox, 'bclock')).toBe(0);

@@ -37,7 +37,14 @@ describe('redis store inbox', () => {
     const key = dedupeKey(event);
     const item = { id: 'eorphan1', key, event };
     // What a first delivery writes in its one round trip, with no hand-over after it: a batch of one.
-    const call = createRecordCall(keys)({ fromMs: Date.now() - 1000, deadlineMs: Date.now() + 1000, windowMs: WINDOW_MS, bucketMs: BUCKET_MS, batchId: 'borphan1', events: [tripleField(key), '', 'eorphan1', JSON.stringify(item)] });
+    const call = createRecordCall(keys)({
+      fromMs: Date.now() - 1000,
+      deadlineMs: Date.now() + 1000,
+      windowMs: WINDOW_MS,
+      bucketMs: BUCKET_MS,
+      batchId: 'borphan1',
+      events: [tripleField(key), '', 'eorphan1', JSON.stringify(item)],
+    });
     const [status, at, id, duplicate] = await redis.sraRecord(...(call as [number, ...string[]]));
     expect([status, id, duplicate]).toEqual([0, 'eorphan1', 0]);
     expect(JSON.parse((await redis.hget(keys.inbox, 'borphan1'))!)).toEqual({ receivedAt: at, events: [item] });
@@ -73,8 +80,15 @@ describe('redis store inbox', () => {
     const keys = storeKeys(handPrefix, 'webhook-events');
     const redis = new Redis(redisUrl);
     const queue = queueOf(redis, keys);
-    const receiveOnly = createWebhookReceiver({ store: createRedisEventStore({ url: redisUrl, prefix: handPrefix, process: false }), onEvent: () => undefined });
-    const events = Array.from({ length: 30 }, (_, i): SessionEvent => ({ event: 'session.resumed', session: { id: `sess_hand_${Date.now()}_${i}` }, timestamp: new Date().toISOString() }));
+    const receiveOnly = createWebhookReceiver({
+      store: createRedisEventStore({ url: redisUrl, prefix: handPrefix, process: false }),
+      onEvent: () => undefined,
+    });
+    const events = Array.from({ length: 30 }, (_, i): SessionEvent => ({
+      event: 'session.resumed',
+      session: { id: `sess_hand_${Date.now()}_${i}` },
+      timestamp: new Date().toISOString(),
+    }));
     const answers = await Promise.all(events.map((e) => receiveOnly.receive(JSON.stringify(e))));
     expect(answers.every((a) => a.status === 200 && !(a.body as { duplicate: boolean }).duplicate)).toBe(true);
     const ids = answers.map((a) => (a.body as { id: string }).id);
@@ -86,7 +100,10 @@ describe('redis store inbox', () => {
     expect(waiting.flatMap((job) => (job.data as { events: Array<{ id: string }> }).events.map((e) => e.id)).sort()).toEqual([...ids].sort());
 
     const seen: string[] = [];
-    const worker = createWebhookReceiver({ store: createRedisEventStore({ url: redisUrl, prefix: handPrefix, stalledIntervalMs: 200 }), onEvent: (_e, ctx) => void seen.push(ctx.id) });
+    const worker = createWebhookReceiver({
+      store: createRedisEventStore({ url: redisUrl, prefix: handPrefix, stalledIntervalMs: 200 }),
+      onEvent: (_e, ctx) => void seen.push(ctx.id),
+    });
     await waitFor(() => seen.length === ids.length, { what: 'every queued event processed' });
     await sleep(700); // several sweeps: none queues a processed event again
     expect([...seen].sort()).toEqual([...ids].sort());

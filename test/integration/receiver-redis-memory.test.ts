@@ -66,10 +66,14 @@ describe('Redis memory per acknowledged event', () => {
     await waitFor(() => processed === EVENTS + 1, { timeoutMs: 180_000, what: `${EVENTS} events processed` });
     const keys = storeKeys(prefix, 'webhook-events');
     const queue = new Queue('webhook-events', { connection: redis, prefix: keys.bullPrefix });
-    await waitFor(async () => (await redis.hlen(keys.inbox)) === 0 && Object.values(await queue.getJobCounts('waiting', 'active', 'completed', 'delayed')).every((n) => n === 0), {
-      timeoutMs: 30_000,
-      what: 'inbox empty and completed jobs removed',
-    });
+    await waitFor(
+      async () =>
+        (await redis.hlen(keys.inbox)) === 0 && Object.values(await queue.getJobCounts('waiting', 'active', 'completed', 'delayed')).every((n) => n === 0),
+      {
+        timeoutMs: 30_000,
+        what: 'inbox empty and completed jobs removed',
+      },
+    );
     const after = await usedMemory(redis);
     const buckets = await keysUnder(redis, `${keys.dedupe}:*`);
     let bucketBytes = 0;

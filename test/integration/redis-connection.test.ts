@@ -24,7 +24,13 @@ describe('the one Redis connection factory', () => {
     const url = `redis://127.0.0.1:${await getFreePort()}`;
     const receiver = createConnector({ url }, { Redis, Cluster }, 'test');
     const serverRequest = optionsOf(keep(createRedisConnection({ url })));
-    expect(serverRequest).toEqual({ maxRetriesPerRequest: 0, autoResendUnfulfilledCommands: false, enableOfflineQueue: false, commandTimeout: 1000, connectTimeout: 2000 });
+    expect(serverRequest).toEqual({
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      enableOfflineQueue: false,
+      commandTimeout: 1000,
+      connectTimeout: 2000,
+    });
     expect(optionsOf(keep(receiver({})))).toEqual(serverRequest);
     const serverBlocking = optionsOf(keep(createQueueConnection({ url })));
     expect(serverBlocking).toMatchObject({ maxRetriesPerRequest: null, enableOfflineQueue: true });
@@ -37,8 +43,12 @@ describe('the one Redis connection factory', () => {
   });
 
   it('refuses a seed node that is not host:port, naming clusterNodes', () => {
-    expect(() => openRedisConnection({ Redis, Cluster }, { clusterNodes: ['10.0.0.5'] })).toThrow(expect.objectContaining({ name: 'OptionsError', option: 'clusterNodes' }));
-    expect(() => createConnector({ clusterNodes: ['10.0.0.5:99999'] }, { Redis, Cluster }, 'createRedisEventStore')).toThrow(/createRedisEventStore: seed node "10.0.0.5:99999" must be host:port/);
+    expect(() => openRedisConnection({ Redis, Cluster }, { clusterNodes: ['10.0.0.5'] })).toThrow(
+      expect.objectContaining({ name: 'OptionsError', option: 'clusterNodes' }),
+    );
+    expect(() => createConnector({ clusterNodes: ['10.0.0.5:99999'] }, { Redis, Cluster }, 'createRedisEventStore')).toThrow(
+      /createRedisEventStore: seed node "10.0.0.5:99999" must be host:port/,
+    );
   });
 });
 

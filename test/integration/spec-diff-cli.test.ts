@@ -92,7 +92,7 @@ describe('spec:diff', () => {
     expect(specDiff('HEAD', '--format', 'html').status).toBe(2);
   });
 
-  it('fails the issue\'s two behaviour changes, naming the side each breaks, in text and in the changelog', () => {
+  it("fails the issue's two behaviour changes, naming the side each breaks, in text and in the changelog", () => {
     const tenMinutes = original.replace(/windowMs: \d+/, 'windowMs: 600000');
     const fewerRetried = original.replace('retryableStatuses: [429, 500, 502, 503, 504]', 'retryableStatuses: [429, 503]');
     expect(tenMinutes).not.toBe(original);
@@ -101,7 +101,9 @@ describe('spec:diff', () => {
     commit('first');
     writeSpec(tenMinutes);
     const window = specDiff('HEAD');
-    expect(window.stdout).toMatch(/breaking for receivers: x-delivery-policy dedupe\.windowMs changed \d+ \([^)]+\) → 600000 \(10 min\): a shorter dedupe window/);
+    expect(window.stdout).toMatch(
+      /breaking for receivers: x-delivery-policy dedupe\.windowMs changed \d+ \([^)]+\) → 600000 \(10 min\): a shorter dedupe window/,
+    );
     expect(window.stdout).not.toContain('Unclassified');
     expect(window.stdout).not.toContain('No breaking change');
     expect(window.status).toBe(1);
@@ -110,7 +112,9 @@ describe('spec:diff', () => {
     expect(statuses.stdout).toContain('breaking for clients: x-retry-policy retryableStatuses changed [429, 500, 502, 503, 504] → [429, 503]');
     expect(statuses.status).toBe(1);
     const changelog = specDiff('HEAD', '--format', 'markdown');
-    expect(changelog.stdout).toMatch(/\| Changed \| `x-retry-policy retryableStatuses` \| .* \| \*\*clients\*\* \| a client kept to the previous policy retries this status/);
+    expect(changelog.stdout).toMatch(
+      /\| Changed \| `x-retry-policy retryableStatuses` \| .* \| \*\*clients\*\* \| a client kept to the previous policy retries this status/,
+    );
     expect(changelog.status).toBe(1);
     writeSpec(bumped(fewerRetried));
     expect(specDiff('HEAD').status).toBe(0);

@@ -34,7 +34,11 @@ const eventBody = () => JSON.stringify({ event: 'session.resumed', session: { id
 function signed(body: string, options: { secret?: string; at?: Date; id?: string } = {}): Record<string, string> {
   const at = options.at ?? new Date();
   const id = options.id ?? `msg_${randomBytes(8).toString('hex')}`;
-  return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(options.secret ?? secret).sign(id, at, body) };
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(options.secret ?? secret).sign(id, at, body),
+  };
 }
 
 /** A store that cannot record: every delivery is answered 503. */
@@ -52,11 +56,23 @@ interface Pair {
 /** Two receivers with the same options (one store each): one served by node:http, one called through fetch. */
 async function pair(store: () => ReceiverStore = () => createMemoryEventStore()): Promise<Pair> {
   const handled: string[] = [];
-  const make = () => createWebhookReceiver({ store: store(), secret, urlToken: token, maxBodyBytes: MAX, logger: false, onEvent: (e) => void handled.push(e.session?.id ?? '') });
+  const make = () =>
+    createWebhookReceiver({
+      store: store(),
+      secret,
+      urlToken: token,
+      maxBodyBytes: MAX,
+      logger: false,
+      onEvent: (e) => void handled.push(e.session?.id ?? ''),
+    });
   const served = make();
   const web = make();
   const node = await listen(served.handler);
-  closers.push(() => served.close(), () => web.close(), () => node.close());
+  closers.push(
+    () => served.close(),
+    () => web.close(),
+    () => node.close(),
+  );
   return { node, web, handled };
 }
 
@@ -90,11 +106,15 @@ function comparable(status: number, text: string, get: (name: string) => string 
 /** Sends over real HTTP with node:http, so that chunked bodies and odd methods go as given. */
 function viaNode(base: string, sent: Sent): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${base}${sent.path ?? `/hooks/${token}`}`, { method: sent.method ?? 'POST', headers: { 'content-type': 'application/json', ...sent.headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => (text += c));
-      res.on('end', () => resolve(comparable(res.statusCode!, text, (h) => res.headers[h] as string | undefined)));
-    });
+    const req = httpRequest(
+      `${base}${sent.path ?? `/hooks/${token}`}`,
+      { method: sent.method ?? 'POST', headers: { 'content-type': 'application/json', ...sent.headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c));
+        res.on('end', () => resolve(comparable(res.statusCode!, text, (h) => res.headers[h] as string | undefined)));
+      },
+    );
     req.on('error', reject);
     if (sent.body !== undefined && sent.chunked) {
       const bytes = typeof sent.body === 'string' ? Buffer.from(sent.body) : sent.body;
@@ -109,7 +129,12 @@ async function viaFetch(receiver: WebhookReceiver, sent: Sent): Promise<Answer> 
   const headers = new Headers({ 'content-type': 'application/json', ...sent.headers });
   if (bytes && !sent.chunked) headers.set('content-length', String(bytes.byteLength));
   const body = bytes && sent.chunked ? new Blob([bytes as Uint8Array<ArrayBuffer>]).stream() : bytes;
-  const request = new Request(`http://receiver.example${sent.path ?? `/hooks/${token}`}`, { method: sent.method ?? 'POST', headers, body: body ?? null, ...(sent.chunked ? { duplex: 'half' } : {}) } as RequestInit);
+  const request = new Request(`http://receiver.example${sent.path ?? `/hooks/${token}`}`, {
+    method: sent.method ?? 'POST',
+    headers,
+    body: body ?? null,
+    ...(sent.chunked ? { duplex: 'half' } : {}),
+  } as RequestInit);
   const response = await receiver.fetch(request);
   return comparable(response.status, await response.text(), (h) => response.headers.get(h) ?? undefined);
 }
@@ -143,14 +168,20 @@ describe('receiver.fetch gives the answers of receiver.handler', () => {
     const at = new Date();
     const id = 'msg_not_utf8';
     const signature = new Webhook(secret).sign(id, at, Buffer.from(notUtf8).toString('utf8'));
-    const answer = await compare(p, { body: notUtf8, headers: { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature } });
+    const answer = await compare(p, {
+      body: notUtf8,
+      headers: { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature },
+    });
     expect([400, 401]).toContain(answer.status);
   });
 
   it('401 without a signature, with a wrong one, another secret, or a stale timestamp', async () => {
     const p = await pair();
     const body = eventBody();
-    expect(await compare(p, { body })).toMatchObject({ status: 401, body: { message: expect.stringContaining('webhook-id, webhook-timestamp and webhook-signature are required') } });
+    expect(await compare(p, { body })).toMatchObject({
+      status: 401,
+      body: { message: expect.stringContaining('webhook-id, webhook-timestamp and webhook-signature are required') },
+    });
     expect((await compare(p, { body, headers: { ...signed(body), 'webhook-signature': 'v1,AAAA' } })).status).toBe(401);
     expect((await compare(p, { body, headers: signed(body, { secret: `whsec_${randomBytes(32).toString('base64')}` }) })).status).toBe(401);
     expect((await compare(p, { body, headers: signed(body, { at: new Date(Date.now() - 600_000) }) })).status).toBe(401);
@@ -164,8 +195,15 @@ describe('receiver.fetch gives the answers of receiver.handler', () => {
     expect(await compare(p, { method: 'GET' })).toMatchObject({ status: 405, headers: { allow: 'POST' } });
     expect(await compare(p, { method: 'PUT', body })).toMatchObject({ status: 405 });
     const big = JSON.stringify({ event: 'e', session: { id: 's' }, pad: 'x'.repeat(MAX) });
-    expect(await compare(p, { body: big })).toMatchObject({ status: 413, headers: { connection: 'close' }, body: { message: expect.stringContaining(`at most ${MAX}`) } });
-    expect(await compare(p, { body: big, chunked: true })).toMatchObject({ status: 413, body: { message: expect.stringContaining(`larger than ${MAX} bytes`) } });
+    expect(await compare(p, { body: big })).toMatchObject({
+      status: 413,
+      headers: { connection: 'close' },
+      body: { message: expect.stringContaining(`at most ${MAX}`) },
+    });
+    expect(await compare(p, { body: big, chunked: true })).toMatchObject({
+      status: 413,
+      body: { message: expect.stringContaining(`larger than ${MAX} bytes`) },
+    });
   });
 
   it('503 with retry-after when the store cannot record', async () => {

@@ -168,7 +168,9 @@ describe.each([
       expect(res.status).toBe(200);
     }
     await waitFor(() => started >= 1);
-    console.log(`ack latency with a 10 s handler (${_name}): max ${Math.max(...latencies).toFixed(1)} ms, all ${latencies.map((l) => l.toFixed(1)).join(', ')}`);
+    console.log(
+      `ack latency with a 10 s handler (${_name}): max ${Math.max(...latencies).toFixed(1)} ms, all ${latencies.map((l) => l.toFixed(1)).join(', ')}`,
+    );
     for (const l of latencies) expect(l).toBeLessThan(5_000);
   });
 });

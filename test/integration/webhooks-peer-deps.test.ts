@@ -37,7 +37,10 @@ async function withoutRedisLibraries(code: string): Promise<{ stdout: string; co
   const script = join(dir, `main-${Math.random().toString(36).slice(2)}.mts`);
   await writeFile(script, code);
   try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--import', pathToFileURL(join(dir, 'register.mjs')).href, script], { cwd: root, timeout: 60_000 });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--import', pathToFileURL(join(dir, 'register.mjs')).href, script], {
+      cwd: root,
+      timeout: 60_000,
+    });
     return { stdout, code: 0 };
   } catch (error) {
     const failed = error as { stdout?: string; code?: number };

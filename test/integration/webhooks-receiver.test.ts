@@ -6,12 +6,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { WEBHOOK_DELIVERY_POLICY } from '@session-resume-api/runtime/behaviour';
 import { contract } from '@session-resume-api/runtime/contract';
-import {
-  createMemoryEventStore,
-  createWebhookReceiver,
-  type ReceiverStore,
-  type WebhookReceiverOptions,
-} from '../../client/webhooks/index.js';
+import { createMemoryEventStore, createWebhookReceiver, type ReceiverStore, type WebhookReceiverOptions } from '../../client/webhooks/index.js';
 import { createRedisEventStore } from '../../client/webhooks/redis/index.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { anEvent, body, receiverStoreSuite } from '../helpers/receiver-store-suite.js';
@@ -42,7 +37,7 @@ describe('memory store with a fake clock (the default window: x-delivery-policy 
     const windowMs = WEBHOOK_DELIVERY_POLICY.dedupe.windowMs;
     let clock = Date.parse('2026-11-21T16:00:00.000Z');
     const seen: string[] = [];
-    const receiver = createWebhookReceiver({ store: createMemoryEventStore({ now: () => clock }), onEvent: (e) => void seen.push(e.timestamp ?? "") });
+    const receiver = createWebhookReceiver({ store: createMemoryEventStore({ now: () => clock }), onEvent: (e) => void seen.push(e.timestamp ?? '') });
     const event = anEvent();
     expect((await receiver.receive(body(event))).body).toMatchObject({ duplicate: false });
     // Handled first: a record outlives its window while its event is still being processed.
@@ -113,7 +108,7 @@ describe('redis store: recorded in Redis before the 200, 503 when Redis is unrea
     prefixes.push(prefix);
     const client = new Redis(redisUrl);
     const seen: string[] = [];
-    const receiver = createWebhookReceiver({ store: createRedisEventStore({ client, prefix }), onEvent: (e) => void seen.push(e.session?.id ?? "") });
+    const receiver = createWebhookReceiver({ store: createRedisEventStore({ client, prefix }), onEvent: (e) => void seen.push(e.session?.id ?? '') });
     const event = anEvent();
     expect((await receiver.receive(body(event))).status).toBe(200);
     await waitFor(() => seen.length === 1);

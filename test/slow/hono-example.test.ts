@@ -43,7 +43,11 @@ it("the README's commands, run in a fresh project, install what the example need
     expect(output).toContain(`{"msg":"listening","port":${port}}`);
     const token = readFileSync(join(dir, '.token'), 'utf8');
     const body = JSON.stringify({ event: 'session.resumed', session: { id: 'sess_hono_readme' }, timestamp: new Date().toISOString() });
-    const answer = await fetch(`http://127.0.0.1:${port}/webhooks/session-events/${token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const answer = await fetch(`http://127.0.0.1:${port}/webhooks/session-events/${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(answer.status).toBe(200);
     await waitFor(() => output.includes('"sessionId":"sess_hono_readme"'), { what: 'the example to handle the event' });
   } finally {

@@ -69,7 +69,10 @@ afterAll(() => {
 
 describe('Install section', () => {
   it('is the same block in README.md and docs/client.md: npm pack in the clone, then npm install of each tarball', () => {
-    expect(installSection?.map((c) => c.comment)).toEqual([expect.stringMatching(/^in the clone/), ...Array(3).fill(expect.stringMatching(/^in your project/))]);
+    expect(installSection?.map((c) => c.comment)).toEqual([
+      expect.stringMatching(/^in the clone/),
+      ...Array(3).fill(expect.stringMatching(/^in your project/)),
+    ]);
     expect(installBlocks(page('docs/client.md'))[0]).toEqual(installSection);
   });
 
@@ -113,7 +116,9 @@ describe('MSW quick start', () => {
     const clientLine = installSection?.find((c) => c.command.includes('/session-resume-api-0'));
     const mswLine = installBlocks(pages['docs/mock-sandbox-msw.md']).find((block) => block.some((c) => c.command.includes('msw')));
     for (const { command } of [clientLine!, ...mswLine!]) await shell(command, dir);
-    const installed = Object.keys((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { devDependencies: object; dependencies: object }).devDependencies);
+    const installed = Object.keys(
+      (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { devDependencies: object; dependencies: object }).devDependencies,
+    );
     expect(installed.sort()).toEqual(['msw', 'openapi-msw']);
 
     const snippets = Object.entries(pages).flatMap(([name, markdown]) => mswSnippets(markdown).map((code, i) => ({ name: `${name} #${i + 1}`, code })));
@@ -129,9 +134,11 @@ console.log(JSON.stringify([await resume(), await resume()]));
 server.close();`;
       const { code: js } = await transform(source, { loader: 'ts', format: 'esm' });
       writeFileSync(join(dir, `snippet-${i}.mjs`), js);
-      const { stdout } = await run(process.execPath, ['--import', pathToFileURL(runnerGlobals).href, `snippet-${i}.mjs`], { cwd: dir }).catch((error: { stderr?: string }) => {
-        throw new Error(`${name} failed in a fresh project:\n${error.stderr ?? String(error)}`);
-      });
+      const { stdout } = await run(process.execPath, ['--import', pathToFileURL(runnerGlobals).href, `snippet-${i}.mjs`], { cwd: dir }).catch(
+        (error: { stderr?: string }) => {
+          throw new Error(`${name} failed in a fresh project:\n${error.stderr ?? String(error)}`);
+        },
+      );
       // The stateless handlers forced to notPaused answer 409 twice; the stateful ones flip the session once.
       expect(JSON.parse(stdout), name).toEqual(code.includes("scenario: 'notPaused'") ? [409, 409] : [200, 409]);
     }

@@ -170,12 +170,20 @@ describe('session-resume-api (consumer package)', () => {
     const files = tarballs.client.files;
     console.log(`session-resume-api tarball: ${statSync(tarballs.client.file).size} B, ${files.length} files`);
     expect(files).toEqual(
-      expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/webhooks.js', 'dist/openapi.yaml', 'dist/types/client/index.d.ts', 'dist/types/generated/api.d.ts']),
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'dist/index.js',
+        'dist/webhooks.js',
+        'dist/openapi.yaml',
+        'dist/types/client/index.d.ts',
+        'dist/types/generated/api.d.ts',
+      ]),
     );
     expect(files.filter((f) => (f.endsWith('.ts') && !f.endsWith('.d.ts')) || /(^|\/)(tools|mock|diff|test|server|cli|bin)\/|build-docs/.test(f))).toEqual([]);
   });
 
-  it('installs alone in at most 10 packages and 5 MB, none of them the command\'s', () => {
+  it("installs alone in at most 10 packages and 5 MB, none of them the command's", () => {
     const { packages, bytes } = measure(join(clientDir, 'node_modules'));
     console.log(`session-resume-api installs ${packages.length} packages, ${(bytes / 1e6).toFixed(2)} MB: ${packages.join(', ')}`);
     expect(packages.length).toBeLessThanOrEqual(10);
@@ -201,7 +209,10 @@ describe('session-resume-api (consumer package)', () => {
 
   // tsc takes 5-30 s here on a loaded box: a longer limit than the default 30 s.
   it.each(['node16', 'nodenext', 'bundler'])('type-checks a consumer under moduleResolution %s', { timeout: 90_000 }, async (resolution) => {
-    writeFileSync(join(clientDir, `tsconfig.${resolution}.json`), JSON.stringify({ ...tsconfig(resolution), compilerOptions: { ...tsconfig(resolution).compilerOptions, noEmit: true } }));
+    writeFileSync(
+      join(clientDir, `tsconfig.${resolution}.json`),
+      JSON.stringify({ ...tsconfig(resolution), compilerOptions: { ...tsconfig(resolution).compilerOptions, noEmit: true } }),
+    );
     const result = await run(process.execPath, [tsc, '-p', `tsconfig.${resolution}.json`], { cwd: clientDir }).catch((e: { stdout: string }) => e);
     expect(result.stdout).toBe('');
   });
@@ -261,14 +272,15 @@ console.log(JSON.stringify([thrown instanceof OptionsError, thrown instanceof We
     expect(seen.size).toBeGreaterThan(3);
     expect(offenders).toEqual([]);
   });
-
 });
 
 describe('session-resume-api-cli (the command)', () => {
   it('ships the launcher, one bundle, the spec and the README; no types, sources, tests or dev tools', () => {
     const files = tarballs.cli.files;
     console.log(`session-resume-api-cli tarball: ${statSync(tarballs.cli.file).size} B, ${files.length} files`);
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/session-resume-api.js', 'dist/main.js', 'dist/openapi.json', 'dist/sandbox.json']));
+    expect(files).toEqual(
+      expect.arrayContaining(['package.json', 'README.md', 'bin/session-resume-api.js', 'dist/main.js', 'dist/openapi.json', 'dist/sandbox.json']),
+    );
     expect(files.filter((f) => f.endsWith('.ts') || /(^|\/)(tools|mock|diff|test|server|client|types)\/|build-docs/.test(f))).toEqual([]);
   });
 
@@ -291,7 +303,16 @@ describe('session-resume-api-server (service package)', () => {
   it('ships the bundles, types, the spec and the built HTML reference; no dev tools', () => {
     const files = tarballs.server.files;
     console.log(`session-resume-api-server tarball: ${statSync(tarballs.server.file).size} B, ${files.length} files`);
-    expect(files).toEqual(expect.arrayContaining(['bin/session-resume-api-server.js', 'dist/index.js', 'dist/main.js', 'dist/openapi.yaml', 'dist/docs/index.html', 'dist/types/server/index.d.ts']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'bin/session-resume-api-server.js',
+        'dist/index.js',
+        'dist/main.js',
+        'dist/openapi.yaml',
+        'dist/docs/index.html',
+        'dist/types/server/index.d.ts',
+      ]),
+    );
     expect(files.filter((f) => (f.endsWith('.ts') && !f.endsWith('.d.ts')) || /(^|\/)(tools|mock|diff|test|client)\/|build-docs/.test(f))).toEqual([]);
   });
 
@@ -309,10 +330,13 @@ describe('session-resume-api-server (service package)', () => {
     });
     try {
       let docs: Response | undefined;
-      await waitFor(async () => {
-        docs = await fetch(`http://127.0.0.1:${port}/docs`).catch(() => undefined);
-        return docs?.status === 200;
-      }, { timeoutMs: 20_000, what: 'GET /docs' });
+      await waitFor(
+        async () => {
+          docs = await fetch(`http://127.0.0.1:${port}/docs`).catch(() => undefined);
+          return docs?.status === 200;
+        },
+        { timeoutMs: 20_000, what: 'GET /docs' },
+      );
       if (!docs) throw new Error('no answer from /docs');
       expect(docs.headers.get('content-type')).toMatch(/^text\/html/);
       expect(await docs.text()).toContain('Session Resume');

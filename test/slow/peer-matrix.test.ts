@@ -76,7 +76,9 @@ describe('session-resume-api/webhooks/redis across its peer ranges', () => {
   ] as const)('%s bullmq and ioredis: three instances on one Redis process each event once', { timeout: 300_000 }, async (label, end) => {
     const [bullmq, ioredis] = await Promise.all([ends('bullmq', peers.bullmq!), ends('ioredis', peers.ioredis!)]);
     const wanted = { bullmq: bullmq[end], ioredis: ioredis[end] };
-    const dir = await installProject(work, `peers-${label}`, [tarball.file, `bullmq@${wanted.bullmq}`, `ioredis@${wanted.ioredis}`], { 'receiver.mjs': receiverProgram });
+    const dir = await installProject(work, `peers-${label}`, [tarball.file, `bullmq@${wanted.bullmq}`, `ioredis@${wanted.ioredis}`], {
+      'receiver.mjs': receiverProgram,
+    });
     const installed = (name: string) => (JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
     expect({ bullmq: installed('bullmq'), ioredis: installed('ioredis') }).toEqual(wanted);
 
@@ -97,7 +99,9 @@ describe('session-resume-api/webhooks/redis across its peer ranges', () => {
     const counts = countBy(doneIds(instances));
     expect(ids.filter((id) => counts.get(id) !== 1)).toEqual([]);
     expect(instances.flatMap((p) => p.lines.filter((l) => l.startsWith('ERROR ')))).toEqual([]);
-    console.log(`peer matrix, ${label}: bullmq ${wanted.bullmq} + ioredis ${wanted.ioredis}, ${INSTANCES} instances, ${EVENTS} events x ${INSTANCES} deliveries: each processed once`);
+    console.log(
+      `peer matrix, ${label}: bullmq ${wanted.bullmq} + ioredis ${wanted.ioredis}, ${INSTANCES} instances, ${EVENTS} events x ${INSTANCES} deliveries: each processed once`,
+    );
     await Promise.all(instances.map((p) => p.kill()));
   });
 });

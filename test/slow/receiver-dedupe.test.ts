@@ -100,6 +100,8 @@ describe('receiver processes sharing Redis', () => {
     expect(counts.size).toBe(1000);
     expect([...counts.values()].every((c) => c === 1)).toBe(true);
     expect(doneIds(procs)).toHaveLength(1000);
-    console.log(`1,000 events / 2,000 deliveries over 2 processes: ${doneIds(procs).length} handler runs, per process ${procs.map((p) => doneIds([p]).length).join(' + ')}`);
+    console.log(
+      `1,000 events / 2,000 deliveries over 2 processes: ${doneIds(procs).length} handler runs, per process ${procs.map((p) => doneIds([p]).length).join(' + ')}`,
+    );
   });
 });

@@ -98,7 +98,9 @@ it('a receiver instance cut from Redis for 12 s: every acknowledged event runs o
   if (!healed) proxy.resume();
   await Promise.all(sends);
   const unavailable = answers.filter((s) => s === 503).length;
-  console.info(`receiver-partition: ${total} events, ${acknowledged.length} acknowledged, ${unavailable} answers 503, ${answers.filter((s) => s === 0).length} without an answer`);
+  console.info(
+    `receiver-partition: ${total} events, ${acknowledged.length} acknowledged, ${unavailable} answers 503, ${answers.filter((s) => s === 0).length} without an answer`,
+  );
   expect(unavailable).toBeGreaterThan(0);
 
   // Every acknowledged event runs; then the cut instance's late recordings have had several

@@ -41,8 +41,11 @@ function regenerate(change: (spec: Spec) => void): Promise<string> {
   change(spec);
   writeFileSync(join(dir, 'openapi.yaml'), stringify(spec));
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', 'tools/generate/write-behaviour.ts', join(dir, 'openapi.yaml'), '--out', dir], { cwd: root }, (error, _out, stderr) =>
-      error ? reject(new Error(stderr)) : resolve(join(dir, 'behaviour.js')),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'tools/generate/write-behaviour.ts', join(dir, 'openapi.yaml'), '--out', dir],
+      { cwd: root },
+      (error, _out, stderr) => (error ? reject(new Error(stderr)) : resolve(join(dir, 'behaviour.js'))),
     );
   });
 }
@@ -77,7 +80,10 @@ describe('the client follows the Retry-After cap of x-retry-policy', () => {
       const id = /\/v1\/sessions\/([^/]+)\/resume/.exec(req.url ?? '')?.[1] ?? '';
       const n = (attempts.get(id) ?? 0) + 1;
       attempts.set(id, n);
-      if (n === 1) res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '3' }).end('{"success":false,"error":"service_unavailable","message":"Retry later."}');
+      if (n === 1)
+        res
+          .writeHead(503, { 'content-type': 'application/json', 'retry-after': '3' })
+          .end('{"success":false,"error":"service_unavailable","message":"Retry later."}');
       else res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true,"message":"Session resumed."}');
     });
   });
@@ -86,7 +92,7 @@ describe('the client follows the Retry-After cap of x-retry-policy', () => {
   const resume = (id: string, module: string | undefined) =>
     cli(['resume', id, '--json'], withModule(module, { SESSION_RESUME_BASE_URL: server.url, SESSION_RESUME_API_KEY: 'spec-change-key' }));
 
-  it('waits out a Retry-After within the contract\'s cap, and gives up on it once the copy lowers the cap below it', async () => {
+  it("waits out a Retry-After within the contract's cap, and gives up on it once the copy lowers the cap below it", async () => {
     const lowered = await regenerate((spec) => {
       retryPolicy(spec).retryAfter.maxMs = 2000;
     });
@@ -100,11 +106,15 @@ describe('the client follows the Retry-After cap of x-retry-policy', () => {
   }, 90_000);
 
   /** A client for `client grade --run`: the CLI's resume, from source, for the 429 ids only (the rules graded here). */
-  const RESUME_429 = 'for id in $SESSION_RESUME_SESSION_IDS; do case $id in *_429*) node --conditions=source --import tsx cli/main.ts resume "$id";; esac; done';
+  const RESUME_429 =
+    'for id in $SESSION_RESUME_SESSION_IDS; do case $id in *_429*) node --conditions=source --import tsx cli/main.ts resume "$id";; esac; done';
   const grade = (module: string | undefined, client: string) =>
     cli(['client', 'grade', '--json', '--only', 'retry-429,retry-after-cap', '--run', client], withModule(module)).then((run) => ({
       ...run,
-      entries: run.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { rule: string; grade: string; evidence: string }),
+      entries: run.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { rule: string; grade: string; evidence: string }),
     }));
   const capRule = (run: Awaited<ReturnType<typeof grade>>) => run.entries.find((e) => e.rule === 'retry-after-cap');
 
@@ -113,11 +123,17 @@ describe('the client follows the Retry-After cap of x-retry-policy', () => {
       retryPolicy(spec).retryAfter.maxMs = 2000;
     });
     const asIs = await grade(undefined, RESUME_429);
-    expect(asIs.entries.map((e) => e.grade), asIs.stdout).toEqual(['pass', 'pass']);
+    expect(
+      asIs.entries.map((e) => e.grade),
+      asIs.stdout,
+    ).toEqual(['pass', 'pass']);
     expect(capRule(asIs)?.evidence).toMatch(/429 \(Retry-After: 11\); Retry-After asked for more than the retry policy's cap of 10000 ms: reported/);
     // Grader and client both under the copy: the long Retry-After is 3 s, beyond the 2 s cap, and the client gives up.
     const followed = await grade(lowered, RESUME_429);
-    expect(followed.entries.map((e) => e.grade), followed.stdout).toEqual(['pass', 'pass']);
+    expect(
+      followed.entries.map((e) => e.grade),
+      followed.stdout,
+    ).toEqual(['pass', 'pass']);
     expect(capRule(followed)?.evidence).toMatch(/429 \(Retry-After: 3\); Retry-After asked for more than the retry policy's cap of 2000 ms: reported/);
     // The grader under the copy, the client under the repository's module (10 s cap): it waits the 3 s and retries, which the copy forbids.
     const stale = await grade(lowered, `env -u NODE_OPTIONS -u BEHAVIOUR_MODULE sh -c '${RESUME_429}'`);
@@ -136,7 +152,10 @@ describe('the delivery engine follows the Retry-After cap of x-delivery-policy',
   it('the sandbox delivers again within seconds only when the copy caps Retry-After at 1 s', async () => {
     const lowered = await oneSecondCap();
     const runs: Record<string, number> = {};
-    for (const [name, module] of [['changed', lowered], ['as-is', undefined]] as const) {
+    for (const [name, module] of [
+      ['changed', lowered],
+      ['as-is', undefined],
+    ] as const) {
       let hits = 0;
       const receiver = await listen((_req: IncomingMessage, res) => {
         hits += 1;
@@ -145,7 +164,12 @@ describe('the delivery engine follows the Retry-After cap of x-delivery-policy',
       const port = await getFreePort();
       const sandbox = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--sandbox'], {
         cwd: root,
-        env: withModule(module, { LOG_LEVEL: 'warn', SANDBOX_PORT: String(port), WEBHOOK_URL: `${receiver.url}/hook`, WEBHOOK_RETRY_SCHEDULE: '0,100ms,100ms' }),
+        env: withModule(module, {
+          LOG_LEVEL: 'warn',
+          SANDBOX_PORT: String(port),
+          WEBHOOK_URL: `${receiver.url}/hook`,
+          WEBHOOK_RETRY_SCHEDULE: '0,100ms,100ms',
+        }),
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let log = '';
@@ -154,7 +178,10 @@ describe('the delivery engine follows the Retry-After cap of x-delivery-policy',
       try {
         await waitFor(() => /Key: +sandbox_\S+/.test(log), { timeoutMs: 60_000, what: 'the sandbox banner' });
         const key = /Key: +(sandbox_\S+)/.exec(log)?.[1] ?? '';
-        const answer = await fetch(`http://127.0.0.1:${port}/v1/sessions/sess_paused_1/resume`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+        const answer = await fetch(`http://127.0.0.1:${port}/v1/sessions/sess_paused_1/resume`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}` },
+        });
         expect(answer.status).toBe(200);
         await waitFor(() => hits >= 1, { timeoutMs: 10_000, what: 'the first delivery' });
         // The lowered cap brings the second attempt after 1 s; the contract's waits the hour asked.
@@ -177,7 +204,10 @@ describe('the delivery engine follows the Retry-After cap of x-delivery-policy',
       const ack = async (module: string | undefined) => {
         const run = await cli(args, withModule(module));
         expect(run.code).toBe(1);
-        const entries = run.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { rule: string; next?: string });
+        const entries = run.stdout
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line) as { rule: string; next?: string });
         // What the service does about the failure is said in `next`, once per report.
         return entries.find((e) => e.rule === 'ack')?.next ?? '';
       };

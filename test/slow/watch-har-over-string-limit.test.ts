@@ -21,12 +21,21 @@ async function writeHar(file: string, count: number): Promise<void> {
   const out = createWriteStream(file);
   const body = 'x'.repeat(100_000);
   const at = (i: number) => new Date(Date.UTC(2026, 10, 28, 1, 0, 0) + i).toISOString();
-  const page = (i: number) => ({ startedDateTime: at(i), time: 3, request: { method: 'GET', url: `http://127.0.0.1:9/static/app${i}.js`, headers: [] }, response: { status: 200, headers: [], content: { text: body } } });
+  const page = (i: number) => ({
+    startedDateTime: at(i),
+    time: 3,
+    request: { method: 'GET', url: `http://127.0.0.1:9/static/app${i}.js`, headers: [] },
+    response: { status: 200, headers: [], content: { text: body } },
+  });
   const resume = {
     startedDateTime: at(count),
     time: 4,
     request: { method: 'POST', url: 'http://127.0.0.1:9/v1/sessions/sess_1/resume', headers: [{ name: 'Authorization', value: 'Bearer sk_test_k' }] },
-    response: { status: 200, headers: [{ name: 'Content-Type', value: 'application/json' }], content: { text: '{"success":false,"message":"Session is not paused"}' } },
+    response: {
+      status: 200,
+      headers: [{ name: 'Content-Type', value: 'application/json' }],
+      content: { text: '{"success":false,"message":"Session is not paused"}' },
+    },
   };
   out.write('{"log":{"version":"1.2","creator":{"name":"t","version":"1"},"entries":[');
   for (let i = 0; i < count; i++) if (!out.write(`${JSON.stringify(page(i))},`)) await once(out, 'drain');

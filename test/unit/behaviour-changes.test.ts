@@ -23,7 +23,7 @@ function classify(edit: (retry: Doc, delivery: Doc) => void) {
 }
 const verdicts = (edit: (retry: Doc, delivery: Doc) => void) => classify(edit).map((c) => [c.field, c.kind, c.breaks ?? null]);
 
-describe('the issue\'s two changes', () => {
+describe("the issue's two changes", () => {
   it('a dedupe window cut to 10 min breaks receivers', () => {
     const [change] = classify((_r, d) => (d.dedupe.windowMs = 600_000));
     expect(change).toMatchObject({ kind: 'breaking', breaks: 'receivers', field: 'dedupe.windowMs', what: '950400000 (11 d) → 600000 (10 min)' });
@@ -33,7 +33,9 @@ describe('the issue\'s two changes', () => {
   it('500, 502 and 504 dropped from retryableStatuses break clients', () => {
     const [change] = classify((r) => (r.retryableStatuses = [429, 503]));
     expect(change).toMatchObject({ kind: 'breaking', breaks: 'clients', field: 'retryableStatuses', action: 'Changed' });
-    expect(describeBehaviourChange(change!)).toMatch(/^breaking for clients: x-retry-policy retryableStatuses changed \[429, 500, 502, 503, 504\] → \[429, 503\]: a client kept to the previous policy retries this status/);
+    expect(describeBehaviourChange(change!)).toMatch(
+      /^breaking for clients: x-retry-policy retryableStatuses changed \[429, 500, 502, 503, 504\] → \[429, 503\]: a client kept to the previous policy retries this status/,
+    );
   });
 });
 
@@ -49,7 +51,11 @@ describe('the rules, one change each', () => {
     ['a shorter key retention', (r) => (r.idempotencyKey.retentionMs = 3_600_000), [['idempotencyKey.retentionMs', 'breaking', 'clients']]],
     ['a status that may have applied', (r) => r.mayHaveApplied.statuses.push(503), [['mayHaveApplied.statuses', 'breaking', 'clients']]],
     ['a status that applied nothing after all', (r) => (r.mayHaveApplied.statuses = [500]), [['mayHaveApplied.statuses', 'non-breaking', null]]],
-    ['network failures before sending may have applied', (r) => r.mayHaveApplied.networkFailures.push('beforeRequestSent'), [['mayHaveApplied.networkFailures', 'breaking', 'clients']]],
+    [
+      'network failures before sending may have applied',
+      (r) => r.mayHaveApplied.networkFailures.push('beforeRequestSent'),
+      [['mayHaveApplied.networkFailures', 'breaking', 'clients']],
+    ],
     ['a timed-out attempt applied nothing', (r) => (r.mayHaveApplied.timedOutAttempts = false), [['mayHaveApplied.timedOutAttempts', 'non-breaking', null]]],
     ['keyless clients retry nothing', (r) => (r.withoutIdempotencyKey.retries = 'none'), [['withoutIdempotencyKey.retries', 'breaking', 'clients']]],
     ['a lower backoff cap', (r) => (r.backoff.maxMs = 5000), [['backoff.maxMs', 'breaking', 'clients']]],
@@ -57,8 +63,22 @@ describe('the rules, one change each', () => {
     ['another not_paused status', (r) => (r.outcomes.notPaused.status = 400), [['outcomes.notPaused.status', 'breaking', 'clients']]],
     ['statuses in another order', (r) => r.retryableStatuses.reverse(), [['retryableStatuses', 'non-breaking', null]]],
     ['a shorter answer deadline', (_r, d) => (d.answerDeadlineMs = 3000), [['answerDeadlineMs', 'breaking', 'receivers']]],
-    ['a longer answer deadline', (_r, d) => (d.answerDeadlineMs = 10_000), [['redelivery horizon', 'breaking', 'receivers'], ['answerDeadlineMs', 'non-breaking', null]]],
-    ['a longer schedule', (_r, d) => d.retry.scheduleMs.push(86_400_000), [['redelivery horizon', 'breaking', 'receivers'], ['retry.scheduleMs', 'non-breaking', null]]],
+    [
+      'a longer answer deadline',
+      (_r, d) => (d.answerDeadlineMs = 10_000),
+      [
+        ['redelivery horizon', 'breaking', 'receivers'],
+        ['answerDeadlineMs', 'non-breaking', null],
+      ],
+    ],
+    [
+      'a longer schedule',
+      (_r, d) => d.retry.scheduleMs.push(86_400_000),
+      [
+        ['redelivery horizon', 'breaking', 'receivers'],
+        ['retry.scheduleMs', 'non-breaking', null],
+      ],
+    ],
     ['a shorter schedule', (_r, d) => d.retry.scheduleMs.pop(), [['retry.scheduleMs', 'non-breaking', null]]],
     ['a new status that ends an event', (_r, d) => d.retry.endsEventStatuses.push(404), [['retry.endsEventStatuses', 'breaking', 'receivers']]],
     ['a status that no longer counts as delivered', (_r, d) => (d.deliveredStatuses = [202]), [['deliveredStatuses', 'breaking', 'receivers']]],
@@ -67,9 +87,20 @@ describe('the rules, one change each', () => {
     ['a shorter delivery Retry-After cap', (_r, d) => (d.retryAfter.maxMs = 3_600_000), [['retryAfter.maxMs', 'breaking', 'receivers']]],
     ['a shorter signature tolerance', (_r, d) => (d.signature.toleranceMs = 60_000), [['signature.toleranceMs', 'breaking', 'receivers']]],
     ['fewer held events', (_r, d) => (d.endpointHealth.maxHeldEvents = 1000), [['endpointHealth.maxHeldEvents', 'breaking', 'receivers']]],
-    ['a longer probe interval', (_r, d) => (d.endpointHealth.maxProbeIntervalMs *= 2), [['redelivery horizon', 'breaking', 'receivers'], ['endpointHealth.maxProbeIntervalMs', 'non-breaking', null]]],
+    [
+      'a longer probe interval',
+      (_r, d) => (d.endpointHealth.maxProbeIntervalMs *= 2),
+      [
+        ['redelivery horizon', 'breaking', 'receivers'],
+        ['endpointHealth.maxProbeIntervalMs', 'non-breaking', null],
+      ],
+    ],
     ['a faster first probe', (_r, d) => (d.endpointHealth.firstProbeAfterMs = 10_000), [['endpointHealth.firstProbeAfterMs', 'non-breaking', null]]],
-    ['a new status that disables the endpoint', (_r, d) => d.endpointHealth.disableStatuses.push(404), [['endpointHealth.disableStatuses', 'breaking', 'receivers']]],
+    [
+      'a new status that disables the endpoint',
+      (_r, d) => d.endpointHealth.disableStatuses.push(404),
+      [['endpointHealth.disableStatuses', 'breaking', 'receivers']],
+    ],
     ['a decision more', (r) => r.decisions.push('webhook-ack'), [['decisions', 'non-breaking', null]]],
   ])('%s', (_name, edit, expected) => {
     expect(verdicts(edit)).toEqual(expected);
@@ -79,7 +110,9 @@ describe('the rules, one change each', () => {
 describe('nothing stays unclassified', () => {
   /** Every leaf of a policy: dotted field and value. */
   const fields = (value: Doc, prefix = ''): Array<[string, unknown]> =>
-    value && typeof value === 'object' && !Array.isArray(value) ? Object.entries(value).flatMap(([k, v]) => fields(v, prefix ? `${prefix}.${k}` : k)) : [[prefix, value]];
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.entries(value).flatMap(([k, v]) => fields(v, prefix ? `${prefix}.${k}` : k))
+      : [[prefix, value]];
 
   /** Changes of a value in each direction a rule tells apart: up and down, added and removed, flipped, renamed. */
   const variants = (value: unknown): unknown[] => {
@@ -90,7 +123,10 @@ describe('nothing stays unclassified', () => {
   };
 
   it('every field of the shipped policies has a rule of its own, with a reason for each direction', () => {
-    for (const [policy, of] of [['x-retry-policy', retryOf], ['x-delivery-policy', deliveryOf]] as const) {
+    for (const [policy, of] of [
+      ['x-retry-policy', retryOf],
+      ['x-delivery-policy', deliveryOf],
+    ] as const) {
       for (const [field, value] of fields(of(shipped))) {
         for (const changed of variants(value)) {
           if (JSON.stringify(changed) === JSON.stringify(value)) continue;
@@ -116,11 +152,13 @@ describe('nothing stays unclassified', () => {
     retryOf(after).surprise = 1;
     const changed = structuredClone(after);
     retryOf(changed).surprise = 2;
-    expect(classifyBehaviourChanges(after, changed)).toMatchObject([{ field: 'surprise', kind: 'breaking', breaks: 'clients', reason: expect.stringContaining('no rule classifies') }]);
+    expect(classifyBehaviourChanges(after, changed)).toMatchObject([
+      { field: 'surprise', kind: 'breaking', breaks: 'clients', reason: expect.stringContaining('no rule classifies') },
+    ]);
     expect(verdicts((_r, d) => delete d.followsRedirects)).toEqual([['followsRedirects', 'breaking', 'receivers']]);
   });
 
-  it('api-smart-diff\'s lists leave the policies out; the behaviour list has them', () => {
+  it("api-smart-diff's lists leave the policies out; the behaviour list has them", () => {
     const after = structuredClone(shipped);
     deliveryOf(after).dedupe.windowMs = 600_000;
     const comparison = compareSpecs(shipped, after);
@@ -136,15 +174,25 @@ describe('nothing stays unclassified', () => {
     const markdown = renderChangelogMarkdown(listChanges(shipped, after), 'main');
     expect(markdown).toContain('1 behaviour (1 breaking)');
     expect(markdown).toContain('**Breaking changes without a new major info.version**');
-    expect(markdown).toMatch(/\| Changed \| `x-retry-policy retryableStatuses` \| \[429, 500, 502, 503, 504\] → \[429, 503\] \| \*\*clients\*\* \| a client kept to the previous policy retries/);
+    expect(markdown).toMatch(
+      /\| Changed \| `x-retry-policy retryableStatuses` \| \[429, 500, 502, 503, 504\] → \[429, 503\] \| \*\*clients\*\* \| a client kept to the previous policy retries/,
+    );
   });
 });
 
 describe('what each change says', () => {
   it('shows the values, durations also in words, and the action', () => {
-    expect(classify((r) => (r.attempts.max = 4))[0]).toMatchObject({ action: 'Changed', what: '3 → 4', reason: 'more attempts allowed: a client that sends fewer is within them' });
+    expect(classify((r) => (r.attempts.max = 4))[0]).toMatchObject({
+      action: 'Changed',
+      what: '3 → 4',
+      reason: 'more attempts allowed: a client that sends fewer is within them',
+    });
     expect(classify((r) => (r.idempotencyKey.retentionMs = 3_600_000))[0]!.what).toBe('86400000 (1 d) → 3600000 (1 h)');
-    expect(classify((_r, d) => delete d.followsRedirects)[0]).toMatchObject({ action: 'Removed', what: 'false', reason: expect.stringContaining('finds nothing') });
+    expect(classify((_r, d) => delete d.followsRedirects)[0]).toMatchObject({
+      action: 'Removed',
+      what: 'false',
+      reason: expect.stringContaining('finds nothing'),
+    });
     expect(classify((r) => (r.idempotencyKey.scope = 'account'))[0]!.what).toBe('"apiKey" → "account"');
     expect(describeBehaviourChange(classify((_r, d) => (d.dedupe.windowMs *= 2))[0]!)).toBe(
       'compatible: x-delivery-policy dedupe.windowMs changed 950400000 (11 d) → 1900800000 (22 d): a longer dedupe window: receivers keep records longer (more storage, docs/bounds.md); nothing handled once before is handled twice',
@@ -168,11 +216,21 @@ describe('what each change says', () => {
     delete retryOf(without).idempotencyKey.requirement;
     const required = structuredClone(without);
     retryOf(required).idempotencyKey.requirement = 'required';
-    expect(classifyBehaviourChanges(without, required)).toMatchObject([{ field: 'idempotencyKey.requirement', action: 'Added', kind: 'breaking', breaks: 'clients', reason: 'a key is newly required: a client that sends none is now refused' }]);
+    expect(classifyBehaviourChanges(without, required)).toMatchObject([
+      {
+        field: 'idempotencyKey.requirement',
+        action: 'Added',
+        kind: 'breaking',
+        breaks: 'clients',
+        reason: 'a key is newly required: a client that sends none is now refused',
+      },
+    ]);
     expect(classifyBehaviourChanges(without, shipped)).toMatchObject([{ field: 'idempotencyKey.requirement', action: 'Added', kind: 'non-breaking' }]);
     const strict = structuredClone(shipped);
     retryOf(strict).idempotencyKey.requirement = 'required';
-    expect(classifyBehaviourChanges(strict, shipped)).toMatchObject([{ kind: 'non-breaking', reason: 'a client may send no key; one that sends a key is unaffected' }]);
+    expect(classifyBehaviourChanges(strict, shipped)).toMatchObject([
+      { kind: 'non-breaking', reason: 'a client may send no key; one that sends a key is unaffected' },
+    ]);
     const keyless = structuredClone(shipped);
     delete retryOf(keyless).withoutIdempotencyKey;
     const [added] = classifyBehaviourChanges(keyless, shipped);
@@ -188,7 +246,8 @@ describe('what each change says', () => {
       field: 'redelivery horizon',
       action: 'Changed',
       what: '10 d 6 min 30 s → 11 d 6 min 35 s',
-      reason: 'automatic redeliveries come later than before: a receiver whose dedupe window covered the old horizon sees an event again after its record is gone',
+      reason:
+        'automatic redeliveries come later than before: a receiver whose dedupe window covered the old horizon sees an event again after its record is gone',
     });
     const none = structuredClone(shipped);
     delete none.webhooks.sessionEvent.post['x-delivery-policy'];

@@ -17,7 +17,7 @@ function containers(value: unknown): object[] {
 }
 
 describe('the behaviour module', () => {
-  it('holds the resume operation\'s x-retry-policy and the webhook\'s x-delivery-policy', () => {
+  it("holds the resume operation's x-retry-policy and the webhook's x-delivery-policy", () => {
     expect(RESUME_RETRY_POLICY).toEqual(resume['x-retry-policy']);
     expect(WEBHOOK_DELIVERY_POLICY).toEqual(webhook['x-delivery-policy']);
   });

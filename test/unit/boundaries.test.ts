@@ -30,7 +30,11 @@ const specifiers = (file: string) =>
   );
 
 /** Repo-relative path of a relative specifier, `.js` mapped back to its `.ts` source. */
-const target = (file: string, s: string) => relative(root, resolve(root, dirname(file), s)).split('\\').join('/').replace(/\.js$/, '.ts');
+const target = (file: string, s: string) =>
+  relative(root, resolve(root, dirname(file), s))
+    .split('\\')
+    .join('/')
+    .replace(/\.js$/, '.ts');
 
 const crossings = (from: string, forbidden: string[]) =>
   sources(from).flatMap((file) =>
@@ -164,10 +168,13 @@ const namedImports = (from: string, named: readonly string[]) =>
 const libraryExports = JSON.parse(readFileSync(join(root, 'client/package.json'), 'utf8')).exports as Record<string, unknown>;
 
 describe('the library (client/) and the tools (cli/)', () => {
-  it.each(NEVER_IMPORTS.map((line) => [`${line.from}/ never imports ${[...line.relative.map((f) => `${f}/`), ...line.named].join(', ')}`, line] as const))('%s', (_title, { from, relative: folders, named }) => {
-    expect(sources(from).length).toBeGreaterThan(0);
-    expect([...crossings(from, [...folders]), ...namedImports(from, named)]).toEqual([]);
-  });
+  it.each(NEVER_IMPORTS.map((line) => [`${line.from}/ never imports ${[...line.relative.map((f) => `${f}/`), ...line.named].join(', ')}`, line] as const))(
+    '%s',
+    (_title, { from, relative: folders, named }) => {
+      expect(sources(from).length).toBeGreaterThan(0);
+      expect([...crossings(from, [...folders]), ...namedImports(from, named)]).toEqual([]);
+    },
+  );
 
   it('the tools import the library through its public entries (client/package.json exports) only', () => {
     const imported = sources('cli').flatMap((file) => specifiers(file).filter((s) => namesPackage(s, PACKAGE_NAMES.client)));
@@ -246,20 +253,20 @@ describe('boundaries between runtime/, server/ and client/', () => {
 
   it('shows users no message that cites a document they do not have (source spec sections, issue numbers)', () => {
     const cites = /source spec|§(?!\d+(\.\d+)*\)?\s*(of RFC|RFC))|\bissue #?\d+/i;
-    const offenders = [...sources('client'), ...sources('cli'), ...sources('server'), ...sources('runtime')]
-      .flatMap((f) => {
-        // String literals only: comments may cite spec/openapi.yaml, x-decisions ids and RFCs.
-        const code = readFileSync(join(root, f), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
-        const literals = code.match(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g) ?? [];
-        return literals.filter((l) => cites.test(l) && !/RFC \d+/.test(l)).map((l) => `${f}: ${l.slice(0, 80)}`);
-      });
+    const offenders = [...sources('client'), ...sources('cli'), ...sources('server'), ...sources('runtime')].flatMap((f) => {
+      // String literals only: comments may cite spec/openapi.yaml, x-decisions ids and RFCs.
+      const code = readFileSync(join(root, f), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+      const literals = code.match(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g) ?? [];
+      return literals.filter((l) => cites.test(l) && !/RFC \d+/.test(l)).map((l) => `${f}: ${l.slice(0, 80)}`);
+    });
     expect(offenders).toEqual([]);
   });
 
   it('reads process.env only in entry points', () => {
     const entryPoints = ['cli/config.ts', 'server/main.ts', 'server/config.ts'];
-    const readers = [...sources('client'), ...sources('cli'), ...sources('server'), ...sources('runtime')]
-      .filter((f) => /process\.env/.test(readFileSync(join(root, f), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')));
+    const readers = [...sources('client'), ...sources('cli'), ...sources('server'), ...sources('runtime')].filter((f) =>
+      /process\.env/.test(readFileSync(join(root, f), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')),
+    );
     expect(readers.filter((f) => !entryPoints.includes(f))).toEqual([]);
   });
 });
@@ -297,13 +304,12 @@ describe('texts users read state the rule itself', () => {
   });
 
   it('TSDoc comments of client/, cli/, server/ and runtime/ cite no source section or issue and speak of no machine', () => {
-    const offenders = [...sources('client'), ...sources('cli'), ...sources('server'), ...sources('runtime')]
-      .flatMap((f) => {
-        const text = readFileSync(join(root, f), 'utf8');
-        return [...text.matchAll(/\/\*\*[\s\S]*?\*\//g)]
-          .filter((m) => authorsMachineOrSourceCitation(m[0]))
-          .map((m) => `${f}:${text.slice(0, m.index).split('\n').length}`);
-      });
+    const offenders = [...sources('client'), ...sources('cli'), ...sources('server'), ...sources('runtime')].flatMap((f) => {
+      const text = readFileSync(join(root, f), 'utf8');
+      return [...text.matchAll(/\/\*\*[\s\S]*?\*\//g)]
+        .filter((m) => authorsMachineOrSourceCitation(m[0]))
+        .map((m) => `${f}:${text.slice(0, m.index).split('\n').length}`);
+    });
     expect(offenders).toEqual([]);
   });
 });

@@ -67,7 +67,15 @@ describe('client grade checks', () => {
 
   it('Retry-After is a floor: a retry sooner than asked fails, one after it passes', () => {
     const scenario = byRule('retry-429')[0] as Scenario;
-    const call = (wait: number): [Scenario, Partial<Attempt>[]][] => [[scenario, [{ status: 429, retryAfterSeconds: 2, endedAt: 10 }, { status: 200, receivedAt: 10 + wait, endedAt: 10 + wait }]]];
+    const call = (wait: number): [Scenario, Partial<Attempt>[]][] => [
+      [
+        scenario,
+        [
+          { status: 429, retryAfterSeconds: 2, endedAt: 10 },
+          { status: 200, receivedAt: 10 + wait, endedAt: 10 + wait },
+        ],
+      ],
+    ];
     expect(gradeOf(observed(call(1000)), 'retry-429')?.grade).toBe('fail');
     expect(gradeOf(observed(call(2005)), 'retry-429')?.grade).toBe('pass');
   });

@@ -37,7 +37,14 @@ function run(calls: { scenario: Scenario; steps: [number | undefined, number][];
     call(scenario, steps, key).forEach((attempt, j) => {
       clock += (steps[j] as [number | undefined, number])[1] + 1;
       const retryAfterSeconds = scenario.script[j]?.kind === 'answer' ? (scenario.script[j] as { retryAfterSeconds?: number }).retryAfterSeconds : undefined;
-      attempts.push({ ...attempt, seq: attempts.length + 1, number: j + 1, receivedAt: clock, endedAt: clock, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) });
+      attempts.push({
+        ...attempt,
+        seq: attempts.length + 1,
+        number: j + 1,
+        receivedAt: clock,
+        endedAt: clock,
+        ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+      });
     });
   }
   return { scenarios, attempts, refused: 0, end: { kind: 'exited', code: 0, signal: null }, apiKey: API_KEY, hangLimitMs: 12_000 };
@@ -48,10 +55,34 @@ const one = (rule: string) => of(rule)[0] as Scenario;
 
 describe('client grade gives no false verdict', () => {
   it('a client without a key that retries a 500 or a lost connection fails, saying the rule', () => {
-    const retried500 = verdict(run([{ scenario: one('retry-500'), steps: [[500, 0], [200, 300]] }]), 'retry-500');
+    const retried500 = verdict(
+      run([
+        {
+          scenario: one('retry-500'),
+          steps: [
+            [500, 0],
+            [200, 300],
+          ],
+        },
+      ]),
+      'retry-500',
+    );
     expect(retried500?.grade).toBe('fail');
     expect(retried500?.evidence).toMatch(/retried, although the call was sent without an Idempotency-Key and, after a 500, the resume may have been applied/);
-    expect(verdict(run([{ scenario: one('retry-network'), steps: [[undefined, 0], [200, 300]] }]), 'retry-network')?.grade).toBe('fail');
+    expect(
+      verdict(
+        run([
+          {
+            scenario: one('retry-network'),
+            steps: [
+              [undefined, 0],
+              [200, 300],
+            ],
+          },
+        ]),
+        'retry-network',
+      )?.grade,
+    ).toBe('fail');
   });
 
   it('a client without a key that reports a 500 and a lost connection passes; with a key it must retry them', () => {
@@ -61,19 +92,63 @@ describe('client grade gives no false verdict', () => {
   });
 
   it('a first retry at once on every call fails the back-off, although the second is spread', () => {
-    const calls = of('backoff').map((scenario, i) => ({ scenario, steps: [[503, 0], [503, 0], [503, 25 * (i % 20)]] as [number, number][], key: `k${i}` }));
+    const calls = of('backoff').map((scenario, i) => ({
+      scenario,
+      steps: [
+        [503, 0],
+        [503, 0],
+        [503, 25 * (i % 20)],
+      ] as [number, number][],
+      key: `k${i}`,
+    }));
     expect(verdict(run(calls), 'backoff')?.grade).toBe('fail');
   });
 
   it('waits spread far beyond the bound fail the back-off', () => {
-    const calls = of('backoff').map((scenario, i) => ({ scenario, steps: [[503, 0], [503, 1000 + 200 * i], [503, 2000 + 200 * i]] as [number, number][], key: `k${i}` }));
+    const calls = of('backoff').map((scenario, i) => ({
+      scenario,
+      steps: [
+        [503, 0],
+        [503, 1000 + 200 * i],
+        [503, 2000 + 200 * i],
+      ] as [number, number][],
+      key: `k${i}`,
+    }));
     expect(verdict(run(calls), 'backoff')?.grade).toBe('fail');
   });
 
   it('with the default Retry-After, a client that ignores it and waits a common fixed time fails the 503 and the 429', () => {
     for (const fixed of [0, 100, 250, 500, 1000, 2000]) {
-      expect(verdict(run([{ scenario: one('retry-503'), steps: [[503, 0], [200, fixed]] }]), 'retry-503')?.grade, `503, ${fixed} ms`).toBe('fail');
-      expect(verdict(run([{ scenario: one('retry-429'), steps: [[429, 0], [200, fixed]] }]), 'retry-429')?.grade, `429, ${fixed} ms`).toBe('fail');
+      expect(
+        verdict(
+          run([
+            {
+              scenario: one('retry-503'),
+              steps: [
+                [503, 0],
+                [200, fixed],
+              ],
+            },
+          ]),
+          'retry-503',
+        )?.grade,
+        `503, ${fixed} ms`,
+      ).toBe('fail');
+      expect(
+        verdict(
+          run([
+            {
+              scenario: one('retry-429'),
+              steps: [
+                [429, 0],
+                [200, fixed],
+              ],
+            },
+          ]),
+          'retry-429',
+        )?.grade,
+        `429, ${fixed} ms`,
+      ).toBe('fail');
     }
   });
 

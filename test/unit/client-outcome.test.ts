@@ -28,14 +28,25 @@ describe('toResumeOutcome', () => {
   });
 
   it('is not resumed for a 2xx body that lacks a boolean success: true or a string message', () => {
-    for (const body of ['{"success":true}', '{"success":"true","message":"x"}', '{"success":true,"message":1}', '{"success":false,"message":"no"}', 'null', '"ok"', '[]', 'ok', '']) {
+    for (const body of [
+      '{"success":true}',
+      '{"success":"true","message":"x"}',
+      '{"success":true,"message":1}',
+      '{"success":false,"message":"no"}',
+      'null',
+      '"ok"',
+      '[]',
+      'ok',
+      '',
+    ]) {
       expect(outcome(200, body).kind).toBe('unexpected');
     }
   });
 
   it('reads the not_paused marker whatever the status', () => {
     const body = JSON.stringify({ success: false, error: 'not_paused', message: 'Session sess_1 is not paused.' });
-    for (const status of [200, 409, 400, 500]) expect(outcome(status, body)).toMatchObject({ kind: 'not_paused', status, message: 'Session sess_1 is not paused.' });
+    for (const status of [200, 409, 400, 500])
+      expect(outcome(status, body)).toMatchObject({ kind: 'not_paused', status, message: 'Session sess_1 is not paused.' });
   });
 
   it('maps 404 to not_found, 401 and 403 to unauthorized, 429 to rate_limited, the rest to unexpected', () => {

@@ -12,7 +12,11 @@ describe('parseRateLimit: structured fields', () => {
   it('keeps a comma or an escaped quote inside a quoted policy name', () => {
     expect(read({ RateLimit: '"a,b"; r=4; t=9', 'RateLimit-Policy': '"a,b"; q=10' })).toEqual({ limit: 10, remaining: 4, resetSeconds: 9 });
     // A quoted name with an escape is not a name this reader takes: that member is skipped, whole.
-    expect(read({ RateLimit: '"x\\",y"; r=3, "z"; r=8', 'RateLimit-Policy': '"z"; q=50, other; q=7' })).toEqual({ limit: 50, remaining: 8, resetSeconds: undefined });
+    expect(read({ RateLimit: '"x\\",y"; r=3, "z"; r=8', 'RateLimit-Policy': '"z"; q=50, other; q=7' })).toEqual({
+      limit: 50,
+      remaining: 8,
+      resetSeconds: undefined,
+    });
   });
 
   it('reads members and parameters with spaces around them, and a token name', () => {

@@ -61,7 +61,11 @@ describe('parseRateLimit', () => {
       fc.property(value, value, value, (rate, policy, remaining) => {
         const init = new Headers();
         // Headers refuses some byte strings itself; those never reach the parser.
-        for (const [name, v] of [['ratelimit', rate], ['ratelimit-policy', policy], ['x-ratelimit-remaining', remaining]] as const) {
+        for (const [name, v] of [
+          ['ratelimit', rate],
+          ['ratelimit-policy', policy],
+          ['x-ratelimit-remaining', remaining],
+        ] as const) {
           try {
             init.set(name, v);
           } catch {

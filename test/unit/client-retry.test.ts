@@ -7,7 +7,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SessionsClientError } from '../../client/errors.js';
 import { RESUME_RETRY_POLICY, type ResumeRetryPolicy } from '@session-resume-api/runtime/behaviour';
-import { backoffDelay, createRetryingFetch, mayHaveApplied, networkFailureKind, nextAttempt, replayable, type AttemptResult, type FetchLike } from '../../client/retry.js';
+import {
+  backoffDelay,
+  createRetryingFetch,
+  mayHaveApplied,
+  networkFailureKind,
+  nextAttempt,
+  replayable,
+  type AttemptResult,
+  type FetchLike,
+} from '../../client/retry.js';
 
 const NOW = Date.UTC(2026, 10, 23, 10, 0, 0);
 const LIMITS = { maxRetries: 2, maxRetryDelayMs: 10_000 };
@@ -34,13 +43,18 @@ describe('backoffDelay: full-jitter exponential backoff, base 250 ms', () => {
 
   it('stays in [0, min(cap, 250 × 2^(attempt − 1))) for any attempt, cap and random draw', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 60 }), fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (attempt, cap, r) => {
-        const delay = backoffDelay(attempt, cap, () => r);
-        const ceiling = Math.min(cap, 250 * 2 ** (attempt - 1));
-        expect(Number.isInteger(delay)).toBe(true);
-        expect(delay).toBeGreaterThanOrEqual(0);
-        expect(delay).toBeLessThan(ceiling);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 60 }),
+        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (attempt, cap, r) => {
+          const delay = backoffDelay(attempt, cap, () => r);
+          const ceiling = Math.min(cap, 250 * 2 ** (attempt - 1));
+          expect(Number.isInteger(delay)).toBe(true);
+          expect(delay).toBeGreaterThanOrEqual(0);
+          expect(delay).toBeLessThan(ceiling);
+        },
+      ),
     );
   });
 });
@@ -100,7 +114,10 @@ describe('nextAttempt: whether and when another attempt follows', () => {
 });
 
 /** An answer made afresh for each attempt that gets it. */
-const reply = (body: string | null, status = 200, headers: Record<string, string> = {}) => () => new Response(body, { status, headers });
+const reply =
+  (body: string | null, status = 200, headers: Record<string, string> = {}) =>
+  () =>
+    new Response(body, { status, headers });
 
 /**
  * A fetch that plays `steps` in turn, the last one repeating: an answer, an error to throw,
@@ -216,13 +233,15 @@ describe('createRetryingFetch over an injected fetch', () => {
     const { fetch, seen } = scripted(['hang']);
     const caller = new AbortController();
     caller.abort(new Error('user left'));
-    const error = await failure(createRetryingFetch({ fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(new Request(URL_), { signal: caller.signal }));
+    const error = await failure(
+      createRetryingFetch({ fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(new Request(URL_), { signal: caller.signal }),
+    );
     expect(error).toMatchObject({ code: 'aborted', attempts: 1, message: `The request to ${URL_} was aborted.` });
     expect((error.cause as Error).message).toBe('user left');
     expect(seen[0]!.signal?.aborted).toBe(true);
   });
 
-  it("ends an attempt under way when the caller aborts, and does not retry it", async () => {
+  it('ends an attempt under way when the caller aborts, and does not retry it', async () => {
     const { fetch, seen } = scripted(['hang']);
     const caller = new AbortController();
     const call = createRetryingFetch({ fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(new Request(URL_), { signal: caller.signal });
@@ -233,7 +252,7 @@ describe('createRetryingFetch over an injected fetch', () => {
     expect(seen).toHaveLength(1);
   });
 
-  it("ends the wait between attempts when the caller aborts", async () => {
+  it('ends the wait between attempts when the caller aborts', async () => {
     const { fetch, seen } = scripted([reply('busy', 503, { 'retry-after': '5' }), reply('ok')]);
     const caller = new AbortController();
     const call = createRetryingFetch({ fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 10_000 })(new Request(URL_), { signal: caller.signal });
@@ -248,7 +267,9 @@ describe('createRetryingFetch over an injected fetch', () => {
     const { fetch } = scripted(['hang']);
     const caller = new AbortController();
     caller.abort(new Error('own'));
-    const error = await failure(createRetryingFetch({ fetch, maxRetries: 0, timeoutMs: 5000, maxRetryDelayMs: 0 })(new Request(URL_, { signal: caller.signal })));
+    const error = await failure(
+      createRetryingFetch({ fetch, maxRetries: 0, timeoutMs: 5000, maxRetryDelayMs: 0 })(new Request(URL_, { signal: caller.signal })),
+    );
     expect(error.code).toBe('aborted');
   });
 
@@ -292,19 +313,24 @@ describe('replayable', () => {
 describe('nextAttempt follows the retry policy it is given', () => {
   const policy = (change: Partial<ResumeRetryPolicy>): ResumeRetryPolicy => ({ ...RESUME_RETRY_POLICY, ...change });
 
-  it('by default is the contract\'s x-retry-policy: its statuses, its Retry-After statuses, a timeout reported', () => {
+  it("by default is the contract's x-retry-policy: its statuses, its Retry-After statuses, a timeout reported", () => {
     for (const status of RESUME_RETRY_POLICY.retryableStatuses) expect(nextAttempt(answered(status), 1, LIMITS).retry).toBe(true);
     for (const status of RESUME_RETRY_POLICY.retryAfter.statuses) expect(nextAttempt(answered(status, '2'), 1, LIMITS)).toEqual({ retry: true, delayMs: 2000 });
     expect(nextAttempt({ kind: 'failed', code: 'timeout' }, 1, LIMITS).retry).toBe((RESUME_RETRY_POLICY.timedOutAttempts as string) === 'retry');
   });
 
-  it('reads Retry-After only on the statuses the policy names (a 502\'s is not a floor)', () => {
+  it("reads Retry-After only on the statuses the policy names (a 502's is not a floor)", () => {
     expect(nextAttempt(answered(502, '7'), 1, LIMITS, { random: half })).toEqual({ retry: true, delayMs: 125 });
-    expect(nextAttempt(answered(502, '7'), 1, LIMITS, { random: half }, policy({ retryAfter: { ...RESUME_RETRY_POLICY.retryAfter, statuses: [502] } }))).toEqual({ retry: true, delayMs: 7000 });
+    expect(
+      nextAttempt(answered(502, '7'), 1, LIMITS, { random: half }, policy({ retryAfter: { ...RESUME_RETRY_POLICY.retryAfter, statuses: [502] } })),
+    ).toEqual({ retry: true, delayMs: 7000 });
   });
 
   it('retries a timed-out attempt when the policy says retry, and a network failure only when it says so', () => {
-    expect(nextAttempt({ kind: 'failed', code: 'timeout' }, 1, LIMITS, { random: half }, policy({ timedOutAttempts: 'retry' }))).toEqual({ retry: true, delayMs: 125 });
+    expect(nextAttempt({ kind: 'failed', code: 'timeout' }, 1, LIMITS, { random: half }, policy({ timedOutAttempts: 'retry' }))).toEqual({
+      retry: true,
+      delayMs: 125,
+    });
     expect(nextAttempt({ kind: 'failed', code: 'network' }, 1, LIMITS, {}, policy({ networkFailures: 'report' }))).toEqual({ retry: false });
     expect(nextAttempt({ kind: 'failed', code: 'aborted' }, 1, LIMITS, {}, policy({ timedOutAttempts: 'retry' }))).toEqual({ retry: false });
   });
@@ -323,9 +349,14 @@ describe('nextAttempt follows the retry policy it is given', () => {
 
   it('never retries a 4xx other than 429, nor not_paused, whatever the Retry-After', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 400, max: 499 }).filter((s) => s !== 429), fc.option(fc.string(), { nil: null }), fc.integer({ min: 1, max: 2 }), (status, header, attempt) => {
-        expect(nextAttempt(answered(status, header), attempt, LIMITS)).toEqual({ retry: false });
-      }),
+      fc.property(
+        fc.integer({ min: 400, max: 499 }).filter((s) => s !== 429),
+        fc.option(fc.string(), { nil: null }),
+        fc.integer({ min: 1, max: 2 }),
+        (status, header, attempt) => {
+          expect(nextAttempt(answered(status, header), attempt, LIMITS)).toEqual({ retry: false });
+        },
+      ),
     );
     expect(RESUME_RETRY_POLICY.retryableStatuses).not.toContain(RESUME_RETRY_POLICY.outcomes.notPaused.status);
   });
@@ -333,7 +364,11 @@ describe('nextAttempt follows the retry policy it is given', () => {
 
 describe('without an Idempotency-Key: only what applied nothing is retried (x-retry-policy withoutIdempotencyKey)', () => {
   const KEYLESS = { ...LIMITS, keyless: true };
-  const failed = (code: 'network' | 'timeout' | 'aborted', sent?: 'beforeRequestSent' | 'afterRequestSent'): AttemptResult => ({ kind: 'failed', code, ...(sent ? { sent } : {}) });
+  const failed = (code: 'network' | 'timeout' | 'aborted', sent?: 'beforeRequestSent' | 'afterRequestSent'): AttemptResult => ({
+    kind: 'failed',
+    code,
+    ...(sent ? { sent } : {}),
+  });
   const withRule = (changes: Partial<ResumeRetryPolicy['mayHaveApplied']>, retries = 'notApplied'): ResumeRetryPolicy => ({
     ...RESUME_RETRY_POLICY,
     mayHaveApplied: { ...RESUME_RETRY_POLICY.mayHaveApplied, ...changes },
@@ -352,15 +387,21 @@ describe('without an Idempotency-Key: only what applied nothing is retried (x-re
   });
 
   it('retries every retryable failure with a key, whatever may have applied', () => {
-    for (const status of [500, 502, 504]) expect(nextAttempt(answered(status), 1, { ...LIMITS, keyless: false }, { random: half })).toEqual({ retry: true, delayMs: 125 });
+    for (const status of [500, 502, 504])
+      expect(nextAttempt(answered(status), 1, { ...LIMITS, keyless: false }, { random: half })).toEqual({ retry: true, delayMs: 125 });
     expect(nextAttempt(failed('network', 'afterRequestSent'), 1, LIMITS, { random: half })).toEqual({ retry: true, delayMs: 125 });
   });
 
   it('reads the rule from the policy it is given', () => {
     expect(nextAttempt(answered(500), 1, KEYLESS, { random: half }, withRule({ statuses: [] }))).toEqual({ retry: true, delayMs: 125 });
     expect(nextAttempt(answered(503, '1'), 1, KEYLESS, {}, withRule({ statuses: [503] }))).toEqual({ retry: false });
-    expect(nextAttempt(failed('network', 'afterRequestSent'), 1, KEYLESS, { random: half }, withRule({ networkFailures: [] }))).toEqual({ retry: true, delayMs: 125 });
-    expect(nextAttempt(failed('network', 'beforeRequestSent'), 1, KEYLESS, {}, withRule({ networkFailures: ['beforeRequestSent', 'afterRequestSent'] }))).toEqual({ retry: false });
+    expect(nextAttempt(failed('network', 'afterRequestSent'), 1, KEYLESS, { random: half }, withRule({ networkFailures: [] }))).toEqual({
+      retry: true,
+      delayMs: 125,
+    });
+    expect(
+      nextAttempt(failed('network', 'beforeRequestSent'), 1, KEYLESS, {}, withRule({ networkFailures: ['beforeRequestSent', 'afterRequestSent'] })),
+    ).toEqual({ retry: false });
     expect(nextAttempt(answered(429, '1'), 1, KEYLESS, {}, withRule({}, 'none'))).toEqual({ retry: false });
     expect(nextAttempt(answered(429, '1'), 1, LIMITS, {}, withRule({}, 'none'))).toEqual({ retry: true, delayMs: 1000 });
   });
@@ -379,7 +420,11 @@ describe('without an Idempotency-Key: only what applied nothing is retried (x-re
   it('keyless retries are a subset of keyed ones, and none may have applied the resume', () => {
     const results = fc.oneof(
       fc.record({ kind: fc.constant('answered' as const), status: fc.integer({ min: 100, max: 599 }), retryAfter: fc.constantFrom(null, '0', '1', 'soon') }),
-      fc.record({ kind: fc.constant('failed' as const), code: fc.constantFrom('network' as const, 'timeout' as const, 'aborted' as const), sent: fc.constantFrom('beforeRequestSent' as const, 'afterRequestSent' as const) }),
+      fc.record({
+        kind: fc.constant('failed' as const),
+        code: fc.constantFrom('network' as const, 'timeout' as const, 'aborted' as const),
+        sent: fc.constantFrom('beforeRequestSent' as const, 'afterRequestSent' as const),
+      }),
     );
     fc.assert(
       fc.property(results, fc.integer({ min: 1, max: 3 }), (result, attempt) => {
@@ -395,8 +440,27 @@ describe('without an Idempotency-Key: only what applied nothing is retried (x-re
 describe('networkFailureKind: what a failed fetch shows of when it failed', () => {
   const coded = (code: string) => Object.assign(new Error(code), { code });
   it('is before the request was sent for a refused connection, DNS, an unreachable host, a connect timeout or a TLS failure', () => {
-    const codes = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT'];
-    const tls = ['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_SSL_WRONG_VERSION_NUMBER'];
+    const codes = [
+      'ECONNREFUSED',
+      'ENOTFOUND',
+      'EAI_AGAIN',
+      'EAI_FAIL',
+      'EAI_NONAME',
+      'ENETUNREACH',
+      'EHOSTUNREACH',
+      'EADDRNOTAVAIL',
+      'UND_ERR_CONNECT_TIMEOUT',
+    ];
+    const tls = [
+      'CERT_HAS_EXPIRED',
+      'CERT_NOT_YET_VALID',
+      'DEPTH_ZERO_SELF_SIGNED_CERT',
+      'SELF_SIGNED_CERT_IN_CHAIN',
+      'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+      'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+      'ERR_TLS_CERT_ALTNAME_INVALID',
+      'ERR_SSL_WRONG_VERSION_NUMBER',
+    ];
     for (const code of [...codes, ...tls]) {
       expect(networkFailureKind(new TypeError('fetch failed', { cause: coded(code) })), code).toBe('beforeRequestSent');
     }
@@ -413,12 +477,17 @@ describe('networkFailureKind: what a failed fetch shows of when it failed', () =
   });
 
   it('reads every address tried: before only when each of them failed before sending', () => {
-    const tried = (...codes: string[]) => new TypeError('fetch failed', { cause: Object.assign(new AggregateError(codes.map(coded)), { code: 'ECONNREFUSED' }) });
+    const tried = (...codes: string[]) =>
+      new TypeError('fetch failed', { cause: Object.assign(new AggregateError(codes.map(coded)), { code: 'ECONNREFUSED' }) });
     expect(networkFailureKind(tried('ECONNREFUSED', 'ENETUNREACH'))).toBe('beforeRequestSent');
     expect(networkFailureKind(tried('ECONNREFUSED', 'ECONNRESET'))).toBe('afterRequestSent');
     // No address listed: the cause's own code decides.
-    expect(networkFailureKind(new TypeError('fetch failed', { cause: Object.assign(new AggregateError([]), { code: 'ECONNREFUSED' }) }))).toBe('beforeRequestSent');
-    expect(networkFailureKind(new TypeError('fetch failed', { cause: Object.assign(new AggregateError([]), { code: 'ECONNRESET' }) }))).toBe('afterRequestSent');
+    expect(networkFailureKind(new TypeError('fetch failed', { cause: Object.assign(new AggregateError([]), { code: 'ECONNREFUSED' }) }))).toBe(
+      'beforeRequestSent',
+    );
+    expect(networkFailureKind(new TypeError('fetch failed', { cause: Object.assign(new AggregateError([]), { code: 'ECONNRESET' }) }))).toBe(
+      'afterRequestSent',
+    );
   });
 });
 
@@ -429,14 +498,18 @@ describe('createRetryingFetch: a request without an Idempotency-Key', () => {
   it('is not retried after a 500, 502 or 504, or a reset; a keyed one is', async () => {
     for (const step of [reply('oops', 500), reply('bad gateway', 502), reply('gateway timeout', 504)]) {
       const keyless = scripted([step, reply('ok')]);
-      const answer = await createRetryingFetch({ fetch: keyless.fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(new Request(URL_, { method: 'POST' }));
+      const answer = await createRetryingFetch({ fetch: keyless.fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(
+        new Request(URL_, { method: 'POST' }),
+      );
       expect(answer.attempts).toBe(1);
       expect(keyless.seen).toHaveLength(1);
       const withKey = scripted([step, reply('ok')]);
       expect((await createRetryingFetch({ fetch: withKey.fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(keyed())).attempts).toBe(2);
     }
     const keyless = scripted([reset(), reply('ok')]);
-    const error = await failure(createRetryingFetch({ fetch: keyless.fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(new Request(URL_, { method: 'POST' })));
+    const error = await failure(
+      createRetryingFetch({ fetch: keyless.fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(new Request(URL_, { method: 'POST' })),
+    );
     expect(error).toMatchObject({ code: 'network', attempts: 1 });
     const withKey = scripted([reset(), reply('ok')]);
     expect((await createRetryingFetch({ fetch: withKey.fetch, maxRetries: 2, timeoutMs: 5000, maxRetryDelayMs: 0 })(keyed())).attempts).toBe(2);

@@ -3,13 +3,7 @@
  * before reading data, and an exhaustive switch over the outcome kinds.
  */
 import { describe, expectTypeOf, it } from 'vitest';
-import {
-  createSessionsClient,
-  type ResumeOutcome,
-  type ResumeOutcomeKind,
-  type ResumeResult,
-  type SessionsClient,
-} from '../../client/index.js';
+import { createSessionsClient, type ResumeOutcome, type ResumeOutcomeKind, type ResumeResult, type SessionsClient } from '../../client/index.js';
 
 declare const client: SessionsClient;
 
@@ -24,9 +18,7 @@ describe('client types', () => {
 
   it('resolves resume to the outcome union', () => {
     expectTypeOf(client.resume('s')).resolves.toEqualTypeOf<ResumeOutcome>();
-    expectTypeOf<ResumeOutcomeKind>().toEqualTypeOf<
-      'resumed' | 'not_paused' | 'not_found' | 'unauthorized' | 'rate_limited' | 'unexpected'
-    >();
+    expectTypeOf<ResumeOutcomeKind>().toEqualTypeOf<'resumed' | 'not_paused' | 'not_found' | 'unauthorized' | 'rate_limited' | 'unexpected'>();
     // @ts-expect-error the session id is a string
     void client.resume(42);
   });

@@ -121,14 +121,26 @@ const runtimeExports = JSON.parse(readFileSync(join(root, 'runtime/package.json'
 
 describe('documented defaults', () => {
   it('reads the literal a link restates', () => {
-    expect(linkedDefaults('f.ts', ' * @defaultValue {@link A} (100 000)\n * @defaultValue {@link B}`.count` (1000 jobs, at most 3600 s)\n * @defaultValue {@link C} (the example)')).toEqual([
+    expect(
+      linkedDefaults(
+        'f.ts',
+        ' * @defaultValue {@link A} (100 000)\n * @defaultValue {@link B}`.count` (1000 jobs, at most 3600 s)\n * @defaultValue {@link C} (the example)',
+      ),
+    ).toEqual([
       { file: 'f.ts', name: 'A', path: [], literal: '100 000' },
       { file: 'f.ts', name: 'B', path: ['count'], literal: '1000 jobs, at most 3600 s' },
     ]);
-    expect(['100 000', '1 MiB', '86 400: 24 h', "`'webhook-events'`", '1000 jobs, at most 3600 s', '50'].map(literalValue)).toEqual([100_000, 1_048_576, 86_400, 'webhook-events', 1000, 50]);
+    expect(['100 000', '1 MiB', '86 400: 24 h', "`'webhook-events'`", '1000 jobs, at most 3600 s', '50'].map(literalValue)).toEqual([
+      100_000,
+      1_048_576,
+      86_400,
+      'webhook-events',
+      1000,
+      50,
+    ]);
   });
 
-  it('every literal restated beside a {@link} is the linked constant\'s value', async () => {
+  it("every literal restated beside a {@link} is the linked constant's value", async () => {
     const wrong: string[] = [];
     let checked = 0;
     for (const file of FOLDERS.flatMap(sources)) {
@@ -137,7 +149,8 @@ describe('documented defaults', () => {
         const module = (await import(moduleOf(file, text, linked.name))) as Record<string, unknown>;
         const value = linked.path.reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], module[linked.name]);
         checked++;
-        if (value !== literalValue(linked.literal)) wrong.push(`${file}: {@link ${linked.name}} says (${linked.literal}); the value is ${JSON.stringify(value)}`);
+        if (value !== literalValue(linked.literal))
+          wrong.push(`${file}: {@link ${linked.name}} says (${linked.literal}); the value is ${JSON.stringify(value)}`);
       }
     }
     expect(wrong).toEqual([]);

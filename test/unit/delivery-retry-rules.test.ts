@@ -29,7 +29,9 @@ describe('parseRetrySchedule', () => {
 
   it('refuses junk around a delay, an empty entry and an unknown unit, naming the entry', () => {
     for (const bad of ['x5s', '5sec', '5s ms', '5 s', '.5s', '5.s', '-1s', '5S', '1w', '']) {
-      expect(() => parseRetrySchedule(`0,${bad}`), bad).toThrow(`"${bad}" is not a delay: write a number with an optional unit ms, s, m, h or d, e.g. 0,5s,5m,30m,2h.`);
+      expect(() => parseRetrySchedule(`0,${bad}`), bad).toThrow(
+        `"${bad}" is not a delay: write a number with an optional unit ms, s, m, h or d, e.g. 0,5s,5m,30m,2h.`,
+      );
     }
     expect(() => parseRetrySchedule('0,,5s')).toThrow(OptionsError);
   });
@@ -87,7 +89,7 @@ describe('nextStep follows the delivery policy it is given', () => {
     retry: { ...WEBHOOK_DELIVERY_POLICY.retry, ...retry },
   });
 
-  it('uses the contract\'s schedule and cap by default: a Retry-After beyond the cap waits the cap', () => {
+  it("uses the contract's schedule and cap by default: a Retry-After beyond the cap waits the cap", () => {
     expect(STANDARD_WEBHOOKS_SCHEDULE_MS).toBe(WEBHOOK_DELIVERY_POLICY.retry.scheduleMs);
     const beyond = String(WEBHOOK_DELIVERY_POLICY.retryAfter.maxMs / 1000 + 1);
     expect(nextStep(schedule, 1, { status: 503, retryAfter: beyond }, NOW)).toEqual({ kind: 'retry', delayMs: WEBHOOK_DELIVERY_POLICY.retryAfter.maxMs });
@@ -96,7 +98,10 @@ describe('nextStep follows the delivery policy it is given', () => {
   it('waits at most the cap it is given, or only the schedule when the cap gives up', () => {
     expect(nextStep(schedule, 1, { status: 503, retryAfter: '120' }, NOW, policy({ maxMs: 60_000 }))).toEqual({ kind: 'retry', delayMs: 60_000 });
     expect(nextStep(schedule, 1, { status: 503, retryAfter: '60' }, NOW, policy({ maxMs: 60_000 }))).toEqual({ kind: 'retry', delayMs: 60_000 });
-    expect(nextStep(schedule, 1, { status: 503, retryAfter: '120' }, NOW, policy({ maxMs: 60_000, aboveMax: 'giveUp' }))).toEqual({ kind: 'retry', delayMs: 5000 });
+    expect(nextStep(schedule, 1, { status: 503, retryAfter: '120' }, NOW, policy({ maxMs: 60_000, aboveMax: 'giveUp' }))).toEqual({
+      kind: 'retry',
+      delayMs: 5000,
+    });
   });
 
   it('honours Retry-After on the statuses it names, and ends the event on the statuses it names', () => {
@@ -108,17 +113,22 @@ describe('nextStep follows the delivery policy it is given', () => {
 
   it('never waits less than the schedule nor more than the longer of the schedule and the cap, whatever the answer', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 100, max: 599 }), fc.option(fc.string(), { nil: undefined }), fc.integer({ min: 1, max: 2 }), (status, retryAfter, attemptsMade) => {
-        const step = nextStep(schedule, attemptsMade, { status, retryAfter }, NOW);
-        if (status === 410) {
-          expect(step).toEqual({ kind: 'dead', reason: 'gone' });
-          return;
-        }
-        if (step.kind !== 'retry') throw new Error('expected a retry');
-        const scheduled = schedule[attemptsMade] as number;
-        expect(step.delayMs).toBeGreaterThanOrEqual(scheduled);
-        expect(step.delayMs).toBeLessThanOrEqual(Math.max(scheduled, WEBHOOK_DELIVERY_POLICY.retryAfter.maxMs));
-      }),
+      fc.property(
+        fc.integer({ min: 100, max: 599 }),
+        fc.option(fc.string(), { nil: undefined }),
+        fc.integer({ min: 1, max: 2 }),
+        (status, retryAfter, attemptsMade) => {
+          const step = nextStep(schedule, attemptsMade, { status, retryAfter }, NOW);
+          if (status === 410) {
+            expect(step).toEqual({ kind: 'dead', reason: 'gone' });
+            return;
+          }
+          if (step.kind !== 'retry') throw new Error('expected a retry');
+          const scheduled = schedule[attemptsMade] as number;
+          expect(step.delayMs).toBeGreaterThanOrEqual(scheduled);
+          expect(step.delayMs).toBeLessThanOrEqual(Math.max(scheduled, WEBHOOK_DELIVERY_POLICY.retryAfter.maxMs));
+        },
+      ),
     );
   });
 });

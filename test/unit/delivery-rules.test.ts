@@ -32,9 +32,19 @@ describe('DELIVERY_RULES', () => {
     for (const fault of PROFILE_FAULTS) {
       const property = schema.properties[fault.field] as Record<string, unknown>;
       if (fault.kind === 'schedule') {
-        expect(property, fault.field).toMatchObject({ type: 'array', minItems: 1, maxItems: fault.maxItems, items: { type: 'integer', minimum: fault.min, maximum: fault.max } });
+        expect(property, fault.field).toMatchObject({
+          type: 'array',
+          minItems: 1,
+          maxItems: fault.maxItems,
+          items: { type: 'integer', minimum: fault.min, maximum: fault.max },
+        });
       } else {
-        expect(property, fault.field).toMatchObject({ type: fault.kind === 'share' ? 'number' : 'integer', minimum: fault.min, maximum: fault.max, default: fault.default });
+        expect(property, fault.field).toMatchObject({
+          type: fault.kind === 'share' ? 'number' : 'integer',
+          minimum: fault.min,
+          maximum: fault.max,
+          default: fault.default,
+        });
       }
       expect(property.description, fault.field).toBe(fault.description);
     }
@@ -60,10 +70,16 @@ describe('DELIVERY_RULES', () => {
   });
 
   it('readDeliveryProfile takes fields within bounds and refuses anything else with a message naming the field', () => {
-    expect(readDeliveryProfile({ duplicateRate: 0.5, retryScheduleMs: [0, 100] })).toMatchObject({ ok: true, profile: { duplicateRate: 0.5, retryScheduleMs: [0, 100], concurrentCopies: 1 } });
+    expect(readDeliveryProfile({ duplicateRate: 0.5, retryScheduleMs: [0, 100] })).toMatchObject({
+      ok: true,
+      profile: { duplicateRate: 0.5, retryScheduleMs: [0, 100], concurrentCopies: 1 },
+    });
     expect(readDeliveryProfile({ duplicateRate: 2 })).toEqual({ ok: false, message: 'duplicateRate must be a number from 0 to 1.' });
     expect(readDeliveryProfile({ concurrentCopies: 1.5 })).toEqual({ ok: false, message: 'concurrentCopies must be a whole number from 1 to 10.' });
-    expect(readDeliveryProfile({ retryScheduleMs: [] })).toMatchObject({ ok: false, message: expect.stringContaining('retryScheduleMs must list 1 to 10 delays') });
+    expect(readDeliveryProfile({ retryScheduleMs: [] })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('retryScheduleMs must list 1 to 10 delays'),
+    });
     expect(readDeliveryProfile({ copies: 2 })).toMatchObject({ ok: false, message: expect.stringContaining('"copies" is not a delivery profile field') });
     for (const bad of [null, [], 'x', 3]) expect(readDeliveryProfile(bad).ok).toBe(false);
   });
@@ -113,12 +129,18 @@ describe('readDeliveryProfile, at its edges', () => {
   it('names an unknown field (at most 64 characters of it) and lists the fields', () => {
     const fields = PROFILE_FAULTS.map((f) => f.field).join(', ');
     expect(readDeliveryProfile({ copies: 2 })).toEqual({ ok: false, message: `"copies" is not a delivery profile field; the fields are ${fields}.` });
-    expect(readDeliveryProfile({ ['x'.repeat(100)]: 1 })).toEqual({ ok: false, message: `"${'x'.repeat(64)}" is not a delivery profile field; the fields are ${fields}.` });
+    expect(readDeliveryProfile({ ['x'.repeat(100)]: 1 })).toEqual({
+      ok: false,
+      message: `"${'x'.repeat(64)}" is not a delivery profile field; the fields are ${fields}.`,
+    });
   });
 
   it('refuses values of another type, even those JavaScript compares as numbers', () => {
     for (const value of ['0.5', true, null, [0], {}]) {
-      expect(readDeliveryProfile({ duplicateRate: value }), JSON.stringify(value)).toEqual({ ok: false, message: 'duplicateRate must be a number from 0 to 1.' });
+      expect(readDeliveryProfile({ duplicateRate: value }), JSON.stringify(value)).toEqual({
+        ok: false,
+        message: 'duplicateRate must be a number from 0 to 1.',
+      });
       expect(readDeliveryProfile({ delayMs: value }), JSON.stringify(value)).toEqual({ ok: false, message: 'delayMs must be a whole number from 0 to 60000.' });
     }
     for (const value of [Number.NaN, Infinity, -Infinity]) expect(readDeliveryProfile({ outOfOrderRate: value }).ok).toBe(false);
@@ -139,7 +161,13 @@ describe('readDeliveryProfile, at its edges', () => {
 
   it('reads any JSON: a profile it answers reads again as itself, with every default field (fast-check)', () => {
     const fieldNames = PROFILE_FAULTS.map((f) => f.field as string);
-    const value = fc.oneof(fc.double(), fc.integer({ min: -5, max: 100_000 }), fc.array(fc.integer({ min: -5, max: 4_000_000 }), { maxLength: 12 }), fc.string(), fc.constant(null));
+    const value = fc.oneof(
+      fc.double(),
+      fc.integer({ min: -5, max: 100_000 }),
+      fc.array(fc.integer({ min: -5, max: 4_000_000 }), { maxLength: 12 }),
+      fc.string(),
+      fc.constant(null),
+    );
     const input = fc.oneof(fc.dictionary(fc.oneof(fc.constantFrom(...fieldNames), fc.string()), value, { maxKeys: 4 }), fc.jsonValue());
     fc.assert(
       fc.property(input, (json) => {

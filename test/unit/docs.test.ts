@@ -29,7 +29,9 @@ const pages = [
   'client/README.md',
   'cli/README.md',
   'server/README.md',
-  ...readdirSync(join(root, 'examples')).map((d) => `examples/${d}/README.md`).filter((f) => existsSync(join(root, f))),
+  ...readdirSync(join(root, 'examples'))
+    .map((d) => `examples/${d}/README.md`)
+    .filter((f) => existsSync(join(root, f))),
   ...docsPages,
 ];
 
@@ -37,9 +39,7 @@ const pages = [
  * Pages other branches write; a link to one of them is accepted while the file does not exist
  * yet, and checked like any other (file and anchors) once it does.
  */
-const PENDING_PAGES = new Set(
-  ['receiver-redis', 'webhook-delivery', 'local-webhooks', 'metrics', 'bounds', 'receiving-payloads'].map((p) => `docs/${p}.md`),
-);
+const PENDING_PAGES = new Set(['receiver-redis', 'webhook-delivery', 'local-webhooks', 'metrics', 'bounds', 'receiving-payloads'].map((p) => `docs/${p}.md`));
 
 /** Markdown without fenced code blocks and inline code spans (links there are examples, not links). */
 const prose = (markdown: string) => markdown.replace(/^(```|~~~)[\s\S]*?^\1/gm, '').replace(/`[^`\n]*`/g, '');
@@ -50,7 +50,10 @@ function anchorsOf(markdown: string): Set<string> {
   const anchors = new Set<string>();
   for (const match of markdown.replace(/^(```|~~~)[\s\S]*?^\1/gm, '').matchAll(/^#{1,6} +(.+?) *#* *$/gm)) {
     const text = (match[1] ?? '').replace(/`/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
-    const base = text.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const base = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     const count = seen.get(base) ?? 0;
     seen.set(base, count + 1);
     anchors.add(count === 0 ? base : `${base}-${count}`);
@@ -60,15 +63,18 @@ function anchorsOf(markdown: string): Set<string> {
 
 /** Relative links of a page: `[text](target)` outside code, without external schemes. */
 function relativeLinks(markdown: string): string[] {
-  return [...prose(markdown).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)]
-    .map((m) => m[1] ?? '')
-    .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target));
+  return [...prose(markdown).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1] ?? '').filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target));
 }
 
 /** What is wrong with one link of `page`, or undefined; pending pages that do not exist yet are `pending`. */
 function linkProblem(page: string, target: string): string | undefined {
   const [path = '', anchor] = target.split('#');
-  const file = path === '' ? page : relative(root, resolve(root, dirname(page), decodeURIComponent(path))).split('\\').join('/');
+  const file =
+    path === ''
+      ? page
+      : relative(root, resolve(root, dirname(page), decodeURIComponent(path)))
+          .split('\\')
+          .join('/');
   if (!existsSync(join(root, file))) return PENDING_PAGES.has(file) ? 'pending' : `${page}: ${target} (no file ${file})`;
   if (anchor === undefined || !file.endsWith('.md')) return undefined;
   return anchorsOf(read(file)).has(anchor) ? undefined : `${page}: ${target} (no heading #${anchor} in ${file})`;

@@ -4,7 +4,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { admitAttempt, CLOSED_CIRCUIT, nextHealth, probeDelayMs, type EndpointHealth, type HealthSignal } from '../../server/webhooks/endpoint-circuit-rules.js';
+import {
+  admitAttempt,
+  CLOSED_CIRCUIT,
+  nextHealth,
+  probeDelayMs,
+  type EndpointHealth,
+  type HealthSignal,
+} from '../../server/webhooks/endpoint-circuit-rules.js';
 import { ENDPOINT_HEALTH_POLICY as POLICY } from '../../server/webhooks/endpoint-health-policy.js';
 import { WEBHOOK_DELIVERY_POLICY } from '@session-resume-api/runtime/behaviour';
 
@@ -44,7 +51,13 @@ describe('endpoint circuit rules', () => {
     expect(gone).toMatchObject({ state: 'disabled', reason: 'gone' });
     expect(admitAttempt(gone, NOW + 365 * 86_400_000)).toEqual({ kind: 'hold' });
     expect(run([{ kind: 'delivered' }, { kind: 'claim_probe' }, fail(500, true)], gone).state).toBe('disabled');
-    expect(run([{ kind: 'enable' }], gone)).toEqual({ ...CLOSED_CIRCUIT, changedAt: NOW, drainAt: NOW, drainWindow: POLICY.drainFirstWindow, drainOutstanding: 0 });
+    expect(run([{ kind: 'enable' }], gone)).toEqual({
+      ...CLOSED_CIRCUIT,
+      changedAt: NOW,
+      drainAt: NOW,
+      drainWindow: POLICY.drainFirstWindow,
+      drainOutstanding: 0,
+    });
   });
 
   it(`the first probe no later than the schedule's second step; each next after ${POLICY.probeIntervalShare} of the outage so far, between ${POLICY.minProbeIntervalMs} and ${POLICY.maxProbeIntervalMs} ms; a claimed probe holds the others`, () => {
@@ -65,7 +78,8 @@ describe('endpoint circuit rules', () => {
       expect(gap).toBe(Math.min(POLICY.maxProbeIntervalMs, Math.max(POLICY.minProbeIntervalMs, Math.round((at - NOW) * POLICY.probeIntervalShare))));
     }
     // A dead endpoint: at most 60 000 / minProbeIntervalMs probes in any minute, one a maxProbeIntervalMs past the ramp.
-    for (const start of probes) expect(probes.filter((p) => p >= start && p < start + 60_000).length).toBeLessThanOrEqual(Math.ceil(60_000 / POLICY.minProbeIntervalMs));
+    for (const start of probes)
+      expect(probes.filter((p) => p >= start && p < start + 60_000).length).toBeLessThanOrEqual(Math.ceil(60_000 / POLICY.minProbeIntervalMs));
     expect(probeDelayMs(10 * 60_000, POLICY)).toBeLessThanOrEqual(60_000);
     expect(probeDelayMs(4 * 60_000, POLICY)).toBe(Math.max(POLICY.minProbeIntervalMs, 24_000));
     expect(probeDelayMs(2 * 3_600_000, POLICY)).toBe(POLICY.maxProbeIntervalMs);
@@ -76,7 +90,13 @@ describe('endpoint circuit rules', () => {
     const late = NOW + POLICY.disableAfterMs;
     expect(nextHealth(open, fail(500, true), late - 1, POLICY).state).toBe('open');
     expect(nextHealth(open, fail(500, true), late, POLICY)).toMatchObject({ state: 'disabled', reason: 'failing_too_long' });
-    expect(nextHealth(open, { kind: 'delivered' }, late - 1, POLICY)).toEqual({ ...CLOSED_CIRCUIT, changedAt: late - 1, drainAt: late - 1, drainWindow: POLICY.drainFirstWindow, drainOutstanding: 0 });
+    expect(nextHealth(open, { kind: 'delivered' }, late - 1, POLICY)).toEqual({
+      ...CLOSED_CIRCUIT,
+      changedAt: late - 1,
+      drainAt: late - 1,
+      drainWindow: POLICY.drainFirstWindow,
+      drainOutstanding: 0,
+    });
   });
 
   it('a failure under way when the circuit opened counts but does not move the probe', () => {
@@ -86,7 +106,10 @@ describe('endpoint circuit rules', () => {
   });
 
   it('a Retry-After longer than the probe interval puts the probe off as long', () => {
-    const signals = [...repeat(POLICY.openAfterSlowDowns - 1, fail(429)), { kind: 'failed', probe: false, status: 429, retryAfterMs: 3_600_000 } as HealthSignal];
+    const signals = [
+      ...repeat(POLICY.openAfterSlowDowns - 1, fail(429)),
+      { kind: 'failed', probe: false, status: 429, retryAfterMs: 3_600_000 } as HealthSignal,
+    ];
     expect(run(signals).nextProbeAt).toBe(NOW + 3_600_000);
   });
 

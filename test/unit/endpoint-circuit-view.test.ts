@@ -57,7 +57,14 @@ it('another instance on the same shared state holds from its next reread on', as
   const shared = createMemoryHealthStore();
   const logger = pino({ enabled: false });
   const first = createEndpointCircuit({ store: shared, backlog, endpoint: 'https://hooks.example.com', logger, policy, drains: false });
-  const other = createEndpointCircuit({ store: shared, backlog, endpoint: 'https://hooks.example.com', logger, policy: { ...policy, refreshMs: 5 }, drains: false });
+  const other = createEndpointCircuit({
+    store: shared,
+    backlog,
+    endpoint: 'https://hooks.example.com',
+    logger,
+    policy: { ...policy, refreshMs: 5 },
+    drains: false,
+  });
   try {
     await new Promise((resolve) => setImmediate(resolve));
     expect(await other.admit()).toEqual({ kind: 'deliver' });

@@ -29,7 +29,8 @@ const isExported = (node: ts.Node) => ts.canHaveModifiers(node) && (ts.getModifi
 /** Every exported function of one file (declarations, and consts holding an arrow or function expression) with its length in lines. */
 export function exportedFunctions(file: string, text: string): { name: string; lines: number }[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-  const lines = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getEnd()).line - source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+  const lines = (node: ts.Node) =>
+    source.getLineAndCharacterOfPosition(node.getEnd()).line - source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
   const found: { name: string; lines: number }[] = [];
   for (const statement of source.statements) {
     if (!isExported(statement)) continue;

@@ -37,8 +37,6 @@ describe('generated/api.d.ts', () => {
   });
 
   it('declares the request body optional', () => {
-    expectTypeOf<ResumeOp['requestBody']>().toEqualTypeOf<
-      { content: { 'application/json': components['schemas']['ResumeRequest'] } } | undefined
-    >();
+    expectTypeOf<ResumeOp['requestBody']>().toEqualTypeOf<{ content: { 'application/json': components['schemas']['ResumeRequest'] } } | undefined>();
   });
 });

@@ -24,7 +24,13 @@ const sources = (dir: string) =>
 function importsOf(file: string): string[] {
   const { importedFiles } = ts.preProcessFile(readFileSync(join(root, file), 'utf8'), true, true);
   return importedFiles.flatMap(({ fileName: specifier }) => {
-    if (specifier.startsWith('.')) return [relative(root, resolve(root, dirname(file), specifier)).split('\\').join('/').replace(/\.js$/, '.ts')];
+    if (specifier.startsWith('.'))
+      return [
+        relative(root, resolve(root, dirname(file), specifier))
+          .split('\\')
+          .join('/')
+          .replace(/\.js$/, '.ts'),
+      ];
     const runtimeSource = specifier.startsWith(RUNTIME) ? runtimeExports[`./${specifier.slice(RUNTIME.length)}`] : undefined;
     return runtimeSource ? [`runtime/${runtimeSource.replace(/^\.\//, '')}`] : [];
   });
@@ -51,9 +57,32 @@ function circlesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 
 describe('import circles', () => {
   it('finds a circle of two files and one of three, and none in a chain', () => {
-    expect(circlesOf(new Map([['a', ['b']], ['b', ['a']]]))).toEqual([['a', 'b', 'a']]);
-    expect(circlesOf(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']]]))).toEqual([['a', 'b', 'c', 'a']]);
-    expect(circlesOf(new Map([['a', ['b']], ['b', ['c']], ['c', []]]))).toEqual([]);
+    expect(
+      circlesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'a']]);
+    expect(
+      circlesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'c', 'a']]);
+    expect(
+      circlesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('reads type-only imports and re-exports as imports', () => {

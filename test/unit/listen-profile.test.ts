@@ -34,7 +34,7 @@ async function run(profile: Partial<DeliveryProfile>, count: number) {
   });
   for (let n = 1; n <= count; n++) scheduler.accept(entry(n));
   // Tasks start more tasks (the held entry, the duplicate): wait until none is added.
-  for (let seen = -1; seen !== tasks.length; ) {
+  for (let seen = -1; seen !== tasks.length;) {
     seen = tasks.length;
     await Promise.all(tasks);
   }

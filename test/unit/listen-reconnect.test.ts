@@ -18,7 +18,15 @@ describe('listen: reconnecting to the feed', () => {
       if (calls === 9) controller.abort();
       throw new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } });
     }) as typeof globalThis.fetch;
-    await followEventFeed({ baseUrl: 'http://127.0.0.1:1', apiKey: 'sandbox_x', signal: controller.signal, onEvent: () => {}, onStatus: (l) => void lines.push(l), reconnectDelayMs: 1, fetch });
+    await followEventFeed({
+      baseUrl: 'http://127.0.0.1:1',
+      apiKey: 'sandbox_x',
+      signal: controller.signal,
+      onEvent: () => {},
+      onStatus: (l) => void lines.push(l),
+      reconnectDelayMs: 1,
+      fetch,
+    });
     const waits = lines.flatMap((l) => /reconnecting in (\d+) ms/.exec(l)?.[1] ?? []).map(Number);
     expect(waits).toEqual([1, 2, 4, 8, 16, 32, 1, 2]);
   });
@@ -34,7 +42,15 @@ describe('listen: reconnecting to the feed', () => {
       lines.push(line);
       setTimeout(() => controller.abort(), 0);
     };
-    await followEventFeed({ baseUrl: 'http://127.0.0.1:1', apiKey: 'sandbox_x', signal: controller.signal, onEvent: () => {}, onStatus, reconnectDelayMs: 45_000, fetch });
+    await followEventFeed({
+      baseUrl: 'http://127.0.0.1:1',
+      apiKey: 'sandbox_x',
+      signal: controller.signal,
+      onEvent: () => {},
+      onStatus,
+      reconnectDelayMs: 45_000,
+      fetch,
+    });
     expect(lines).toContainEqual(expect.stringMatching(/reconnecting in 30000 ms/));
   });
 

@@ -24,7 +24,9 @@ describe('option combinations refused at run time', () => {
     const { advanceSession, ...unordered } = createMemoryEventStore();
     void advanceSession;
     const store: ReceiverStore = unordered;
-    expect(() => createWebhookReceiver(untyped({ store, onEvent, order: 'per-session' }))).toThrow("order 'per-session' needs a store that keeps session order");
+    expect(() => createWebhookReceiver(untyped({ store, onEvent, order: 'per-session' }))).toThrow(
+      "order 'per-session' needs a store that keeps session order",
+    );
     await createWebhookReceiver({ store, onEvent, order: 'any' }).close();
   });
 

@@ -7,7 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { RESUME_RETRY_POLICY, WEBHOOK_DELIVERY_POLICY } from '@session-resume-api/runtime/behaviour';
 import { contract } from '@session-resume-api/runtime/contract';
 import { circuitDelay } from '../../tools/lint/circuit-hold.js';
-import { checkDecisionNumbers, decisionClaims, type ClaimedDeliveryFields, type ClaimedRetryFields, type DecisionText } from '../../tools/lint/decision-numbers.js';
+import {
+  checkDecisionNumbers,
+  decisionClaims,
+  type ClaimedDeliveryFields,
+  type ClaimedRetryFields,
+  type DecisionText,
+} from '../../tools/lint/decision-numbers.js';
 import { checkPolicyInvariants, MANUAL_REDELIVERY_DECISION, redeliveryHorizon, spellDuration } from '../../tools/lint/policy-invariants.js';
 
 const decisions = (contract.document as unknown as { 'x-decisions': DecisionText[] })['x-decisions'];
@@ -53,13 +59,26 @@ describe('circuitDelay', () => {
 describe('redeliveryHorizon', () => {
   it('adds the stretched waits, a deadline per attempt before the last, one hold and the drain', () => {
     const h = redeliveryHorizon(delivery);
-    expect(h).toEqual({ waits: 9, waitsMs: 9 * DAY, deadlinesMs: 45_000, holdMs: DAY + 60_000, drainMs: 285_000, drainRounds: 57, totalMs: 10 * DAY + 60_000 + 45_000 + 285_000 });
+    expect(h).toEqual({
+      waits: 9,
+      waitsMs: 9 * DAY,
+      deadlinesMs: 45_000,
+      holdMs: DAY + 60_000,
+      drainMs: 285_000,
+      drainRounds: 57,
+      totalMs: 10 * DAY + 60_000 + 45_000 + 285_000,
+    });
   });
 
   it('counts a wait longer than the Retry-After cap as it is, and the raw schedule when no status carries Retry-After', () => {
     const base = { ...delivery, endpointHealth: undefined, answerDeadlineMs: 0 } as ClaimedDeliveryFields;
-    expect(redeliveryHorizon({ ...base, retry: { ...delivery.retry, scheduleMs: [0, 1000, 5 * HOUR] }, retryAfter: { ...delivery.retryAfter, maxMs: HOUR } }).waitsMs).toBe(HOUR + 5 * HOUR);
-    expect(redeliveryHorizon({ ...base, retryAfter: { ...delivery.retryAfter, statuses: [] } }).waitsMs).toBe(delivery.retry.scheduleMs.slice(1).reduce((a, b) => a + b, 0));
+    expect(
+      redeliveryHorizon({ ...base, retry: { ...delivery.retry, scheduleMs: [0, 1000, 5 * HOUR] }, retryAfter: { ...delivery.retryAfter, maxMs: HOUR } })
+        .waitsMs,
+    ).toBe(HOUR + 5 * HOUR);
+    expect(redeliveryHorizon({ ...base, retryAfter: { ...delivery.retryAfter, statuses: [] } }).waitsMs).toBe(
+      delivery.retry.scheduleMs.slice(1).reduce((a, b) => a + b, 0),
+    );
     expect(redeliveryHorizon({ ...base, retry: { ...delivery.retry, scheduleMs: [0] } })).toMatchObject({ waits: 0, waitsMs: 0, totalMs: 0 });
   });
 });
@@ -83,8 +102,12 @@ describe('the invariants', () => {
       `A receiver's dedupe record outlives every automatic redelivery of its event: the dedupe window (dedupe.windowMs, 11 d) covers the longest time from an event's first arrival to its last automatic redelivery, ${spellDuration(redeliveryHorizon(noCircuit).totalMs)} (9 waits of the schedule, each stretched to a Retry-After of up to 1 d: 9 d; 9 answer deadlines of 5 s: 45 s).`,
     );
     expect(invariant('manual-redelivery-recorded', () => undefined, new Set()).text).toMatch(/lists it: it does not\.$/);
-    expect(invariant('retryable-statuses-classified', (r) => (r.retryableStatuses = [429, 501])).text).toMatch(/\(429, 501\) is in mayHaveApplied.statuses \(500, 502, 504\) or asks the client to come back \(retryAfter.statuses: 429, 503\); not: 501\.$/);
-    expect(invariant('come-back-applied-nothing', (r) => (r.mayHaveApplied.statuses = [429, 503])).text).toMatch(/is in mayHaveApplied.statuses; both: 429, 503\.$/);
+    expect(invariant('retryable-statuses-classified', (r) => (r.retryableStatuses = [429, 501])).text).toMatch(
+      /\(429, 501\) is in mayHaveApplied.statuses \(500, 502, 504\) or asks the client to come back \(retryAfter.statuses: 429, 503\); not: 501\.$/,
+    );
+    expect(invariant('come-back-applied-nothing', (r) => (r.mayHaveApplied.statuses = [429, 503])).text).toMatch(
+      /is in mayHaveApplied.statuses; both: 429, 503\.$/,
+    );
   });
 
   it('window-covers-redelivery fails on a window shorter than the horizon, saying both in words', () => {
@@ -93,7 +116,10 @@ describe('the invariants', () => {
     expect(result.text).toContain('the dedupe window (dedupe.windowMs, 1 h) does NOT cover (9 d 23 h 6 min 30 s short)');
     expect(result.text).toContain('10 d 6 min 30 s');
     const exact = redeliveryHorizon(delivery).totalMs;
-    expect(invariant('window-covers-redelivery', (_r, d) => (d.dedupe.windowMs = exact))).toMatchObject({ holds: true, text: expect.stringContaining('(dedupe.windowMs, 10 d 6 min 30 s) covers the longest') });
+    expect(invariant('window-covers-redelivery', (_r, d) => (d.dedupe.windowMs = exact))).toMatchObject({
+      holds: true,
+      text: expect.stringContaining('(dedupe.windowMs, 10 d 6 min 30 s) covers the longest'),
+    });
     expect(invariant('window-covers-redelivery', (_r, d) => (d.dedupe.windowMs = exact - 1)).holds).toBe(false);
   });
 
@@ -124,7 +150,7 @@ describe('the invariants', () => {
   });
 });
 
-describe('the decisions\' numbers', () => {
+describe("the decisions' numbers", () => {
   it('are all stated as the policies give them in the shipped spec', () => {
     const results = checkDecisionNumbers(retry, delivery, decisions);
     expect(results).toHaveLength(1);
@@ -140,19 +166,37 @@ describe('the decisions\' numbers', () => {
     const d = structuredClone(delivery);
     d.dedupe.windowMs = 12 * DAY;
     const missed = checkDecisionNumbers(retry, d, decisions).find((r) => r.id === 'decision-number manual-redelivery');
-    expect(missed?.text).toBe('x-decisions manual-redelivery (chosen) does not say "dedupe window (12 d)", which x-delivery-policy dedupe.windowMs gives: write the policy\'s value in the prose.');
+    expect(missed?.text).toBe(
+      'x-decisions manual-redelivery (chosen) does not say "dedupe window (12 d)", which x-delivery-policy dedupe.windowMs gives: write the policy\'s value in the prose.',
+    );
   });
 
   it.each([
-    ['a longer window', (_r: ClaimedRetryFields, d: ClaimedDeliveryFields) => (d.dedupe.windowMs = 12 * DAY), ['dedupe-window', 'webhook-outbox', 'manual-redelivery']],
+    [
+      'a longer window',
+      (_r: ClaimedRetryFields, d: ClaimedDeliveryFields) => (d.dedupe.windowMs = 12 * DAY),
+      ['dedupe-window', 'webhook-outbox', 'manual-redelivery'],
+    ],
     ['a status no longer retried', (r: ClaimedRetryFields) => (r.retryableStatuses = [429, 503]), ['resume-retry-policy', 'store-unavailable']],
-    ['a shorter answer deadline', (_r: ClaimedRetryFields, d: ClaimedDeliveryFields) => (d.answerDeadlineMs = 3000), ['webhook-ack', 'webhook-outbox', 'dedupe-window']],
+    [
+      'a shorter answer deadline',
+      (_r: ClaimedRetryFields, d: ClaimedDeliveryFields) => (d.answerDeadlineMs = 3000),
+      ['webhook-ack', 'webhook-outbox', 'dedupe-window'],
+    ],
     ['one attempt more', (r: ClaimedRetryFields) => (r.attempts.max = 4), ['resume-retry-policy']],
     ['a longer Retry-After cap', (r: ClaimedRetryFields) => (r.retryAfter.maxMs = 20_000), ['resume-retry-policy', 'rate-limit']],
     ['another schedule', (_r: ClaimedRetryFields, d: ClaimedDeliveryFields) => (d.retry.scheduleMs = [0, 5000]), ['webhook-retry', 'dedupe-window']],
-    ['a larger held backlog', (_r: ClaimedRetryFields, d: ClaimedDeliveryFields) => (d.endpointHealth!.maxHeldEvents = 200_000), ['manual-redelivery', 'dedupe-window']],
+    [
+      'a larger held backlog',
+      (_r: ClaimedRetryFields, d: ClaimedDeliveryFields) => (d.endpointHealth!.maxHeldEvents = 200_000),
+      ['manual-redelivery', 'dedupe-window'],
+    ],
     ['a shorter key retention', (r: ClaimedRetryFields) => (r.idempotencyKey.retentionMs = 3_600_000), ['idempotency-key']],
-    ['another signature tolerance', (_r: ClaimedRetryFields, d: ClaimedDeliveryFields) => (d.signature.toleranceMs = 600_000), ['webhook-signing', 'webhook-outbox']],
+    [
+      'another signature tolerance',
+      (_r: ClaimedRetryFields, d: ClaimedDeliveryFields) => (d.signature.toleranceMs = 600_000),
+      ['webhook-signing', 'webhook-outbox'],
+    ],
   ])('fail on %s the prose does not say, naming the decisions', (_name, change, named) => {
     const r = structuredClone(retry);
     const d = structuredClone(delivery);

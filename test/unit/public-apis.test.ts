@@ -48,10 +48,12 @@ const ASSIGNMENTS = new Set([
 ]);
 
 /** Redis commands that read or write a key's contents (ioredis method names, lower case). */
-const KEY_COMMANDS = /^(z(range|rangebyscore|revrange|revrangebyscore|rangebylex|score|mscore|count|card|rank|revrank|rem|add|popmin|popmax|randmember|scan|rangestore|union|unionstore|inter|interstore|diff|diffstore)|l(range|len|index|pos|rem|push|pop)|r(push|pop|poplpush)|lmove|h(get|getall|mget|keys|vals|len|exists|scan|set|del)|s(members|card|ismember|scan)|x(range|revrange|len|read)|get|mget|exists|type|ttl|pttl|object|dump|memory|scan|keys)$/i;
+const KEY_COMMANDS =
+  /^(z(range|rangebyscore|revrange|revrangebyscore|rangebylex|score|mscore|count|card|rank|revrank|rem|add|popmin|popmax|randmember|scan|rangestore|union|unionstore|inter|interstore|diff|diffstore)|l(range|len|index|pos|rem|push|pop)|r(push|pop|poplpush)|lmove|h(get|getall|mget|keys|vals|len|exists|scan|set|del)|s(members|card|ismember|scan)|x(range|revrange|len|read)|get|mget|exists|type|ttl|pttl|object|dump|memory|scan|keys)$/i;
 
 /** The last segment of a key BullMQ keeps for a queue (its storage layout, not its API). */
-const BULLMQ_KEY = /(^|:)(wait|waiting|active|delayed|completed|failed|paused|prioritized|meta|events|stalled|stalled-check|marker|pc|limiter|repeat|de|waiting-children|id)$/;
+const BULLMQ_KEY =
+  /(^|:)(wait|waiting|active|delayed|completed|failed|paused|prioritized|meta|events|stalled|stalled-check|marker|pc|limiter|repeat|de|waiting-children|id)$/;
 
 /** Whether `node` names one of a dependency's keys: a `.toKey(…)` call, a BullMQ key literal, or a name bound to one. */
 function namesDependencyKey(node: ts.Expression, keyNames: Set<string>, file: ts.SourceFile): boolean {
@@ -78,10 +80,12 @@ function layoutReads(file: ts.SourceFile, where: (node: ts.Node) => string): str
     if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'toKey') {
       problems.push(`${where(node)}: reads a dependency's key name (${node.expression.getText(file)})`);
     }
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && namesDependencyKey(node.initializer, keyNames, file)) keyNames.add(node.name.text);
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && namesDependencyKey(node.initializer, keyNames, file))
+      keyNames.add(node.name.text);
     if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && KEY_COMMANDS.test(node.expression.name.text)) {
       const first = node.arguments[0];
-      if (first && namesDependencyKey(first, keyNames, file)) problems.push(`${where(node)}: runs ${node.expression.name.text} on a dependency's key (${first.getText(file)})`);
+      if (first && namesDependencyKey(first, keyNames, file))
+        problems.push(`${where(node)}: runs ${node.expression.name.text} on a dependency's key (${first.getText(file)})`);
     }
     if (isScoreEncoding(node, file)) problems.push(`${where(node)}: relies on a dependency's score encoding (${node.parent.getText(file)})`);
     ts.forEachChild(node, visit);
@@ -162,7 +166,13 @@ function checkSource(fileName: string, text: string): string[] {
     if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && mutationOf(node.initializer, imported) !== undefined) {
       imported.add(node.name.text);
     }
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && ts.isIdentifier(node.initializer) && imported.has(node.initializer.text)) {
+    if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      node.initializer &&
+      ts.isIdentifier(node.initializer) &&
+      imported.has(node.initializer.text)
+    ) {
       imported.add(node.name.text);
     }
     if (ts.isBinaryExpression(node) && ASSIGNMENTS.has(node.operatorToken.kind)) {
@@ -197,7 +207,16 @@ describe('dependencies through their documented API only', () => {
   const files = ['server', 'client', 'cli', 'runtime', 'tools'].flatMap(sources);
 
   it('finds the sources', () => {
-    expect(files).toEqual(expect.arrayContaining(['server/app.ts', 'client/index.ts', 'cli/main.ts', 'runtime/contract.ts', 'server/bin/session-resume-api-server.js', 'cli/bin/session-resume-api.js']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'server/app.ts',
+        'client/index.ts',
+        'cli/main.ts',
+        'runtime/contract.ts',
+        'server/bin/session-resume-api-server.js',
+        'cli/bin/session-resume-api.js',
+      ]),
+    );
   });
 
   it('no source imports a package internal file or changes an imported binding', () => {

@@ -16,9 +16,23 @@ const slotsOf = (keys: string[]) => new Set(keys.map((k) => calculateSlot(k)));
 /** Every key of one store: the scripts' KEYS, the keys they build, and BullMQ's queue keys. */
 function allKeys(prefix: string, queueName: string): string[] {
   const keys = storeKeys(prefix, queueName);
-  const bull = ['wait', 'active', 'delayed', 'completed', 'failed', 'paused', 'meta', 'id', 'events', 'stalled', 'stalled-check', 'prioritized', 'marker', 'pc', 'limiter'].map(
-    (name) => `${keys.bullPrefix}:${queueName}:${name}`,
-  );
+  const bull = [
+    'wait',
+    'active',
+    'delayed',
+    'completed',
+    'failed',
+    'paused',
+    'meta',
+    'id',
+    'events',
+    'stalled',
+    'stalled-check',
+    'prioritized',
+    'marker',
+    'pc',
+    'limiter',
+  ].map((name) => `${keys.bullPrefix}:${queueName}:${name}`);
   return [
     keys.dedupe,
     `${keys.dedupe}:${Math.floor(Date.now() / 300_000)}`,

@@ -72,7 +72,10 @@ describe('memory store: a receiver that answers late for two hours', () => {
     expect(full).toMatchObject({ status: 503, body: { message: expect.stringContaining('limit of 2 records of handled events') } });
     // Both identities of a compact record still answer duplicate while it is full.
     expect(await receiver.receive(bodyOf(1))).toMatchObject({ status: 200, body: { duplicate: true } });
-    expect(await receiver.receive('{"event":"other","session":{"id":"x"}}', { 'webhook-id': 'msg_late_1' })).toMatchObject({ status: 200, body: { duplicate: true } });
+    expect(await receiver.receive('{"event":"other","session":{"id":"x"}}', { 'webhook-id': 'msg_late_1' })).toMatchObject({
+      status: 200,
+      body: { duplicate: true },
+    });
     clock += 7200_000;
     expect((await receiver.receive(bodyOf(2))).status).toBe(200);
     await waitFor(() => handled.length === 3);

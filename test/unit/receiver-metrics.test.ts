@@ -63,7 +63,9 @@ describe('receiver metrics', () => {
 
   it('two receivers share one registry; a Registry itself, or no registry, is refused at creation', async () => {
     const registry = new Registry();
-    const receivers = [1, 2].map(() => createWebhookReceiver({ store: createMemoryEventStore(), metrics: createReceiverMetrics(registry), onEvent: () => undefined }));
+    const receivers = [1, 2].map(() =>
+      createWebhookReceiver({ store: createMemoryEventStore(), metrics: createReceiverMetrics(registry), onEvent: () => undefined }),
+    );
     await Promise.all(receivers.map((r, i) => r.receive(event(`s${i}`))));
     expect(await sample(registry, 'session_resume_receiver_events_total{result="new"}')).toBe(2);
     await Promise.all(receivers.map((r) => r.close()));

@@ -76,7 +76,11 @@ describe('record batch', () => {
 
   it('a failed call lets the next one go', async () => {
     let fail = true;
-    const batch = createRecordBatch<number, number>({ maxItems: 10, maxInFlight: 1, send: async (items) => (fail ? Promise.reject(new Error('down')) : [...items]) });
+    const batch = createRecordBatch<number, number>({
+      maxItems: 10,
+      maxInFlight: 1,
+      send: async (items) => (fail ? Promise.reject(new Error('down')) : [...items]),
+    });
     const failed = batch.add(1);
     const next = batch.add(2);
     await expect(failed).rejects.toThrow('down');

@@ -22,27 +22,57 @@ describe('recordDeadline', () => {
     expect(recordDeadline({ oldestAt: 1000, recordTimeoutMs: 2000, now: 1000, redisNow: undefined })).toBeUndefined();
   });
 
-  it("never lets Redis record after this instance stopped waiting (fast-check)", () => {
+  it('never lets Redis record after this instance stopped waiting (fast-check)', () => {
     const ms = fc.integer({ min: 0, max: 2 ** 40 });
     fc.assert(
-      fc.property(ms, fc.integer({ min: 1, max: 60_000 }), fc.integer({ min: -120_000, max: 120_000 }), fc.option(ms, { nil: undefined }), (oldestAt, recordTimeoutMs, elapsed, redisNow) => {
-        const now = oldestAt + elapsed;
-        const deadline = recordDeadline({ oldestAt, recordTimeoutMs, now, redisNow });
-        const left = recordTimeoutMs - elapsed;
-        if (left <= 0 || redisNow === undefined) {
-          expect(deadline).toBeUndefined();
-          return;
-        }
-        expect(deadline).toEqual({ fromMs: redisNow, deadlineMs: redisNow + left, waitMs: left });
-      }),
+      fc.property(
+        ms,
+        fc.integer({ min: 1, max: 60_000 }),
+        fc.integer({ min: -120_000, max: 120_000 }),
+        fc.option(ms, { nil: undefined }),
+        (oldestAt, recordTimeoutMs, elapsed, redisNow) => {
+          const now = oldestAt + elapsed;
+          const deadline = recordDeadline({ oldestAt, recordTimeoutMs, now, redisNow });
+          const left = recordTimeoutMs - elapsed;
+          if (left <= 0 || redisNow === undefined) {
+            expect(deadline).toBeUndefined();
+            return;
+          }
+          expect(deadline).toEqual({ fromMs: redisNow, deadlineMs: redisNow + left, waitMs: left });
+        },
+      ),
     );
   });
 });
 
 describe('createRecordCall', () => {
   it('lists the buckets from the oldest the window may read to the one the deadline falls in, then the script arguments', () => {
-    const call = createRecordCall(keys)({ fromMs: 10_000, deadlineMs: 12_000, windowMs: 3000, bucketMs: 1000, batchId: 'b1', skewMs: 0, events: ['t', '', 'e1', '{}'] });
-    expect(call).toEqual([3 + 6, keys.inbox, keys.inboxAt, keys.dead, ...[7, 8, 9, 10, 11, 12].map((b) => `${keys.dedupe}:${b}`), 12_000, 7, 1000, 3000, 'b1', 0, 't', '', 'e1', '{}']);
+    const call = createRecordCall(keys)({
+      fromMs: 10_000,
+      deadlineMs: 12_000,
+      windowMs: 3000,
+      bucketMs: 1000,
+      batchId: 'b1',
+      skewMs: 0,
+      events: ['t', '', 'e1', '{}'],
+    });
+    expect(call).toEqual([
+      3 + 6,
+      keys.inbox,
+      keys.inboxAt,
+      keys.dead,
+      ...[7, 8, 9, 10, 11, 12].map((b) => `${keys.dedupe}:${b}`),
+      12_000,
+      7,
+      1000,
+      3000,
+      'b1',
+      0,
+      't',
+      '',
+      'e1',
+      '{}',
+    ]);
   });
 
   it('rounds each end down to its bucket', () => {

@@ -39,10 +39,17 @@ describe('retryAfterMs (RFC 9110 §10.2.3)', () => {
 
   it('gives undefined or a whole, non-negative wait for any text', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.nat().map(String), fc.date({ noInvalidDate: true }).map((d) => d.toUTCString())), (text) => {
-        const ms = retryAfterMs(text, NOW);
-        expect(ms === undefined || (Number.isInteger(ms) && ms >= 0)).toBe(true);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.nat().map(String),
+          fc.date({ noInvalidDate: true }).map((d) => d.toUTCString()),
+        ),
+        (text) => {
+          const ms = retryAfterMs(text, NOW);
+          expect(ms === undefined || (Number.isInteger(ms) && ms >= 0)).toBe(true);
+        },
+      ),
     );
   });
 });

@@ -19,7 +19,8 @@ describe('createSandboxClient', () => {
     const key = newSandboxKey();
     const { seen, fetch } = recording((req) => {
       if (req.method === 'PUT') return json(200, session);
-      if (req.url.endsWith('/events')) return json(200, { events: [{ sequence: 1, dedupeKey: 'f'.repeat(64), payload: { event: 'session.resumed', session: { id: 'x' }, timestamp: 't' } }] });
+      if (req.url.endsWith('/events'))
+        return json(200, { events: [{ sequence: 1, dedupeKey: 'f'.repeat(64), payload: { event: 'session.resumed', session: { id: 'x' }, timestamp: 't' } }] });
       return json(200, { sessions: [session] });
     });
     const client = createSandboxClient({ baseUrl: 'http://sandbox.test/', apiKey: key, fetch });

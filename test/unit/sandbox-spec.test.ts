@@ -32,7 +32,12 @@ describe('spec/sandbox.yaml decisions', () => {
   });
 
   it('every sandbox decision the code or the docs cite exists', () => {
-    const docs = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const docs = [
+      'README.md',
+      ...readdirSync(join(root, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ];
     const texts = [...docs, ...files(join(root, 'server/sandbox'))].map((f) => readFileSync(f.startsWith('/') ? f : join(root, f), 'utf8'));
     // "x-decisions: sandbox-prefer" or "x-decisions in spec/sandbox.yaml: sandbox-world-limit".
     const cited = [...texts.join('\n').matchAll(/x-decisions[^:\n]*: (sandbox-[a-z-]*[a-z])/g)].map((m) => m[1]);

@@ -126,10 +126,16 @@ describe('validateWebhookUrl with allowLoopbackHttp (sandbox mode only)', () => 
     fc.assert(
       // Hosts of every form (names, IPv4 in all notations, IPv6, ports): only the authority
       // matters here, and fc.webUrl's generated paths made this test take seconds.
-      fc.property(fc.webAuthority({ withIPv4: true, withIPv4Extended: true, withIPv6: true, withPort: true }).map((authority) => `http://${authority}/hooks`), (url) => {
-        const check = validateWebhookUrl(url, { allowLoopbackHttp: true });
-        if (check.ok) expect(check.url.hostname === 'localhost' || check.url.hostname.endsWith('.localhost') || /^(127\.|\[::1\]|0\.0\.0\.0)/.test(check.url.hostname)).toBe(true);
-      }),
+      fc.property(
+        fc.webAuthority({ withIPv4: true, withIPv4Extended: true, withIPv6: true, withPort: true }).map((authority) => `http://${authority}/hooks`),
+        (url) => {
+          const check = validateWebhookUrl(url, { allowLoopbackHttp: true });
+          if (check.ok)
+            expect(
+              check.url.hostname === 'localhost' || check.url.hostname.endsWith('.localhost') || /^(127\.|\[::1\]|0\.0\.0\.0)/.test(check.url.hostname),
+            ).toBe(true);
+        },
+      ),
     );
   });
 });

@@ -15,11 +15,26 @@ import { loadConfig } from '../../server/config.js';
 
 describe('the integer rule', () => {
   it('takes safe integers within inclusive bounds only', () => {
-    expect([isIntegerIn(1, { min: 1 }), isIntegerIn(0, { min: 1 }), isIntegerIn(1.5), isIntegerIn('1'), isIntegerIn(2 ** 53)]).toEqual([true, false, false, false, false]);
+    expect([isIntegerIn(1, { min: 1 }), isIntegerIn(0, { min: 1 }), isIntegerIn(1.5), isIntegerIn('1'), isIntegerIn(2 ** 53)]).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it('reads digits only from text, within bounds', () => {
-    expect(['8080', '0', '65536', '1e3', ' 1', '-1', '0x10', ''].map((t) => parseWholeNumber(t, { min: 0, max: 65_535 }))).toEqual([8080, 0, undefined, undefined, undefined, undefined, undefined, undefined]);
+    expect(['8080', '0', '65536', '1e3', ' 1', '-1', '0x10', ''].map((t) => parseWholeNumber(t, { min: 0, max: 65_535 }))).toEqual([
+      8080,
+      0,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('any text is either a whole number within bounds or undefined (property)', () => {
@@ -50,17 +65,25 @@ describe('the whsec_ secret', () => {
 
   it(`needs the base64 of at least ${WEBHOOK_SECRET_MIN_BYTES} bytes, padded as base64 is`, () => {
     expect([secret(24), secret(25), secret(64)].every(isWebhookSecret)).toBe(true);
-    for (const bad of [secret(23), 'whsec_', 'whsec_c2hvcnQ=', `${secret(24)}x`, secret(24).replace('whsec_', 'whsek_'), 42]) expect(isWebhookSecret(bad)).toBe(false);
-    expect(() => checkWebhookSecret('createX: secret', secret(5))).toThrow(expect.objectContaining({ option: 'secret', message: expect.stringMatching(/must be whsec_/) }));
+    for (const bad of [secret(23), 'whsec_', 'whsec_c2hvcnQ=', `${secret(24)}x`, secret(24).replace('whsec_', 'whsek_'), 42])
+      expect(isWebhookSecret(bad)).toBe(false);
+    expect(() => checkWebhookSecret('createX: secret', secret(5))).toThrow(
+      expect.objectContaining({ option: 'secret', message: expect.stringMatching(/must be whsec_/) }),
+    );
   });
 
   it('agrees with Buffer on the number of bytes for any key length (property)', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 80 }), (key) => isWebhookSecret(`whsec_${Buffer.from(key).toString('base64')}`) === key.length >= WEBHOOK_SECRET_MIN_BYTES));
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 80 }),
+        (key) => isWebhookSecret(`whsec_${Buffer.from(key).toString('base64')}`) === key.length >= WEBHOOK_SECRET_MIN_BYTES,
+      ),
+    );
   });
 });
 
 describe('one backoff', () => {
-  it('doubles from the base per failed attempt, as BullMQ\'s exponential backoff does', () => {
+  it("doubles from the base per failed attempt, as BullMQ's exponential backoff does", () => {
     expect([1, 2, 3, 4].map((n) => exponentialDelayMs(n, 1000, 2))).toEqual([1000, 2000, 4000, 8000]);
   });
 });
@@ -100,7 +123,10 @@ describe('the bearer token', () => {
   });
 
   it('the Authorization parse, the API_KEYS check and the sandbox client agree on every token (property)', () => {
-    const token = fc.oneof(fc.stringMatching(/^[A-Za-z0-9\-._~+/]+=*$/), fc.string({ minLength: 1 }).filter((t) => t.trim() === t && !t.includes(',')));
+    const token = fc.oneof(
+      fc.stringMatching(/^[A-Za-z0-9\-._~+/]+=*$/),
+      fc.string({ minLength: 1 }).filter((t) => t.trim() === t && !t.includes(',')),
+    );
     fc.assert(
       fc.property(token, (t) => {
         const seen = accepted(t);

@@ -35,7 +35,10 @@ function fixtureChange(): typeof before {
   op.requestBody.content['application/json'].schema.properties.note = { type: 'string', maxLength: 100 };
   op.responses['200'].headers = { RateLimit: { schema: { type: 'string', maxLength: 256 } } };
   op.responses['200'].description = 'The thing was poked.';
-  after['x-decisions'] = [{ id: 'kept', topic: 'Kept', chosen: 'A, reworded' }, { id: 'new-one', topic: 'New | piped', chosen: 'C' }];
+  after['x-decisions'] = [
+    { id: 'kept', topic: 'Kept', chosen: 'A, reworded' },
+    { id: 'new-one', topic: 'New | piped', chosen: 'C' },
+  ];
   return after;
 }
 

@@ -36,7 +36,11 @@ describe('compareSpecs: breaking changes', () => {
       undefined,
     ],
     ['narrowed path parameter', (d) => (d.components.parameters.SessionId.schema.maxLength = 10), undefined],
-    ['narrowed request field type', (d) => (d.components.schemas.ResumeRequest.properties.mode.type = 'string'), withRequestField({ type: ['string', 'integer'] })],
+    [
+      'narrowed request field type',
+      (d) => (d.components.schemas.ResumeRequest.properties.mode.type = 'string'),
+      withRequestField({ type: ['string', 'integer'] }),
+    ],
     ['narrowed request enum', (d) => (d.components.schemas.ResumeRequest.properties.mode.enum = ['a']), withRequestField({ type: 'string', enum: ['a', 'b'] })],
     ['changed response field type', (d) => (d.components.schemas.ResumeResult.properties.success.type = 'string'), undefined],
     ['removed webhook', (d) => delete d.webhooks.sessionEvent, undefined],

@@ -41,7 +41,10 @@ describe('spec/openapi.yaml', () => {
   it('has named examples for the resume answers and the webhook payload', () => {
     const names = examples.map(([where]) => where);
     for (const example of ['resumed', 'notFound', 'notPaused', 'missingToken', 'rateLimited', 'storeUnavailable', 'sessionResumed']) {
-      expect(names.some((n) => n.endsWith(`example ${example}`)), example).toBe(true);
+      expect(
+        names.some((n) => n.endsWith(`example ${example}`)),
+        example,
+      ).toBe(true);
     }
   });
 

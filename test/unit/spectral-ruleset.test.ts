@@ -47,7 +47,11 @@ describe('spec/.spectral.yaml', () => {
 
   it('switches rules off for named locations only, apart from info-contact', () => {
     const js = ruleset.toJS() as { rules?: Record<string, unknown>; overrides: Array<{ files: string[] }> };
-    expect(Object.entries(js.rules ?? {}).filter(([, rule]) => rule === 'off').map(([name]) => name)).toEqual(['info-contact']);
+    expect(
+      Object.entries(js.rules ?? {})
+        .filter(([, rule]) => rule === 'off')
+        .map(([name]) => name),
+    ).toEqual(['info-contact']);
     for (const o of js.overrides) for (const file of o.files) expect(file).toMatch(/^openapi\.yaml#\/.+/);
   });
 });

@@ -6,7 +6,10 @@ import { createSseParser, type SseMessage } from '../../cli/listen/sse-lines.js'
 const parse = (chunks: string[]) => {
   const messages: SseMessage[] = [];
   const retries: number[] = [];
-  const parser = createSseParser((m) => messages.push(m), (ms) => retries.push(ms));
+  const parser = createSseParser(
+    (m) => messages.push(m),
+    (ms) => retries.push(ms),
+  );
   for (const chunk of chunks) parser.push(chunk);
   return { messages, retries, lastEventId: parser.lastEventId() };
 };

@@ -7,5 +7,4 @@ describe('readEventTolerantly', () => {
     const reading = readEventTolerantly({ event: '', status: 'done', session_id: 'sess_1' });
     expect(reading).toEqual({ ok: true, event: { event: '', status: 'done', session_id: 'sess_1', session: { id: 'sess_1' } } });
   });
-
 });

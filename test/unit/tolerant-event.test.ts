@@ -40,7 +40,10 @@ describe('readEventTolerantly', () => {
     expect(read).toEqual({ ok: true, event: { ...server, event: 'completed', session: { id: 'sess_2' } } });
     expect(read.ok && 'timestamp' in read.event).toBe(false);
     // session.id is added beside the session's other fields, never over a field as sent.
-    expect(readEventTolerantly({ event: 'e', session: { name: 'n' }, session_id: 's' })).toMatchObject({ ok: true, event: { session: { name: 'n', id: 's' } } });
+    expect(readEventTolerantly({ event: 'e', session: { name: 'n' }, session_id: 's' })).toMatchObject({
+      ok: true,
+      event: { session: { name: 'n', id: 's' } },
+    });
     expect(readEventTolerantly({ event: 'e', session: 'text', session_id: 's' })).toMatchObject({ ok: true, event: { session: 'text' } });
   });
 
@@ -49,7 +52,10 @@ describe('readEventTolerantly', () => {
     ['session.resumed', 'not a JSON object'],
     [null, 'not a JSON object'],
     [{}, 'event is absent; status is absent; session is absent; session_id is absent'],
-    [{ event: '', status: 3, session: { id: '' }, session_id: 9, timestamp: 't' }, 'event is an empty string, not a non-empty string; status is a number, not a non-empty string; session.id is an empty string'],
+    [
+      { event: '', status: 3, session: { id: '' }, session_id: 9, timestamp: 't' },
+      'event is an empty string, not a non-empty string; status is a number, not a non-empty string; session.id is an empty string',
+    ],
     // The field is there; it is the wrong type: the message says so, never "has neither".
     [{ session: { id: 5 } }, 'session.id is a number, not a non-empty string'],
     [{ session: 'sess_1' }, 'session is a string, not an object'],

@@ -58,10 +58,13 @@ describe('parseTraceparent', () => {
 
   it('never throws, and anything it accepts is well formed', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.string({ unit: fc.constantFrom(...'0123456789abcdefF-x ') , minLength: 50, maxLength: 60 }), fc.anything()), (value) => {
-        const parsed = parseTraceparent(value);
-        if (parsed) expect(formatTraceparent(parsed)).toMatch(VERSION_00);
-      }),
+      fc.property(
+        fc.oneof(fc.string(), fc.string({ unit: fc.constantFrom(...'0123456789abcdefF-x '), minLength: 50, maxLength: 60 }), fc.anything()),
+        (value) => {
+          const parsed = parseTraceparent(value);
+          if (parsed) expect(formatTraceparent(parsed)).toMatch(VERSION_00);
+        },
+      ),
     );
   });
 });

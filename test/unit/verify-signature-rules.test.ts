@@ -37,7 +37,7 @@ describe('createSignatureVerifier: the timestamp', () => {
   });
 });
 
-describe('the tolerance is the one given, not the signing library\'s 5 minutes', () => {
+describe("the tolerance is the one given, not the signing library's 5 minutes", () => {
   it('accepts an 8-minute-old signature at 10 minutes, refuses it at 5 as a timestamp outside the tolerance', () => {
     const eightMinutesOld = signedAt(nowSeconds() - 8 * 60);
     expect(createVerifierWithTolerance(secret, 600_000)(body, eightMinutesOld)).toEqual({ ok: true, webhookId: 'msg_1' });
@@ -49,10 +49,13 @@ describe('the tolerance is the one given, not the signing library\'s 5 minutes',
     });
   });
 
-  it('the kit\'s verifier uses x-delivery-policy signature.toleranceMs', () => {
+  it("the kit's verifier uses x-delivery-policy signature.toleranceMs", () => {
     const toleranceSeconds = WEBHOOK_DELIVERY_POLICY.signature.toleranceMs / 1000;
     expect(createSignatureVerifier(secret)(body, signedAt(nowSeconds() - toleranceSeconds + 1))).toEqual({ ok: true, webhookId: 'msg_1' });
-    expect(createSignatureVerifier(secret)(body, signedAt(nowSeconds() - toleranceSeconds - 1))).toMatchObject({ ok: false, message: expect.stringMatching(/^The webhook-timestamp is outside the tolerance/) });
+    expect(createSignatureVerifier(secret)(body, signedAt(nowSeconds() - toleranceSeconds - 1))).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^The webhook-timestamp is outside the tolerance/),
+    });
   });
 });
 
@@ -73,8 +76,11 @@ describe('createSignatureVerifier: the signatures compared', () => {
     expect(verify(body, { ...signedAt(now), 'webhook-signature': `${good} v1,AAAA` })).toEqual({ ok: true, webhookId: 'msg_1' });
   });
 
-  it('signs at the delivery\'s own timestamp: a signature made a second earlier does not match', () => {
-    expect(verify(body, { ...signedAt(now), 'webhook-signature': signedAt(now - 1)['webhook-signature'] })).toMatchObject({ ok: false, message: expect.stringMatching(/does not match/) });
+  it("signs at the delivery's own timestamp: a signature made a second earlier does not match", () => {
+    expect(verify(body, { ...signedAt(now), 'webhook-signature': signedAt(now - 1)['webhook-signature'] })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/does not match/),
+    });
   });
 });
 
@@ -88,14 +94,19 @@ describe('createSignatureVerifier: refusals', () => {
       const verdict = verify(body, headers);
       return verdict.ok ? 'ok' : verdict.message;
     };
-    expect(message(without('webhook-id'))).toMatch(/^This receiver accepts signed deliveries only: webhook-id is required \(webhook-id, webhook-timestamp and webhook-signature, or their svix- names\)\.$/);
+    expect(message(without('webhook-id'))).toMatch(
+      /^This receiver accepts signed deliveries only: webhook-id is required \(webhook-id, webhook-timestamp and webhook-signature, or their svix- names\)\.$/,
+    );
     expect(message(without('webhook-id', 'webhook-signature'))).toMatch(/: webhook-id and webhook-signature are required/);
     expect(message({})).toMatch(/: webhook-id, webhook-timestamp and webhook-signature are required/);
   });
 
   it('says no secret matches when the signature is wrong', () => {
     const other = createSignatureVerifier([`whsec_${randomBytes(32).toString('base64')}`, `whsec_${randomBytes(32).toString('base64')}`]);
-    expect(other(body, signedAt(nowSeconds()))).toEqual({ ok: false, message: 'The webhook-signature does not match the body with any secret of this receiver.' });
+    expect(other(body, signedAt(nowSeconds()))).toEqual({
+      ok: false,
+      message: 'The webhook-signature does not match the body with any secret of this receiver.',
+    });
   });
 
   it('names a bad secret by its place in a list, and a lone one as secret', () => {

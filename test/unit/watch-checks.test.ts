@@ -24,7 +24,11 @@ const AUTH = 'Bearer sk_test_secret_key';
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0123456789ab';
 
 type Answered = Exchange & { status: number };
-function api(status: number, body: string | undefined, over: { method?: string; target?: string; request?: [string, string][]; response?: [string, string][]; requestBody?: string; at?: number } = {}): Answered {
+function api(
+  status: number,
+  body: string | undefined,
+  over: { method?: string; target?: string; request?: [string, string][]; response?: [string, string][]; requestBody?: string; at?: number } = {},
+): Answered {
   const at = over.at ?? T0;
   return {
     kind: 'api',
@@ -59,18 +63,35 @@ describe('api checks', () => {
   });
 
   it('the rate-limit fields and Retry-After are left to their own rules by response-shape', () => {
-    const found = checkApiExchange(api(200, RESUMED, { response: [['content-type', 'application/json'], ['ratelimit', '!'], ['ratelimit-policy', '!']] }), match(), { view });
+    const found = checkApiExchange(
+      api(200, RESUMED, {
+        response: [
+          ['content-type', 'application/json'],
+          ['ratelimit', '!'],
+          ['ratelimit-policy', '!'],
+        ],
+      }),
+      match(),
+      { view },
+    );
     expect(found.filter((f) => f.fault !== undefined).map((f) => f.rule)).toEqual(['rate-limit-headers']);
   });
 
   it('faults of one rule are joined with "; "', () => {
     expect(faults(api(200, '{"success":true}', { response: [['content-type', 'text/plain']] }))).toEqual([
-      { rule: 'response-shape', fault: 'content-type "text/plain", not application/json; body does not match ResumeResult: (root) must have required property \'message\'' },
+      {
+        rule: 'response-shape',
+        fault: 'content-type "text/plain", not application/json; body does not match ResumeResult: (root) must have required property \'message\'',
+      },
     ]);
-    expect(faults(api(200, RESUMED, { request: [['idempotency-key', '']] }))[0]?.fault).toMatch(/^answered 200 to a request the contract refuses: no Bearer Authorization; Idempotency-Key does not match/);
+    expect(faults(api(200, RESUMED, { request: [['idempotency-key', '']] }))[0]?.fault).toMatch(
+      /^answered 200 to a request the contract refuses: no Bearer Authorization; Idempotency-Key does not match/,
+    );
     expect(faults(api(200, 'x not_paused')).find((f) => f.rule === 'not-paused')?.fault).toBe('status 200, not 409; body error is undefined, not "not_paused"');
     const op = resumeOp();
-    expect(checkOutcome(api(200, '{"success":false,"kind":"e"}'), op, { success: false, kind: 'e' })?.fault).toMatch(/^status 200 with success false, kind "e": an error answer/);
+    expect(checkOutcome(api(200, '{"success":false,"kind":"e"}'), op, { success: false, kind: 'e' })?.fault).toMatch(
+      /^status 200 with success false, kind "e": an error answer/,
+    );
   });
 
   it('isPreflight: OPTIONS with Access-Control-Request-Method only', () => {
@@ -88,15 +109,52 @@ describe('api checks', () => {
     expect(refusals(ex([['authorization', 'Bearer ']]), match(), resumeOp(), view)).toEqual(['no Bearer Authorization']);
     expect(refusals(ex([['authorization', 'xBearer a']]), match(), resumeOp(), view)).toEqual(['no Bearer Authorization']);
     expect(refusals(ex([['authorization', 'Bearer a b']]), match(), resumeOp(), view)).toEqual(['no Bearer Authorization']);
-    expect(refusals(ex([['authorization', AUTH], ['authorization', AUTH]]), match(), resumeOp(), view)).toEqual(['Authorization sent twice']);
-    expect(refusals(ex([['authorization', AUTH], ['idempotency-key', '']]), match(), resumeOp(), view)).toEqual(['Idempotency-Key does not match its schema (data must NOT have fewer than 1 characters; data must match pattern "^[ -~]+$")']);
-    expect(refusals(ex([['authorization', AUTH], ['idempotency-key', 'a'], ['idempotency-key', 'b']]), match(), resumeOp(), view)).toEqual(['Idempotency-Key sent 2 times']);
-    expect(refusals(ex([['authorization', AUTH]], { target: '/v1/sessions/%E0%A4%A/resume' }), match('/v1/sessions/%E0%A4%A/resume'), resumeOp(), view)).toEqual(['session_id is not percent-encoded correctly']);
+    expect(
+      refusals(
+        ex([
+          ['authorization', AUTH],
+          ['authorization', AUTH],
+        ]),
+        match(),
+        resumeOp(),
+        view,
+      ),
+    ).toEqual(['Authorization sent twice']);
+    expect(
+      refusals(
+        ex([
+          ['authorization', AUTH],
+          ['idempotency-key', ''],
+        ]),
+        match(),
+        resumeOp(),
+        view,
+      ),
+    ).toEqual(['Idempotency-Key does not match its schema (data must NOT have fewer than 1 characters; data must match pattern "^[ -~]+$")']);
+    expect(
+      refusals(
+        ex([
+          ['authorization', AUTH],
+          ['idempotency-key', 'a'],
+          ['idempotency-key', 'b'],
+        ]),
+        match(),
+        resumeOp(),
+        view,
+      ),
+    ).toEqual(['Idempotency-Key sent 2 times']);
+    expect(
+      refusals(ex([['authorization', AUTH]], { target: '/v1/sessions/%E0%A4%A/resume' }), match('/v1/sessions/%E0%A4%A/resume'), resumeOp(), view),
+    ).toEqual(['session_id is not percent-encoded correctly']);
     expect(refusals(ex([['authorization', AUTH]]), match(), undefined, view)).toEqual(['POST is not an operation of /v1/sessions/{session_id}/resume']);
   });
 
   it('refusals: a body must be a JSON object sent as application/json', () => {
-    const body = (text: string, type?: string) => api(200, RESUMED, { requestBody: text, request: [['authorization', AUTH], ...(type === undefined ? [] : ([['content-type', type]] as [string, string][]))] });
+    const body = (text: string, type?: string) =>
+      api(200, RESUMED, {
+        requestBody: text,
+        request: [['authorization', AUTH], ...(type === undefined ? [] : ([['content-type', type]] as [string, string][]))],
+      });
     expect(refusals(body('{}', 'application/json'), match(), resumeOp(), view)).toEqual([]);
     expect(refusals(body('{}', 'Application/JSON; charset=utf-8'), match(), resumeOp(), view)).toEqual([]);
     expect(refusals(body('{}', 'application/jsonx'), match(), resumeOp(), view)).toEqual(['a body with content-type "application/jsonx"']);
@@ -121,13 +179,30 @@ describe('api checks', () => {
 
   it('response-shape: an undeclared status, a missing or malformed header, a 2xx body', () => {
     expect(faults(api(418, '{}'))).toContainEqual({ rule: 'response-shape', fault: 'status 418 is not declared' });
-    expect(faults(api(200, RESUMED, { response: [['content-type', 'application/json'], ['idempotent-replayed', 'yes']] }))).toEqual([
+    expect(
+      faults(
+        api(200, RESUMED, {
+          response: [
+            ['content-type', 'application/json'],
+            ['idempotent-replayed', 'yes'],
+          ],
+        }),
+      ),
+    ).toEqual([
       { rule: 'response-shape', fault: 'header idempotent-replayed "yes" does not match its schema (data must be equal to one of the allowed values)' },
     ]);
-    expect(faults(api(200, '{"success":true}'))).toEqual([{ rule: 'response-shape', fault: "body does not match ResumeResult: (root) must have required property 'message'" }]);
-    expect(faults(api(200, RESUMED, { response: [['content-type', 'text/plain']] }))).toEqual([{ rule: 'response-shape', fault: 'content-type "text/plain", not application/json' }]);
-    expect(faults(api(200, RESUMED, { response: [['content-type', 'x-application/json']] }))).toEqual([{ rule: 'response-shape', fault: 'content-type "x-application/json", not application/json' }]);
-    expect(faults(api(200, RESUMED, { response: [['content-type', 'application/jsonx']] }))).toEqual([{ rule: 'response-shape', fault: 'content-type "application/jsonx", not application/json' }]);
+    expect(faults(api(200, '{"success":true}'))).toEqual([
+      { rule: 'response-shape', fault: "body does not match ResumeResult: (root) must have required property 'message'" },
+    ]);
+    expect(faults(api(200, RESUMED, { response: [['content-type', 'text/plain']] }))).toEqual([
+      { rule: 'response-shape', fault: 'content-type "text/plain", not application/json' },
+    ]);
+    expect(faults(api(200, RESUMED, { response: [['content-type', 'x-application/json']] }))).toEqual([
+      { rule: 'response-shape', fault: 'content-type "x-application/json", not application/json' },
+    ]);
+    expect(faults(api(200, RESUMED, { response: [['content-type', 'application/jsonx']] }))).toEqual([
+      { rule: 'response-shape', fault: 'content-type "application/jsonx", not application/json' },
+    ]);
     expect(faults(api(200, RESUMED, { response: [['content-type', 'application/json;charset=utf-8']] }))).toEqual([]);
     expect(faults(api(200, 'nope'))).toEqual([{ rule: 'response-shape', fault: 'body is not JSON: "nope"' }]);
     expect(faults(api(200, undefined))).toEqual([]);
@@ -135,15 +210,29 @@ describe('api checks', () => {
   });
 
   it('response-shape: a required header missing, a numeric header read as a number', () => {
-    const rate = (value: string) => faults(api(429, '{"success":false,"error":"rate_limited","message":"x"}', { response: [['content-type', 'application/json'], ['retry-after', value]] }));
+    const rate = (value: string) =>
+      faults(
+        api(429, '{"success":false,"error":"rate_limited","message":"x"}', {
+          response: [
+            ['content-type', 'application/json'],
+            ['retry-after', value],
+          ],
+        }),
+      );
     expect(rate('30')).toEqual([]);
     expect(rate('-1').map((f) => f.rule)).toEqual(['retry-after']);
-    expect(faults(api(429, '{"success":false,"error":"rate_limited","message":"x"}'))).toEqual([{ rule: 'retry-after', fault: 'status 429 without Retry-After' }]);
+    expect(faults(api(429, '{"success":false,"error":"rate_limited","message":"x"}'))).toEqual([
+      { rule: 'retry-after', fault: 'status 429 without Retry-After' },
+    ]);
   });
 
   it('error-shape: an error answer that is not JSON in the Error shape', () => {
-    expect(faults(api(404, 'Not Found', { response: [['content-type', 'text/plain']] }))).toEqual([{ rule: 'error-shape', fault: 'content-type "text/plain", not application/json; body is not JSON: "Not Found"' }]);
-    expect(faults(api(404, '{"success":false,"message":"x"}'))).toEqual([{ rule: 'error-shape', fault: "body does not match Error: (root) must have required property 'error'" }]);
+    expect(faults(api(404, 'Not Found', { response: [['content-type', 'text/plain']] }))).toEqual([
+      { rule: 'error-shape', fault: 'content-type "text/plain", not application/json; body is not JSON: "Not Found"' },
+    ]);
+    expect(faults(api(404, '{"success":false,"message":"x"}'))).toEqual([
+      { rule: 'error-shape', fault: "body does not match Error: (root) must have required property 'error'" },
+    ]);
     expect(faults(api(404, '{"success":false,"error":"not_found","message":"x"}'))).toEqual([]);
   });
 
@@ -174,40 +263,88 @@ describe('api checks', () => {
     expect(np(200, NOT_PAUSED)).toEqual([{ rule: 'not-paused', fault: 'status 200, not 409' }]);
     expect(np(409, 'Session not_paused')).toEqual([{ rule: 'not-paused', fault: 'body error is undefined, not "not_paused"' }]);
     expect(np(409, '{"error":"not_paused_x","m":"not_paused"}')).toEqual([{ rule: 'not-paused', fault: 'body error is "not_paused_x", not "not_paused"' }]);
-    expect(np(409, '{"success":false,"error":"not_paused"}')).toEqual([{ rule: 'not-paused', fault: "body does not match Error: (root) must have required property 'message'" }]);
+    expect(np(409, '{"success":false,"error":"not_paused"}')).toEqual([
+      { rule: 'not-paused', fault: "body does not match Error: (root) must have required property 'message'" },
+    ]);
     expect(np(409, 'null not_paused')).toEqual([{ rule: 'not-paused', fault: 'body error is undefined, not "not_paused"' }]);
     expect(RESUME_RETRY_POLICY.outcomes.notPaused.status).toBe(409);
   });
 
   it('retry-after: required where declared, readable wherever sent, only on its statuses', () => {
     const body503 = '{"success":false,"error":"service_unavailable","message":"x"}';
-    const ra = (status: number, value?: string) => faults(api(status, body503, { response: [['content-type', 'application/json'], ...(value === undefined ? [] : ([['retry-after', value]] as [string, string][]))] })).filter((f) => f.rule === 'retry-after');
+    const ra = (status: number, value?: string) =>
+      faults(
+        api(status, body503, {
+          response: [['content-type', 'application/json'], ...(value === undefined ? [] : ([['retry-after', value]] as [string, string][]))],
+        }),
+      ).filter((f) => f.rule === 'retry-after');
     expect(ra(503)).toEqual([]);
     expect(ra(503, 'soon')).toEqual([{ rule: 'retry-after', fault: 'Retry-After "soon" is neither seconds nor an HTTP date' }]);
     expect(ra(503, 'Wed, 21 Oct 2015 07:28:00 GMT')).toEqual([]);
     expect(ra(500, 'soon')).toEqual([]);
-    expect(checkApiExchange(api(503, body503, { response: [['content-type', 'application/json'], ['retry-after', '1']] }), match(), { view }).map((f) => f.rule)).toContain('retry-after');
+    expect(
+      checkApiExchange(
+        api(503, body503, {
+          response: [
+            ['content-type', 'application/json'],
+            ['retry-after', '1'],
+          ],
+        }),
+        match(),
+        { view },
+      ).map((f) => f.rule),
+    ).toContain('retry-after');
     expect(checkApiExchange(api(503, body503), match(), { view }).map((f) => f.rule)).not.toContain('retry-after');
   });
 
   it('rate-limit-headers: checked when either is sent', () => {
-    const rl = (pairs: [string, string][]) => checkApiExchange(api(200, RESUMED, { response: [['content-type', 'application/json'], ...pairs] }), match(), { view }).filter((f) => f.rule === 'rate-limit-headers');
+    const rl = (pairs: [string, string][]) =>
+      checkApiExchange(api(200, RESUMED, { response: [['content-type', 'application/json'], ...pairs] }), match(), { view }).filter(
+        (f) => f.rule === 'rate-limit-headers',
+      );
     expect(rl([])).toEqual([]);
-    expect(rl([['ratelimit', 'limit=10, remaining=9, reset=1']])).toEqual([{ rule: 'rate-limit-headers', fault: 'RateLimit and RateLimit-Policy must be sent together' }]);
+    expect(rl([['ratelimit', 'limit=10, remaining=9, reset=1']])).toEqual([
+      { rule: 'rate-limit-headers', fault: 'RateLimit and RateLimit-Policy must be sent together' },
+    ]);
     expect(rl([['ratelimit-policy', '10;w=60']])).toEqual([{ rule: 'rate-limit-headers', fault: 'RateLimit and RateLimit-Policy must be sent together' }]);
-    expect(rl([['ratelimit', '"default";r=9;t=1'], ['ratelimit-policy', '"default";q=10;w=60']])).toEqual([{ rule: 'rate-limit-headers' }]);
+    expect(
+      rl([
+        ['ratelimit', '"default";r=9;t=1'],
+        ['ratelimit-policy', '"default";q=10;w=60'],
+      ]),
+    ).toEqual([{ rule: 'rate-limit-headers' }]);
   });
 
   it('a method the path does not have is judged by the path’s declared answers', () => {
-    expect(faults(api(405, '{"success":false,"error":"method_not_allowed","message":"x"}', { method: 'GET', response: [['content-type', 'application/json'], ['allow', 'POST']] }))).toEqual([]);
-    expect(faults(api(405, '{"success":false,"error":"method_not_allowed","message":"x"}', { method: 'GET' }))).toEqual([{ rule: 'response-shape', fault: 'header allow missing' }]);
-    expect(faults(api(200, RESUMED, { method: 'GET' }))).toEqual([{ rule: 'request-shape', fault: 'answered 200 to a request the contract refuses: GET is not an operation of /v1/sessions/{session_id}/resume' }]);
+    expect(
+      faults(
+        api(405, '{"success":false,"error":"method_not_allowed","message":"x"}', {
+          method: 'GET',
+          response: [
+            ['content-type', 'application/json'],
+            ['allow', 'POST'],
+          ],
+        }),
+      ),
+    ).toEqual([]);
+    expect(faults(api(405, '{"success":false,"error":"method_not_allowed","message":"x"}', { method: 'GET' }))).toEqual([
+      { rule: 'response-shape', fault: 'header allow missing' },
+    ]);
+    expect(faults(api(200, RESUMED, { method: 'GET' }))).toEqual([
+      { rule: 'request-shape', fault: 'answered 200 to a request the contract refuses: GET is not an operation of /v1/sessions/{session_id}/resume' },
+    ]);
   });
 
   it('parseJson and toHeaders', () => {
     expect(parseJson('{"a":1}')).toEqual({ ok: true, value: { a: 1 } });
     expect(parseJson('{')).toEqual({ ok: false });
-    const headers = toHeaders(headerList([['a', '1'], ['a', '2'], ['b', '3']]));
+    const headers = toHeaders(
+      headerList([
+        ['a', '1'],
+        ['a', '2'],
+        ['b', '3'],
+      ]),
+    );
     expect(headers.get('a')).toBe('1, 2');
     expect(headers.get('b')).toBe('3');
   });
@@ -220,18 +357,32 @@ describe('replay check', () => {
   it('records a 200 and a not_paused answer; a later repeat must replay them', () => {
     const recorded = setup();
     expect(checkReplay(api(200, RESUMED, { request: key('k1') }), 'sess_1', recorded)).toBeUndefined();
-    expect(checkReplay(api(200, '{ "message": "Session resumed.", "success": true }', { request: key('k1'), response: [['idempotent-replayed', 'true']], at: T0 + 100 }), 'sess_1', recorded)).toEqual({ rule: 'idempotent-replay' });
+    expect(
+      checkReplay(
+        api(200, '{ "message": "Session resumed.", "success": true }', { request: key('k1'), response: [['idempotent-replayed', 'true']], at: T0 + 100 }),
+        'sess_1',
+        recorded,
+      ),
+    ).toEqual({ rule: 'idempotent-replay' });
     expect(checkReplay(api(409, NOT_PAUSED, { request: key('k1'), at: T0 + 200 }), 'sess_1', recorded)).toEqual({
       rule: 'idempotent-replay',
       fault: 'repeated Idempotency-Key: status 409, the recorded answer (2026-11-28T01:00:00.005Z) was 200; Idempotent-Replayed is missing',
     });
-    expect(checkReplay(api(200, '{"success":true,"message":"other"}', { request: key('k1'), response: [['idempotent-replayed', 'false']], at: T0 + 300 }), 'sess_1', recorded)).toEqual({
+    expect(
+      checkReplay(
+        api(200, '{"success":true,"message":"other"}', { request: key('k1'), response: [['idempotent-replayed', 'false']], at: T0 + 300 }),
+        'sess_1',
+        recorded,
+      ),
+    ).toEqual({
       rule: 'idempotent-replay',
       fault: 'repeated Idempotency-Key: body differs from the recorded answer (2026-11-28T01:00:00.005Z); Idempotent-Replayed is "false"',
     });
     const np = setup();
     checkReplay(api(409, NOT_PAUSED, { request: key('k2') }), 'sess_1', np);
-    expect(checkReplay(api(409, NOT_PAUSED, { request: key('k2'), response: [['idempotent-replayed', 'true']], at: T0 + 10 }), 'sess_1', np)).toEqual({ rule: 'idempotent-replay' });
+    expect(checkReplay(api(409, NOT_PAUSED, { request: key('k2'), response: [['idempotent-replayed', 'true']], at: T0 + 10 }), 'sess_1', np)).toEqual({
+      rule: 'idempotent-replay',
+    });
   });
 
   it('another session with the key: 422 only', () => {
@@ -247,7 +398,19 @@ describe('replay check', () => {
   it('not graded: no key, a key sent twice, a status before the route, a repeat that started before the first ended, another API key', () => {
     const recorded = setup();
     expect(checkReplay(api(200, RESUMED), 'sess_1', recorded)).toBeUndefined();
-    expect(checkReplay(api(200, RESUMED, { request: [['authorization', AUTH], ['idempotency-key', 'a'], ['idempotency-key', 'a']] }), 'sess_1', recorded)).toBeUndefined();
+    expect(
+      checkReplay(
+        api(200, RESUMED, {
+          request: [
+            ['authorization', AUTH],
+            ['idempotency-key', 'a'],
+            ['idempotency-key', 'a'],
+          ],
+        }),
+        'sess_1',
+        recorded,
+      ),
+    ).toBeUndefined();
     checkReplay(api(200, RESUMED, { request: key('k4') }), 'sess_1', recorded);
     expect(checkReplay(api(429, '{}', { request: key('k4'), at: T0 + 10 }), 'sess_1', recorded)).toBeUndefined();
     expect(checkReplay(api(503, '{}', { request: key('k4'), at: T0 + 10 }), 'sess_1', recorded)).toBeUndefined();
@@ -255,8 +418,21 @@ describe('replay check', () => {
     checkReplay(api(200, RESUMED, { request: key('k8') }), 'sess_1', early);
     expect(checkReplay(api(404, '{}', { request: key('k8'), at: T0 + 4 }), 'sess_1', early)).toBeUndefined();
     expect(checkReplay(api(404, '{}', { request: key('k8'), at: T0 + 5 }), 'sess_1', early)?.fault).toMatch(/status 404/);
-    expect(checkReplay(api(409, NOT_PAUSED, { request: [['authorization', 'Bearer other'], ['idempotency-key', 'k4']], at: T0 + 10 }), 'sess_1', recorded)).toBeUndefined();
-    for (const status of [404, 422]) expect(checkReplay(api(status, '{}', { request: key('k4'), at: T0 + 10 }), 'sess_1', recorded)?.fault).toMatch(new RegExp(`status ${status}`));
+    expect(
+      checkReplay(
+        api(409, NOT_PAUSED, {
+          request: [
+            ['authorization', 'Bearer other'],
+            ['idempotency-key', 'k4'],
+          ],
+          at: T0 + 10,
+        }),
+        'sess_1',
+        recorded,
+      ),
+    ).toBeUndefined();
+    for (const status of [404, 422])
+      expect(checkReplay(api(status, '{}', { request: key('k4'), at: T0 + 10 }), 'sess_1', recorded)?.fault).toMatch(new RegExp(`status ${status}`));
   });
 
   it('only a 200 and the not_paused answer are recorded', () => {
@@ -268,7 +444,9 @@ describe('replay check', () => {
     expect(checkReplay(api(200, RESUMED, { request: key('k6'), at: T0 + 10 }), 'sess_1', recorded)).toBeUndefined();
     const text = setup();
     checkReplay(api(200, 'plain', { request: key('k7') }), 'sess_1', text);
-    expect(checkReplay(api(200, 'plain', { request: key('k7'), response: [['idempotent-replayed', 'true']], at: T0 + 10 }), 'sess_1', text)).toEqual({ rule: 'idempotent-replay' });
+    expect(checkReplay(api(200, 'plain', { request: key('k7'), response: [['idempotent-replayed', 'true']], at: T0 + 10 }), 'sess_1', text)).toEqual({
+      rule: 'idempotent-replay',
+    });
   });
 });
 
@@ -282,7 +460,12 @@ describe('webhook checks', () => {
     lastAttempt: createRecentMap<LastAttempt>(10),
     ...over,
   });
-  function delivery(at: number, id: string | undefined, status: number | undefined, over: { headers?: Record<string, string | undefined>; body?: string; method?: string; secret?: string; retryAfter?: string } = {}): Exchange {
+  function delivery(
+    at: number,
+    id: string | undefined,
+    status: number | undefined,
+    over: { headers?: Record<string, string | undefined>; body?: string; method?: string; secret?: string; retryAfter?: string } = {},
+  ): Exchange {
     const text = over.body ?? body;
     const signed = createWebhookHeaders({ secret: over.secret, now: () => new Date(at) })(id ?? 'msg_x', text);
     const headers = { 'content-type': 'application/json', ...signed, ...(id === undefined ? { 'webhook-id': undefined } : {}), ...over.headers };
@@ -302,17 +485,33 @@ describe('webhook checks', () => {
   const faultsOf = (exchange: Exchange, ctx = context()) => checkDelivery(exchange, ctx).filter((f) => f.fault !== undefined);
 
   it('a clean delivery: shape, timestamp, one id per event', () => {
-    expect(checkDelivery(delivery(T0, 'msg_1', 200), context())).toEqual([{ rule: 'webhook-shape' }, { rule: 'webhook-timestamp' }, { rule: 'webhook-id-stable' }]);
+    expect(checkDelivery(delivery(T0, 'msg_1', 200), context())).toEqual([
+      { rule: 'webhook-shape' },
+      { rule: 'webhook-timestamp' },
+      { rule: 'webhook-id-stable' },
+    ]);
   });
 
   it('webhook-shape: method, headers, content-type, body', () => {
     expect(faultsOf(delivery(T0, 'msg_1', 200, { method: 'PUT' }))).toEqual([{ rule: 'webhook-shape', fault: 'method PUT, not POST' }]);
-    expect(faultsOf(delivery(T0, 'msg_1', 200, { headers: { 'content-type': 'text/plain' } }))).toEqual([{ rule: 'webhook-shape', fault: 'content-type "text/plain", not application/json' }]);
-    expect(faultsOf(delivery(T0, 'msg_1', 200, { headers: { 'content-type': undefined } }))).toEqual([{ rule: 'webhook-shape', fault: 'content-type "", not application/json' }]);
+    expect(faultsOf(delivery(T0, 'msg_1', 200, { headers: { 'content-type': 'text/plain' } }))).toEqual([
+      { rule: 'webhook-shape', fault: 'content-type "text/plain", not application/json' },
+    ]);
+    expect(faultsOf(delivery(T0, 'msg_1', 200, { headers: { 'content-type': undefined } }))).toEqual([
+      { rule: 'webhook-shape', fault: 'content-type "", not application/json' },
+    ]);
     expect(faultsOf(delivery(T0, 'msg_1', 200, { body: 'x' }))).toEqual([{ rule: 'webhook-shape', fault: 'body is not JSON' }]);
     expect(faultsOf(delivery(T0, 'msg_1', 200, { body: '{"event":"e"}' }))[0]?.fault).toMatch(/^body does not match SessionEvent/);
     expect(faultsOf(delivery(T0, 'msg_1', 200, { headers: { 'webhook-timestamp': 'soon' } }))[0]?.fault).toMatch(/^webhook-timestamp "soon" does not match/);
-    const twice = { ...delivery(T0, 'msg_1', 200), requestHeaders: headerList([['content-type', 'application/json'], ['webhook-id', 'msg_1'], ['webhook-id', 'msg_1'], ['webhook-timestamp', String(T0 / 1000)]]) };
+    const twice = {
+      ...delivery(T0, 'msg_1', 200),
+      requestHeaders: headerList([
+        ['content-type', 'application/json'],
+        ['webhook-id', 'msg_1'],
+        ['webhook-id', 'msg_1'],
+        ['webhook-timestamp', String(T0 / 1000)],
+      ]),
+    };
     expect(faultsOf(twice)).toEqual([{ rule: 'webhook-shape', fault: 'webhook-id sent 2 times' }]);
     expect(faultsOf({ ...delivery(T0, 'msg_1', 200), requestBody: undefined })).toEqual([]);
   });
@@ -322,16 +521,32 @@ describe('webhook checks', () => {
     expect(checkDelivery(delivery(T0, 'msg_1', 200, { secret: SECRET }), context({ signer })).map((f) => f.rule)).toContain('webhook-signature');
     expect(faultsOf(delivery(T0, 'msg_1', 200, { secret: SECRET }), context({ signer }))).toEqual([]);
     expect(faultsOf(delivery(T0, 'msg_1', 200), context({ signer }))).toEqual([{ rule: 'webhook-signature', fault: 'unsigned: webhook-signature missing' }]);
-    expect(faultsOf(delivery(T0, undefined, 200, { headers: { 'webhook-timestamp': undefined } }), context({ signer }))).toEqual([{ rule: 'webhook-signature', fault: 'unsigned: webhook-id, webhook-timestamp, webhook-signature missing' }]);
+    expect(faultsOf(delivery(T0, undefined, 200, { headers: { 'webhook-timestamp': undefined } }), context({ signer }))).toEqual([
+      { rule: 'webhook-signature', fault: 'unsigned: webhook-id, webhook-timestamp, webhook-signature missing' },
+    ]);
     const other = delivery(T0, 'msg_1', 200, { secret: 'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' });
     expect(faultsOf(other, context({ signer }))).toEqual([{ rule: 'webhook-signature', fault: 'webhook-signature does not verify with the secret' }]);
     const rotated = delivery(T0, 'msg_1', 200, { secret: SECRET });
     const good = rotated.requestHeaders.get('webhook-signature')![0]!;
-    const both = { ...rotated, requestHeaders: headerList([...[...rotated.requestHeaders].flatMap(([n, vs]) => vs.map((v) => [n, n === 'webhook-signature' ? `v1,AAAA ${good}` : v] as [string, string]))]) };
+    const both = {
+      ...rotated,
+      requestHeaders: headerList([
+        ...[...rotated.requestHeaders].flatMap(([n, vs]) => vs.map((v) => [n, n === 'webhook-signature' ? `v1,AAAA ${good}` : v] as [string, string])),
+      ]),
+    };
     expect(faultsOf(both, context({ signer }))).toEqual([]);
-    const bad = { ...rotated, requestHeaders: headerList([...[...rotated.requestHeaders].flatMap(([n, vs]) => vs.map((v) => [n, n === 'webhook-timestamp' ? 'x1' : v] as [string, string]))]) };
-    expect(faultsOf(bad, context({ signer })).filter((f) => f.rule === 'webhook-signature')).toEqual([{ rule: 'webhook-signature', fault: 'webhook-signature cannot be verified (webhook-timestamp is not Unix seconds)' }]);
-    expect(faultsOf({ ...rotated, requestBody: undefined }, context({ signer }))).toEqual([{ rule: 'webhook-signature', fault: 'webhook-signature cannot be verified (webhook-timestamp is not Unix seconds)' }]);
+    const bad = {
+      ...rotated,
+      requestHeaders: headerList([
+        ...[...rotated.requestHeaders].flatMap(([n, vs]) => vs.map((v) => [n, n === 'webhook-timestamp' ? 'x1' : v] as [string, string])),
+      ]),
+    };
+    expect(faultsOf(bad, context({ signer })).filter((f) => f.rule === 'webhook-signature')).toEqual([
+      { rule: 'webhook-signature', fault: 'webhook-signature cannot be verified (webhook-timestamp is not Unix seconds)' },
+    ]);
+    expect(faultsOf({ ...rotated, requestBody: undefined }, context({ signer }))).toEqual([
+      { rule: 'webhook-signature', fault: 'webhook-signature cannot be verified (webhook-timestamp is not Unix seconds)' },
+    ]);
   });
 
   it('webhook-timestamp: within the tolerance of the attempt', () => {
@@ -340,13 +555,17 @@ describe('webhook checks', () => {
     expect(at(-300)).toEqual([]);
     expect(at(301)).toEqual([{ rule: 'webhook-timestamp', fault: `webhook-timestamp ${T0 / 1000 + 301} is 301 s from the attempt (at most 300 s)` }]);
     expect(at(-600)).toEqual([{ rule: 'webhook-timestamp', fault: `webhook-timestamp ${T0 / 1000 - 600} is 600 s from the attempt (at most 300 s)` }]);
-    expect(checkDelivery(delivery(T0, 'msg_1', 200, { headers: { 'webhook-timestamp': undefined } }), context()).map((f) => f.rule)).not.toContain('webhook-timestamp');
+    expect(checkDelivery(delivery(T0, 'msg_1', 200, { headers: { 'webhook-timestamp': undefined } }), context()).map((f) => f.rule)).not.toContain(
+      'webhook-timestamp',
+    );
   });
 
   it('webhook-id-stable: one id per event identity', () => {
     const ctx = context();
     checkDelivery(delivery(T0, 'msg_1', 500), ctx);
-    expect(faultsOf(delivery(T0 + 6000, 'msg_2', 200), ctx)).toEqual([{ rule: 'webhook-id-stable', fault: 'webhook-id msg_2, but an earlier attempt of this event (2026-11-28T01:00:00.000Z) carried msg_1' }]);
+    expect(faultsOf(delivery(T0 + 6000, 'msg_2', 200), ctx)).toEqual([
+      { rule: 'webhook-id-stable', fault: 'webhook-id msg_2, but an earlier attempt of this event (2026-11-28T01:00:00.000Z) carried msg_1' },
+    ]);
     expect(checkDelivery(delivery(T0, 'msg_9', 200, { body: '{"event":"e","session":{}}' }), context()).map((f) => f.rule)).not.toContain('webhook-id-stable');
     expect(checkDelivery(delivery(T0, undefined, 200), context()).map((f) => f.rule)).not.toContain('webhook-id-stable');
   });
@@ -360,7 +579,9 @@ describe('webhook checks', () => {
     ]);
     const ask = context({ scheduleMs: [0, 1000] });
     checkDelivery(delivery(T0, 'msg_2', 503, { retryAfter: '3' }), ask);
-    expect(faultsOf(delivery(T0 + 2000, 'msg_2', 200), ask)).toEqual([{ rule: 'attempt-spacing', fault: 'attempt 2 came 2000 ms after attempt 1, the schedule and Retry-After ask at least 3000 ms' }]);
+    expect(faultsOf(delivery(T0 + 2000, 'msg_2', 200), ask)).toEqual([
+      { rule: 'attempt-spacing', fault: 'attempt 2 came 2000 ms after attempt 1, the schedule and Retry-After ask at least 3000 ms' },
+    ]);
     const ok = context({ scheduleMs: [0, 1000] });
     checkDelivery(delivery(T0, 'msg_3', 200), ok);
     expect(checkDelivery(delivery(T0 + 1, 'msg_3', 200), ok).map((f) => f.rule)).not.toContain('attempt-spacing');
@@ -369,7 +590,9 @@ describe('webhook checks', () => {
     expect(checkDelivery(delivery(T0 + 1, 'msg_4', 200), gone).map((f) => f.rule)).not.toContain('attempt-spacing');
     const silent = context({ scheduleMs: [0, 1000] });
     checkDelivery(delivery(T0, 'msg_5', undefined), silent);
-    expect(faultsOf(delivery(T0 + 10, 'msg_5', 200), silent)).toEqual([{ rule: 'attempt-spacing', fault: 'attempt 2 came 10 ms after attempt 1, the schedule ask at least 1000 ms' }]);
+    expect(faultsOf(delivery(T0 + 10, 'msg_5', 200), silent)).toEqual([
+      { rule: 'attempt-spacing', fault: 'attempt 2 came 10 ms after attempt 1, the schedule ask at least 1000 ms' },
+    ]);
   });
 
   it('identityOf: the identity fields, or undefined when one is missing', () => {
@@ -381,8 +604,19 @@ describe('webhook checks', () => {
 
 it('the rules, in report order, each with its sentence and the policy numbers', () => {
   expect(WATCH_RULES.map((r) => r.id)).toEqual([
-    'request-shape', 'response-shape', 'outcome', 'error-shape', 'not-paused', 'idempotent-replay', 'retry-after', 'rate-limit-headers',
-    'webhook-shape', 'webhook-signature', 'webhook-id-stable', 'attempt-spacing', 'webhook-timestamp',
+    'request-shape',
+    'response-shape',
+    'outcome',
+    'error-shape',
+    'not-paused',
+    'idempotent-replay',
+    'retry-after',
+    'rate-limit-headers',
+    'webhook-shape',
+    'webhook-signature',
+    'webhook-id-stable',
+    'attempt-spacing',
+    'webhook-timestamp',
   ]);
   const title = (id: string) => WATCH_RULES.find((r) => r.id === id)?.title;
   expect(title('retry-after')).toBe('A 429 or 503 answer carries Retry-After where the contract requires it, always readable');

@@ -29,7 +29,11 @@ function resume(at: number, status: number, body: string): Exchange {
   };
 }
 
-const drifted = (w: ReturnType<typeof createWatcher>) => w.report().filter((e) => e.grade === 'drift').map((e) => e.rule);
+const drifted = (w: ReturnType<typeof createWatcher>) =>
+  w
+    .report()
+    .filter((e) => e.grade === 'drift')
+    .map((e) => e.rule);
 
 describe('an answer outside the operation’s outcomes', () => {
   it('200 {"success":false} without the marker drifts, named by outcome only', () => {

@@ -57,7 +57,12 @@ describe('parseHar', () => {
         expect(exchanges).toHaveLength(entries.length);
         for (let i = 1; i < exchanges.length; i++) expect(exchanges[i]!.startedAt).toBeGreaterThanOrEqual(exchanges[i - 1]!.startedAt);
         for (const exchange of exchanges) {
-          const entry = entries.find((e) => Date.parse(e.startedDateTime) === exchange.startedAt && e.request.postData.text === exchange.requestBody && e.response.content.text === exchange.responseBody)!;
+          const entry = entries.find(
+            (e) =>
+              Date.parse(e.startedDateTime) === exchange.startedAt &&
+              e.request.postData.text === exchange.requestBody &&
+              e.response.content.text === exchange.responseBody,
+          )!;
           expect(entry).toBeDefined();
           expect(exchange.status).toBe(entry.response.status === 0 ? undefined : entry.response.status);
           expect([...exchange.requestHeaders.values()].flat().length).toBe(entry.request.headers.length);
@@ -67,9 +72,11 @@ describe('parseHar', () => {
   });
 
   it('names the place at fault', () => {
-    expect(() => parseHar('{"log":{"entries":[{"startedDateTime":"x","time":1,"request":{"method":"GET","url":"/a","headers":[]},"response":{"status":200,"headers":[]}}]}}')).toThrow(
-      /entries\/0\/startedDateTime "x" is not a date/,
-    );
+    expect(() =>
+      parseHar(
+        '{"log":{"entries":[{"startedDateTime":"x","time":1,"request":{"method":"GET","url":"/a","headers":[]},"response":{"status":200,"headers":[]}}]}}',
+      ),
+    ).toThrow(/entries\/0\/startedDateTime "x" is not a date/);
     expect(() => parseHar('{"log":{}}')).toThrow(/\/log must have required property 'entries'/);
   });
 });
@@ -78,12 +85,18 @@ describe('redaction of what a request carries', () => {
   const token = fc.stringMatching(/^[A-Za-z0-9_-]{8,40}$/);
   it('a credential in the query or the Authorization header is never printable, whatever surrounds it', () => {
     fc.assert(
-      fc.property(fc.webPath(), fc.constantFrom('access_token', 'token', 'api_key', 'key', 'Access_Token'), token, fc.webQueryParameters(), (path, name, secret, rest) => {
-        const target = `${path || '/'}?${rest ? `${rest}&` : ''}${name}=${secret}`;
-        expect(printableTarget(target)).not.toContain(secret);
-        expect(printableHeader('Authorization', `Bearer ${secret}`)).toBe('Bearer [redacted]');
-        expect(printableHeader('webhook-signature', `v1,${secret}`)).toBe('[redacted]');
-      }),
+      fc.property(
+        fc.webPath(),
+        fc.constantFrom('access_token', 'token', 'api_key', 'key', 'Access_Token'),
+        token,
+        fc.webQueryParameters(),
+        (path, name, secret, rest) => {
+          const target = `${path || '/'}?${rest ? `${rest}&` : ''}${name}=${secret}`;
+          expect(printableTarget(target)).not.toContain(secret);
+          expect(printableHeader('Authorization', `Bearer ${secret}`)).toBe('Bearer [redacted]');
+          expect(printableHeader('webhook-signature', `v1,${secret}`)).toBe('[redacted]');
+        },
+      ),
     );
   });
 });

@@ -15,7 +15,12 @@ const json = { 'content-type': 'application/json; charset=utf-8' };
 const RESUMED = JSON.stringify({ success: true, message: 'Session resumed.' });
 const NOT_PAUSED = JSON.stringify({ success: false, error: 'not_paused', message: 'Session is not paused (not_paused).' });
 
-function resume(at: number, status: number, body: string, extra: { request?: Record<string, string>; response?: Record<string, string>; id?: string } = {}): Exchange {
+function resume(
+  at: number,
+  status: number,
+  body: string,
+  extra: { request?: Record<string, string>; response?: Record<string, string>; id?: string } = {},
+): Exchange {
   return {
     kind: 'api',
     method: 'POST',
@@ -49,7 +54,11 @@ function delivery(at: number, webhookId: string, status: number, options: { secr
   };
 }
 
-const drifted = (watcher: ReturnType<typeof createWatcher>) => watcher.report().filter((e) => e.grade === 'drift').map((e) => e.rule);
+const drifted = (watcher: ReturnType<typeof createWatcher>) =>
+  watcher
+    .report()
+    .filter((e) => e.grade === 'drift')
+    .map((e) => e.rule);
 
 describe('watch rules', () => {
   it('a resume, its replay, a not_paused answer, a 429 with Retry-After: no drift', () => {
@@ -61,7 +70,14 @@ describe('watch rules', () => {
     w.observe(resume(T0 + 300, 429, JSON.stringify({ success: false, error: 'rate_limited', message: 'Too many.' }), { response: { 'retry-after': '30' } }));
     expect(drifted(w)).toEqual([]);
     const grades = Object.fromEntries(w.report().map((e) => [e.rule, e.grade]));
-    expect(grades).toMatchObject({ 'idempotent-replay': 'pass', 'not-paused': 'pass', 'retry-after': 'pass', 'error-shape': 'pass', 'response-shape': 'pass', 'webhook-signature': 'n/o' });
+    expect(grades).toMatchObject({
+      'idempotent-replay': 'pass',
+      'not-paused': 'pass',
+      'retry-after': 'pass',
+      'error-shape': 'pass',
+      'response-shape': 'pass',
+      'webhook-signature': 'n/o',
+    });
   });
 
   it('a repeated Idempotency-Key answered afresh: idempotent-replay only, with the exchange', () => {
@@ -98,7 +114,12 @@ describe('watch rules', () => {
     w.observe(delivery(T0, 'msg_1', 503, { secret: SECRET }));
     w.observe(delivery(T0 + 5_000, 'msg_1', 200, { secret: SECRET }));
     expect(drifted(w)).toEqual([]);
-    expect(w.report().filter((e) => e.grade === 'pass').map((e) => e.rule)).toEqual(['webhook-shape', 'webhook-signature', 'webhook-id-stable', 'attempt-spacing', 'webhook-timestamp']);
+    expect(
+      w
+        .report()
+        .filter((e) => e.grade === 'pass')
+        .map((e) => e.rule),
+    ).toEqual(['webhook-shape', 'webhook-signature', 'webhook-id-stable', 'attempt-spacing', 'webhook-timestamp']);
   });
 
   it('a retry with a new webhook-id: webhook-id-stable only', () => {

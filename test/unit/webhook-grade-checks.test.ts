@@ -8,7 +8,12 @@ import { Webhook } from 'standardwebhooks';
 import type { DeliveryResult } from '@session-resume-api/runtime/delivery/deliver-event';
 import { checkAck, checkAckBurst, checkAckHeadroom, checkHttps, percentile, urlName } from '../../cli/webhook-grade/ack-checks.js';
 import { checkDedupe, checkDedupeShared, judgeProcessing } from '../../cli/webhook-grade/dedupe-checks.js';
-import { checkDuplicateAfterDelay, checkDuplicateAgain, checkDuplicateConcurrent, checkDuplicateOtherInstance } from '../../cli/webhook-grade/duplicate-checks.js';
+import {
+  checkDuplicateAfterDelay,
+  checkDuplicateAgain,
+  checkDuplicateConcurrent,
+  checkDuplicateOtherInstance,
+} from '../../cli/webhook-grade/duplicate-checks.js';
 import { GRADE_DEFAULTS, type GradeContext, type GradeSettings, type Payload } from '../../cli/webhook-grade/grade-context.js';
 import type { ObservedCounts } from '../../cli/webhook-grade/observe.js';
 import { checkLateEvent, checkOutOfOrder, checkPayloadForms, checkUnknownEvent } from '../../cli/webhook-grade/payload-checks.js';
@@ -28,7 +33,13 @@ const ok = (durationMs = 3, duplicate?: boolean): DeliveryResult => ({
   durationMs,
   response: { body: duplicate === undefined ? 'ok' : JSON.stringify({ received: true, duplicate }), bytes: 2, truncated: false },
 });
-const refusedWith = (status: number, durationMs = 2): DeliveryResult => ({ delivered: false, reason: 'bad_status', status, message: `127.0.0.1:9 answered ${status}; only 200 counts as delivered.`, durationMs });
+const refusedWith = (status: number, durationMs = 2): DeliveryResult => ({
+  delivered: false,
+  reason: 'bad_status',
+  status,
+  message: `127.0.0.1:9 answered ${status}; only 200 counts as delivered.`,
+  durationMs,
+});
 const silent = (): DeliveryResult => ({ delivered: false, reason: 'timeout', message: 'gave no 200 within 5000 ms', durationMs: 5000 });
 
 interface Sent {
@@ -39,7 +50,10 @@ interface Sent {
 }
 
 /** A context answering each delivery with `answer(sent, n)`; `observed` is what --observe reads. */
-function fakeContext(answer: (sent: Sent, n: number) => DeliveryResult, options: { settings?: Partial<GradeSettings>; urls?: string[]; observed?: () => ObservedCounts } = {}) {
+function fakeContext(
+  answer: (sent: Sent, n: number) => DeliveryResult,
+  options: { settings?: Partial<GradeSettings>; urls?: string[]; observed?: () => ObservedCounts } = {},
+) {
   const sent: Sent[] = [];
   let labels = 0;
   const ctx: GradeContext = {
@@ -69,8 +83,14 @@ describe('ack checks', () => {
   });
 
   it('https: https:// passes; plain http:// only on loopback with --insecure-localhost', async () => {
-    expect(await checkHttps(fakeContext(() => ok(), { urls: ['https://a.example/x', 'https://b.example/y'] }).ctx)).toEqual({ grade: 'pass', evidence: 'https://' });
-    expect(await checkHttps(fakeContext(() => ok()).ctx)).toEqual({ grade: 'pass', evidence: 'http:// on loopback (--insecure-localhost: local testing only)' });
+    expect(await checkHttps(fakeContext(() => ok(), { urls: ['https://a.example/x', 'https://b.example/y'] }).ctx)).toEqual({
+      grade: 'pass',
+      evidence: 'https://',
+    });
+    expect(await checkHttps(fakeContext(() => ok()).ctx)).toEqual({
+      grade: 'pass',
+      evidence: 'http:// on loopback (--insecure-localhost: local testing only)',
+    });
     const plain = await checkHttps(fakeContext(() => ok(), { settings: { insecureLocalhost: false } }).ctx);
     expect(plain.grade).toBe('fail');
     expect(plain.evidence).toMatch(/^the URL: .*--insecure-localhost/);
@@ -102,17 +122,27 @@ describe('ack checks', () => {
 
   it('ack-burst: distinct events spread over the URLs; all 200 passes with p50 and p99', async () => {
     const { ctx, sent } = fakeContext((_s, n) => ok(n + 1), { settings: { burst: 4 }, urls: ['http://127.0.0.1:9/a', 'http://127.0.0.1:9/b'] });
-    expect(await checkAckBurst(ctx)).toEqual({ grade: 'pass', evidence: '4 concurrent distinct deliveries all answered 200, p50 2 ms, p99 4 ms (deadline 5000 ms)' });
+    expect(await checkAckBurst(ctx)).toEqual({
+      grade: 'pass',
+      evidence: '4 concurrent distinct deliveries all answered 200, p50 2 ms, p99 4 ms (deadline 5000 ms)',
+    });
     expect(sent.map((s) => s.target)).toEqual([0, 1, 0, 1]);
     expect(new Set(sent.map((s) => JSON.stringify(s.body))).size).toBe(4);
     const one = await checkAckBurst(fakeContext((_s, n) => (n === 1 ? refusedWith(500) : ok()), { settings: { burst: 3 } }).ctx);
-    expect(one).toMatchObject({ grade: 'fail', evidence: '3 concurrent distinct deliveries, p50 3 ms, p99 3 ms (deadline 5000 ms) (1 of 3 failed): 127.0.0.1:9 answered 500; only 200 counts as delivered.' });
+    expect(one).toMatchObject({
+      grade: 'fail',
+      evidence:
+        '3 concurrent distinct deliveries, p50 3 ms, p99 3 ms (deadline 5000 ms) (1 of 3 failed): 127.0.0.1:9 answered 500; only 200 counts as delivered.',
+    });
   });
 
   it('ack-headroom: over every delivery of the run; graded alone, it sends one of its own', async () => {
     const { ctx, sent } = fakeContext((_s, n) => ok(9 + n));
     await checkAckBurst({ ...ctx, settings: { ...ctx.settings, burst: 2 } });
-    expect(await checkAckHeadroom(ctx)).toEqual({ grade: 'pass', evidence: 'median 9 ms, slowest 10 ms over 2 answered deliveries (deadline 5000 ms: 4990 ms to spare)' });
+    expect(await checkAckHeadroom(ctx)).toEqual({
+      grade: 'pass',
+      evidence: 'median 9 ms, slowest 10 ms over 2 answered deliveries (deadline 5000 ms: 4990 ms to spare)',
+    });
     expect(sent).toHaveLength(2);
     const alone = fakeContext(() => silent());
     expect(await checkAckHeadroom(alone.ctx)).toEqual({ grade: 'fail', evidence: '1 of 1 deliveries got no answer within 5000 ms (no headroom)' });
@@ -134,7 +164,10 @@ describe('duplicate checks', () => {
 
   it('again: a first delivery that failed sends no duplicate (n/o); a failed duplicate fails', async () => {
     const first = fakeContext(() => refusedWith(500));
-    expect(await checkDuplicateAgain(first.ctx)).toEqual({ grade: NO, evidence: 'the first delivery of the event failed, so no duplicate was sent: 127.0.0.1:9 answered 500; only 200 counts as delivered.' });
+    expect(await checkDuplicateAgain(first.ctx)).toEqual({
+      grade: NO,
+      evidence: 'the first delivery of the event failed, so no duplicate was sent: 127.0.0.1:9 answered 500; only 200 counts as delivered.',
+    });
     expect(first.sent).toHaveLength(1);
     expect(first.ctx.groups.sameInstance).toHaveLength(1);
     const second = await checkDuplicateAgain(fakeContext((_s, n) => (n === 0 ? ok() : refusedWith(409))).ctx);
@@ -155,7 +188,10 @@ describe('duplicate checks', () => {
     expect((await checkDuplicateAfterDelay(once.ctx)).grade).toBe(NO);
     const late = fakeContext((_s, n) => (n < 2 ? ok() : refusedWith(503)));
     await checkDuplicateAgain(late.ctx);
-    expect(await checkDuplicateAfterDelay(late.ctx)).toMatchObject({ grade: 'fail', evidence: 'the same event again after 0 ms: 127.0.0.1:9 answered 503; only 200 counts as delivered.' });
+    expect(await checkDuplicateAfterDelay(late.ctx)).toMatchObject({
+      grade: 'fail',
+      evidence: 'the same event again after 0 ms: 127.0.0.1:9 answered 503; only 200 counts as delivered.',
+    });
   });
 
   it('concurrent copies: all with one webhook-id; the slowest is named', async () => {
@@ -165,7 +201,10 @@ describe('duplicate checks', () => {
     expect(sent[0]?.webhookId).toMatch(/^msg_/);
     expect(ctx.groups.sameInstance[0]).toMatchObject({ label: '3 concurrent copies', webhookId: sent[0]?.webhookId });
     const failed = await checkDuplicateConcurrent(fakeContext((_s, n) => (n === 1 ? refusedWith(500) : ok()), { settings: { copies: 2 } }).ctx);
-    expect(failed).toMatchObject({ grade: 'fail', evidence: '2 copies of a new event at once (1 of 2 failed): 127.0.0.1:9 answered 500; only 200 counts as delivered.' });
+    expect(failed).toMatchObject({
+      grade: 'fail',
+      evidence: '2 copies of a new event at once (1 of 2 failed): 127.0.0.1:9 answered 500; only 200 counts as delivered.',
+    });
   });
 
   it('other instance: n/o with one URL; the same event at every other URL', async () => {
@@ -181,13 +220,21 @@ describe('duplicate checks', () => {
     expect((await checkDuplicateOtherInstance(first.ctx)).grade).toBe(NO);
     expect(first.sent).toHaveLength(1);
     const second = fakeContext((s) => (s.target === 1 ? refusedWith(500) : ok()), { urls });
-    expect(await checkDuplicateOtherInstance(second.ctx)).toMatchObject({ grade: 'fail', evidence: 'the same event at URL 2: 127.0.0.1:9 answered 500; only 200 counts as delivered.' });
+    expect(await checkDuplicateOtherInstance(second.ctx)).toMatchObject({
+      grade: 'fail',
+      evidence: 'the same event at URL 2: 127.0.0.1:9 answered 500; only 200 counts as delivered.',
+    });
     expect(second.sent).toHaveLength(2);
   });
 });
 
 describe('dedupe checks', () => {
-  const group = (results: DeliveryResult[], label = 'g') => ({ label, event: { event: 'session.resumed', session: { id: 'sess_1' }, timestamp: NOW }, webhookId: 'msg_1', results });
+  const group = (results: DeliveryResult[], label = 'g') => ({
+    label,
+    event: { event: 'session.resumed', session: { id: 'sess_1' }, timestamp: NOW },
+    webhookId: 'msg_1',
+    results,
+  });
 
   it('by the answers: one processing passes, two fail, no flag is n/o with the hint', async () => {
     const { ctx } = fakeContext(() => ok());
@@ -211,23 +258,39 @@ describe('dedupe checks', () => {
       grade: NO,
       evidence: 'copies: 1 of 2 deliveries got no 200, so the answers do not show whether they were processed (--observe <url> would).',
     });
-    expect(await judgeProcessing(ctx, [group([refusedWith(500)])], 'x')).toEqual({ grade: NO, evidence: 'no duplicate was answered 200 (see the rules above).' });
+    expect(await judgeProcessing(ctx, [group([refusedWith(500)])], 'x')).toEqual({
+      grade: NO,
+      evidence: 'no duplicate was answered 200 (see the rules above).',
+    });
     expect(await judgeProcessing(ctx, [], 'x')).toMatchObject({ grade: NO });
     // A group that got no 200 is left out; the others are judged.
-    expect((await judgeProcessing(ctx, [group([refusedWith(500)]), group([ok(1, false)], 'b')], 'x')).evidence).toBe("b: 1 × 200, processed 1 time(s) (by the answers' duplicate field)");
+    expect((await judgeProcessing(ctx, [group([refusedWith(500)]), group([ok(1, false)], 'b')], 'x')).evidence).toBe(
+      "b: 1 × 200, processed 1 time(s) (by the answers' duplicate field)",
+    );
   });
 
   it('by --observe: the counts of the event key; never counted or unreadable is n/o', async () => {
     const key = 'session.resumed sess_1 2026-11-28T01:00:00.000Z';
     const counts = (n: number): ObservedCounts => ({ ok: true, counts: new Map([[key, n]]) });
     const settings = { observe: 'http://127.0.0.1:9/processed' };
-    expect(await judgeProcessing(fakeContext(() => ok(), { settings, observed: () => counts(1) }).ctx, [group([ok(), ok()], 'again')], 'x')).toEqual({ grade: 'pass', evidence: 'again: 2 × 200, processed 1 time(s) (by --observe)' });
-    expect((await judgeProcessing(fakeContext(() => ok(), { settings, observed: () => counts(2) }).ctx, [group([ok(), ok()])], 'dup.')).evidence).toBe('g: 2 × 200, processed 2 time(s) (by --observe): dup.');
+    expect(await judgeProcessing(fakeContext(() => ok(), { settings, observed: () => counts(1) }).ctx, [group([ok(), ok()], 'again')], 'x')).toEqual({
+      grade: 'pass',
+      evidence: 'again: 2 × 200, processed 1 time(s) (by --observe)',
+    });
+    expect((await judgeProcessing(fakeContext(() => ok(), { settings, observed: () => counts(2) }).ctx, [group([ok(), ok()])], 'dup.')).evidence).toBe(
+      'g: 2 × 200, processed 2 time(s) (by --observe): dup.',
+    );
     expect(await judgeProcessing(fakeContext(() => ok(), { settings, observed: () => counts(0) }).ctx, [group([ok()])], 'x')).toEqual({
       grade: NO,
       evidence: `--observe never counted ${JSON.stringify(key)} within 0 ms: does it use the documented key?`,
     });
-    expect(await judgeProcessing(fakeContext(() => ok(), { settings, observed: () => ({ ok: false, message: '--observe answered 500.' }) }).ctx, [group([ok()])], 'x')).toEqual({ grade: NO, evidence: '--observe answered 500.' });
+    expect(
+      await judgeProcessing(
+        fakeContext(() => ok(), { settings, observed: () => ({ ok: false, message: '--observe answered 500.' }) }).ctx,
+        [group([ok()])],
+        'x',
+      ),
+    ).toEqual({ grade: NO, evidence: '--observe answered 500.' });
     let reads = 0;
     const flaky = () => ((reads += 1) === 1 ? counts(1) : ({ ok: false, message: 'gone' } as const));
     expect(await judgeProcessing(fakeContext(() => ok(), { settings, observed: flaky }).ctx, [group([ok()])], 'x')).toEqual({ grade: NO, evidence: 'gone' });
@@ -246,15 +309,21 @@ describe('dedupe checks', () => {
     const { ctx } = fakeContext(() => ok());
     ctx.groups.sameInstance.push(group([ok(1, false), ok(1, false)]));
     const dedupe = await checkDedupe(ctx);
-    expect(dedupe.evidence).toMatch(/: a duplicate was processed again\. Deliveries are at least once: dedupe by event, session id and timestamp \(or webhook-id\)\.$/);
-    expect((await checkDedupeShared(ctx)).evidence).toBe('one URL given: give the URL of each instance to check that they share their record of processed events.');
+    expect(dedupe.evidence).toMatch(
+      /: a duplicate was processed again\. Deliveries are at least once: dedupe by event, session id and timestamp \(or webhook-id\)\.$/,
+    );
+    expect((await checkDedupeShared(ctx)).evidence).toBe(
+      'one URL given: give the URL of each instance to check that they share their record of processed events.',
+    );
     const two = fakeContext(() => ok(), { urls: ['http://127.0.0.1:9/a', 'http://127.0.0.1:9/b'] }).ctx;
     expect((await checkDedupeShared(two)).grade).toBe(NO);
     two.groups.otherInstance = group([ok(1, false), ok(1, false)], 'shared');
     two.verdicts.set('dedupe', { grade: 'fail', evidence: '' });
     expect(await checkDedupeShared(two)).toEqual({ grade: NO, evidence: 'not judged: duplicates are processed again at one instance already (see dedupe).' });
     two.verdicts.set('dedupe', { grade: 'pass', evidence: '' });
-    expect((await checkDedupeShared(two)).evidence).toMatch(/^shared: 2 × 200, processed 2 time\(s\) .*: another instance processed the duplicate again: keep the record of processed events in storage every instance shares/);
+    expect((await checkDedupeShared(two)).evidence).toMatch(
+      /^shared: 2 × 200, processed 2 time\(s\) .*: another instance processed the duplicate again: keep the record of processed events in storage every instance shares/,
+    );
     two.groups.otherInstance = group([ok(1, false), ok(1, true)], 'shared');
     expect((await checkDedupeShared(two)).grade).toBe('pass');
   });
@@ -268,7 +337,11 @@ describe('payload checks', () => {
       evidence: '4 forms answered 200: nested session.id with data, nested session.id without data, flat session_id with data, flat session_id without data',
     });
     const [nestedData, nested, flatData, flat] = sent.map((s) => s.body as Record<string, unknown>);
-    expect(nestedData).toMatchObject({ event: 'session.resumed', session: { id: expect.stringMatching(/^sess_nested_data_/) }, data: { reason: 'webhook grade' } });
+    expect(nestedData).toMatchObject({
+      event: 'session.resumed',
+      session: { id: expect.stringMatching(/^sess_nested_data_/) },
+      data: { reason: 'webhook grade' },
+    });
     expect(nested).not.toHaveProperty('data');
     expect(nested).toHaveProperty('session.id');
     expect(flatData).toMatchObject({ session_id: expect.stringMatching(/^sess_flat_data_/), data: { reason: 'webhook grade' }, timestamp: NOW });
@@ -279,7 +352,10 @@ describe('payload checks', () => {
 
   it('the first form refused fails naming it, and nothing more is sent', async () => {
     const { ctx, sent } = fakeContext((_s, n) => (n === 2 ? refusedWith(400) : ok()));
-    expect(await checkPayloadForms(ctx)).toMatchObject({ grade: 'fail', evidence: 'flat session_id with data: 127.0.0.1:9 answered 400; only 200 counts as delivered.' });
+    expect(await checkPayloadForms(ctx)).toMatchObject({
+      grade: 'fail',
+      evidence: 'flat session_id with data: 127.0.0.1:9 answered 400; only 200 counts as delivered.',
+    });
     expect(sent).toHaveLength(3);
   });
 
@@ -287,9 +363,15 @@ describe('payload checks', () => {
     const unknown = fakeContext(() => ok());
     expect(await checkUnknownEvent(unknown.ctx)).toEqual({ grade: 'pass', evidence: 'event "grade.unknown_kind" answered 200' });
     expect(unknown.sent[0]?.body).toMatchObject({ event: 'grade.unknown_kind', session: { id: expect.stringMatching(/^sess_unknown_/) } });
-    expect((await checkLateEvent(fakeContext(() => refusedWith(400)).ctx)).evidence).toBe('an event 23 h old: 127.0.0.1:9 answered 400; only 200 counts as delivered.');
-    expect((await checkOutOfOrder(fakeContext(() => refusedWith(400)).ctx)).evidence).toBe('the later event (session.resumed) first: 127.0.0.1:9 answered 400; only 200 counts as delivered.');
-    expect((await checkUnknownEvent(fakeContext(() => refusedWith(400)).ctx)).evidence).toBe('event "grade.unknown_kind": 127.0.0.1:9 answered 400; only 200 counts as delivered.');
+    expect((await checkLateEvent(fakeContext(() => refusedWith(400)).ctx)).evidence).toBe(
+      'an event 23 h old: 127.0.0.1:9 answered 400; only 200 counts as delivered.',
+    );
+    expect((await checkOutOfOrder(fakeContext(() => refusedWith(400)).ctx)).evidence).toBe(
+      'the later event (session.resumed) first: 127.0.0.1:9 answered 400; only 200 counts as delivered.',
+    );
+    expect((await checkUnknownEvent(fakeContext(() => refusedWith(400)).ctx)).evidence).toBe(
+      'event "grade.unknown_kind": 127.0.0.1:9 answered 400; only 200 counts as delivered.',
+    );
     const late = fakeContext(() => ok());
     const verdict = await checkLateEvent(late.ctx);
     const after = Date.now();
@@ -306,7 +388,9 @@ describe('payload checks', () => {
     expect(earlier?.session.id).toBe(later?.session.id);
     expect(later?.session.id).toMatch(/^sess_order_/);
     expect(Date.parse(later!.timestamp) - Date.parse(earlier!.timestamp)).toBe(60_000);
-    expect((await checkOutOfOrder(fakeContext((_s, n) => (n === 1 ? refusedWith(400) : ok())).ctx)).evidence).toMatch(/^then the earlier one \(session\.paused, 1 min before\): /);
+    expect((await checkOutOfOrder(fakeContext((_s, n) => (n === 1 ? refusedWith(400) : ok())).ctx)).evidence).toMatch(
+      /^then the earlier one \(session\.paused, 1 min before\): /,
+    );
   });
 });
 
@@ -319,14 +403,17 @@ describe('signature checks', () => {
 
   it('without --secret both are n/o and nothing is sent', async () => {
     const { ctx, sent } = fakeContext(() => ok());
-    for (const check of [checkSignatureValid, checkSignatureInvalid]) expect((await check(ctx)).evidence).toMatch(/^no --secret given: pass the receiver's signing secret/);
+    for (const check of [checkSignatureValid, checkSignatureInvalid])
+      expect((await check(ctx)).evidence).toMatch(/^no --secret given: pass the receiver's signing secret/);
     expect(sent).toHaveLength(0);
   });
 
   it('valid: a delivery signed with the secret answered 200', async () => {
     const { ctx } = fakeContext(() => ok(5), { settings: { secret: SECRET } });
     expect(await checkSignatureValid(ctx)).toEqual({ grade: 'pass', evidence: 'a delivery signed with --secret: 200 in 5 ms' });
-    expect((await checkSignatureValid(fakeContext(() => refusedWith(401), { settings: { secret: SECRET } }).ctx)).evidence).toBe('a delivery signed with --secret: 127.0.0.1:9 answered 401; only 200 counts as delivered.');
+    expect((await checkSignatureValid(fakeContext(() => refusedWith(401), { settings: { secret: SECRET } }).ctx)).evidence).toBe(
+      'a delivery signed with --secret: 127.0.0.1:9 answered 401; only 200 counts as delivered.',
+    );
     const { sent } = fakeContext(() => ok());
     const signed = fakeContext(() => ok(), { settings: { secret: SECRET } });
     await checkSignatureValid(signed.ctx);
@@ -355,13 +442,16 @@ describe('signature checks', () => {
   it('invalid: one taken with 2xx fails; one without an answer is n/o, never pass', async () => {
     const taken = await checkSignatureInvalid(fakeContext((_s, n) => (n === 1 ? refusedWith(202) : refusedWith(401)), { settings: { secret: SECRET } }).ctx);
     expect(taken.grade).toBe('fail');
-    expect(taken.evidence).toMatch(/^a tampered body 401, another secret 202, a timestamp 10 min old 401: another secret answered 2xx\. Anyone who knows the URL/);
+    expect(taken.evidence).toMatch(
+      /^a tampered body 401, another secret 202, a timestamp 10 min old 401: another secret answered 2xx\. Anyone who knows the URL/,
+    );
     const accepted = await checkSignatureInvalid(fakeContext((_s, n) => (n === 0 ? ok() : refusedWith(401)), { settings: { secret: SECRET } }).ctx);
     expect(accepted.evidence).toMatch(/^a tampered body 200, .*: a tampered body answered 2xx/);
     const quiet = await checkSignatureInvalid(fakeContext((_s, n) => (n === 2 ? silent() : refusedWith(401)), { settings: { secret: SECRET } }).ctx);
     expect(quiet).toEqual({
       grade: NO,
-      evidence: 'a tampered body 401, another secret 401, a timestamp 10 min old no answer (timeout): no refusal observed for a timestamp 10 min old (a refusal is an answer, e.g. 401, within the deadline).',
+      evidence:
+        'a tampered body 401, another secret 401, a timestamp 10 min old no answer (timeout): no refusal observed for a timestamp 10 min old (a refusal is an answer, e.g. 401, within the deadline).',
     });
     const two = await checkSignatureInvalid(fakeContext((_s, n) => (n === 0 ? refusedWith(401) : ok()), { settings: { secret: SECRET } }).ctx);
     expect(two.evidence).toBe(

@@ -10,8 +10,11 @@ import { judgeHeadroom } from '../../cli/webhook-grade/ack-checks.js';
 const NO = 'n/o' as const;
 
 const answered = (durationMs: number, status = 200): DeliveryResult =>
-  (status === 200 ? { delivered: true, status, durationMs } : { delivered: false, reason: 'bad_status', status, message: `answered ${status}`, durationMs }) as DeliveryResult;
-const timedOut = (durationMs: number): DeliveryResult => ({ delivered: false, reason: 'timeout', message: 'gave no 200 within 5000 ms', durationMs }) as DeliveryResult;
+  (status === 200
+    ? { delivered: true, status, durationMs }
+    : { delivered: false, reason: 'bad_status', status, message: `answered ${status}`, durationMs }) as DeliveryResult;
+const timedOut = (durationMs: number): DeliveryResult =>
+  ({ delivered: false, reason: 'timeout', message: 'gave no 200 within 5000 ms', durationMs }) as DeliveryResult;
 const refused = (): DeliveryResult => ({ delivered: false, reason: 'connection_failed', message: 'refused', durationMs: 1 }) as DeliveryResult;
 
 describe('judgeHeadroom', () => {
@@ -40,6 +43,9 @@ describe('judgeHeadroom', () => {
   });
 
   it('refused deliveries are left out of the times and said', () => {
-    expect(judgeHeadroom([answered(7), refused()], 5000)).toEqual({ grade: 'pass', evidence: 'median 7 ms, slowest 7 ms over 1 answered delivery (deadline 5000 ms: 4993 ms to spare); 1 got no answer (not a timeout)' });
+    expect(judgeHeadroom([answered(7), refused()], 5000)).toEqual({
+      grade: 'pass',
+      evidence: 'median 7 ms, slowest 7 ms over 1 answered delivery (deadline 5000 ms: 4993 ms to spare); 1 got no answer (not a timeout)',
+    });
   });
 });

@@ -12,9 +12,15 @@ const reason = (url: string, options = {}) => {
 
 describe('validateWebhookUrl reasons', () => {
   it('says allowPrivate permits a loopback or private host, and never a link-local one', () => {
-    expect(reason('https://127.0.0.1/in')).toBe('blocked_address: Webhook host 127.0.0.1 is a loopback address; webhooks go only to public hosts (allowPrivate permits it for local testing).');
-    expect(reason('https://10.0.0.1/in')).toBe('blocked_address: Webhook host 10.0.0.1 is a private address; webhooks go only to public hosts (allowPrivate permits it for local testing).');
-    expect(reason('https://169.254.169.254/in')).toBe('blocked_address: Webhook host 169.254.169.254 is a link-local address; webhooks go only to public hosts.');
+    expect(reason('https://127.0.0.1/in')).toBe(
+      'blocked_address: Webhook host 127.0.0.1 is a loopback address; webhooks go only to public hosts (allowPrivate permits it for local testing).',
+    );
+    expect(reason('https://10.0.0.1/in')).toBe(
+      'blocked_address: Webhook host 10.0.0.1 is a private address; webhooks go only to public hosts (allowPrivate permits it for local testing).',
+    );
+    expect(reason('https://169.254.169.254/in')).toBe(
+      'blocked_address: Webhook host 169.254.169.254 is a link-local address; webhooks go only to public hosts.',
+    );
     expect(reason('https://169.254.169.254/in', { allowPrivate: true })).toMatch(/^blocked_address/);
   });
 

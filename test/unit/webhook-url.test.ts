@@ -22,9 +22,7 @@ describe('validateWebhookUrl', () => {
     expect(validateWebhookUrl('https://[2001:4860:4860::8888]/x').ok).toBe(true);
   });
 
-  it.each(['', 'https://exa mple.com/', 'http://', ' https://hooks.example.org/'])('refuses %j as invalid', (input) =>
-    refused(input, 'invalid'),
-  );
+  it.each(['', 'https://exa mple.com/', 'http://', ' https://hooks.example.org/'])('refuses %j as invalid', (input) => refused(input, 'invalid'));
 
   it('refuses a URL longer than the schema maxLength (2048) as invalid', () => {
     const base = 'https://hooks.example.org/';
@@ -42,9 +40,8 @@ describe('validateWebhookUrl', () => {
     (input) => refused(input, 'not_https'),
   );
 
-  it.each(['https://user:pw@hooks.example.org/', 'https://user@hooks.example.org/', 'https://:pw@hooks.example.org/'])(
-    'refuses credentials in %j',
-    (input) => refused(input, 'credentials'),
+  it.each(['https://user:pw@hooks.example.org/', 'https://user@hooks.example.org/', 'https://:pw@hooks.example.org/'])('refuses credentials in %j', (input) =>
+    refused(input, 'credentials'),
   );
 
   it.each([

@@ -37,7 +37,15 @@ function configOf(name: string, pkg: string, subpath: string): ExtractorConfig {
     mainEntryPointFilePath: typesOf(pkg, subpath),
     compiler: {
       overrideTsconfig: {
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023', 'DOM'], types: ['node'], skipLibCheck: true, strict: true },
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          lib: ['ES2023', 'DOM'],
+          types: ['node'],
+          skipLibCheck: true,
+          strict: true,
+        },
         files: [typesOf(pkg, subpath)],
       },
     },

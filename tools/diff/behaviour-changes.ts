@@ -35,28 +35,40 @@ const ok = (reason: string): Verdict => ({ breaking: false, reason });
 const breaks = (reason: string): Verdict => ({ breaking: true, reason });
 
 /** Any change breaks. */
-const anyChange = (reason: string): Rule => () => breaks(reason);
+const anyChange =
+  (reason: string): Rule =>
+  () =>
+    breaks(reason);
 /** Any change is compatible. */
-const compatible = (reason: string): Rule => () => ok(reason);
+const compatible =
+  (reason: string): Rule =>
+  () =>
+    ok(reason);
 /** A number: smaller breaks (`lower`), larger is compatible (`higher`), or the other way round. */
-const numberRule = (breakingWhen: 'lower' | 'higher', breaking: string, fine: string): Rule => (b, a) => {
-  const lower = Number(a) < Number(b);
-  return lower === (breakingWhen === 'lower') ? breaks(breaking) : ok(fine);
-};
+const numberRule =
+  (breakingWhen: 'lower' | 'higher', breaking: string, fine: string): Rule =>
+  (b, a) => {
+    const lower = Number(a) < Number(b);
+    return lower === (breakingWhen === 'lower') ? breaks(breaking) : ok(fine);
+  };
 /** A set of values: items added and items removed each break or not. */
-const setRule = (added: Verdict | undefined, removed: Verdict | undefined, reorder = 'the same values in another order'): Rule => (b, a) => {
-  const before = new Set(Array.isArray(b) ? b.map(String) : []);
-  const after = new Set(Array.isArray(a) ? a.map(String) : []);
-  const plus = [...after].filter((x) => !before.has(x));
-  const minus = [...before].filter((x) => !after.has(x));
-  const verdicts = [plus.length ? added : undefined, minus.length ? removed : undefined].filter((v): v is Verdict => v !== undefined);
-  if (!plus.length && !minus.length) return ok(reorder);
-  const breaking = verdicts.filter((v) => v.breaking);
-  return breaking.length ? breaks(breaking.map((v) => v.reason).join('; ')) : ok(verdicts.map((v) => v.reason).join('; ') || reorder);
-};
+const setRule =
+  (added: Verdict | undefined, removed: Verdict | undefined, reorder = 'the same values in another order'): Rule =>
+  (b, a) => {
+    const before = new Set(Array.isArray(b) ? b.map(String) : []);
+    const after = new Set(Array.isArray(a) ? a.map(String) : []);
+    const plus = [...after].filter((x) => !before.has(x));
+    const minus = [...before].filter((x) => !after.has(x));
+    const verdicts = [plus.length ? added : undefined, minus.length ? removed : undefined].filter((v): v is Verdict => v !== undefined);
+    if (!plus.length && !minus.length) return ok(reorder);
+    const breaking = verdicts.filter((v) => v.breaking);
+    return breaking.length ? breaks(breaking.map((v) => v.reason).join('; ')) : ok(verdicts.map((v) => v.reason).join('; ') || reorder);
+  };
 /** An ordered choice: moving towards the end of `order` breaks. */
-const strictnessRule = (order: readonly string[], breaking: string, fine: string): Rule => (b, a) =>
-  order.indexOf(String(a)) > order.indexOf(String(b ?? order[0])) ? breaks(breaking) : ok(fine);
+const strictnessRule =
+  (order: readonly string[], breaking: string, fine: string): Rule =>
+  (b, a) =>
+    order.indexOf(String(a)) > order.indexOf(String(b ?? order[0])) ? breaks(breaking) : ok(fine);
 
 // The rule tables are built per use, not at load: a table read once at load hides its mutants from the unit tests.
 /** The rules of x-retry-policy's fields: who breaks is the clients. */
@@ -65,23 +77,36 @@ function retryRules(): Record<string, Rule> {
     decisions: compatible('the list of reasons only'),
     retryableStatuses: setRule(
       breaks('a client kept to the previous policy reports this status to its caller where the policy now retries it, and graders fail it'),
-      breaks('a client kept to the previous policy retries this status, which the policy no longer retries (without a key the resume may be applied twice), and graders fail it'),
+      breaks(
+        'a client kept to the previous policy retries this status, which the policy no longer retries (without a key the resume may be applied twice), and graders fail it',
+      ),
     ),
     'neverRetried.statusClass': anyChange('what a client never retries changed'),
-    'neverRetried.except': setRule(breaks('a client kept to the previous policy never retries this status, which the policy now retries'), breaks('a client kept to the previous policy retries this status, which the policy now never retries')),
+    'neverRetried.except': setRule(
+      breaks('a client kept to the previous policy never retries this status, which the policy now retries'),
+      breaks('a client kept to the previous policy retries this status, which the policy now never retries'),
+    ),
     networkFailures: anyChange('whether a client retries a request that got no answer changed'),
     timedOutAttempts: anyChange('whether a client retries a timed-out attempt changed'),
     'outcomes.notPaused.status': anyChange('clients recognise not_paused by this status'),
     'outcomes.notPaused.code': anyChange('clients recognise not_paused by this code'),
     'outcomes.notPaused.marker': anyChange('clients recognise not_paused by this body marker'),
     'outcomes.notPaused.retried': anyChange('whether not_paused is retried changed'),
-    'idempotencyKey.requirement': strictnessRule(['recommended', 'required'], 'a key is newly required: a client that sends none is now refused', 'a client may send no key; one that sends a key is unaffected'),
+    'idempotencyKey.requirement': strictnessRule(
+      ['recommended', 'required'],
+      'a key is newly required: a client that sends none is now refused',
+      'a client may send no key; one that sends a key is unaffected',
+    ),
     'idempotencyKey.header': anyChange('clients send the key under this header name'),
     'idempotencyKey.everyAttempt': anyChange('whether the key goes on every attempt changed'),
     'idempotencyKey.sameOnEveryAttempt': anyChange('whether the key stays the same on every attempt changed'),
     'idempotencyKey.newPerCall': anyChange('whether a call gets a new key changed'),
     'idempotencyKey.scope': anyChange('what a key is scoped to changed'),
-    'idempotencyKey.retentionMs': numberRule('lower', 'the service forgets a key sooner: a retry with the same key later than that resumes again', 'the service remembers a key longer'),
+    'idempotencyKey.retentionMs': numberRule(
+      'lower',
+      'the service forgets a key sooner: a retry with the same key later than that resumes again',
+      'the service remembers a key longer',
+    ),
     'mayHaveApplied.statuses': setRule(
       breaks('a client without a key that retried this status must no longer: the resume may have been applied'),
       ok('a client without a key may now also retry this status; one that does not is unaffected'),
@@ -90,20 +115,59 @@ function retryRules(): Record<string, Rule> {
       breaks('a client without a key that retried this kind of network failure must no longer'),
       ok('a client without a key may now also retry this kind; one that does not is unaffected'),
     ),
-    'mayHaveApplied.timedOutAttempts': strictnessRule(['false', 'true'], 'a timed-out attempt may now have applied the resume: a client without a key must not retry it', 'a client without a key may now retry a timed-out attempt'),
-    'withoutIdempotencyKey.retries': strictnessRule(['notApplied', 'none'], 'a client without a key may retry less', 'a client without a key may retry more; one that retries less is unaffected'),
-    'retryAfter.statuses': setRule(breaks('a client kept to the previous policy does not wait for a Retry-After on this status, which it must now honour'), ok('a client that still honours Retry-After on this status waits longer than needed, never less')),
+    'mayHaveApplied.timedOutAttempts': strictnessRule(
+      ['false', 'true'],
+      'a timed-out attempt may now have applied the resume: a client without a key must not retry it',
+      'a client without a key may now retry a timed-out attempt',
+    ),
+    'withoutIdempotencyKey.retries': strictnessRule(
+      ['notApplied', 'none'],
+      'a client without a key may retry less',
+      'a client without a key may retry more; one that retries less is unaffected',
+    ),
+    'retryAfter.statuses': setRule(
+      breaks('a client kept to the previous policy does not wait for a Retry-After on this status, which it must now honour'),
+      ok('a client that still honours Retry-After on this status waits longer than needed, never less'),
+    ),
     'retryAfter.meaning': anyChange('what a Retry-After means to a client changed'),
-    'retryAfter.maxMs': numberRule('lower', 'a shorter Retry-After cap: a client kept to the previous cap waits for a Retry-After the policy now answers by giving up', 'a longer cap: a client kept to the previous cap gives up sooner and returns the answer, never sending sooner than asked'),
+    'retryAfter.maxMs': numberRule(
+      'lower',
+      'a shorter Retry-After cap: a client kept to the previous cap waits for a Retry-After the policy now answers by giving up',
+      'a longer cap: a client kept to the previous cap gives up sooner and returns the answer, never sending sooner than asked',
+    ),
     'retryAfter.aboveMax': anyChange('what a client does with a Retry-After above the cap changed'),
-    'attempts.max': numberRule('lower', 'fewer attempts: a client kept to the previous policy sends more than the policy now allows', 'more attempts allowed: a client that sends fewer is within them'),
-    'attempts.attemptTimeoutMs': numberRule('lower', 'a shorter per-attempt deadline: a client kept to the previous policy waits longer than allowed', 'a longer per-attempt deadline: a client that gives up sooner is within it'),
-    'attempts.maxTotalMs': numberRule('lower', 'a call must end sooner: a client kept to the previous policy may run longer than allowed', 'a call may take longer: a client that ends sooner is within it'),
+    'attempts.max': numberRule(
+      'lower',
+      'fewer attempts: a client kept to the previous policy sends more than the policy now allows',
+      'more attempts allowed: a client that sends fewer is within them',
+    ),
+    'attempts.attemptTimeoutMs': numberRule(
+      'lower',
+      'a shorter per-attempt deadline: a client kept to the previous policy waits longer than allowed',
+      'a longer per-attempt deadline: a client that gives up sooner is within it',
+    ),
+    'attempts.maxTotalMs': numberRule(
+      'lower',
+      'a call must end sooner: a client kept to the previous policy may run longer than allowed',
+      'a call may take longer: a client that ends sooner is within it',
+    ),
     'backoff.shape': anyChange('the shape of the waits between attempts changed'),
     'backoff.jitter': anyChange('the jitter of the waits between attempts changed'),
-    'backoff.baseMs': numberRule('lower', 'a lower bound on the waits: a client kept to the previous policy may wait longer than the bound', 'a higher bound on the waits: a client kept to the previous bound is within it'),
-    'backoff.factor': numberRule('lower', 'a lower bound on the waits: a client kept to the previous policy may wait longer than the bound', 'a higher bound on the waits: a client kept to the previous bound is within it'),
-    'backoff.maxMs': numberRule('lower', 'a lower cap on the waits: a client kept to the previous policy may wait longer than the cap', 'a higher cap on the waits: a client kept to the previous cap is within it'),
+    'backoff.baseMs': numberRule(
+      'lower',
+      'a lower bound on the waits: a client kept to the previous policy may wait longer than the bound',
+      'a higher bound on the waits: a client kept to the previous bound is within it',
+    ),
+    'backoff.factor': numberRule(
+      'lower',
+      'a lower bound on the waits: a client kept to the previous policy may wait longer than the bound',
+      'a higher bound on the waits: a client kept to the previous bound is within it',
+    ),
+    'backoff.maxMs': numberRule(
+      'lower',
+      'a lower cap on the waits: a client kept to the previous policy may wait longer than the cap',
+      'a higher cap on the waits: a client kept to the previous cap is within it',
+    ),
   };
 }
 
@@ -112,34 +176,69 @@ function deliveryRules(): Record<string, Rule> {
   const timing = 'when the circuit probes or drains: receivers must not rely on a schedule (x-decisions: webhook-retry)';
   return {
     decisions: compatible('the list of reasons only'),
-    answerDeadlineMs: numberRule('lower', 'a shorter answer deadline: an answer that was in time is now a failed delivery', 'a longer answer deadline: every answer in time before still is'),
+    answerDeadlineMs: numberRule(
+      'lower',
+      'a shorter answer deadline: an answer that was in time is now a failed delivery',
+      'a longer answer deadline: every answer in time before still is',
+    ),
     deliveredStatuses: setRule(ok('one more status counts as delivered'), breaks('an answer with this status, delivered before, is now a failed delivery')),
     followsRedirects: anyChange('whether a redirect is followed changed'),
     'dedupe.identity': anyChange('receivers dedupe by another identity'),
     'dedupe.idHeader': anyChange('receivers read the event id from another header'),
-    'dedupe.windowMs': numberRule('lower', 'a shorter dedupe window: a redelivery after the new window but within the old one is handled twice', 'a longer dedupe window: receivers keep records longer (more storage, docs/bounds.md); nothing handled once before is handled twice'),
+    'dedupe.windowMs': numberRule(
+      'lower',
+      'a shorter dedupe window: a redelivery after the new window but within the old one is handled twice',
+      'a longer dedupe window: receivers keep records longer (more storage, docs/bounds.md); nothing handled once before is handled twice',
+    ),
     'dedupe.sharedAcrossInstances': anyChange('whether receivers share the dedupe record changed'),
-    'retry.schedule': compatible('the schedule\'s name only; its delays are retry.scheduleMs'),
-    'retry.scheduleMs': compatible('receivers must not rely on a schedule or a number of attempts (x-decisions: webhook-retry); a longer redelivery horizon is classified on its own'),
+    'retry.schedule': compatible("the schedule's name only; its delays are retry.scheduleMs"),
+    'retry.scheduleMs': compatible(
+      'receivers must not rely on a schedule or a number of attempts (x-decisions: webhook-retry); a longer redelivery horizon is classified on its own',
+    ),
     'retry.sameWebhookId': anyChange('whether every attempt keeps the webhook-id changed'),
     'retry.identicalBytes': anyChange('whether every attempt sends identical bytes changed'),
-    'retry.endsEventStatuses': setRule(breaks('a new status ends an event: a receiver answering it for a passing fault loses the event to the dead letters'), breaks('a receiver answering this status to stop deliveries now gets them retried')),
-    'retryAfter.statuses': setRule(ok('a Retry-After on one more status is honoured'), breaks('a Retry-After on this status is no longer honoured: retried sooner than the receiver asked')),
+    'retry.endsEventStatuses': setRule(
+      breaks('a new status ends an event: a receiver answering it for a passing fault loses the event to the dead letters'),
+      breaks('a receiver answering this status to stop deliveries now gets them retried'),
+    ),
+    'retryAfter.statuses': setRule(
+      ok('a Retry-After on one more status is honoured'),
+      breaks('a Retry-After on this status is no longer honoured: retried sooner than the receiver asked'),
+    ),
     'retryAfter.meaning': anyChange('what a Retry-After means to the sender changed'),
-    'retryAfter.maxMs': numberRule('lower', 'a shorter Retry-After cap: a receiver is retried sooner than it asked', 'a longer Retry-After cap: a receiver is retried no sooner than before (a longer horizon is classified on its own)'),
+    'retryAfter.maxMs': numberRule(
+      'lower',
+      'a shorter Retry-After cap: a receiver is retried sooner than it asked',
+      'a longer Retry-After cap: a receiver is retried no sooner than before (a longer horizon is classified on its own)',
+    ),
     'retryAfter.aboveMax': anyChange('what the sender does with a Retry-After above the cap changed'),
-    'signature.toleranceMs': numberRule('lower', 'a shorter signature tolerance: a delivery from a sender whose clock is off by between the two is refused', 'a longer signature tolerance: every delivery accepted before still is'),
+    'signature.toleranceMs': numberRule(
+      'lower',
+      'a shorter signature tolerance: a delivery from a sender whose clock is off by between the two is refused',
+      'a longer signature tolerance: every delivery accepted before still is',
+    ),
     'endpointHealth.openAfterFailures': compatible(timing),
     'endpointHealth.openAfterSlowDowns': compatible(timing),
     'endpointHealth.slowDownStatuses': compatible(timing),
-    'endpointHealth.disableStatuses': setRule(breaks('a new status disables the endpoint: every delivery stops until an operator enables it'), ok('one status fewer disables the endpoint')),
+    'endpointHealth.disableStatuses': setRule(
+      breaks('a new status disables the endpoint: every delivery stops until an operator enables it'),
+      ok('one status fewer disables the endpoint'),
+    ),
     'endpointHealth.firstProbeAfterMs': compatible(timing),
     'endpointHealth.probeIntervalShare': compatible(timing),
     'endpointHealth.minProbeIntervalMs': compatible(timing),
     'endpointHealth.maxProbeIntervalMs': compatible(timing),
-    'endpointHealth.disableAfterMs': numberRule('lower', 'an endpoint is disabled sooner: its events wait for an operator after a shorter outage', 'an endpoint is disabled later (a longer horizon is classified on its own)'),
+    'endpointHealth.disableAfterMs': numberRule(
+      'lower',
+      'an endpoint is disabled sooner: its events wait for an operator after a shorter outage',
+      'an endpoint is disabled later (a longer horizon is classified on its own)',
+    ),
     'endpointHealth.refreshMs': compatible(timing),
-    'endpointHealth.maxHeldEvents': numberRule('lower', 'fewer events are held while the circuit is open: more go to the dead letters, delivered only when an operator recovers them', 'more events are held while the circuit is open'),
+    'endpointHealth.maxHeldEvents': numberRule(
+      'lower',
+      'fewer events are held while the circuit is open: more go to the dead letters, delivered only when an operator recovers them',
+      'more events are held while the circuit is open',
+    ),
     'endpointHealth.drainFirstWindow': compatible(timing),
     'endpointHealth.drainMaxWindow': compatible(timing),
     'endpointHealth.drainIntervalMs': compatible(timing),
@@ -196,10 +295,19 @@ function fieldChange(policy: PolicyPlace, field: string, before: Json | undefine
   if (!rule) verdict = breaks('no rule classifies this field yet: add one to tools/diff/behaviour-changes.ts');
   else if (action === 'Removed') verdict = breaks('a program that reads this field (the client, the engine, the graders) finds nothing');
   // A new field states a rule where programs can read it; only a key made required breaks anyone by being added.
-  else if (action === 'Added' && field !== 'idempotencyKey.requirement') verdict = ok('a new field: the policy now states a rule programs can read; no value a program read before changed');
+  else if (action === 'Added' && field !== 'idempotencyKey.requirement')
+    verdict = ok('a new field: the policy now states a rule programs can read; no value a program read before changed');
   else verdict = rule(before, after);
   const what = before !== undefined && after !== undefined ? `${show(field, before)} → ${show(field, after)}` : show(field, (after ?? before) as Json);
-  return { kind: verdict.breaking ? 'breaking' : 'non-breaking', ...(verdict.breaking ? { breaks: policy.side } : {}), policy: policy.policy, field, action, what, reason: verdict.reason };
+  return {
+    kind: verdict.breaking ? 'breaking' : 'non-breaking',
+    ...(verdict.breaking ? { breaks: policy.side } : {}),
+    policy: policy.policy,
+    field,
+    action,
+    what,
+    reason: verdict.reason,
+  };
 }
 
 function horizonChange(before: Json | undefined, after: Json | undefined): BehaviourChange[] {
@@ -221,7 +329,8 @@ function horizonChange(before: Json | undefined, after: Json | undefined): Behav
       field: 'redelivery horizon',
       action: 'Changed',
       what: `${spellDuration(old)} → ${spellDuration(now)}`,
-      reason: 'automatic redeliveries come later than before: a receiver whose dedupe window covered the old horizon sees an event again after its record is gone',
+      reason:
+        'automatic redeliveries come later than before: a receiver whose dedupe window covered the old horizon sees an event again after its record is gone',
     },
   ];
 }

@@ -84,8 +84,7 @@ function what(diff: Diff): string {
 }
 
 function decisionChanges(before: unknown, after: unknown): DecisionChange[] {
-  const byId = (list: unknown) =>
-    new Map((Array.isArray(list) ? (list as Record<string, unknown>[]) : []).map((d) => [String(d.id), d] as const));
+  const byId = (list: unknown) => new Map((Array.isArray(list) ? (list as Record<string, unknown>[]) : []).map((d) => [String(d.id), d] as const));
   const old = byId(before);
   const now = byId(after);
   const changes: DecisionChange[] = [];
@@ -165,7 +164,13 @@ export function renderChangelogMarkdown(log: Changelog, ref: string): string {
     for (const e of rows) lines.push(`| ${e.action} | ${cell(e.what)} | \`${cell(e.where)}\` |`);
   }
   if (log.behaviour.length) {
-    lines.push('', `### Behaviour: x-retry-policy and x-delivery-policy (${log.behaviour.length})`, '', '| | Field | Change | Breaks | Why |', '|---|---|---|---|---|');
+    lines.push(
+      '',
+      `### Behaviour: x-retry-policy and x-delivery-policy (${log.behaviour.length})`,
+      '',
+      '| | Field | Change | Breaks | Why |',
+      '|---|---|---|---|---|',
+    );
     for (const c of log.behaviour) {
       lines.push(`| ${c.action} | \`${c.policy} ${cell(c.field)}\` | ${cell(c.what)} | ${c.breaks ? `**${c.breaks}**` : 'compatible'} | ${cell(c.reason)} |`);
     }

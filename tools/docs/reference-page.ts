@@ -94,5 +94,8 @@ function inScript(code: string): string {
 
 /** Redoc's state as a JavaScript literal: no `<` that the HTML parser could read, no line separators. */
 function stateLiteral(state: unknown): string {
-  return JSON.stringify(state).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(state)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }

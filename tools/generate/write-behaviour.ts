@@ -23,12 +23,12 @@ const POLICIES = [
   {
     name: 'RESUME_RETRY_POLICY',
     from: ['paths', '/v1/sessions/{session_id}/resume', 'post', 'x-retry-policy'],
-    about: 'When a client retries a resume, how it spaces the attempts and what it keeps the same on each: the resume operation\'s `x-retry-policy`.',
+    about: "When a client retries a resume, how it spaces the attempts and what it keeps the same on each: the resume operation's `x-retry-policy`.",
   },
   {
     name: 'WEBHOOK_DELIVERY_POLICY',
     from: ['webhooks', 'sessionEvent', 'post', 'x-delivery-policy'],
-    about: 'What counts as a delivered session event, when a failed one is sent again, and how receivers dedupe: the session webhook\'s `x-delivery-policy`.',
+    about: "What counts as a delivered session event, when a failed one is sent again, and how receivers dedupe: the session webhook's `x-delivery-policy`.",
   },
 ] as const;
 
@@ -57,7 +57,9 @@ function frozenCode(value: Json, indent: string): string {
   const inner = `${indent}  `;
   if (Array.isArray(value)) {
     const flat = value.every((v) => v === null || typeof v !== 'object');
-    return flat ? `Object.freeze([${value.map((v) => JSON.stringify(v)).join(', ')}])` : `Object.freeze([\n${value.map((v) => `${inner}${frozenCode(v, inner)},`).join('\n')}\n${indent}])`;
+    return flat
+      ? `Object.freeze([${value.map((v) => JSON.stringify(v)).join(', ')}])`
+      : `Object.freeze([\n${value.map((v) => `${inner}${frozenCode(v, inner)},`).join('\n')}\n${indent}])`;
   }
   const lines = Object.entries(value).map(([k, v]) => `${inner}${key(k)}: ${frozenCode(v, inner)},`);
   return `Object.freeze({\n${lines.join('\n')}\n${indent}})`;

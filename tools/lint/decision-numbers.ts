@@ -42,7 +42,12 @@ function list(items: readonly (string | number)[], last: 'and' | 'or'): string {
 }
 
 function retryClaims(r: ClaimedRetryFields): Claim[] {
-  const say = (phrase: string, from: string, part: Claim['part'] = 'chosen'): Claim => ({ decision: 'resume-retry-policy', part, phrase, from: `x-retry-policy ${from}` });
+  const say = (phrase: string, from: string, part: Claim['part'] = 'chosen'): Claim => ({
+    decision: 'resume-retry-policy',
+    part,
+    phrase,
+    from: `x-retry-policy ${from}`,
+  });
   const notApplied = r.retryableStatuses.filter((s) => !r.mayHaveApplied.statuses.includes(s));
   const serverErrors = r.retryableStatuses.filter((s) => s >= 500);
   return [
@@ -53,9 +58,23 @@ function retryClaims(r: ClaimedRetryFields): Claim[] {
     say(`min(${spellDuration(r.backoff.maxMs)}, ${spellDuration(r.backoff.baseMs)} × ${r.backoff.factor}^(n−1))`, 'backoff'),
     say(`At most ${r.attempts.max} attempts, so a call ends within ${spellDuration(r.attempts.maxTotalMs)}`, 'attempts.max, attempts.maxTotalMs'),
     say(`a ${list(r.mayHaveApplied.statuses, 'or')}, a network failure after the request was sent`, 'mayHaveApplied'),
-    say(`(withoutIdempotencyKey.retries: ${r.withoutIdempotencyKey.retries}): ${notApplied.join(', ')} and a network failure before the request was sent`, 'withoutIdempotencyKey, mayHaveApplied', 'client-tolerance'),
-    { decision: 'idempotency-key', part: 'chosen', phrase: `for IDEMPOTENCY_TTL seconds (${spellDuration(r.idempotencyKey.retentionMs)} by default)`, from: 'x-retry-policy idempotencyKey.retentionMs' },
-    { decision: 'rate-limit', part: 'client-tolerance', phrase: `(retryAfter.maxMs, ${spellDuration(r.retryAfter.maxMs)})`, from: 'x-retry-policy retryAfter.maxMs' },
+    say(
+      `(withoutIdempotencyKey.retries: ${r.withoutIdempotencyKey.retries}): ${notApplied.join(', ')} and a network failure before the request was sent`,
+      'withoutIdempotencyKey, mayHaveApplied',
+      'client-tolerance',
+    ),
+    {
+      decision: 'idempotency-key',
+      part: 'chosen',
+      phrase: `for IDEMPOTENCY_TTL seconds (${spellDuration(r.idempotencyKey.retentionMs)} by default)`,
+      from: 'x-retry-policy idempotencyKey.retentionMs',
+    },
+    {
+      decision: 'rate-limit',
+      part: 'client-tolerance',
+      phrase: `(retryAfter.maxMs, ${spellDuration(r.retryAfter.maxMs)})`,
+      from: 'x-retry-policy retryAfter.maxMs',
+    },
     { decision: 'store-unavailable', part: 'client-tolerance', phrase: `${list(serverErrors, 'and')} are retried`, from: 'x-retry-policy retryableStatuses' },
   ];
 }
@@ -66,26 +85,76 @@ function deliveryClaims(d: ClaimedDeliveryFields): Claim[] {
   const horizon = redeliveryHorizon(d);
   const window = spellDuration(d.dedupe.windowMs);
   const claims: Claim[] = [
-    { decision: 'webhook-ack', part: 'chosen', phrase: `Only a ${list(d.deliveredStatuses, 'or')} within ${spellDuration(d.answerDeadlineMs)} counts as delivered`, from: from('deliveredStatuses, answerDeadlineMs') },
+    {
+      decision: 'webhook-ack',
+      part: 'chosen',
+      phrase: `Only a ${list(d.deliveredStatuses, 'or')} within ${spellDuration(d.answerDeadlineMs)} counts as delivered`,
+      from: from('deliveredStatuses, answerDeadlineMs'),
+    },
     { decision: 'webhook-retry', part: 'chosen', phrase: `(${schedule.join(', ')}: ${schedule.length} attempts)`, from: from('retry.scheduleMs') },
-    { decision: 'webhook-retry', part: 'chosen', phrase: `a ${list(d.retryAfter.statuses, 'or')} with Retry-After waits at least what it asks (at most ${spellDuration(d.retryAfter.maxMs)})`, from: from('retryAfter') },
+    {
+      decision: 'webhook-retry',
+      part: 'chosen',
+      phrase: `a ${list(d.retryAfter.statuses, 'or')} with Retry-After waits at least what it asks (at most ${spellDuration(d.retryAfter.maxMs)})`,
+      from: from('retryAfter'),
+    },
     { decision: 'webhook-outbox', part: 'chosen', phrase: `the ${spellDuration(d.answerDeadlineMs)} answer deadline`, from: from('answerDeadlineMs') },
     { decision: 'webhook-outbox', part: 'chosen', phrase: `capped at ${spellDuration(d.retryAfter.maxMs)}`, from: from('retryAfter.maxMs') },
     { decision: 'webhook-outbox', part: 'chosen', phrase: `its ${window} window`, from: from('dedupe.windowMs') },
-    { decision: 'webhook-outbox', part: 'chosen', phrase: `the ${spellDuration(d.signature.toleranceMs)} signature tolerance`, from: from('signature.toleranceMs') },
-    { decision: 'webhook-signing', part: 'chosen', phrase: `a timestamp more than ${spellDuration(d.signature.toleranceMs)} off`, from: from('signature.toleranceMs') },
+    {
+      decision: 'webhook-outbox',
+      part: 'chosen',
+      phrase: `the ${spellDuration(d.signature.toleranceMs)} signature tolerance`,
+      from: from('signature.toleranceMs'),
+    },
+    {
+      decision: 'webhook-signing',
+      part: 'chosen',
+      phrase: `a timestamp more than ${spellDuration(d.signature.toleranceMs)} off`,
+      from: from('signature.toleranceMs'),
+    },
     { decision: 'dedupe-window', part: 'chosen', phrase: `(x-delivery-policy dedupe.windowMs) is ${window}`, from: from('dedupe.windowMs') },
-    { decision: 'dedupe-window', part: 'chosen', phrase: `${horizon.waits} waits of the schedule, each stretched to a Retry-After of up to ${spellDuration(d.retryAfter.maxMs)}`, from: from('retry.scheduleMs, retryAfter.maxMs') },
-    { decision: 'dedupe-window', part: 'chosen', phrase: `an answer deadline of ${spellDuration(d.answerDeadlineMs)} per attempt`, from: from('answerDeadlineMs') },
-    { decision: 'dedupe-window', part: 'chosen', phrase: `${spellDuration(horizon.totalMs)} in all`, from: 'the redelivery horizon (tools/lint/policy-invariants.ts)' },
+    {
+      decision: 'dedupe-window',
+      part: 'chosen',
+      phrase: `${horizon.waits} waits of the schedule, each stretched to a Retry-After of up to ${spellDuration(d.retryAfter.maxMs)}`,
+      from: from('retry.scheduleMs, retryAfter.maxMs'),
+    },
+    {
+      decision: 'dedupe-window',
+      part: 'chosen',
+      phrase: `an answer deadline of ${spellDuration(d.answerDeadlineMs)} per attempt`,
+      from: from('answerDeadlineMs'),
+    },
+    {
+      decision: 'dedupe-window',
+      part: 'chosen',
+      phrase: `${spellDuration(horizon.totalMs)} in all`,
+      from: 'the redelivery horizon (tools/lint/policy-invariants.ts)',
+    },
     { decision: 'manual-redelivery', part: 'chosen', phrase: `dedupe window (${window})`, from: from('dedupe.windowMs') },
   ];
   if (d.endpointHealth) {
     const circuit = circuitDelay(d.endpointHealth, d.answerDeadlineMs);
     claims.push(
-      { decision: 'dedupe-window', part: 'chosen', phrase: `one hold while the endpoint's circuit is open, up to ${spellDuration(circuit.holdMs)}; the drain of the longest backlog after it, ${spellDuration(circuit.drainMs)}`, from: from('endpointHealth (tools/lint/circuit-hold.ts)') },
-      { decision: 'dedupe-window', part: 'chosen', phrase: `each further hold adds up to ${spellDuration(circuit.holdMs)}, at most ${Math.max(horizon.waits - 1, 0)} more`, from: from('endpointHealth, retry.scheduleMs') },
-      { decision: 'manual-redelivery', part: 'chosen', phrase: `at most ${d.endpointHealth.maxHeldEvents.toLocaleString('en-US')} events`, from: from('endpointHealth.maxHeldEvents') },
+      {
+        decision: 'dedupe-window',
+        part: 'chosen',
+        phrase: `one hold while the endpoint's circuit is open, up to ${spellDuration(circuit.holdMs)}; the drain of the longest backlog after it, ${spellDuration(circuit.drainMs)}`,
+        from: from('endpointHealth (tools/lint/circuit-hold.ts)'),
+      },
+      {
+        decision: 'dedupe-window',
+        part: 'chosen',
+        phrase: `each further hold adds up to ${spellDuration(circuit.holdMs)}, at most ${Math.max(horizon.waits - 1, 0)} more`,
+        from: from('endpointHealth, retry.scheduleMs'),
+      },
+      {
+        decision: 'manual-redelivery',
+        part: 'chosen',
+        phrase: `at most ${d.endpointHealth.maxHeldEvents.toLocaleString('en-US')} events`,
+        from: from('endpointHealth.maxHeldEvents'),
+      },
     );
   }
   return claims;

@@ -44,7 +44,13 @@ export const MANUAL_REDELIVERY_DECISION = 'manual-redelivery';
  */
 export function spellDuration(ms: number): string {
   if (ms === 0) return '0 s';
-  const units: Array<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1000], ['ms', 1]];
+  const units: Array<[string, number]> = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['min', 60_000],
+    ['s', 1000],
+    ['ms', 1],
+  ];
   const parts: string[] = [];
   let rest = ms;
   for (const [unit, size] of units) {

@@ -9,7 +9,8 @@ export async function busyPortMessage(host: string, port: number): Promise<strin
   const probe = createServer();
   return new Promise((resolve, reject) => {
     probe.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') resolve(`${host}:${port} is already in use: set PORT to a free port (PORT=${port === 65_535 ? port - 1 : port + 1} npm run mock).`);
+      if (error.code === 'EADDRINUSE')
+        resolve(`${host}:${port} is already in use: set PORT to a free port (PORT=${port === 65_535 ? port - 1 : port + 1} npm run mock).`);
       else reject(new Error(`cannot listen on ${host}:${port}: ${error.message}`, { cause: error }));
     });
     probe.listen(port, host, () => probe.close(() => resolve(undefined)));

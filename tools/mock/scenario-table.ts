@@ -29,9 +29,7 @@ export function renderScenarioMarkdown(scenarios: readonly Scenario[]): string {
 /** Plain-text lines for a terminal: one scenario per line. */
 export function renderScenarioText(scenarios: readonly Scenario[]): string {
   const width = Math.max(...scenarios.map((s) => s.prefer.length)) + 'Prefer: '.length;
-  return scenarios
-    .map((s) => `  ${`Prefer: ${s.prefer}`.padEnd(width)}  → ${s.summary}\n  ${' '.repeat(width)}    ${answer(s)}`)
-    .join('\n');
+  return scenarios.map((s) => `  ${`Prefer: ${s.prefer}`.padEnd(width)}  → ${s.summary}\n  ${' '.repeat(width)}    ${answer(s)}`).join('\n');
 }
 
 /** The whole mock section of docs/mock-sandbox-msw.md, rendered from the scenario list. */

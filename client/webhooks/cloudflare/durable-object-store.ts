@@ -6,7 +6,15 @@
  * a later request once its lease ends.
  */
 import { checkInteger, checkOption } from '@session-resume-api/runtime/options-error';
-import { runHandler, StoreUnavailableError, type DeadLetter, type ProcessingOptions, type OrderedReceiverStore, type RecordedEvent, type RecordOutcome } from '../store.js';
+import {
+  runHandler,
+  StoreUnavailableError,
+  type DeadLetter,
+  type ProcessingOptions,
+  type OrderedReceiverStore,
+  type RecordedEvent,
+  type RecordOutcome,
+} from '../store.js';
 import { handlerRetryDelayMs } from '../handler-backoff.js';
 import type { RecordAnswer, StoreCall } from './protocol.js';
 
@@ -75,13 +83,7 @@ export interface DurableObjectStoreOptions {
  * export default { fetch: (request, env, ctx) => receiver.fetch(request, ctx) };
  */
 export function createDurableObjectStore(options: DurableObjectStoreOptions): OrderedReceiverStore {
-  const { namespace, name = DEFAULT_OBJECT_NAME, leaseMs = DEFAULT_LEASE_MS, callTimeoutMs = DEFAULT_CALL_TIMEOUT_MS, maxEvents = DEFAULT_OBJECT_MAX_EVENTS, maxRecords = DEFAULT_OBJECT_MAX_RECORDS } = options ?? {};
-  checkOption(typeof namespace?.idFromName === 'function' && typeof namespace.get === 'function', 'createDurableObjectStore: namespace must be the DurableObjectNamespace binding of WebhookStoreObject (env.WEBHOOK_STORE)');
-  checkOption(typeof name === 'string' && name.length > 0, 'createDurableObjectStore: name must be a non-empty string');
-  checkInteger('createDurableObjectStore: leaseMs', leaseMs, { min: 1 });
-  checkInteger('createDurableObjectStore: callTimeoutMs', callTimeoutMs, { min: 1 });
-  checkInteger('createDurableObjectStore: maxEvents', maxEvents, { min: 1 });
-  checkInteger('createDurableObjectStore: maxRecords', maxRecords, { min: 1 });
+  const { namespace, name, leaseMs, callTimeoutMs, maxEvents, maxRecords } = resolveOptions(options);
   const call = objectCaller(namespace, name, callTimeoutMs);
   const running = new Set<Promise<void>>();
   let processing: ProcessingOptions | undefined;
@@ -104,7 +106,18 @@ export function createDurableObjectStore(options: DurableObjectStoreOptions): Or
     async record(key, event, webhookId): Promise<RecordOutcome> {
       if (closed) throw new StoreUnavailableError('the Durable Object store is closed');
       if (!processing) throw new StoreUnavailableError('the Durable Object store was not started by a receiver');
-      const answer = await call<RecordAnswer>({ op: 'record', key, event, webhookId, windowMs: processing.windowSeconds * 1000, leaseMs, deadline: Date.now() + callTimeoutMs, maxEvents, maxRecords, sweepLimit: SWEEP_PER_DELIVERY });
+      const answer = await call<RecordAnswer>({
+        op: 'record',
+        key,
+        event,
+        webhookId,
+        windowMs: processing.windowSeconds * 1000,
+        leaseMs,
+        deadline: Date.now() + callTimeoutMs,
+        maxEvents,
+        maxRecords,
+        sweepLimit: SWEEP_PER_DELIVERY,
+      });
       if ('late' in answer) throw new StoreUnavailableError('the Durable Object answered after the call timed out');
       if ('full' in answer) {
         throw new StoreUnavailableError(
@@ -124,6 +137,28 @@ export function createDurableObjectStore(options: DurableObjectStoreOptions): Or
       await Promise.all(running);
     },
   };
+}
+
+/** The options with their defaults, each checked (an `OptionsError` names the one that is wrong). */
+function resolveOptions(options: DurableObjectStoreOptions) {
+  const {
+    namespace,
+    name = DEFAULT_OBJECT_NAME,
+    leaseMs = DEFAULT_LEASE_MS,
+    callTimeoutMs = DEFAULT_CALL_TIMEOUT_MS,
+    maxEvents = DEFAULT_OBJECT_MAX_EVENTS,
+    maxRecords = DEFAULT_OBJECT_MAX_RECORDS,
+  } = options ?? {};
+  checkOption(
+    typeof namespace?.idFromName === 'function' && typeof namespace.get === 'function',
+    'createDurableObjectStore: namespace must be the DurableObjectNamespace binding of WebhookStoreObject (env.WEBHOOK_STORE)',
+  );
+  checkOption(typeof name === 'string' && name.length > 0, 'createDurableObjectStore: name must be a non-empty string');
+  checkInteger('createDurableObjectStore: leaseMs', leaseMs, { min: 1 });
+  checkInteger('createDurableObjectStore: callTimeoutMs', callTimeoutMs, { min: 1 });
+  checkInteger('createDurableObjectStore: maxEvents', maxEvents, { min: 1 });
+  checkInteger('createDurableObjectStore: maxRecords', maxRecords, { min: 1 });
+  return { namespace, name, leaseMs, callTimeoutMs, maxEvents, maxRecords };
 }
 
 type Call = <T>(body: StoreCall) => Promise<T>;
@@ -163,7 +198,15 @@ async function attempts(processingOptions: ProcessingOptions, call: Call, claime
         const final = recorded.attempt >= processingOptions.maxAttempts;
         const retryDelayMs = handlerRetryDelayMs(processingOptions, recorded.attempt);
         processingOptions.onFailure(error, recorded, final);
-        await call({ op: 'finish', id: recorded.id, attempt: recorded.attempt, ok: false, error: error instanceof Error ? error.message : String(error), final, retryDelayMs });
+        await call({
+          op: 'finish',
+          id: recorded.id,
+          attempt: recorded.attempt,
+          ok: false,
+          error: error instanceof Error ? error.message : String(error),
+          final,
+          retryDelayMs,
+        });
         if (final) return;
         await new Promise((resolve) => setTimeout(resolve, retryDelayMs));
         recorded = await call<RecordedEvent | null>({ op: 'claim', id: recorded.id, leaseMs });

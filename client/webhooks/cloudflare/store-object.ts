@@ -63,7 +63,9 @@ const recordedOf = (e: StoredEvent): RecordedEvent => ({ id: e.id, key: e.key, e
 const DEFAULT_MAX_RECORDS = 1_000_000;
 /** The keys of an event's identities, as written now first, then as written before fields. */
 const identityKeys = (key: string, webhookId: string | undefined): string[] =>
-  webhookId === undefined ? [`k:${identityField(key)}`, `k:${key}`] : [`k:${identityField(key)}`, `k:${key}`, `w:${webhookIdField(webhookId)}`, `w:${webhookId}`];
+  webhookId === undefined
+    ? [`k:${identityField(key)}`, `k:${key}`]
+    : [`k:${identityField(key)}`, `k:${key}`, `w:${webhookIdField(webhookId)}`, `w:${webhookId}`];
 /** A compact record's value: `<expiry>:<id>` (an entry's identity holds its id alone, which has no ':'). */
 const compactValue = (e: StoredEvent) => `${e.expiresAt}:${e.id}`;
 /** The index of a session's order mark by its expiry. */
@@ -133,7 +135,17 @@ export class WebhookStoreObject {
     const count = (await this.#storage.get<number>('n')) ?? 0;
     if (count >= c.maxEvents) return { full: true };
     if (((await this.#storage.get<number>('r')) ?? 0) >= (c.maxRecords ?? DEFAULT_MAX_RECORDS)) return { full: true, records: true };
-    const entry: StoredEvent = { id: crypto.randomUUID(), key: c.key, webhookId: c.webhookId, event: c.event, receivedAt: now, expiresAt: now + c.windowMs, state: 'active', attempts: 1, dueAt: now + c.leaseMs };
+    const entry: StoredEvent = {
+      id: crypto.randomUUID(),
+      key: c.key,
+      webhookId: c.webhookId,
+      event: c.event,
+      receivedAt: now,
+      expiresAt: now + c.windowMs,
+      state: 'active',
+      attempts: 1,
+      dueAt: now + c.leaseMs,
+    };
     await this.#storage.put({
       [`e:${entry.id}`]: entry,
       [refs[0]!]: entry.id,

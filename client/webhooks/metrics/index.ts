@@ -20,8 +20,13 @@ function counter(registry: Registry, name: string, help: string): Counter<'resul
  * @example const receiver = createWebhookReceiver({ store, onEvent, metrics: createReceiverMetrics(register) });
  */
 export function createReceiverMetrics(registry: Registry): ReceiverMetrics {
-  if (typeof registry?.getSingleMetric !== 'function') throw new TypeError('createReceiverMetrics: registry must be a prom-client Registry (new Registry() or its default register)');
-  const events = counter(registry, 'session_resume_receiver_events_total', 'Webhook deliveries received, by result: new, duplicate, invalid, unauthorized, unavailable.');
+  if (typeof registry?.getSingleMetric !== 'function')
+    throw new TypeError('createReceiverMetrics: registry must be a prom-client Registry (new Registry() or its default register)');
+  const events = counter(
+    registry,
+    'session_resume_receiver_events_total',
+    'Webhook deliveries received, by result: new, duplicate, invalid, unauthorized, unavailable.',
+  );
   const runs = counter(registry, 'session_resume_receiver_handler_runs_total', 'Runs of the onEvent handler, by result: ok, failed, stale.');
   return {
     answered(result) {

@@ -98,7 +98,11 @@ function createMarker({ store, keys, processing }: BatchWorkerOptions): (m: Mark
     },
   });
   // A failure to mark leaves at most a second run of a handler that ran, never a lost event.
-  return (m: Mark) => marks.add(m).then(() => undefined, (error: unknown) => processing.onStoreError?.(error, 'receiver: processed events could not be marked so'));
+  return (m: Mark) =>
+    marks.add(m).then(
+      () => undefined,
+      (error: unknown) => processing.onStoreError?.(error, 'receiver: processed events could not be marked so'),
+    );
 }
 
 /** 1 per event of `data` to run, 0 per event processed or dead-lettered already. */
@@ -110,7 +114,11 @@ function pendingOf({ store, keys, bucketMs }: WorkerContext, data: BatchData, fi
 async function deadLetter({ store, keys, processing }: WorkerContext, batchId: string, receivedAt: number, failures: Failure[]): Promise<void> {
   const argv: Array<string | number> = [Date.now(), batchId];
   for (const { item, recorded, error } of failures) {
-    argv.push(item.id, JSON.stringify({ receivedAt, events: [item] } satisfies BatchData), JSON.stringify({ attempts: recorded.attempt, error: message(error) }));
+    argv.push(
+      item.id,
+      JSON.stringify({ receivedAt, events: [item] } satisfies BatchData),
+      JSON.stringify({ attempts: recorded.attempt, error: message(error) }),
+    );
   }
   await store.sraDead(keys.dead, keys.deadEvents, keys.deadWhy, keys.inbox, keys.inboxAt, ...argv);
   for (const { recorded, error } of failures) processing.onFailure(error, recorded, true);
@@ -163,7 +171,10 @@ export function createBatchWorker(options: BatchWorkerOptions) {
       const data = batchOf(job);
       const failures = await runEvents(context, job, data, attempt, final);
       if (failures.length === 0) return;
-      if (!final) throw new BatchAttemptError(`${failures.length} of ${data.events.length} events of the batch failed (first: ${message(failures[0]!.error)}); they will be retried`);
+      if (!final)
+        throw new BatchAttemptError(
+          `${failures.length} of ${data.events.length} events of the batch failed (first: ${message(failures[0]!.error)}); they will be retried`,
+        );
       await deadLetter(context, job.id!, data.receivedAt, failures);
     },
 
@@ -177,10 +188,19 @@ export function createBatchWorker(options: BatchWorkerOptions) {
       }
       const data = batchOf(job);
       const { receivedAt, events } = data;
-      const pending = await pendingOf(context, data, events.map((e) => tripleField(e.key)));
+      const pending = await pendingOf(
+        context,
+        data,
+        events.map((e) => tripleField(e.key)),
+      );
       const attempts = Math.max(1, job.attemptsMade);
       const rest = events.filter((_, i) => pending[i] === 1);
-      await deadLetter(context, job.id!, receivedAt, rest.map((item) => ({ item, recorded: { ...item, receivedAt, attempt: attempts }, error })));
+      await deadLetter(
+        context,
+        job.id!,
+        receivedAt,
+        rest.map((item) => ({ item, recorded: { ...item, receivedAt, attempt: attempts }, error })),
+      );
       return true;
     },
   };

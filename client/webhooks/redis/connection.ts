@@ -40,7 +40,11 @@ function checkSource({ url, client, clusterNodes }: ConnectionSource, where: str
     return { url };
   }
   if (client !== undefined) {
-    checkOption(typeof client === 'object' && client !== null && typeof client.duplicate === 'function', `${where}: client must be an ioredis Redis or Cluster instance`, 'client');
+    checkOption(
+      typeof client === 'object' && client !== null && typeof client.duplicate === 'function',
+      `${where}: client must be an ioredis Redis or Cluster instance`,
+      'client',
+    );
     return { client };
   }
   checkOption(Array.isArray(clusterNodes) && clusterNodes.length > 0, `${where}: clusterNodes must be a non-empty list of "host:port"`, 'clusterNodes');

@@ -10,7 +10,16 @@ export type { RedisConnection } from './connection.js';
 export { OptionsError } from '@session-resume-api/runtime/options-error';
 export type { OptionsErrorOptions } from '@session-resume-api/runtime/options-error';
 // The store's types, so that what the factory returns can be named from this entry too.
-export type { DeadLetter, HandlerRun, OrderedReceiverStore, ProcessingOptions, ReceiverStore, RecordOutcome, RecordedEvent, SessionPosition } from '../store.js';
+export type {
+  DeadLetter,
+  HandlerRun,
+  OrderedReceiverStore,
+  ProcessingOptions,
+  ReceiverStore,
+  RecordOutcome,
+  RecordedEvent,
+  SessionPosition,
+} from '../store.js';
 export type { ReceivedEvent } from '../tolerant-event.js';
 export type { TraceContext } from '@session-resume-api/runtime/trace-context';
 export type { ApiComponents, ApiOperations, ApiWebhooks, SessionEvent } from '@session-resume-api/runtime/types';

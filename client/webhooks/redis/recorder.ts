@@ -55,17 +55,30 @@ export function createRecorder(options: RecorderOptions): { add(recording: Recor
     // The clock keeps Redis's own time; the scripts read it moved by the skew.
     const skewMs = skew();
     const redisNow = clock.now();
-    const deadline = recordDeadline({ oldestAt: items[0]!.at, recordTimeoutMs, now: Date.now(), redisNow: redisNow === undefined ? undefined : redisNow + skewMs });
+    const deadline = recordDeadline({
+      oldestAt: items[0]!.at,
+      recordTimeoutMs,
+      now: Date.now(),
+      redisNow: redisNow === undefined ? undefined : redisNow + skewMs,
+    });
     if (!deadline) throw new StoreUnavailableError(`Redis did not answer the recording within ${recordTimeoutMs} ms`);
     const batchId = newId();
     const batchItems = items.map(({ id, key, event, trace }): BatchItem => ({ id, key, event, ...(trace ? { trace } : {}) }));
-    const events = items.flatMap((item, i) => [tripleField(item.key), item.webhookId === undefined ? '' : webhookIdField(item.webhookId), item.id, JSON.stringify(batchItems[i])]);
+    const events = items.flatMap((item, i) => [
+      tripleField(item.key),
+      item.webhookId === undefined ? '' : webhookIdField(item.webhookId),
+      item.id,
+      JSON.stringify(batchItems[i]),
+    ]);
     const { windowMs, bucketMs } = window();
     const args = recordCall({ fromMs: deadline.fromMs, deadlineMs: deadline.deadlineMs, windowMs, bucketMs, batchId, skewMs, events });
     const call = store.sraRecord(...(args as [number, ...Array<string | number>]));
     // Every answer tells Redis's time, even one that came too late for its deliveries. A failed
     // call reaches the caller through `rejectAfterMs` below; this reader has nothing to observe.
-    call.then((out) => clock.observe(Number(out[1]) - skewMs), () => {});
+    call.then(
+      (out) => clock.observe(Number(out[1]) - skewMs),
+      () => {},
+    );
     const out = await rejectAfterMs(call, deadline.waitMs, 'the recording');
     const [status, now] = [Number(out[0]), Number(out[1])];
     if (status === RECORD_STATUS.late) {

@@ -34,7 +34,13 @@ const libs = await loadRedisLibraries();
 const EVENTS_MAX_LEN = 100;
 
 /** The store's own connection (recording, its scripts), BullMQ's queue connection, and their readiness with Redis's time. */
-function openConnections(connect: ReturnType<typeof checkOptions>, keys: StoreKeys, queueName: string, recordTimeoutMs: number, onQueueError: (error: Error) => void) {
+function openConnections(
+  connect: ReturnType<typeof checkOptions>,
+  keys: StoreKeys,
+  queueName: string,
+  recordTimeoutMs: number,
+  onQueueError: (error: Error) => void,
+) {
   // Request path: fail fast while Redis is down or hung, so the answer is a quick 503, never a 200
   // for an unrecorded event. No auto-pipelining: a turn's deliveries share one command already.
   // The scripts are defined on this connection only (BullMQ's stay off the ack path).
@@ -42,11 +48,17 @@ function openConnections(connect: ReturnType<typeof checkOptions>, keys: StoreKe
   // BullMQ's queue connection (hand-over and reconcile, off the answer path) in the role BullMQ asks
   // for; on a cluster the queue prefix is the hash tag, so its keys share one slot.
   const queueConnection = connect({ role: 'blocking' });
-  const queue: QueueType<BatchData> = new libs.Queue<BatchData>(queueName, { connection: queueConnection, prefix: keys.bullPrefix, streams: { events: { maxLen: EVENTS_MAX_LEN } } });
+  const queue: QueueType<BatchData> = new libs.Queue<BatchData>(queueName, {
+    connection: queueConnection,
+    prefix: keys.bullPrefix,
+    streams: { events: { maxLen: EVENTS_MAX_LEN } },
+  });
   queue.on('error', onQueueError);
   const clock = createRedisClock();
   // Without an offline queue a command sent while a node's connection is opening fails: open every primary first.
-  const connected = new Promise<void>((resolve) => (store.status === 'ready' ? resolve() : store.once('ready', () => resolve()))).then(() => openPrimaries(store));
+  const connected = new Promise<void>((resolve) => (store.status === 'ready' ? resolve() : store.once('ready', () => resolve()))).then(() =>
+    openPrimaries(store),
+  );
   // Ready: connected, BullMQ ready, and Redis's time read (the record path states deadlines in it).
   const ready = Promise.all([queue.waitUntilReady(), connected.then(async () => clock.observe(timeMs(await store.sraTime(keys.inbox))))]).then(() => undefined);
   // Every reader of `ready` gets its failure: a recording (a 503 with the reason) and the inbox
@@ -93,7 +105,10 @@ export function createRedisEventStore(options: RedisEventStoreOptions): OrderedR
   );
   let isReady = false;
   // A failed `ready` is reported where it is awaited (a recording, the sweep): this reader only marks success.
-  ready.then(() => (isReady = true), () => {});
+  ready.then(
+    () => (isReady = true),
+    () => {},
+  );
   const connectWorker = () => connect({ role: 'blocking' });
   const processing = createStoreProcessing({ ...settings, libs, queue, store, keys, queueName, connectWorker, ready });
   const advanceSession = createSessionOrder(store, keys);
@@ -118,20 +133,15 @@ export function createRedisEventStore(options: RedisEventStoreOptions): OrderedR
       report = processingOptions.onStoreError;
       processing.start(processingOptions, started.bucketMs, runWorker);
     },
-
     async record(key, event, webhookId, trace): Promise<RecordOutcome> {
       if (closed) throw new StoreUnavailableError('the Redis store is closed');
       if (!started) throw new StoreUnavailableError('the Redis store was not started by a receiver');
       const recording: Recording = { at: Date.now(), key, event, webhookId, id: newId(), trace };
       return recordEvent({ recorder, processing, recordTimeoutMs, ready: isReady ? undefined : ready }, recording);
     },
-
     deadLetters: () => readDeadLetters(store, keys),
-
     advanceSession,
-
     retryDeadLetter: (id) => processing.retryIfDead(id),
-
     async close() {
       if (closed) return;
       closed = true;

@@ -122,7 +122,10 @@ export function checkOptions(options: RedisEventStoreBaseOptions & ConnectionSou
     if (options[name] !== undefined) checkInteger(`${where}: ${name}`, options[name], { min: 1 });
   }
   if (options.maxStalledCount !== undefined) checkInteger(`${where}: maxStalledCount`, options.maxStalledCount, { min: 0 });
-  checkOption(options.clockSkewMs === undefined || typeof options.clockSkewMs === 'function', `${where}: clockSkewMs must be a function returning milliseconds`);
+  checkOption(
+    options.clockSkewMs === undefined || typeof options.clockSkewMs === 'function',
+    `${where}: clockSkewMs must be a function returning milliseconds`,
+  );
   return createConnector(options, libs, where);
 }
 const noSkew = () => 0;

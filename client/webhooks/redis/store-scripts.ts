@@ -254,7 +254,16 @@ export interface StoreCommands {
   /** `numberOfKeys` first: the buckets of the events marked follow the five fixed keys. */
   sraProcessed(numberOfKeys: number, ...keysThenArgv: Array<string | number>): Promise<number>;
   sraDead(dead: string, deadEvents: string, deadWhy: string, inbox: string, inboxAt: string, ...argv: Array<string | number>): Promise<number>;
-  sraRetryDead(dead: string, deadEvents: string, deadWhy: string, inbox: string, inboxAt: string, id: string, batchId: string, skewMs: number): Promise<string | null>;
+  sraRetryDead(
+    dead: string,
+    deadEvents: string,
+    deadWhy: string,
+    inbox: string,
+    inboxAt: string,
+    id: string,
+    batchId: string,
+    skewMs: number,
+  ): Promise<string | null>;
   sraTime(inbox: string): Promise<[string, string]>;
 }
 

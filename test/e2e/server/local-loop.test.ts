@@ -86,9 +86,16 @@ it('in memory too: delivered to http://127.0.0.1, start-up says the deliveries l
 it('without the flag, http:// on loopback is refused with a message that names it; with it, another host still is', async () => {
   const without = await runServerExpectingExit({ API_KEYS: 'k', WEBHOOK_URL: hookUrl });
   expect(without.code).toBe(1);
-  expect(without.output).toContain('Webhook URLs must use HTTPS: "http:" is refused, use https://. For a receiver on a loopback host, set WEBHOOK_INSECURE_LOCALHOST=1');
+  expect(without.output).toContain(
+    'Webhook URLs must use HTTPS: "http:" is refused, use https://. For a receiver on a loopback host, set WEBHOOK_INSECURE_LOCALHOST=1',
+  );
   expect(without.output).not.toContain(TOKEN);
-  const remote = await runServerExpectingExit({ API_KEYS: 'k', WEBHOOK_URL: 'http://10.1.2.3/hooks', WEBHOOK_INSECURE_LOCALHOST: '1', WEBHOOK_ALLOW_PRIVATE: '1' });
+  const remote = await runServerExpectingExit({
+    API_KEYS: 'k',
+    WEBHOOK_URL: 'http://10.1.2.3/hooks',
+    WEBHOOK_INSECURE_LOCALHOST: '1',
+    WEBHOOK_ALLOW_PRIVATE: '1',
+  });
   expect(remote.code).toBe(1);
   expect(remote.output).toMatch(/WEBHOOK_URL is refused: Webhook URLs must use HTTPS/);
 }, 60_000);
@@ -96,8 +103,11 @@ it('without the flag, http:// on loopback is refused with a message that names i
 /** Runs `session-resume-api-server <args>` (the operator CLI) with `env`. */
 const operator = (args: string[], env: Record<string, string>) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 30_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'server/main.ts', ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 30_000 },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
 

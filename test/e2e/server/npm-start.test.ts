@@ -30,8 +30,7 @@ it('npm start: demo session resumes once, then not_paused; /openapi.yaml and /do
   expect(apiKey, server.output()).toMatch(/^dev_/);
   expect(server.stdout(), server.stdout()).not.toContain(apiKey);
   const paused = DEMO_SESSIONS.find((s) => s.status === 'paused')!.id;
-  const resume = () =>
-    fetch(`${server!.url}/v1/sessions/${paused}/resume`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` } });
+  const resume = () => fetch(`${server!.url}/v1/sessions/${paused}/resume`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` } });
   const first = await resume();
   expect(first.status).toBe(200);
   expect(await first.json()).toMatchObject({ success: true });

@@ -28,23 +28,29 @@ afterAll(async () => {
 it.each([
   ['at once', 0],
   ['after several reconnection attempts', 3000],
-])('Redis restarted %s: "Redis unreachable … retrying every second" once, then "Redis answers again" once', async (_when, downMs) => {
-  const server = await startServerProcess({ REDIS_URL: redis.url, WEBHOOK_URL: 'https://hooks.example.org/in', LOG_LEVEL: 'info' });
-  try {
-    await redis.stop();
-    await new Promise((resolve) => setTimeout(resolve, downMs));
-    await redis.restart();
-    await waitFor(() => server.output().includes('Redis answers again'), { what: 'the line saying Redis answers again', timeoutMs: 20_000 }).catch((err: Error) => {
-      throw new Error(`${err.message}\n${server.output()}`);
-    });
-    expect(await server.stop('SIGTERM')).toBe(0);
-  } finally {
-    await server.stop('SIGKILL').catch(() => undefined);
-  }
-  const log = messages(server.output());
-  const down = log.filter((m) => /^Redis unreachable \(.+\): retrying every second/.test(m));
-  const back = log.filter((m) => m === 'Redis answers again');
-  expect(down, server.output()).toHaveLength(1);
-  expect(back, server.output()).toHaveLength(1);
-  expect(log.indexOf(down[0]!)).toBeLessThan(log.indexOf('Redis answers again'));
-}, 60_000);
+])(
+  'Redis restarted %s: "Redis unreachable … retrying every second" once, then "Redis answers again" once',
+  async (_when, downMs) => {
+    const server = await startServerProcess({ REDIS_URL: redis.url, WEBHOOK_URL: 'https://hooks.example.org/in', LOG_LEVEL: 'info' });
+    try {
+      await redis.stop();
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      await redis.restart();
+      await waitFor(() => server.output().includes('Redis answers again'), { what: 'the line saying Redis answers again', timeoutMs: 20_000 }).catch(
+        (err: Error) => {
+          throw new Error(`${err.message}\n${server.output()}`);
+        },
+      );
+      expect(await server.stop('SIGTERM')).toBe(0);
+    } finally {
+      await server.stop('SIGKILL').catch(() => undefined);
+    }
+    const log = messages(server.output());
+    const down = log.filter((m) => /^Redis unreachable \(.+\): retrying every second/.test(m));
+    const back = log.filter((m) => m === 'Redis answers again');
+    expect(down, server.output()).toHaveLength(1);
+    expect(back, server.output()).toHaveLength(1);
+    expect(log.indexOf(down[0]!)).toBeLessThan(log.indexOf('Redis answers again'));
+  },
+  60_000,
+);

@@ -90,7 +90,10 @@ describe('with the right password', () => {
       await redis.restart();
     }
     const log = messages(server.output());
-    expect(log.filter((m) => m.startsWith('Redis unreachable')), server.output()).toHaveLength(1);
+    expect(
+      log.filter((m) => m.startsWith('Redis unreachable')),
+      server.output(),
+    ).toHaveLength(1);
     expect(log.filter((m) => /^(Redis (\(delivery queue\) )?connection error|delivery (queue|worker) error)$/.test(m))).toEqual([]);
     expect(log.filter((m) => m.startsWith('outbox relay pass failed'))).toHaveLength(1);
     const stopping = log.findIndex((m) => m.startsWith('shutting down'));

@@ -29,13 +29,18 @@ function available(witness: ClientWitness): boolean {
 /** The verdict per rule of one graded run. */
 function grade(witness: ClientWitness): Promise<{ grades: Record<string, Grade>; output: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--conditions=source', '--import', 'tsx', 'cli/main.ts', 'client', 'grade', '--json', '--run', witness.run], { cwd: root, timeout: 240_000 }, (_error, stdout, stderr) => {
-      const entries = stdout
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as { rule: string; grade: Grade; evidence: string });
-      resolve({ grades: Object.fromEntries(entries.map((e) => [e.rule, e.grade])), output: `${stdout}${stderr.slice(-2000)}` });
-    });
+    execFile(
+      process.execPath,
+      ['--conditions=source', '--import', 'tsx', 'cli/main.ts', 'client', 'grade', '--json', '--run', witness.run],
+      { cwd: root, timeout: 240_000 },
+      (_error, stdout, stderr) => {
+        const entries = stdout
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line) as { rule: string; grade: Grade; evidence: string });
+        resolve({ grades: Object.fromEntries(entries.map((e) => [e.rule, e.grade])), output: `${stdout}${stderr.slice(-2000)}` });
+      },
+    );
   });
 }
 

@@ -42,14 +42,32 @@ export const CLIENT_WITNESSES: readonly ClientWitness[] = [
     // Without a key it retries the 500, the reset, the lost answer and the timed-out attempt.
     name: 'urllib3 2.7 Retry, no key',
     run: `python3 ${CLIENTS}/urllib3-retry.py`,
-    expected: { ...COMMON, 'retry-after-cap': 'fail', 'retry-network': 'fail', 'retry-500': 'fail', 'idempotency-key': 'pass', 'answer-lost': 'fail', backoff: 'fail', timeout: 'fail' },
+    expected: {
+      ...COMMON,
+      'retry-after-cap': 'fail',
+      'retry-network': 'fail',
+      'retry-500': 'fail',
+      'idempotency-key': 'pass',
+      'answer-lost': 'fail',
+      backoff: 'fail',
+      timeout: 'fail',
+    },
   },
   {
     // The same Retry, with a new Idempotency-Key header per call (urllib3 resends the request's
     // headers on every retry): the retries of the 500, the reset and the timeout are now safe.
     name: 'urllib3 2.7 Retry, with a key',
     run: `python3 ${CLIENTS}/urllib3-retry.py keyed`,
-    expected: { ...COMMON, 'retry-after-cap': 'fail', 'retry-network': 'pass', 'retry-500': 'pass', 'idempotency-key': 'pass', 'answer-lost': 'pass', backoff: 'fail', timeout: 'pass' },
+    expected: {
+      ...COMMON,
+      'retry-after-cap': 'fail',
+      'retry-network': 'pass',
+      'retry-500': 'pass',
+      'idempotency-key': 'pass',
+      'answer-lost': 'pass',
+      backoff: 'fail',
+      timeout: 'pass',
+    },
   },
   {
     // curl 7.88 man page, --retry <num>: "Transient error means either: a timeout, an FTP 4xx
@@ -62,7 +80,16 @@ export const CLIENT_WITNESSES: readonly ClientWitness[] = [
     // bounds (250 ms, 500 ms).
     name: 'curl 7.88 --retry 2, no key',
     run: `sh ${CLIENTS}/curl-retry.sh`,
-    expected: { ...COMMON, 'retry-after-cap': 'fail', 'retry-network': 'pass', 'retry-500': 'fail', 'idempotency-key': 'pass', 'answer-lost': 'pass', backoff: 'fail', timeout: 'fail' },
+    expected: {
+      ...COMMON,
+      'retry-after-cap': 'fail',
+      'retry-network': 'pass',
+      'retry-500': 'fail',
+      'idempotency-key': 'pass',
+      'answer-lost': 'pass',
+      backoff: 'fail',
+      timeout: 'fail',
+    },
   },
   {
     // curl --retry 2 --retry-all-errors with -H Idempotency-Key (a new one per call): "Retry on
@@ -71,7 +98,16 @@ export const CLIENT_WITNESSES: readonly ClientWitness[] = [
     // retried; the reset and the lost answer now are, with the key.
     name: 'curl 7.88 --retry 2 --retry-all-errors, with a key',
     run: `sh ${CLIENTS}/curl-retry.sh keyed`,
-    expected: { ...COMMON, 'retry-after-cap': 'fail', 'retry-network': 'pass', 'retry-500': 'pass', 'idempotency-key': 'pass', 'answer-lost': 'pass', backoff: 'fail', timeout: 'pass' },
+    expected: {
+      ...COMMON,
+      'retry-after-cap': 'fail',
+      'retry-network': 'pass',
+      'retry-500': 'pass',
+      'idempotency-key': 'pass',
+      'answer-lost': 'pass',
+      backoff: 'fail',
+      timeout: 'pass',
+    },
   },
   {
     // undici 7 RetryAgent (lib/handler/retry-handler.js) with maxRetries 2, methods ['POST']
@@ -83,14 +119,32 @@ export const CLIENT_WITNESSES: readonly ClientWitness[] = [
     // (headersTimeout 10 s) is not in errorCodes: the hung attempt is reported.
     name: 'undici 7 RetryAgent, no key',
     run: `node ${CLIENTS}/undici-retry-agent.mjs`,
-    expected: { ...COMMON, 'retry-after-cap': 'fail', 'retry-network': 'fail', 'retry-500': 'fail', 'idempotency-key': 'pass', 'answer-lost': 'fail', backoff: 'fail', timeout: 'pass' },
+    expected: {
+      ...COMMON,
+      'retry-after-cap': 'fail',
+      'retry-network': 'fail',
+      'retry-500': 'fail',
+      'idempotency-key': 'pass',
+      'answer-lost': 'fail',
+      backoff: 'fail',
+      timeout: 'pass',
+    },
   },
   {
     // The same RetryAgent with an idempotency-key header per call (kept in the dispatch options
     // it retries with).
     name: 'undici 7 RetryAgent, with a key',
     run: `node ${CLIENTS}/undici-retry-agent.mjs keyed`,
-    expected: { ...COMMON, 'retry-after-cap': 'fail', 'retry-network': 'pass', 'retry-500': 'pass', 'idempotency-key': 'pass', 'answer-lost': 'pass', backoff: 'fail', timeout: 'pass' },
+    expected: {
+      ...COMMON,
+      'retry-after-cap': 'fail',
+      'retry-network': 'pass',
+      'retry-500': 'pass',
+      'idempotency-key': 'pass',
+      'answer-lost': 'pass',
+      backoff: 'fail',
+      timeout: 'pass',
+    },
   },
 ];
 

@@ -29,10 +29,25 @@ interface Entry {
 }
 
 function grade(target: Target): Promise<{ code: number; entries: Entry[]; stderr: string }> {
-  const args = ['cli/bin/session-resume-api.js', 'webhook', 'grade', ...target.urls, '--insecure-localhost', '--json', '--delay-ms', '200', '--settle-ms', '1000', ...target.args];
+  const args = [
+    'cli/bin/session-resume-api.js',
+    'webhook',
+    'grade',
+    ...target.urls,
+    '--insecure-localhost',
+    '--json',
+    '--delay-ms',
+    '200',
+    '--settle-ms',
+    '1000',
+    ...target.args,
+  ];
   return new Promise((resolve) => {
     execFile(process.execPath, args, { cwd: root, timeout: 90_000 }, (error, stdout, stderr) => {
-      const entries = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Entry);
+      const entries = stdout
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Entry);
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, entries, stderr });
     });
   });

@@ -149,8 +149,9 @@ export const WITNESSES: Witness[] = [
 /** The table as docs/receiver.md shows it: the rules expected not to pass, then "every other rule". */
 export function witnessRows(graded: (w: Witness, rule: DeliveryRuleId) => Grade = (w, rule) => w.expected[rule] ?? 'pass'): string[] {
   return WITNESSES.flatMap((w) => {
-    const named = DELIVERY_RULES.filter((r) => w.expected[r.id] !== undefined).map((r) => `| ${w.library} | \`${r.id}\` | ${w.expected[r.id]} | ${graded(w, r.id)} |`);
+    const named = DELIVERY_RULES.filter((r) => w.expected[r.id] !== undefined).map(
+      (r) => `| ${w.library} | \`${r.id}\` | ${w.expected[r.id]} | ${graded(w, r.id)} |`,
+    );
     return [...named, `| ${w.library} | every other rule | pass | pass |`];
   });
 }
-

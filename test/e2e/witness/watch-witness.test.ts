@@ -52,7 +52,8 @@ it('curl and Python requests through watch: every rule graded as expected', { ti
   const service = await listen((req, res) => {
     req.resume();
     req.on('end', () => {
-      if (req.headers.authorization !== `Bearer ${API_KEY}`) return void res.writeHead(401, { ...json, 'www-authenticate': 'Bearer realm="session-resume"' }).end(error('unauthorized'));
+      if (req.headers.authorization !== `Bearer ${API_KEY}`)
+        return void res.writeHead(401, { ...json, 'www-authenticate': 'Bearer realm="session-resume"' }).end(error('unauthorized'));
       if (req.url?.includes('sess_busy')) return void res.writeHead(503, { ...json, 'retry-after': '1' }).end(error('service_unavailable'));
       if (req.url?.includes('sess_running')) return void res.writeHead(200, json).end(JSON.stringify({ success: false, message: 'Session is not paused' }));
       res.writeHead(200, json).end(JSON.stringify({ success: true, message: 'Session resumed.' }));

@@ -32,7 +32,10 @@ describe('receiver on Redis Cluster', () => {
   it('takes an ioredis Cluster instance (duplicated, left open for its owner)', async () => {
     const client = new Cluster(clusterSeeds(cluster.nodes.slice(0, 1)));
     const seen: string[] = [];
-    const receiver = createWebhookReceiver({ store: createRedisEventStore({ client, prefix: prefix('client') }), onEvent: (e) => void seen.push(e.session?.id ?? "") });
+    const receiver = createWebhookReceiver({
+      store: createRedisEventStore({ client, prefix: prefix('client') }),
+      onEvent: (e) => void seen.push(e.session?.id ?? ''),
+    });
     const event: SessionEvent = { event: 'session.resumed', session: { id: 'sess_cluster_client' }, timestamp: new Date().toISOString() };
     expect((await receiver.receive(JSON.stringify(event))).body).toMatchObject({ duplicate: false });
     expect((await receiver.receive(JSON.stringify(event))).body).toMatchObject({ duplicate: true });
@@ -49,14 +52,18 @@ describe('receiver on Redis Cluster', () => {
     for (let i = 0; i < 3; i++) {
       const receiver = createWebhookReceiver({
         store: createRedisEventStore({ clusterNodes: cluster.nodes, prefix: shared, concurrency: 10 }),
-        onEvent: (e) => void runs.push(e.session?.id ?? ""),
+        onEvent: (e) => void runs.push(e.session?.id ?? ''),
       });
       const server = await listen(receiver.handler);
       servers.push(server);
       closers.push(async () => (await server.close(), await receiver.close()));
     }
     const run = randomBytes(4).toString('hex');
-    const events = Array.from({ length: 200 }, (_, i) => ({ event: 'session.resumed', session: { id: `sess_${run}_${i}` }, timestamp: new Date().toISOString() }));
+    const events = Array.from({ length: 200 }, (_, i) => ({
+      event: 'session.resumed',
+      session: { id: `sess_${run}_${i}` },
+      timestamp: new Date().toISOString(),
+    }));
     // Each event twice, to two different instances, all 400 in flight in waves of 50.
     const deliveries = events.flatMap((event, i) => [
       { event, to: servers[i % 3]! },

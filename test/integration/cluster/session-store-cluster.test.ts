@@ -21,9 +21,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-sessionStoreSuite('redis cluster (3 primaries)', async (now) =>
-  createRedisSessionStore({ client, keyPrefix: `test:${randomUUID()}:`, now }),
-);
+sessionStoreSuite('redis cluster (3 primaries)', async (now) => createRedisSessionStore({ client, keyPrefix: `test:${randomUUID()}:`, now }));
 
 describe('Redis Cluster connection', () => {
   it('is a Cluster found from one seed, and sessions spread over every primary', async () => {

@@ -185,7 +185,10 @@ describe('event feed', () => {
     const feed = await control(key, 'GET', '/events');
     expectSchema('EventList', feed.body);
     const events = feed.body.events as { sequence: number; dedupeKey: string; payload: { event: string; session: { id: string }; timestamp: string } }[];
-    expect(events.map((e) => [e.sequence, e.payload.session.id])).toEqual([[1, 'sess_paused_2'], [2, 'sess_paused_1']]);
+    expect(events.map((e) => [e.sequence, e.payload.session.id])).toEqual([
+      [1, 'sess_paused_2'],
+      [2, 'sess_paused_1'],
+    ]);
     for (const e of events) {
       expect(contract.validate('SessionEvent', e.payload).ok).toBe(true);
       expect(e.payload.event).toBe('session.resumed');

@@ -45,7 +45,10 @@ describe('sandbox limits over HTTP', () => {
     expect(sandboxContract.validate('SessionList' as SchemaName, first).ok).toBe(true);
     expect(first.sessions).toHaveLength(100);
     expect(first.next).toBe(first.sessions[99]!.id);
-    const second = (await (await fetch(`${base}/_sandbox/sessions?limit=100&after=${first.next}`, { headers: auth })).json()) as { sessions: unknown[]; next?: string };
+    const second = (await (await fetch(`${base}/_sandbox/sessions?limit=100&after=${first.next}`, { headers: auth })).json()) as {
+      sessions: unknown[];
+      next?: string;
+    };
     expect([second.sessions.length, second.next]).toEqual([50, undefined]);
     expect((await fetch(`${base}/_sandbox/sessions?limit=0`, { headers: auth })).status).toBe(400);
 

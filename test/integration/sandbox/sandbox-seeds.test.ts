@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 describe('sandbox seeded from SESSIONS_FILE', () => {
-  it('gives each new world the file\'s sessions, names a paused one in the banner, and resets to them', async () => {
+  it("gives each new world the file's sessions, names a paused one in the banner, and resets to them", async () => {
     expect(sandbox.output()).toContain('/v1/sessions/order_42/resume');
     const client = createSandboxClient({ baseUrl: sandbox.url, apiKey: newSandboxKey() });
     expect((await client.sessions()).map(({ id, status }) => ({ id, status }))).toEqual(seeds);

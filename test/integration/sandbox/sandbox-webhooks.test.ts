@@ -53,7 +53,9 @@ describe('sandbox webhooks', () => {
     const reader = stream.body!.getReader();
     let text = '';
     const recover = async (body: object) =>
-      (await fetch(`${sandbox.url}/_sandbox/recover`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<{
+      (
+        await fetch(`${sandbox.url}/_sandbox/recover`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      ).json() as Promise<{
         matched: number;
         requeued: number;
         events: { webhookId: string }[];
@@ -69,7 +71,11 @@ describe('sandbox webhooks', () => {
     while (!text.includes('id: 2\n')) text += new TextDecoder().decode((await reader.read()).value);
     expect(text).toContain(dry.events[0]!.webhookId);
     await reader.cancel();
-    const bad = await fetch(`${sandbox.url}/_sandbox/recover`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ since: until, until: since }) });
+    const bad = await fetch(`${sandbox.url}/_sandbox/recover`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ since: until, until: since }),
+    });
     expect(bad.status).toBe(400);
   });
 

@@ -196,7 +196,10 @@ describe('CORS', () => {
     const actual = await post(url, 'sc_running', { authorization: `Bearer ${API_KEY}`, origin: 'https://app.example.org' });
     expect(actual.headers.get('access-control-allow-origin')).toBe('https://app.example.org');
     // Fetch standard, CORS-safelisted response headers: others are readable cross-origin only when exposed.
-    const exposed = actual.headers.get('access-control-expose-headers')?.split(/,\s*/).map((h) => h.toLowerCase());
+    const exposed = actual.headers
+      .get('access-control-expose-headers')
+      ?.split(/,\s*/)
+      .map((h) => h.toLowerCase());
     expect(exposed).toEqual(expect.arrayContaining(['retry-after', 'www-authenticate', 'x-request-id']));
   });
 

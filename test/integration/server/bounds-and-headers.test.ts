@@ -90,8 +90,14 @@ describe('session id bounds (x-decisions: session-id-format)', () => {
       fc.string({ minLength: 257, maxLength: 400, unit: 'binary-ascii' }).filter((s) => s !== '.' && s !== '..'),
     );
     const statusOf = async (id: string) => (await post(url, id)).status;
-    await fc.assert(fc.asyncProperty(inside, async (id) => (await statusOf(id)) === 404), { numRuns: 40 });
-    await fc.assert(fc.asyncProperty(outside, async (id) => (await statusOf(id)) === 400), { numRuns: 40 });
+    await fc.assert(
+      fc.asyncProperty(inside, async (id) => (await statusOf(id)) === 404),
+      { numRuns: 40 },
+    );
+    await fc.assert(
+      fc.asyncProperty(outside, async (id) => (await statusOf(id)) === 400),
+      { numRuns: 40 },
+    );
   });
 });
 

@@ -19,7 +19,14 @@ let queue: BullmqDeliveryQueue;
 beforeAll(async () => {
   server = await startRedisServer();
   connection = new Redis(server.url, { maxRetriesPerRequest: null });
-  queue = createBullmqQueue({ connection, prefix: 'promote-failure', heldKeys: redisKeys('promote-failure:'), target: '', maxAttempts: 3, logger: pino({ enabled: false }) });
+  queue = createBullmqQueue({
+    connection,
+    prefix: 'promote-failure',
+    heldKeys: redisKeys('promote-failure:'),
+    target: '',
+    maxAttempts: 3,
+    logger: pino({ enabled: false }),
+  });
 });
 
 afterAll(async () => {

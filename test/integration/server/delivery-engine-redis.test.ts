@@ -28,5 +28,16 @@ afterAll(async () => {
 deliveryEngineSuite('BullMQ queue', async ({ url, ca, schedule, observer }) => {
   const keyPrefix = `delivery-suite:${randomUUID()}:`;
   prefixes.push(keyPrefix);
-  return createRedisDelivery({ client, connection, keyPrefix, url, ca, schedule, observer, allowPrivate: true, relay: false, logger: pino({ enabled: false }) });
+  return createRedisDelivery({
+    client,
+    connection,
+    keyPrefix,
+    url,
+    ca,
+    schedule,
+    observer,
+    allowPrivate: true,
+    relay: false,
+    logger: pino({ enabled: false }),
+  });
 });

@@ -21,8 +21,17 @@ describe('delivery observer that throws', () => {
     const thrown = () => {
       throw new Error('observer bug');
     };
-    const delivery = createMemoryDelivery({ url: `${receiver.origin}/hooks`, ca: receiver.certificate.cert, allowPrivate: true, logger, observer: { attempt: thrown, delivered: thrown } });
-    delivery.enqueue({ id: `msg_${randomUUID()}`, payload: { event: 'session.resumed', session: { id: 'sess_observer' }, timestamp: new Date().toISOString() } });
+    const delivery = createMemoryDelivery({
+      url: `${receiver.origin}/hooks`,
+      ca: receiver.certificate.cert,
+      allowPrivate: true,
+      logger,
+      observer: { attempt: thrown, delivered: thrown },
+    });
+    delivery.enqueue({
+      id: `msg_${randomUUID()}`,
+      payload: { event: 'session.resumed', session: { id: 'sess_observer' }, timestamp: new Date().toISOString() },
+    });
     await waitFor(() => lines.some((l) => l.msg === 'webhook delivered'));
     await delivery.close();
     const observerLines = lines.filter((l) => l.msg === 'webhook delivery observer threw; the delivery goes on');

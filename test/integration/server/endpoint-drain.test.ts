@@ -97,7 +97,10 @@ function start(kind: 'redis' | 'memory', policy: EndpointHealthPolicy): Setup {
   };
   const keyPrefix = `endpoint-drain:${randomUUID()}:`;
   if (kind === 'redis') prefixes.push(keyPrefix);
-  const made = kind === 'redis' ? [0, 1].map(() => createRedisDelivery({ ...common, client, connection, keyPrefix, relay: false })) : [createMemoryDelivery({ ...common, concurrency: 1 })];
+  const made =
+    kind === 'redis'
+      ? [0, 1].map(() => createRedisDelivery({ ...common, client, connection, keyPrefix, relay: false }))
+      : [createMemoryDelivery({ ...common, concurrency: 1 })];
   engines.push(...made);
   // This setup's notices: those with the time of one of its overflows.
   const notices = () =>

@@ -111,7 +111,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until no request arrived for 400 ms (attempts admitted before the circuit opened have landed); returns the count. */
 async function settled(count: () => number): Promise<number> {
-  for (let seen = -1; seen !== count(); ) {
+  for (let seen = -1; seen !== count();) {
     seen = count();
     await sleep(400);
   }
@@ -139,7 +139,10 @@ describe('endpoint health on Redis, two instances', () => {
       gaps.push(run.clock.now - last);
       last = run.clock.now;
       const before = run.hooks().length;
-      await waitFor(async () => run.hooks().length > before && (await run.health())?.nextProbeAt !== health.nextProbeAt, { what: `probe ${probe + 1}`, timeoutMs: 10_000 });
+      await waitFor(async () => run.hooks().length > before && (await run.health())?.nextProbeAt !== health.nextProbeAt, {
+        what: `probe ${probe + 1}`,
+        timeoutMs: 10_000,
+      });
       await sleep(60);
       // One probe at a time, whichever instance claimed it.
       expect(run.hooks().length).toBe(before + 1);
@@ -162,7 +165,8 @@ describe('endpoint health on Redis, two instances', () => {
     await run.notifier.sent();
     const notices = receiver.requests.filter((r) => r.path === '/ops' && run.changes.some((c) => r.body.includes(c.at)));
     expect(notices.map((r) => (JSON.parse(r.body) as { to: string }).to)).toEqual(['open', 'disabled']);
-    for (const notice of notices) expect(new Webhook(SECRET).verify(notice.body, notice.headers as Record<string, string>)).toMatchObject({ event: 'webhook.endpoint.state_changed' });
+    for (const notice of notices)
+      expect(new Webhook(SECRET).verify(notice.body, notice.headers as Record<string, string>)).toMatchObject({ event: 'webhook.endpoint.state_changed' });
     expect(run.changes.map((c) => [c.from, c.to])).toEqual([
       ['closed', 'open'],
       ['open', 'disabled'],

@@ -86,7 +86,11 @@ interface Setup {
 }
 
 /** One instance (concurrency 1, so arrivals follow release order) with an injected clock. */
-function start(kind: 'redis' | 'memory', policy: Partial<EndpointHealthPolicy>, extra: { refreshMs?: number; concurrency?: number; realClock?: boolean } = {}): Setup {
+function start(
+  kind: 'redis' | 'memory',
+  policy: Partial<EndpointHealthPolicy>,
+  extra: { refreshMs?: number; concurrency?: number; realClock?: boolean } = {},
+): Setup {
   const clock = { now: Date.now() };
   const common = {
     url: `${receiver.origin}/hooks`,
@@ -164,13 +168,18 @@ describe('recovery after a 2-hour outage (redis)', () => {
       const due = health?.nextProbeAt as number;
       const probes = health?.probes ?? 0;
       setup.clock.now = due;
-      await waitFor(async () => ((health = await setup.engine.endpoint())?.probes ?? 0) > probes, { what: `the probe at ${due - openedAt} ms`, timeoutMs: 10_000 });
+      await waitFor(async () => ((health = await setup.engine.endpoint())?.probes ?? 0) > probes, {
+        what: `the probe at ${due - openedAt} ms`,
+        timeoutMs: 10_000,
+      });
       gaps.push((health?.nextProbeAt as number) - due);
       outages.push(due - openedAt);
     }
     expect(Math.max(...gaps)).toBeLessThanOrEqual(60_000);
     // Each at most a share of the outage so far (or the floor).
-    gaps.forEach((gap, i) => expect(gap).toBeLessThanOrEqual(Math.max(ENDPOINT_HEALTH_POLICY.minProbeIntervalMs, Math.round(outages[i]! * ENDPOINT_HEALTH_POLICY.probeIntervalShare))));
+    gaps.forEach((gap, i) =>
+      expect(gap).toBeLessThanOrEqual(Math.max(ENDPOINT_HEALTH_POLICY.minProbeIntervalMs, Math.round(outages[i]! * ENDPOINT_HEALTH_POLICY.probeIntervalShare))),
+    );
     status = 200;
     // The wait of a recovered endpoint: until the next probe.
     const wait = (health?.nextProbeAt as number) - recoveredAt;
@@ -210,7 +219,10 @@ describe('an instance killed while it releases the backlog (redis, two processes
     const policy = { openAfterFailures: 1, refreshMs: 50, firstProbeAfterMs: 100, minProbeIntervalMs: 100, drainFirstWindow: 3000, drainMaxWindow: 3000 };
     const config = { redisUrl: inject('redisUrl'), keyPrefix, url: `${receiver.origin}/hooks`, ca: receiver.certificate.cert, schedule: SCHEDULE, policy };
     const spawnInstance = async () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/delivery-instance.ts', JSON.stringify(config)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/delivery-instance.ts', JSON.stringify(config)], {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       children.push(child);
       await new Promise<void>((resolve, reject) => {
         child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
@@ -227,7 +239,11 @@ describe('an instance killed while it releases the backlog (redis, two processes
     answerDelayMs = 200;
     status = 200;
     let lease: string | null = null;
-    await waitFor(async () => (lease = await client.get(keys.heldLease)) !== null && (await client.zcard(keys.heldReleasing)) > 0, { intervalMs: 1, what: 'a release under way', timeoutMs: 30_000 });
+    await waitFor(async () => (lease = await client.get(keys.heldLease)) !== null && (await client.zcard(keys.heldReleasing)) > 0, {
+      intervalMs: 1,
+      what: 'a release under way',
+      timeoutMs: 30_000,
+    });
     const pid = Number(String(lease).split(':')[0]);
     const victim = pair.find((child) => child.pid === pid);
     expect(victim).toBeDefined();
@@ -249,11 +265,26 @@ describe('held events an earlier version parked (redis)', () => {
     const now = Date.now();
     for (const [i, id] of ids.entries()) {
       const payload: SessionEvent = { event: 'session.resumed', session: { id: `parked_${i}` }, timestamp: new Date().toISOString() };
-      await queue.add('session-event', { payload, dueAt: now + i }, { jobId: id, delay: PARK_OFFSET_MS, attempts: SCHEDULE.length, backoff: { type: 'engine' } });
+      await queue.add(
+        'session-event',
+        { payload, dueAt: now + i },
+        { jobId: id, delay: PARK_OFFSET_MS, attempts: SCHEDULE.length, backoff: { type: 'engine' } },
+      );
     }
     await queue.close();
     status = 200;
-    const engine = createRedisDelivery({ client, connection, keyPrefix, url: `${receiver.origin}/hooks`, ca: receiver.certificate.cert, allowPrivate: true, schedule: SCHEDULE, relay: false, concurrency: 1, logger: pino({ enabled: false }) });
+    const engine = createRedisDelivery({
+      client,
+      connection,
+      keyPrefix,
+      url: `${receiver.origin}/hooks`,
+      ca: receiver.certificate.cert,
+      allowPrivate: true,
+      schedule: SCHEDULE,
+      relay: false,
+      concurrency: 1,
+      logger: pino({ enabled: false }),
+    });
     engines.push(engine);
     await waitFor(() => acknowledged.length === ids.length, { what: 'the parked events delivered' });
     expect(acknowledged).toEqual(ids);

@@ -127,13 +127,25 @@ for (const [name, makeStore] of Object.entries(stores)) {
 async function postRaw(url: string, id: string, headers: string[]): Promise<{ status: number; body: string; replayed: string | undefined }> {
   const { port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: 'POST', path: `/v1/sessions/${id}/resume`, headers: ['Host', `127.0.0.1:${port}`, 'Content-Length', '0', 'Authorization', `Bearer ${KEYS[0]}`, ...headers] }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('end', () => {
-        const replayed = res.headers['idempotent-replayed'];
-        resolve({ status: res.statusCode ?? 0, body, replayed: typeof replayed === 'string' ? replayed : undefined });
-      });
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: `/v1/sessions/${id}/resume`,
+        headers: ['Host', `127.0.0.1:${port}`, 'Content-Length', '0', 'Authorization', `Bearer ${KEYS[0]}`, ...headers],
+      },
+      (res) => {
+        let body = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (chunk: string) => (body += chunk))
+          .on('end', () => {
+            const replayed = res.headers['idempotent-replayed'];
+            resolve({ status: res.statusCode ?? 0, body, replayed: typeof replayed === 'string' ? replayed : undefined });
+          });
+      },
+    );
     req.on('error', reject).end();
   });
 }

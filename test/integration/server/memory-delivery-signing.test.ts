@@ -57,13 +57,25 @@ it('rotation: signed with two secrets, every delivery passes a receiver holding 
       res.writeHead(200).end('{}');
     });
   });
-  const delivery = createMemoryDelivery({ url: `${rotating.origin}/hook`, allowPrivate: true, ca: rotating.certificate.cert, secret: [oldSecret, newSecret], schedule: [0], logger: pino({ enabled: false }) });
+  const delivery = createMemoryDelivery({
+    url: `${rotating.origin}/hook`,
+    allowPrivate: true,
+    ca: rotating.certificate.cert,
+    secret: [oldSecret, newSecret],
+    schedule: [0],
+    logger: pino({ enabled: false }),
+  });
   try {
-    for (const id of ['sess_rot_1', 'sess_rot_2']) delivery.enqueue({ id: `msg_${id}`, payload: { event: 'session.resumed', session: { id }, timestamp: '2026-11-25T10:00:00.000Z' } });
+    for (const id of ['sess_rot_1', 'sess_rot_2'])
+      delivery.enqueue({ id: `msg_${id}`, payload: { event: 'session.resumed', session: { id }, timestamp: '2026-11-25T10:00:00.000Z' } });
     await waitFor(() => rotating.requests.length === 2 && answers[2]!.length === 2, { what: 'two deliveries' });
     // Standard Webhooks: one v1 signature per secret, space-separated.
     expect(rotating.requests[0]!.headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
-    expect(answers).toEqual([[200, 200], [200, 200], [401, 401]]);
+    expect(answers).toEqual([
+      [200, 200],
+      [200, 200],
+      [401, 401],
+    ]);
     await waitFor(() => kits[0]!.handled.length === 2 && kits[1]!.handled.length === 2);
     expect(kits[2]!.handled).toEqual([]);
   } finally {
@@ -74,14 +86,25 @@ it('rotation: signed with two secrets, every delivery passes a receiver holding 
 });
 
 it.each([
-  [401, SECRET, /answered 401 to a signed delivery: it refused the signature\. Check that the receiver holds the signing secret the server signs with \(WEBHOOK_SECRET\)/],
+  [
+    401,
+    SECRET,
+    /answered 401 to a signed delivery: it refused the signature\. Check that the receiver holds the signing secret the server signs with \(WEBHOOK_SECRET\)/,
+  ],
   [401, undefined, /answered 401 to an unsigned delivery: the receiver checks signatures; give the server its signing secret \(WEBHOOK_SECRET\)/],
   [404, SECRET, /answered 404: .*the receiver's URL token/],
 ])('the log explains a %i by its cause (secret %s)', async (status, secret, explained) => {
   const answering = await startHttpsReceiver((_request, res) => void res.writeHead(status).end('{}'));
   const lines: string[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
-  const delivery = createMemoryDelivery({ url: `${answering.origin}/hook`, allowPrivate: true, ca: answering.certificate.cert, ...(secret ? { secret } : {}), schedule: [0], logger });
+  const delivery = createMemoryDelivery({
+    url: `${answering.origin}/hook`,
+    allowPrivate: true,
+    ca: answering.certificate.cert,
+    ...(secret ? { secret } : {}),
+    schedule: [0],
+    logger,
+  });
   delivery.enqueue({ id: `msg_status_${status}`, payload: { event: 'session.resumed', session: { id: 's1' }, timestamp: '2026-11-23T10:00:00.000Z' } });
   await waitFor(() => lines.some((l) => l.includes('dead-letter')), { what: 'the failed delivery logged' });
   await delivery.close();

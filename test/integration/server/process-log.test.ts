@@ -13,7 +13,17 @@ function runLogging(script: string): Promise<string[]> {
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve) => child.once('exit', () => resolve(out.trim().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { msg: string }).msg))));
+  return new Promise((resolve) =>
+    child.once('exit', () =>
+      resolve(
+        out
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => (JSON.parse(l) as { msg: string }).msg),
+      ),
+    ),
+  );
 }
 
 describe('process log', () => {

@@ -192,7 +192,10 @@ describe('Redis delivery, with the delivery relay', () => {
     const producer = createRedisDelivery({ ...common, worker: false });
     deliveries.push(producer);
     const run = randomUUID().slice(0, 8);
-    const event = (name: string) => ({ id: `msg_${randomUUID()}`, payload: { event: 'session.resumed' as const, session: { id: `${name}_${run}` }, timestamp: new Date().toISOString() } });
+    const event = (name: string) => ({
+      id: `msg_${randomUUID()}`,
+      payload: { event: 'session.resumed' as const, session: { id: `${name}_${run}` }, timestamp: new Date().toISOString() },
+    });
     for (let i = 0; i < 30; i++) producer.enqueue(event(`backlog${i}`));
     await waitFor(async () => (await producer.stats()).pending === 30, { what: 'the backlog queued' });
     producer.enqueue(event('fresh'));

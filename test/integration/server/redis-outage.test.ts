@@ -40,8 +40,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const resume = (id: string) =>
-  fetch(`${server.url}/v1/sessions/${id}/resume`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` } });
+const resume = (id: string) => fetch(`${server.url}/v1/sessions/${id}/resume`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` } });
 
 describe('Redis down and back', () => {
   it('answers 503 within 2 s while Redis is down, and recovers without a restart', async () => {

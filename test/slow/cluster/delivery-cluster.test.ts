@@ -27,7 +27,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-it('two instances on a cluster deliver every resume\'s event, each with one webhook-id', async () => {
+it("two instances on a cluster deliver every resume's event, each with one webhook-id", async () => {
   cluster = await startRedisCluster({ primaries: 3 });
   receiver = await startHttpsReceiver();
   const ids = Array.from({ length: 30 }, (_, i) => `oc-${i}`);

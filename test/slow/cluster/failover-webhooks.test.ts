@@ -72,5 +72,7 @@ it('no acknowledged resume loses its webhook when the primary of the `{outbox}` 
   const webhookIds = acknowledged.map((id) => new Set(deliveriesFor(receiver!, id).map((d) => d.headers['webhook-id'])));
   expect(webhookIds.filter((set) => set.size !== 1)).toEqual([]);
   expect(ids.filter((id) => answers.get(id)!.filter((s) => s === 200).length > 1)).toEqual([]);
-  console.info(`failover with webhooks: ${acknowledged.length} acknowledged resumes, all delivered; answers other than 200/409: ${[...answers.values()].flat().filter((s) => s !== 200 && s !== 409).length}`);
+  console.info(
+    `failover with webhooks: ${acknowledged.length} acknowledged resumes, all delivered; answers other than 200/409: ${[...answers.values()].flat().filter((s) => s !== 200 && s !== 409).length}`,
+  );
 }, 180_000);

@@ -53,9 +53,7 @@ describe('two processes on a 3-primary Redis Cluster', () => {
   });
 
   it('of 200 concurrent resumes of one paused session, spread over both processes, exactly one gets 200', async () => {
-    const statuses = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => resume(i % 2 ? a.url : b.url, 'hot').then((r) => r.status)),
-    );
+    const statuses = await Promise.all(Array.from({ length: 200 }, (_, i) => resume(i % 2 ? a.url : b.url, 'hot').then((r) => r.status)));
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(199);
   });

@@ -51,7 +51,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function resume(id: string, first: number, keyed: boolean, statuses: number[]): Promise<number> {
   const key = keyed ? randomUUID() : undefined;
   for (let attempt = 0; attempt < 12; attempt++) {
-    const status = await Promise.race([postResume(servers[(first + attempt) % servers.length]!.url, id, key).then((a) => a.status), sleep(4000).then(() => 0)]).catch(() => 0);
+    const status = await Promise.race([
+      postResume(servers[(first + attempt) % servers.length]!.url, id, key).then((a) => a.status),
+      sleep(4000).then(() => 0),
+    ]).catch(() => 0);
     statuses.push(status);
     if (status !== 503 && status !== 0) return status;
     await sleep(100);
@@ -99,7 +102,9 @@ it('an instance cut from Redis for 5 s: at most one flip per session, each deliv
   }
   const final = await Promise.all(finals);
   await waitFor(() => healedAfterMs >= 0, { timeoutMs: 15_000, what: 'the heal measured' });
-  console.info(`server-partition: ${statuses.length} answers (${statuses.filter((s) => s === 503).length} × 503, ${statuses.filter((s) => s === 0).length} lost); /healthz while cut ${healthWhileCut}, 200 again ${healedAfterMs} ms after the heal`);
+  console.info(
+    `server-partition: ${statuses.length} answers (${statuses.filter((s) => s === 503).length} × 503, ${statuses.filter((s) => s === 0).length} lost); /healthz while cut ${healthWhileCut}, 200 again ${healedAfterMs} ms after the heal`,
+  );
   expect(statuses.filter((s) => s >= 500 && s !== 503)).toEqual([]);
   expect(final.every((s) => s === 200 || s === 409)).toBe(true);
   expect(healthWhileCut).toBe(503);
@@ -108,13 +113,19 @@ it('an instance cut from Redis for 5 s: at most one flip per session, each deliv
   // Every flipped session is delivered; then long enough for a lapsed lock's job to be delivered again.
   admin = new Redis(redis.url);
   const keys = redisKeys('session-resume:');
-  const flipped = (await Promise.all(SESSIONS.map(async (id) => ((await admin!.hget(keys.session(id), 'status')) === 'running' ? id : undefined)))).filter(Boolean);
+  const flipped = (await Promise.all(SESSIONS.map(async (id) => ((await admin!.hget(keys.session(id), 'status')) === 'running' ? id : undefined)))).filter(
+    Boolean,
+  );
   const sessionOf = (body: string) => (JSON.parse(body) as { session: { id: string } }).session.id;
   await waitFor(() => flipped.every((id) => receiver!.requests.some((r) => sessionOf(r.body) === id)), { timeoutMs: 30_000, what: 'every flip delivered' });
   await sleep(10_000);
   const perId = countBy(receiver.requests.map((r) => String(r.headers['webhook-id'])));
-  const idsPerSession = countBy([...new Set(receiver.requests.map((r) => `${sessionOf(r.body)} ${String(r.headers['webhook-id'])}`))].map((s) => s.split(' ')[0]!));
-  console.info(`server-partition: ${flipped.length} sessions flipped, ${receiver.requests.length} deliveries, ${[...perId.values()].filter((n) => n > 1).length} events delivered more than once`);
+  const idsPerSession = countBy(
+    [...new Set(receiver.requests.map((r) => `${sessionOf(r.body)} ${String(r.headers['webhook-id'])}`))].map((s) => s.split(' ')[0]!),
+  );
+  console.info(
+    `server-partition: ${flipped.length} sessions flipped, ${receiver.requests.length} deliveries, ${[...perId.values()].filter((n) => n > 1).length} events delivered more than once`,
+  );
   expect([...idsPerSession.values()].filter((n) => n > 1)).toEqual([]);
   expect(flipped.length).toBe(SESSIONS.length);
   expect([...perId].filter(([, n]) => n > 1)).toEqual([]);

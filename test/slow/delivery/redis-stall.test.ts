@@ -81,9 +81,7 @@ describe('resume during a 1.5 s Redis stall', () => {
     expect(first.filter((a) => a.status === 200).length).toBeLessThanOrEqual(1);
     expect(first.every((a) => [200, 409, 503].includes(a.status))).toBe(true);
     const outcomes = await Promise.all(
-      keys.map((key, i) =>
-        createSessionsClient({ baseUrl: servers[i % 2]!.url, apiKey: API_KEY }).resume('stall_many', { idempotencyKey: key }),
-      ),
+      keys.map((key, i) => createSessionsClient({ baseUrl: servers[i % 2]!.url, apiKey: API_KEY }).resume('stall_many', { idempotencyKey: key })),
     );
     const kinds = outcomes.map((o) => o.kind);
     expect(kinds.filter((k) => k === 'resumed')).toHaveLength(1);

@@ -105,7 +105,9 @@ it('one trace: the client span, the resume, each attempt (503, then 200), the re
   await waitFor(async () => (await receiverSpans()).some((span) => span.kind === KIND.consumer), { timeoutMs: 20_000, what: "the receiver's handler span" });
   const serverSpans = tracing.finished().filter((span) => span.scope === 'session-resume-api-server');
   const resume = serverSpans.find((span) => span.kind === KIND.server)!;
-  const attempts = serverSpans.filter((span) => span.kind === KIND.client).sort((a, b) => Number(a.attributes['webhook.attempt']) - Number(b.attributes['webhook.attempt']));
+  const attempts = serverSpans
+    .filter((span) => span.kind === KIND.client)
+    .sort((a, b) => Number(a.attributes['webhook.attempt']) - Number(b.attributes['webhook.attempt']));
   const fromReceiver = await receiverSpans();
   const handler = fromReceiver.find((span) => span.kind === KIND.consumer)!;
   const work = fromReceiver.find((span) => span.name === 'application work')!;
@@ -113,7 +115,12 @@ it('one trace: the client span, the resume, each attempt (503, then 200), the re
   // One trace, parent by parent: caller → resume → attempt 1 (503) and attempt 2 (200) → handler → the application's span.
   for (const span of [resume, ...attempts, handler, work]) expect(span.traceId).toBe(caller.traceId);
   expect(resume).toMatchObject({ name: 'POST /v1/sessions/{session_id}/resume', parentSpanId: caller.spanId, status: 0 });
-  expect(resume.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.route': '/v1/sessions/{session_id}/resume', 'http.response.status_code': 200, 'session_resume.outcome': 'resumed' });
+  expect(resume.attributes).toMatchObject({
+    'http.request.method': 'POST',
+    'http.route': '/v1/sessions/{session_id}/resume',
+    'http.response.status_code': 200,
+    'session_resume.outcome': 'resumed',
+  });
   expect(attempts).toHaveLength(2);
   expect(attempts[0]).toMatchObject({ name: 'POST', parentSpanId: resume.spanId, status: 2 });
   expect(attempts[0]!.attributes).toMatchObject({ 'http.response.status_code': 503, 'error.type': '503', 'server.address': '127.0.0.1', 'webhook.attempt': 1 });

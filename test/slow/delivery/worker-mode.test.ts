@@ -59,7 +59,12 @@ it('WEBHOOK_WORKER=0 serves without delivering; the worker command delivers, and
   let scraped = '';
   await waitFor(async () => delivered.test((scraped = await (await fetch(metricsUrl!)).text())), { what: 'the worker counting its delivery' }).catch(
     (err: Error) => {
-      throw new Error(`${err.message}\n${scraped.split('\n').filter((line) => line.startsWith('session_resume')).join('\n')}`);
+      throw new Error(
+        `${err.message}\n${scraped
+          .split('\n')
+          .filter((line) => line.startsWith('session_resume'))
+          .join('\n')}`,
+      );
     },
   );
   worker.kill('SIGTERM');

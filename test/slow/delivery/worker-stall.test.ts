@@ -68,6 +68,6 @@ it('an instance stopped for 5 s while it holds deliveries: no event is delivered
   const ids = receiver.requests.map((r) => String(r.headers['webhook-id']));
   const twice = [...countBy(ids)].filter(([, n]) => n > 1);
   console.info(`worker-stall: ${ids.length} deliveries of ${SESSIONS.length} events, ${twice.length} delivered more than once`);
-  if (twice.length > 0) console.info(servers.map((s) => s.output().slice(-3000)).join("\n----\n"));
+  if (twice.length > 0) console.info(servers.map((s) => s.output().slice(-3000)).join('\n----\n'));
   expect(twice).toEqual([]);
 }, 90_000);

@@ -7,7 +7,18 @@
  */
 import { EdgeRuntime, runServer } from 'edge-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundle, docFile, expectReceiverCases, handledCount, receiverEnv, receiverProject, receiverSettings, signed, type ReceiverProject, type RuntimeTarget } from './runtime-kit.js';
+import {
+  bundle,
+  docFile,
+  expectReceiverCases,
+  handledCount,
+  receiverEnv,
+  receiverProject,
+  receiverSettings,
+  signed,
+  type ReceiverProject,
+  type RuntimeTarget,
+} from './runtime-kit.js';
 
 /**
  * Vercel's part: each fetch event goes to the function's default export, the event as its
@@ -50,7 +61,11 @@ describe('edge-runtime (Vercel Edge): the memory store', () => {
   it('without a context, answers 200 only once onEvent ran', async () => {
     const sessionId = 'sess_edge_no_context';
     const body = JSON.stringify({ event: 'session.resumed', session: { id: sessionId }, timestamp: new Date().toISOString() });
-    const answer = await target.post(`/no-context/webhooks/session-events/${settings.token}`, { method: 'POST', headers: signed(settings.secrets[0], `msg_${sessionId}`, body), body });
+    const answer = await target.post(`/no-context/webhooks/session-events/${settings.token}`, {
+      method: 'POST',
+      headers: signed(settings.secrets[0], `msg_${sessionId}`, body),
+      body,
+    });
     expect(answer.status).toBe(200);
     expect(handledCount(target, sessionId)).toBe(1);
     // onEvent ran before the response was made, not merely before the test looked.

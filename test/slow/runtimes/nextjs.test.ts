@@ -16,7 +16,16 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installProject, root, run, sharedPackages } from '../../helpers/package-tarball.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
-import { docFile, expectReceiverCases, receiverEnv, receiverSettings, startServer, type ReceiverProject, type RuntimeTarget, type ServerProcess } from './runtime-kit.js';
+import {
+  docFile,
+  expectReceiverCases,
+  receiverEnv,
+  receiverSettings,
+  startServer,
+  type ReceiverProject,
+  type RuntimeTarget,
+  type ServerProcess,
+} from './runtime-kit.js';
 
 /** The route files of the page, where the page puts them. */
 const NODE_ROUTE = 'app/api/webhooks/[token]/route.ts';
@@ -85,28 +94,36 @@ describe('Next.js: the route handlers of docs/receiver.md, built and started', (
     project?.remove();
   });
 
-  it('the Node.js runtime route without REDIS_URL (memory store) answers every documented case and runs onEvent once per event', { timeout: 120_000 }, async () => {
-    const server = await nextStart(project.dir, receiverEnv(settings));
-    try {
-      await expectReceiverCases(routeTarget(server, '/api/webhooks/'), settings, 'next_node_memory');
-      await expectNextMethodAnswers(server, `/api/webhooks/${settings.token}`);
-    } finally {
-      await server.stop();
-    }
-  });
+  it(
+    'the Node.js runtime route without REDIS_URL (memory store) answers every documented case and runs onEvent once per event',
+    { timeout: 120_000 },
+    async () => {
+      const server = await nextStart(project.dir, receiverEnv(settings));
+      try {
+        await expectReceiverCases(routeTarget(server, '/api/webhooks/'), settings, 'next_node_memory');
+        await expectNextMethodAnswers(server, `/api/webhooks/${settings.token}`);
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 
-  it('the Edge runtime route (memory store), built as an Edge function, answers every documented case and runs onEvent once per event', { timeout: 120_000 }, async () => {
-    // The Edge route, and only it, is an Edge function of the build: these cases run in Next.js's Edge runtime.
-    const manifest = JSON.parse(readFileSync(join(project.dir, '.next/server/middleware-manifest.json'), 'utf8')) as { functions: Record<string, unknown> };
-    expect(Object.keys(manifest.functions)).toEqual(['/api/webhooks/edge/[token]/route']);
-    const server = await nextStart(project.dir, receiverEnv(settings));
-    try {
-      await expectReceiverCases(routeTarget(server, '/api/webhooks/edge/'), settings, 'next_edge');
-      await expectNextMethodAnswers(server, `/api/webhooks/edge/${settings.token}`);
-    } finally {
-      await server.stop();
-    }
-  });
+  it(
+    'the Edge runtime route (memory store), built as an Edge function, answers every documented case and runs onEvent once per event',
+    { timeout: 120_000 },
+    async () => {
+      // The Edge route, and only it, is an Edge function of the build: these cases run in Next.js's Edge runtime.
+      const manifest = JSON.parse(readFileSync(join(project.dir, '.next/server/middleware-manifest.json'), 'utf8')) as { functions: Record<string, unknown> };
+      expect(Object.keys(manifest.functions)).toEqual(['/api/webhooks/edge/[token]/route']);
+      const server = await nextStart(project.dir, receiverEnv(settings));
+      try {
+        await expectReceiverCases(routeTarget(server, '/api/webhooks/edge/'), settings, 'next_edge');
+        await expectNextMethodAnswers(server, `/api/webhooks/edge/${settings.token}`);
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 
   it('the Node.js runtime route with REDIS_URL (Redis store) answers every documented case and runs onEvent once per event', { timeout: 120_000 }, async () => {
     const server = await nextStart(project.dir, { ...receiverEnv(settings), REDIS_URL: redis.url });

@@ -47,14 +47,28 @@ export function docFile(name: string): string {
 export const PLATFORMS = {
   neutral: { platform: 'neutral', mainFields: ['module', 'main'] },
   browser: { platform: 'browser' },
-  workerd: { platform: 'browser', conditions: ['workerd', 'worker', 'browser'], external: ['cloudflare:*'], define: { 'navigator.userAgent': '"Cloudflare-Workers"' } },
+  workerd: {
+    platform: 'browser',
+    conditions: ['workerd', 'worker', 'browser'],
+    external: ['cloudflare:*'],
+    define: { 'navigator.userAgent': '"Cloudflare-Workers"' },
+  },
   /** Vercel's Edge build: the `edge-light` condition, one script (edge-runtime runs scripts, not modules). */
   edge: { platform: 'browser', conditions: ['edge-light', 'worker', 'browser'], format: 'iife', globalName: 'edgeFunction' },
 } satisfies Record<string, BuildOptions>;
 
 /** Bundles `entry` of a project into one ES module for `platform`; throws esbuild's errors. */
 export async function bundle(dir: string, entry: string, platform: keyof typeof PLATFORMS): Promise<string> {
-  const result = await build({ absWorkingDir: dir, entryPoints: [entry], bundle: true, write: false, format: 'esm', target: 'es2022', logLevel: 'silent', ...PLATFORMS[platform] });
+  const result = await build({
+    absWorkingDir: dir,
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    target: 'es2022',
+    logLevel: 'silent',
+    ...PLATFORMS[platform],
+  });
   return result.outputFiles[0]!.text;
 }
 
@@ -69,7 +83,12 @@ export const newSecret = (): string => `whsec_${randomBytes(32).toString('base64
 export function signed(secret: string, id: string, body: string): Record<string, string> {
   const now = new Date();
   const signature = new Webhook(secret).sign(id, now, body);
-  return { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signature };
+  return {
+    'content-type': 'application/json',
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+    'webhook-signature': signature,
+  };
 }
 
 /** What the documented receiver programs read: a URL token and two secrets (rotation). */
@@ -96,7 +115,10 @@ export interface RuntimeTarget {
 
 /** How many `session event <name> <session id>` lines the documented `onEvent` printed for `sessionId`. */
 export function handledCount(target: RuntimeTarget, sessionId: string): number {
-  return target.output().split('\n').filter((line) => line.includes(`session event session.resumed ${sessionId}`)).length;
+  return target
+    .output()
+    .split('\n')
+    .filter((line) => line.includes(`session event session.resumed ${sessionId}`)).length;
 }
 
 const eventBody = (sessionId: string) => JSON.stringify({ event: 'session.resumed', session: { id: sessionId }, timestamp: new Date().toISOString() });
@@ -156,7 +178,14 @@ export interface ServerProcess extends RuntimeTarget {
  * group is the port); stops it by its pid, or, with `processGroup`, stops its whole process group
  * (for a launcher that runs the server in a child of its own, as wrangler's does).
  */
-export async function startServer(command: string, args: string[], dir: string, env: Record<string, string>, listening: RegExp, { processGroup = false } = {}): Promise<ServerProcess> {
+export async function startServer(
+  command: string,
+  args: string[],
+  dir: string,
+  env: Record<string, string>,
+  listening: RegExp,
+  { processGroup = false } = {},
+): Promise<ServerProcess> {
   const child = spawn(command, args, { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: processGroup });
   const kill = (signal: NodeJS.Signals) => (processGroup && child.pid ? process.kill(-child.pid, signal) : child.kill(signal));
   let output = '';

@@ -51,7 +51,17 @@ export async function startSkewedObject(options: { persist?: boolean } = {}): Pr
   mkdirSync(join(root, '.tmp'), { recursive: true });
   const dir = mkdtempSync(join(root, '.tmp', 'do-'));
   writeFileSync(join(dir, 'worker.js'), WORKER);
-  const result = await build({ absWorkingDir: dir, entryPoints: ['worker.js'], bundle: true, write: false, format: 'esm', target: 'es2022', logLevel: 'silent', platform: 'browser', conditions: ['workerd', 'worker', 'browser'] });
+  const result = await build({
+    absWorkingDir: dir,
+    entryPoints: ['worker.js'],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    target: 'es2022',
+    logLevel: 'silent',
+    platform: 'browser',
+    conditions: ['workerd', 'worker', 'browser'],
+  });
   const persistDir = options.persist ? join(dir, 'state') : undefined;
   const mf = new Miniflare({
     modules: [{ type: 'ESModule', path: 'worker.js', contents: result.outputFiles[0]!.text }],

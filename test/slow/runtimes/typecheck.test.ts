@@ -7,7 +7,9 @@ import { expect, it } from 'vitest';
 import { root, run } from '../../helpers/package-tarball.js';
 
 it('tsc finds no error in the runtime suites', { timeout: 180_000 }, async () => {
-  const result = await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'test/slow/runtimes/tsconfig.json')], { cwd: root }).then(
+  const result = await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'test/slow/runtimes/tsconfig.json')], {
+    cwd: root,
+  }).then(
     () => '',
     (error: { stdout?: string }) => error.stdout ?? String(error),
   );

@@ -9,7 +9,18 @@
  */
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundle, docFile, expectReceiverCases, handledCount, receiverEnv, receiverProject, receiverSettings, signed, type ReceiverProject, type RuntimeTarget } from './runtime-kit.js';
+import {
+  bundle,
+  docFile,
+  expectReceiverCases,
+  handledCount,
+  receiverEnv,
+  receiverProject,
+  receiverSettings,
+  signed,
+  type ReceiverProject,
+  type RuntimeTarget,
+} from './runtime-kit.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 /** What miniflare's Worker and stub objects offer (typed here: the suite has no Workers types). */
@@ -56,13 +67,22 @@ describe('workerd (miniflare): the Durable Object store shared by two Workers', 
     project = await receiverProject('workerd-do', { 'worker.ts': docFile('worker.ts'), 'module-scope.js': MODULE_SCOPE_WORKER });
     const code = await bundle(project.dir, 'worker.ts', 'workerd');
     const moduleScope = await bundle(project.dir, 'module-scope.js', 'workerd');
-    const common = { modules: [{ type: 'ESModule' as const, path: 'worker.js', contents: code }], compatibilityDate: '2025-09-01', bindings: receiverEnv(settings) };
+    const common = {
+      modules: [{ type: 'ESModule' as const, path: 'worker.js', contents: code }],
+      compatibilityDate: '2025-09-01',
+      bindings: receiverEnv(settings),
+    };
     mf = new Miniflare({
       handleStructuredLogs: ({ message }: { message: string }) => void lines.push(message),
       workers: [
         { name: 'a', ...common, durableObjects: { WEBHOOK_STORE: { className: 'WebhookStoreObject', useSQLite: true } } },
         { name: 'b', ...common, durableObjects: { WEBHOOK_STORE: { className: 'WebhookStoreObject', scriptName: 'a', useSQLite: true } } },
-        { name: 'module-scope', ...common, modules: [{ type: 'ESModule' as const, path: 'worker.js', contents: moduleScope }], durableObjects: { WEBHOOK_STORE: { className: 'WebhookStoreObject', scriptName: 'a', useSQLite: true } } },
+        {
+          name: 'module-scope',
+          ...common,
+          modules: [{ type: 'ESModule' as const, path: 'worker.js', contents: moduleScope }],
+          durableObjects: { WEBHOOK_STORE: { className: 'WebhookStoreObject', scriptName: 'a', useSQLite: true } },
+        },
       ],
     });
     await mf.ready;
@@ -83,7 +103,9 @@ describe('workerd (miniflare): the Durable Object store shared by two Workers', 
     const path = `/webhooks/session-events/${settings.token}`;
     // Two deliveries of one event (different webhook-ids: the sender's retry), one to each Worker.
     const answers = await Promise.all(
-      (['a', 'b'] as const).map(async (name) => (await worker(name).post(path, { method: 'POST', headers: signed(settings.secrets[0], `msg_${name}`, body), body })).json()),
+      (['a', 'b'] as const).map(async (name) =>
+        (await worker(name).post(path, { method: 'POST', headers: signed(settings.secrets[0], `msg_${name}`, body), body })).json(),
+      ),
     );
     expect(answers.map((a) => (a as { duplicate: boolean }).duplicate).sort()).toEqual([false, true]);
     await waitFor(() => handledCount(worker('a'), sessionId) === 1, { what: 'onEvent in one of the Workers' });
@@ -96,22 +118,54 @@ describe('workerd (miniflare): the Durable Object store shared by two Workers', 
   it('a receiver made at module scope (bindings from cloudflare:workers) starts and handles an event once', { timeout: 60_000 }, async () => {
     const sessionId = 'sess_module_scope';
     const body = JSON.stringify({ event: 'session.resumed', session: { id: sessionId }, timestamp: new Date().toISOString() });
-    const answer = await worker('module-scope').post(`/webhooks/session-events/${settings.token}`, { method: 'POST', headers: signed(settings.secrets[0], 'msg_module_scope', body), body });
+    const answer = await worker('module-scope').post(`/webhooks/session-events/${settings.token}`, {
+      method: 'POST',
+      headers: signed(settings.secrets[0], 'msg_module_scope', body),
+      body,
+    });
     expect(await answer.json()).toMatchObject({ received: true, duplicate: false });
     await waitFor(() => handledCount(worker('module-scope'), sessionId) === 1, { what: 'onEvent in the module-scope Worker' });
   });
 
   it('a recording that arrives after its caller gave up writes nothing', async () => {
     const event = { event: 'session.resumed', session: { id: 'sess_late' }, timestamp: '2026-11-28T00:00:00.000Z' };
-    const late = await object({ op: 'record', key: 'late-key', event, windowMs: 60_000, leaseMs: 60_000, deadline: Date.now() - 1, maxEvents: 100, sweepLimit: 0 });
+    const late = await object({
+      op: 'record',
+      key: 'late-key',
+      event,
+      windowMs: 60_000,
+      leaseMs: 60_000,
+      deadline: Date.now() - 1,
+      maxEvents: 100,
+      sweepLimit: 0,
+    });
     expect(late).toEqual({ late: true });
-    const onTime = await object({ op: 'record', key: 'late-key', event, windowMs: 60_000, leaseMs: 60_000, deadline: Date.now() + 60_000, maxEvents: 100, sweepLimit: 0 });
+    const onTime = await object({
+      op: 'record',
+      key: 'late-key',
+      event,
+      windowMs: 60_000,
+      leaseMs: 60_000,
+      deadline: Date.now() + 60_000,
+      maxEvents: 100,
+      sweepLimit: 0,
+    });
     expect(onTime).toMatchObject({ duplicate: false });
   });
 
   it('a record leaves after its dedupe window', { timeout: 30_000 }, async () => {
     const event = { event: 'session.resumed', session: { id: 'sess_window' }, timestamp: '2026-11-28T00:00:00.000Z' };
-    const record = async () => (await object({ op: 'record', key: 'window-key', event, windowMs: 5000, leaseMs: 60_000, deadline: Date.now() + 60_000, maxEvents: 100, sweepLimit: 0 })) as { id: string; duplicate: boolean };
+    const record = async () =>
+      (await object({
+        op: 'record',
+        key: 'window-key',
+        event,
+        windowMs: 5000,
+        leaseMs: 60_000,
+        deadline: Date.now() + 60_000,
+        maxEvents: 100,
+        sweepLimit: 0,
+      })) as { id: string; duplicate: boolean };
     const first = await record();
     expect(first.duplicate).toBe(false);
     await object({ op: 'finish', id: first.id, attempt: 1, ok: true });

@@ -19,7 +19,19 @@ import { getFreePort } from '../../helpers/free-port.js';
 import { node24 } from '../../helpers/node24.js';
 import { run } from '../../helpers/package-tarball.js';
 import { waitFor } from '../../helpers/wait-for.js';
-import { docFile, expectReceiverCases, handledCount, receiverEnv, receiverProject, receiverSettings, signed, startServer, writeFiles, type ReceiverProject, type ServerProcess } from './runtime-kit.js';
+import {
+  docFile,
+  expectReceiverCases,
+  handledCount,
+  receiverEnv,
+  receiverProject,
+  receiverSettings,
+  signed,
+  startServer,
+  writeFiles,
+  type ReceiverProject,
+  type ServerProcess,
+} from './runtime-kit.js';
 
 const require = createRequire(import.meta.url);
 /** A wrangler's command-line entry, from the package the runtimes' manifest installs under `name`. */
@@ -50,9 +62,16 @@ describe.each(WRANGLERS)('$label (deploy --dry-run, dev) on the Workers section 
   };
 
   beforeAll(async () => {
-    [project, node] = await Promise.all([receiverProject('wrangler', { 'worker.ts': docFile('worker.ts'), 'wrangler.toml': docFile('wrangler.toml') }), nodeFor()]);
+    [project, node] = await Promise.all([
+      receiverProject('wrangler', { 'worker.ts': docFile('worker.ts'), 'wrangler.toml': docFile('wrangler.toml') }),
+      nodeFor(),
+    ]);
     // The page's secrets, where `wrangler dev` reads them.
-    writeFiles(project.dir, { '.dev.vars': Object.entries(receiverEnv(settings)).map(([name, value]) => `${name}=${value}\n`).join('') });
+    writeFiles(project.dir, {
+      '.dev.vars': Object.entries(receiverEnv(settings))
+        .map(([name, value]) => `${name}=${value}\n`)
+        .join(''),
+    });
   }, 600_000);
   afterAll(() => project?.remove());
 
@@ -63,43 +82,51 @@ describe.each(WRANGLERS)('$label (deploy --dry-run, dev) on the Workers section 
     const bundles = readdirSync(join(project.dir, 'out')).filter((file) => file.endsWith('.js'));
     expect(bundles).toEqual(['worker.js']);
     const code = readFileSync(join(project.dir, 'out/worker.js'), 'utf8');
-    const imports = [...code.matchAll(/(?:^|[\s;])(?:import|export)\b[^'"`;]*?\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1] ?? m[2]);
+    const imports = [...code.matchAll(/(?:^|[\s;])(?:import|export)\b[^'"`;]*?\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)/g)].map(
+      (m) => m[1] ?? m[2],
+    );
     expect(imports.filter((specifier) => !specifier?.startsWith('cloudflare:'))).toEqual([]);
     expect(code).toMatch(/WebhookStoreObject/);
   });
 
-  it('wrangler dev serves it with the Durable Object store: every documented answer, each event handled once, records kept across a restart', { timeout: 240_000 }, async () => {
-    let server = await dev();
-    const sessionId = 'sess_wrangler_restart';
-    const body = JSON.stringify({ event: 'session.resumed', session: { id: sessionId }, timestamp: new Date().toISOString() });
-    const path = `/webhooks/session-events/${settings.token}`;
-    try {
-      await expectReceiverCases(server, settings, 'wrangler');
-      // What docs/receiver.md warns of: wrangler logs each request with its path, URL token included.
-      expect(server.output()).toContain(`/webhooks/session-events/${settings.token}`);
-      const first = await server.post(path, { method: 'POST', headers: signed(settings.secrets[0], 'msg_before_restart', body), body });
-      expect(await first.json()).toMatchObject({ duplicate: false });
-      await expectHandledOnce(server, sessionId);
-    } finally {
-      await server.stop();
-    }
-    // The records are the object's storage, which wrangler keeps in .wrangler/state: a
-    // redelivery after a restart, under another webhook-id, is still a duplicate, not handled.
-    expect(existsSync(join(project.dir, '.wrangler/state'))).toBe(true);
-    server = await dev();
-    try {
-      const again = await server.post(path, { method: 'POST', headers: signed(settings.secrets[1], 'msg_after_restart', body), body });
-      expect(await again.json()).toMatchObject({ received: true, duplicate: true });
-      const fresh = `sess_wrangler_after_${Date.now()}`;
-      const next = JSON.stringify({ event: 'session.resumed', session: { id: fresh }, timestamp: new Date().toISOString() });
-      expect(await (await server.post(path, { method: 'POST', headers: signed(settings.secrets[0], `msg_${fresh}`, next), body: next })).json()).toMatchObject({ duplicate: false });
-      // Handled in this run: the later event only, never the redelivered one.
-      await expectHandledOnce(server, fresh);
-      expect(handledCount(server, sessionId)).toBe(0);
-    } finally {
-      await server.stop();
-    }
-  });
+  it(
+    'wrangler dev serves it with the Durable Object store: every documented answer, each event handled once, records kept across a restart',
+    { timeout: 240_000 },
+    async () => {
+      let server = await dev();
+      const sessionId = 'sess_wrangler_restart';
+      const body = JSON.stringify({ event: 'session.resumed', session: { id: sessionId }, timestamp: new Date().toISOString() });
+      const path = `/webhooks/session-events/${settings.token}`;
+      try {
+        await expectReceiverCases(server, settings, 'wrangler');
+        // What docs/receiver.md warns of: wrangler logs each request with its path, URL token included.
+        expect(server.output()).toContain(`/webhooks/session-events/${settings.token}`);
+        const first = await server.post(path, { method: 'POST', headers: signed(settings.secrets[0], 'msg_before_restart', body), body });
+        expect(await first.json()).toMatchObject({ duplicate: false });
+        await expectHandledOnce(server, sessionId);
+      } finally {
+        await server.stop();
+      }
+      // The records are the object's storage, which wrangler keeps in .wrangler/state: a
+      // redelivery after a restart, under another webhook-id, is still a duplicate, not handled.
+      expect(existsSync(join(project.dir, '.wrangler/state'))).toBe(true);
+      server = await dev();
+      try {
+        const again = await server.post(path, { method: 'POST', headers: signed(settings.secrets[1], 'msg_after_restart', body), body });
+        expect(await again.json()).toMatchObject({ received: true, duplicate: true });
+        const fresh = `sess_wrangler_after_${Date.now()}`;
+        const next = JSON.stringify({ event: 'session.resumed', session: { id: fresh }, timestamp: new Date().toISOString() });
+        expect(
+          await (await server.post(path, { method: 'POST', headers: signed(settings.secrets[0], `msg_${fresh}`, next), body: next })).json(),
+        ).toMatchObject({ duplicate: false });
+        // Handled in this run: the later event only, never the redelivered one.
+        await expectHandledOnce(server, fresh);
+        expect(handledCount(server, sessionId)).toBe(0);
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 });
 
 async function expectHandledOnce(server: ServerProcess, sessionId: string): Promise<void> {

@@ -37,8 +37,7 @@ async function start(env: Record<string, string> = {}): Promise<ServerProcess> {
   return server;
 }
 
-const resume = (url: string, id: string) =>
-  fetch(`${url}/v1/sessions/${id}/resume`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` } });
+const resume = (url: string, id: string) => fetch(`${url}/v1/sessions/${id}/resume`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` } });
 
 beforeAll(() => {
   sessionsFile = join(mkdtempSync(join(tmpdir(), 'sessions-')), 'sessions.json');
@@ -58,9 +57,7 @@ describe('two processes sharing Redis', () => {
   });
 
   it('of 200 concurrent resumes of one paused session, spread over both processes, exactly one gets 200', async () => {
-    const statuses = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => resume(i % 2 ? a.url : b.url, 'hot').then((r) => r.status)),
-    );
+    const statuses = await Promise.all(Array.from({ length: 200 }, (_, i) => resume(i % 2 ? a.url : b.url, 'hot').then((r) => r.status)));
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(199);
   });
@@ -151,7 +148,14 @@ describe('graceful shutdown', () => {
       const stopMidRequest = async () => {
         exit = server.stop('SIGTERM');
         // Once the signal has arrived, new connections are refused; then the body completes.
-        await waitFor(() => fetch(`${server.url}/healthz`).then(() => false, () => true), { what: 'listener closed' });
+        await waitFor(
+          () =>
+            fetch(`${server.url}/healthz`).then(
+              () => false,
+              () => true,
+            ),
+          { what: 'listener closed' },
+        );
         req.end('}');
       };
       req.once('continue', () => {

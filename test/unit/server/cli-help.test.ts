@@ -23,7 +23,20 @@ describe('the server program', () => {
   it('lists in --help every command, nested ones by their whole path', async () => {
     const { code, out } = await serverCli(['--help']);
     expect(code).toBe(0);
-    for (const command of ['worker', 'seed [options]', 'webhooks show [options] <webhook-id>', 'webhooks list [options]', 'webhooks stats [options]', 'webhooks dead [options]', 'webhooks replay [options] [webhook-id]', 'webhooks recover [options]', 'webhooks endpoint [options]', 'webhooks endpoint enable', '--sandbox', '-v, --version']) {
+    for (const command of [
+      'worker',
+      'seed [options]',
+      'webhooks show [options] <webhook-id>',
+      'webhooks list [options]',
+      'webhooks stats [options]',
+      'webhooks dead [options]',
+      'webhooks replay [options] [webhook-id]',
+      'webhooks recover [options]',
+      'webhooks endpoint [options]',
+      'webhooks endpoint enable',
+      '--sandbox',
+      '-v, --version',
+    ]) {
       expect(out).toContain(`  ${command}`);
     }
   });

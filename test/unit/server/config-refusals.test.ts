@@ -53,7 +53,7 @@ describe('each refusal names its variable', () => {
     expect(error.message).toMatch(message);
   });
 
-  it('refuses a WEBHOOK_SECRET the signer refuses with the signer\'s error as its cause', () => {
+  it("refuses a WEBHOOK_SECRET the signer refuses with the signer's error as its cause", () => {
     expect(refusal({ ...HOOK, WEBHOOK_SECRET: 'whsec_short' }).cause).toBeInstanceOf(Error);
     expect(refusal({ ...HOOK, WEBHOOK_RETRY_SCHEDULE: 'soon' }).cause).toBeInstanceOf(Error);
   });

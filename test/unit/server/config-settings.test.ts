@@ -47,7 +47,7 @@ describe('whole-number settings', () => {
     expect(() => loadConfig({ IDEMPOTENCY_TTL: '0' })).toThrow('IDEMPOTENCY_TTL=0 must be a whole number from 1 to 2592000.');
   });
 
-  it('sizes the held backlog with WEBHOOK_MAX_HELD_EVENTS, the contract\'s figure by default; blank or malformed is refused naming it', () => {
+  it("sizes the held backlog with WEBHOOK_MAX_HELD_EVENTS, the contract's figure by default; blank or malformed is refused naming it", () => {
     expect(loadConfig(WEBHOOK).webhook?.maxHeldEvents).toBe(ENDPOINT_HEALTH_POLICY.maxHeldEvents);
     expect(loadConfig({ ...WEBHOOK, WEBHOOK_MAX_HELD_EVENTS: '1' }).webhook?.maxHeldEvents).toBe(1);
     expect(loadConfig({ ...WEBHOOK, WEBHOOK_MAX_HELD_EVENTS: '250000' }).webhook?.maxHeldEvents).toBe(250_000);
@@ -87,15 +87,24 @@ describe('other settings', () => {
   });
 
   it('accepts CORS origins without a path only', () => {
-    expect(loadConfig({ CORS_ORIGINS: 'https://a.example.org, http://localhost:5173,*' }).corsOrigins).toEqual(['https://a.example.org', 'http://localhost:5173', '*']);
+    expect(loadConfig({ CORS_ORIGINS: 'https://a.example.org, http://localhost:5173,*' }).corsOrigins).toEqual([
+      'https://a.example.org',
+      'http://localhost:5173',
+      '*',
+    ]);
     for (const bad of ['https://a.example.org/app', 'a.example.org', 'xhttps://a.example.org', 'ftp://a.example.org']) {
       expect(() => loadConfig({ CORS_ORIGINS: bad }), bad).toThrow(OptionsError);
     }
   });
 
   it('accepts a plain http://localhost webhook with the loopback allowance, but never with credentials', () => {
-    expect(loadConfig({ WEBHOOK_URL: 'http://localhost:4000/in', WEBHOOK_INSECURE_LOCALHOST: '1' }).webhook).toMatchObject({ url: 'http://localhost:4000/in', insecureLocalhost: true });
-    expect(() => loadConfig({ WEBHOOK_URL: 'http://user@localhost/in', WEBHOOK_INSECURE_LOCALHOST: '1' })).toThrow(/WEBHOOK_URL is refused: Webhook URLs must not contain credentials/);
+    expect(loadConfig({ WEBHOOK_URL: 'http://localhost:4000/in', WEBHOOK_INSECURE_LOCALHOST: '1' }).webhook).toMatchObject({
+      url: 'http://localhost:4000/in',
+      insecureLocalhost: true,
+    });
+    expect(() => loadConfig({ WEBHOOK_URL: 'http://user@localhost/in', WEBHOOK_INSECURE_LOCALHOST: '1' })).toThrow(
+      /WEBHOOK_URL is refused: Webhook URLs must not contain credentials/,
+    );
     expect(loadConfig(WEBHOOK).webhook).not.toHaveProperty('insecureLocalhost');
   });
 

@@ -130,7 +130,14 @@ describe('loadConfig', () => {
       redisUrl: 'redis://127.0.0.1:6379',
       redisKeyPrefix: 'x:',
       redisWaitReplicas: 1,
-      webhook: { url: 'https://hooks.example.org/in/abc', allowPrivate: false, schedule: STANDARD_WEBHOOKS_SCHEDULE_MS, worker: true, concurrency: 50, maxHeldEvents: 100_000 },
+      webhook: {
+        url: 'https://hooks.example.org/in/abc',
+        allowPrivate: false,
+        schedule: STANDARD_WEBHOOKS_SCHEDULE_MS,
+        worker: true,
+        concurrency: 50,
+        maxHeldEvents: 100_000,
+      },
       rateLimit: { limit: 10, windowMs: 1000 },
       corsOrigins: ['https://a.example.org', 'http://localhost:5173'],
       logLevel: 'warn',
@@ -200,7 +207,11 @@ describe('loadConfig', () => {
   });
 
   it('REDIS_CLUSTER_NODES: any text is either a list of host:port seeds or a OptionsError, never another error (property)', () => {
-    const host = fc.oneof(fc.domain(), fc.ipV4(), fc.ipV6().map((ip) => `[${ip}]`));
+    const host = fc.oneof(
+      fc.domain(),
+      fc.ipV4(),
+      fc.ipV6().map((ip) => `[${ip}]`),
+    );
     const seed = fc.tuple(host, fc.integer({ min: 1, max: 65535 })).map(([h, p]) => `${h}:${p}`);
     fc.assert(
       fc.property(fc.array(seed, { minLength: 1, maxLength: 5 }), (seeds) => {

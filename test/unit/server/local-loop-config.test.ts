@@ -81,7 +81,9 @@ describe('the webhook start-up line', () => {
     );
     expect(JSON.stringify(line)).not.toMatch(/s3cr3t/);
     expect(line.fields).toMatchObject({ target: 'https://hooks.example.org:8443', signing: 'on', secrets: 1, attempts: 10 });
-    const rotating = webhookStartUpLine(loadConfig({ WEBHOOK_URL: 'https://hooks.example.org/in', WEBHOOK_SECRET: `${SECRET},whsec_${Buffer.alloc(32, 9).toString('base64')}` }));
+    const rotating = webhookStartUpLine(
+      loadConfig({ WEBHOOK_URL: 'https://hooks.example.org/in', WEBHOOK_SECRET: `${SECRET},whsec_${Buffer.alloc(32, 9).toString('base64')}` }),
+    );
     expect(rotating.message).toContain('signed with 2 secrets');
   });
 

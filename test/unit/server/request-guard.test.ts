@@ -27,7 +27,12 @@ function runGuard(init: { url: string; method?: string; authorization?: string |
     originalUrl: init.url,
     path: init.url.split('?')[0],
     headers,
-    rawHeaders: [...Object.entries(headers).filter(([n]) => n !== 'authorization').flat(), ...auth.flatMap((a) => ['Authorization', a])],
+    rawHeaders: [
+      ...Object.entries(headers)
+        .filter(([n]) => n !== 'authorization')
+        .flat(),
+      ...auth.flatMap((a) => ['Authorization', a]),
+    ],
   } as unknown as Request;
   let passed: unknown = 'not called';
   guard(req, {} as Response, ((err?: unknown) => (passed = err)) as NextFunction);
@@ -38,7 +43,11 @@ function runGuard(init: { url: string; method?: string; authorization?: string |
 
 describe('request guard', () => {
   it('refuses a caller without a valid key on the resume path, whatever the method and id', () => {
-    for (const [url, method] of [['/v1/sessions/s/resume', 'POST'], ['/v1/sessions/%ZZ/resume?x=1', 'POST'], ['/v1/sessions/s/resume', 'DELETE']] as const) {
+    for (const [url, method] of [
+      ['/v1/sessions/s/resume', 'POST'],
+      ['/v1/sessions/%ZZ/resume?x=1', 'POST'],
+      ['/v1/sessions/s/resume', 'DELETE'],
+    ] as const) {
       expect(runGuard({ url, method, authorization: 'Bearer wrong' }).passed?.status).toBe(401);
       expect(runGuard({ url, method }).passed?.status).toBe(401);
     }
@@ -71,10 +80,17 @@ describe('createApiPathMatcher', () => {
   const isApiPath = createApiPathMatcher(['/v1/sessions/{session_id}/resume']);
 
   it('matches the template exactly: case-sensitive, no trailing slash, one non-empty segment per parameter', () => {
-    expect(['/v1/sessions/s1/resume', '/v1/sessions/a%2Fb/resume', '/v1/sessions/%ZZ/resume', '/v1/sessions/%/resume'].map(isApiPath)).toEqual([true, true, true, true]);
-    expect(['/v1/sessions//resume', '/v1/sessions/a/b/resume', '/V1/sessions/s/resume', '/v1/sessions/s/resume/', '//v1/sessions/s/resume', '/metrics', '/'].map(isApiPath)).toEqual([
-      false, false, false, false, false, false, false,
+    expect(['/v1/sessions/s1/resume', '/v1/sessions/a%2Fb/resume', '/v1/sessions/%ZZ/resume', '/v1/sessions/%/resume'].map(isApiPath)).toEqual([
+      true,
+      true,
+      true,
+      true,
     ]);
+    expect(
+      ['/v1/sessions//resume', '/v1/sessions/a/b/resume', '/V1/sessions/s/resume', '/v1/sessions/s/resume/', '//v1/sessions/s/resume', '/metrics', '/'].map(
+        isApiPath,
+      ),
+    ).toEqual([false, false, false, false, false, false, false]);
   });
 });
 

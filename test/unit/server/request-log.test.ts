@@ -11,7 +11,11 @@ import { createRequestLog } from '../../../server/http/request-log.js';
 function run(level: string) {
   const lines: Record<string, unknown>[] = [];
   const logger = pino({ level }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
-  const req = { headers: { authorization: 'Bearer secret-key', 'x-request-id': 'abc-1' }, method: 'POST', originalUrl: '/v1/sessions/s/resume' } as unknown as Request;
+  const req = {
+    headers: { authorization: 'Bearer secret-key', 'x-request-id': 'abc-1' },
+    method: 'POST',
+    originalUrl: '/v1/sessions/s/resume',
+  } as unknown as Request;
   const res = Object.assign(new EventEmitter(), { statusCode: 409, writableFinished: true, locals: {}, setHeader: () => undefined }) as unknown as Response;
   let nextCalled = false;
   createRequestLog(logger)(req, res, (() => (nextCalled = true)) as NextFunction);

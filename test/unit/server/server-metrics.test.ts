@@ -16,7 +16,19 @@ const sample = (text: string, series: string): number | undefined => {
 
 describe('resume outcomes', () => {
   it('maps each answer of the resume operation to its outcome', () => {
-    const statuses = { 200: 'resumed', 409: 'not_paused', 404: 'not_found', 401: 'unauthorized', 429: 'rate_limited', 503: 'unavailable', 500: 'unavailable', 400: 'invalid', 413: 'invalid', 415: 'invalid', 405: 'invalid' };
+    const statuses = {
+      200: 'resumed',
+      409: 'not_paused',
+      404: 'not_found',
+      401: 'unauthorized',
+      429: 'rate_limited',
+      503: 'unavailable',
+      500: 'unavailable',
+      400: 'invalid',
+      413: 'invalid',
+      415: 'invalid',
+      405: 'invalid',
+    };
     for (const [status, outcome] of Object.entries(statuses)) expect(resumeResultLabel(Number(status)), status).toBe(outcome);
   });
 

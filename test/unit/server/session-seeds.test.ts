@@ -12,7 +12,13 @@ describe('session seeds', () => {
 
   it('reads a seed file, keeping open statuses and ignoring extra members', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'seeds-')), 'sessions.json');
-    writeFileSync(file, JSON.stringify([{ id: 'a', status: 'paused', note: 'x' }, { id: 'b', status: 'cancelled' }]));
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { id: 'a', status: 'paused', note: 'x' },
+        { id: 'b', status: 'cancelled' },
+      ]),
+    );
     expect(await loadSessionSeeds(file)).toEqual([
       { id: 'a', status: 'paused' },
       { id: 'b', status: 'cancelled' },
@@ -27,6 +33,14 @@ describe('session seeds', () => {
     await expect(loadSessionSeeds(join(dir, 'missing.json'))).rejects.toThrow(/cannot be read/);
     expect(() => parseSessionSeeds({ id: 'a' }, 'f')).toThrow(/JSON array/);
     expect(() => parseSessionSeeds([{ id: 'a' }], 'f')).toThrow(/f\[0\].*"status"/);
-    expect(() => parseSessionSeeds([{ id: 'a', status: 'paused' }, { id: 'a', status: 'running' }], 'f')).toThrow(SeedFileError);
+    expect(() =>
+      parseSessionSeeds(
+        [
+          { id: 'a', status: 'paused' },
+          { id: 'a', status: 'running' },
+        ],
+        'f',
+      ),
+    ).toThrow(SeedFileError);
   });
 });

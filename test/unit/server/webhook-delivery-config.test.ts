@@ -3,12 +3,7 @@ import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../server/config.js';
-import {
-  parseRetrySchedule,
-  scheduledDelayMs,
-  nextStep,
-  STANDARD_WEBHOOKS_SCHEDULE_MS,
-} from '@session-resume-api/runtime/delivery/retry-rules';
+import { parseRetrySchedule, scheduledDelayMs, nextStep, STANDARD_WEBHOOKS_SCHEDULE_MS } from '@session-resume-api/runtime/delivery/retry-rules';
 import { createWebhookHeaders } from '@session-resume-api/runtime/delivery/webhook-headers';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
 
@@ -33,7 +28,9 @@ describe('webhook delivery config', () => {
     expect(loadConfig({ ...URL_ENV, WEBHOOK_SECRET: `${SECRET}, ${next}` }).webhook?.secret).toEqual([SECRET, next]);
     expect(() => loadConfig({ ...URL_ENV, WEBHOOK_SECRET: `${SECRET},` })).toThrow(/WEBHOOK_SECRET is refused: it has a blank entry/);
     expect(() => loadConfig({ ...URL_ENV, WEBHOOK_SECRET: `${SECRET},${SECRET}` })).toThrow(/WEBHOOK_SECRET is refused: a secret is listed twice/);
-    expect(() => loadConfig({ ...URL_ENV, WEBHOOK_SECRET: `${SECRET},whsec_c2hvcnQ=` })).toThrow(/WEBHOOK_SECRET is refused: Webhook secret 2 of 2 must be whsec_/);
+    expect(() => loadConfig({ ...URL_ENV, WEBHOOK_SECRET: `${SECRET},whsec_c2hvcnQ=` })).toThrow(
+      /WEBHOOK_SECRET is refused: Webhook secret 2 of 2 must be whsec_/,
+    );
   });
 
   it('refuses a bad schedule or secret, naming the variable', () => {

@@ -58,7 +58,11 @@ async function run(delivery: RedisDelivery, steps: string[], args: string[]): Pr
       if (text) steps.push(`err ${text}`);
     },
   };
-  const group = createWebhooksCommand(async (work) => work(delivery, 'test:'), io, (c) => (code = c));
+  const group = createWebhooksCommand(
+    async (work) => work(delivery, 'test:'),
+    io,
+    (c) => (code = c),
+  );
   await group.parseAsync(args, { from: 'user' });
   return { code, out, err };
 }
@@ -67,7 +71,9 @@ const window = ['--since', '2026-11-28T02:00:00Z', '--until', '2026-11-28T03:00:
 
 describe('webhooks recover', () => {
   it('reports each event the queue could not put back, with its reason, and still puts back the others', async () => {
-    const { delivery, steps } = engine([dead('msg_a', 0), dead('msg_b', 0), dead('msg_c', 0)], { msg_b: new Error('OOM command not allowed when used memory > maxmemory') });
+    const { delivery, steps } = engine([dead('msg_a', 0), dead('msg_b', 0), dead('msg_c', 0)], {
+      msg_b: new Error('OOM command not allowed when used memory > maxmemory'),
+    });
     const { code, out } = await run(delivery, steps, ['recover', ...window]);
     expect(out).toContain('msg_b  session.resumed ses_msg_b  not requeued: OOM command not allowed when used memory > maxmemory');
     expect(out).toContain('msg_a  session.resumed ses_msg_a  requeued');
@@ -77,7 +83,7 @@ describe('webhooks recover', () => {
   });
 
   it('--json gives each refused event its error and counts them', async () => {
-    const { delivery, steps } = engine([dead('msg_a', 0), dead('msg_b', 0)], { msg_a: new Error('READONLY You can\'t write against a read only replica.') });
+    const { delivery, steps } = engine([dead('msg_a', 0), dead('msg_b', 0)], { msg_a: new Error("READONLY You can't write against a read only replica.") });
     const { code, out } = await run(delivery, steps, ['recover', ...window, '--json']);
     const result = JSON.parse(out) as { requeued: number; failed: number; events: Array<{ id: string; requeued: boolean; error?: string }> };
     expect(result).toMatchObject({ requeued: 1, failed: 1 });
@@ -118,7 +124,9 @@ describe('webhooks replay', () => {
   it('--all says before sending how many events are older than the dedupe window', async () => {
     const { delivery, steps } = engine([dead('msg_old', WINDOW_MS + 1), dead('msg_new', 0), dead('msg_older', 10 * WINDOW_MS)]);
     const { code, out } = await run(delivery, steps, ['replay', '--all']);
-    expect(out).toBe(`2 of 3 event(s) are older than the ${windowText()} dedupe window receivers keep: a receiver may handle them twice.\nreplayed 3 event(s)\n`);
+    expect(out).toBe(
+      `2 of 3 event(s) are older than the ${windowText()} dedupe window receivers keep: a receiver may handle them twice.\nreplayed 3 event(s)\n`,
+    );
     expect(steps.findIndex((s) => s.startsWith('out 2 of 3'))).toBeLessThan(steps.indexOf('replay msg_old'));
     expect(code).toBe(0);
   });
