@@ -265,3 +265,39 @@ describe('what each change says', () => {
     expect(isPolicyPath(['paths', '/v1/sessions/{session_id}/resume', 'post', 'responses'])).toBe(false);
   });
 });
+
+/** Every leaf of a policy, by dotted path, with its value (arrays are values). */
+function policyLeaves(value: Doc, prefix = ''): [string, Doc][] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [[prefix, value]];
+  return Object.entries(value).flatMap(([key, inner]) => policyLeaves(inner, prefix ? `${prefix}.${key}` : key));
+}
+
+/** Two edits of one value: one each way (smaller and larger, one item fewer and one more, another word, the other truth). */
+function editsOf(value: Doc): Doc[] {
+  if (typeof value === 'number') return [value / 2, value * 2 + 1];
+  if (typeof value === 'boolean') return [!value];
+  if (Array.isArray(value)) return [value.slice(1), [...value, typeof value[0] === 'number' ? 599 : 'another']];
+  return [value === 'required' ? 'recommended' : 'required'];
+}
+
+function setAt(policy: Doc, path: string, value: Doc): void {
+  const keys = path.split('.');
+  const parent = keys.slice(0, -1).reduce((node, key) => node[key], policy);
+  parent[keys.at(-1)!] = value;
+}
+
+describe('every field of both policies, changed either way', () => {
+  const fields = [
+    ...policyLeaves(retryOf(shipped)).map(([path, value]) => ({ policy: 'retry', path, value })),
+    ...policyLeaves(deliveryOf(shipped)).map(([path, value]) => ({ policy: 'delivery', path, value })),
+  ];
+
+  it.each(fields)('$policy $path gets a verdict with its reason, never the unclassified one', ({ policy, path, value }) => {
+    for (const edited of editsOf(value)) {
+      const changes = classify((r, d) => setAt(policy === 'retry' ? r : d, path, edited)).filter((c) => c.field === path);
+      expect(changes).toHaveLength(1);
+      expect(changes[0]!.reason).toMatch(/\w+ \w+ \w+/);
+      expect(changes[0]!.reason).not.toContain('no rule classifies this field');
+    }
+  });
+});
