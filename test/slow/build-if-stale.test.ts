@@ -25,7 +25,7 @@ const build = () =>
 it('a stale build says on stderr that it rebuilds; a fresh one prints nothing', { timeout: 600_000 }, async () => {
   const stale = await build();
   expect(stale.code, stale.stderr).toBe(0);
-  expect(stale.stderr).toContain('The sources changed since the last build: rebuilding client/dist and server/dist first (about 30 s)');
+  expect(stale.stderr).toContain('The sources changed since the last build: rebuilding client/dist, server/dist and cli/dist first (about 30 s)');
   expect(stale.stdout).toBe('');
   const fresh = await build();
   expect(fresh).toEqual({ code: 0, stdout: '', stderr: '' });
