@@ -298,6 +298,8 @@ describe('every field of both policies, changed either way', () => {
       expect(changes).toHaveLength(1);
       expect(changes[0]!.reason).toMatch(/\w+ \w+ \w+/);
       expect(changes[0]!.reason).not.toContain('no rule classifies this field');
+      // A real change of a set is never described as a reordering of the same values.
+      if (Array.isArray(value)) expect(changes[0]!.reason).not.toBe('the same values in another order');
     }
   });
 });

@@ -30,4 +30,9 @@ describe('parseRateLimit, the parsing rules', () => {
     expect(read({ RateLimit: 'p; r=abc' })).toBeUndefined();
     expect(read({ 'X-RateLimit-Remaining': '4', 'X-RateLimit-Limit': 'ten' })).toEqual({ limit: undefined, remaining: 4, resetSeconds: undefined });
   });
+
+  it('a name matches its policy however each side writes it: quoted or a token, spaces after it or none', () => {
+    expect(read({ RateLimit: '"p" ; r=5', 'RateLimit-Policy': '"p"; q=10' })).toEqual({ limit: 10, remaining: 5, resetSeconds: undefined });
+    expect(read({ RateLimit: 'p; r=5', 'RateLimit-Policy': '"p"; q=10' })).toEqual({ limit: 10, remaining: 5, resetSeconds: undefined });
+  });
 });

@@ -52,3 +52,13 @@ describe('a delivery with duplicated webhook headers', () => {
     expect(verify(body, ids)).toMatchObject({ ok: false, message: expect.stringMatching(/webhook-id is required/) });
   });
 });
+
+describe('what counts as a Headers object', () => {
+  it('one with get and has; a record that has only one of them is read as a record', () => {
+    const onlyGet = { get: () => 'from get', 'webhook-id': 'msg_1' } as unknown as Record<string, string>;
+    const onlyHas = { has: () => true, 'webhook-id': 'msg_2' } as unknown as Record<string, string>;
+    expect(headerValue(onlyGet, 'webhook-id')).toBe('msg_1');
+    expect(headerValue(onlyHas, 'webhook-id')).toBe('msg_2');
+    expect(headerValue(new Headers({ 'webhook-id': 'msg_3' }), 'webhook-id')).toBe('msg_3');
+  });
+});
