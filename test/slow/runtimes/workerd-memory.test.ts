@@ -71,12 +71,16 @@ describe('workerd (miniflare): the memory store', () => {
   });
 
   it('without a context, answers 200 only once onEvent ran', async () => {
+    // workerd's console lines reach this process through miniflare's log pipe, possibly just after
+    // the answer: wait for the line, then hold the count exact.
     const answer = await deliver('/without-context', 'sess_plain');
     expect(answer.status).toBe(200);
+    await waitFor(() => runs('sess_plain') >= 1, { what: "onEvent's line", timeoutMs: 5_000 });
     expect(runs('sess_plain')).toBe(1);
 
     const flaky = await deliver('/without-context', 'sess_flaky_plain');
     expect(flaky.status).toBe(200);
+    await waitFor(() => runs('sess_flaky_plain') >= 2, { what: "the retried onEvent's line", timeoutMs: 5_000 });
     expect(runs('sess_flaky_plain')).toBe(2);
   });
 });
