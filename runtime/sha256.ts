@@ -47,11 +47,3 @@ export function sha256Hex(text: string): string {
 export function portableSha256Hex(text: string): string {
   return toHex(fastSha256.hash(encoder.encode(text)));
 }
-
-/** Time depends on length only: compare digests of equal length so not even that leaks. */
-export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
-  return diff === 0;
-}

@@ -97,29 +97,48 @@ export interface TracedSpan {
 /** Starts a span as `start` says; without `tracing`, a stand-in that only carries the trace context. */
 export function startSpan(tracing: Tracing | undefined, start: SpanStart): TracedSpan {
   if (!tracing) return new Untraced(start.parent);
-  const { api, tracer } = tracing;
-  const parent = parentContext(api, start);
-  const span = tracer.startSpan(start.name, { kind: start.kind, ...(start.attributes ? { attributes: start.attributes } : {}) }, parent);
-  const own = span.spanContext();
-  // A no-op tracer with no parent answers all-zero ids: nothing to send onward from it.
+  const parent = parentContext(tracing.api, start);
+  const span = tracing.tracer.startSpan(start.name, { kind: start.kind, ...(start.attributes ? { attributes: start.attributes } : {}) }, parent);
+  return new Traced(tracing.api, span, parent, start.parent);
+}
+
+/**
+ * A span of the API. Its trace context is made when first asked for: only a resume that writes an
+ * event asks, and a no-op tracer (the API without an SDK) would otherwise cost a new trace per request.
+ */
+class Traced implements TracedSpan {
+  readonly recording: boolean;
+  #trace: TraceContext | undefined;
+  constructor(
+    private readonly api: OpenTelemetryApi,
+    private readonly span: OtelSpan,
+    private readonly parent: OtelContext,
+    private readonly remote: TraceContext | undefined,
+  ) {
+    this.recording = span.isRecording();
+  }
+  get trace(): TraceContext {
+    return (this.#trace ??= ownTrace(this.span.spanContext(), this.remote));
+  }
+  set(attributes: SpanAttributes): void {
+    if (this.recording) for (const [key, value] of Object.entries(attributes)) this.span.setAttribute(key, value);
+  }
+  end(error?: string): void {
+    if (error !== undefined && this.recording) {
+      this.span.setAttribute('error.type', error);
+      this.span.setStatus({ code: STATUS_ERROR, message: error });
+    }
+    this.span.end();
+  }
+  run<T>(fn: () => T): T {
+    return this.api.context.with(this.api.trace.setSpan(this.parent, this.span), fn);
+  }
+}
+
+/** The span's own context; a no-op tracer with no parent answers all-zero ids: then the remote parent's, else a new trace. */
+function ownTrace(own: OtelSpanContext, remote: TraceContext | undefined): TraceContext {
   const traceparent = formatTraceparent(own);
-  const trace = parseTraceparent(traceparent) ? withState(traceparent, own) : (start.parent ?? newTraceContext());
-  const recording = span.isRecording();
-  return {
-    trace,
-    recording,
-    set(attributes) {
-      if (recording) for (const [key, value] of Object.entries(attributes)) span.setAttribute(key, value);
-    },
-    end(error) {
-      if (error !== undefined && recording) {
-        span.setAttribute('error.type', error);
-        span.setStatus({ code: STATUS_ERROR, message: error });
-      }
-      span.end();
-    },
-    run: (fn) => api.context.with(api.trace.setSpan(parent, span), fn),
-  };
+  return parseTraceparent(traceparent) ? withState(traceparent, own) : (remote ?? newTraceContext());
 }
 
 /** Without OpenTelemetry: only the trace context, made when first asked for (a class: no closures per request). */

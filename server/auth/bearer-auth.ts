@@ -4,8 +4,7 @@
  */
 import { BEARER_TOKEN_PATTERN } from '@session-resume-api/runtime/bearer-token';
 import { OptionsError } from '@session-resume-api/runtime/options-error';
-import { secretDigest, secretMatches } from '@session-resume-api/runtime/secret-digest';
-import { toHex } from '@session-resume-api/runtime/sha256';
+import { digestsEqual, secretDigest } from '@session-resume-api/runtime/secret-digest';
 
 /** What the Authorization header carried. */
 export type BearerCredentials = { kind: 'missing' } | { kind: 'malformed' } | { kind: 'token'; token: string };
@@ -39,7 +38,7 @@ export interface ApiKeyCheck {
 }
 
 /**
- * Builds the key check: SHA-256 digests compared with `timingSafeEqual`, every key on every call, so
+ * Builds the key check: SHA-256 digests compared in constant time, every key on every call, so
  * timing reveals neither a key's length nor which key nearly matched. Throws `OptionsError` unless
  * `apiKeys` is a non-empty list of non-empty strings (the one check of `createApp`'s `apiKeys`).
  */
@@ -47,11 +46,16 @@ export function createApiKeyCheck(apiKeys: readonly string[]): ApiKeyCheck {
   if (!Array.isArray(apiKeys) || apiKeys.length === 0 || apiKeys.some((k) => typeof k !== 'string' || k === '')) {
     throw new OptionsError('createApp: deps.apiKeys must be a non-empty list of non-empty strings.', { option: 'apiKeys' });
   }
-  const keys = apiKeys.map((key) => ({ digest: secretDigest(key), id: toHex(secretDigest(key)).slice(0, 16) }));
+  const keys = apiKeys.map((key) => {
+    const digest = secretDigest(key);
+    return { digest, id: digest.slice(0, 16) };
+  });
   return (token) => {
+    // One digest of the token, compared with every key's: the time depends on the number of keys only.
+    const given = secretDigest(token);
     let found: string | undefined;
     for (const key of keys) {
-      if (secretMatches(key.digest, token)) found ??= key.id;
+      if (digestsEqual(key.digest, given)) found ??= key.id;
     }
     return found;
   };

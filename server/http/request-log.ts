@@ -33,7 +33,8 @@ export function createRequestLog(logger: Logger): RequestHandler {
     res.setHeader('X-Request-Id', id);
     if (!logger.isLevelEnabled('info')) return next();
     const start = performance.now();
-    // 'close' follows 'finish' on every answer, and comes alone when the connection closed first: one listener.
+    // 'close' follows 'finish' on every answer, and comes alone when the connection closed first: one
+    // listener, and `on`, not `once`: 'close' comes once, and `once` wraps the listener per request.
     const done = () => {
       const status = res.statusCode;
       const line = {
@@ -46,7 +47,7 @@ export function createRequestLog(logger: Logger): RequestHandler {
       else if (status >= 500) logger.error(line, 'request failed');
       else logger.info(line, 'request completed');
     };
-    res.once('close', done);
+    res.on('close', done);
     next();
   };
 }

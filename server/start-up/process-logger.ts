@@ -30,8 +30,8 @@ export function createProcessLogger(options: ProcessLoggerOptions): Logger {
   return pino({ level: options.level, ...base }, turnBatchedDestination(options.fd ?? 1));
 }
 
-// Below sonic-boom's largest single write (16 KB): a turn with more lines than this writes as it fills.
-const TURN_BUFFER_BYTES = 8192;
+// A turn with more than this many characters of lines writes them as it fills.
+const TURN_BUFFER_CHARS = 8192;
 
 // No event loop is left at exit: held lines go out synchronously, before the process ends (one
 // listener for every logger of the process).
@@ -40,19 +40,34 @@ process.once('exit', () => {
   for (const destination of held) destination.flushSync();
 });
 
-/** Lines written synchronously, in order, once per event-loop turn; whatever is held is written at exit. */
+/**
+ * Lines written synchronously, in order, once per event-loop turn; whatever is held is written at exit.
+ * The turn's lines are kept here and joined once: sonic-boom's own buffer (`minLength`) measures
+ * its whole buffer again on every write, which cost more than the line itself.
+ */
 function turnBatchedDestination(fd: 1 | 2): DestinationStream {
-  const destination = pino.destination({ dest: fd, sync: true, minLength: TURN_BUFFER_BYTES });
-  held.add(destination);
+  const destination = pino.destination({ dest: fd, sync: true });
+  let lines: string[] = [];
+  let chars = 0;
   let scheduled = false;
+  const flush = () => {
+    if (lines.length === 0) return;
+    const chunk = lines.length === 1 ? lines[0]! : lines.join('');
+    lines = [];
+    chars = 0;
+    destination.write(chunk);
+  };
+  held.add({ flushSync: flush });
   const endOfTurn = () => {
     scheduled = false;
-    destination.flush();
+    flush();
   };
   return {
     write(line: string) {
-      destination.write(line);
-      if (!scheduled) {
+      lines.push(line);
+      chars += line.length;
+      if (chars >= TURN_BUFFER_CHARS) flush();
+      else if (!scheduled) {
         scheduled = true;
         setImmediate(endOfTurn);
       }

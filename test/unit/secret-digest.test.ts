@@ -1,0 +1,31 @@
+import fc from 'fast-check';
+import { expect, test } from 'vitest';
+import { digestsEqual, secretDigest, secretMatches } from '@session-resume-api/runtime/secret-digest';
+import { createApiKeyCheck } from '../../server/auth/bearer-auth.js';
+
+test('digestsEqual is string equality for any two strings', () => {
+  fc.assert(
+    fc.property(fc.string(), fc.string(), (a, b) => {
+      expect(digestsEqual(a, b)).toBe(a === b);
+      expect(digestsEqual(a, a)).toBe(true);
+    }),
+  );
+});
+
+test('a digest is the secret SHA-256 in lower-case hex; only the secret itself matches it', () => {
+  expect(secretDigest('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  fc.assert(
+    fc.property(fc.string({ minLength: 1 }), fc.string(), (secret, given) => {
+      expect(secretMatches(secretDigest(secret), given)).toBe(secret === given);
+      expect(secretMatches(secretDigest(secret), secret)).toBe(true);
+    }),
+  );
+});
+
+test('the key check finds the key whatever its place in the list, and its id is the digest prefix', () => {
+  const check = createApiKeyCheck(['first-key', 'second-key', 'third-key']);
+  expect(check('second-key')).toBe(secretDigest('second-key').slice(0, 16));
+  expect(check('third-key')).toBe(secretDigest('third-key').slice(0, 16));
+  expect(check('second-ke')).toBeUndefined();
+  expect(check('')).toBeUndefined();
+});
