@@ -25,6 +25,7 @@ interface RunSettings extends Omit<BenchOptions, 'redisUrl'> {
   growthMax: number;
   delivery: { events: number; backlog: number; profileDir?: string };
   recoveryEvents: number;
+  recoveryFull: boolean;
   only: ReadonlySet<string>;
 }
 
@@ -36,7 +37,8 @@ interface RunSettings extends Omit<BenchOptions, 'redisUrl'> {
  * BENCH_DELIVERY_EVENTS (events per delivery row, default 3000, 500–100 000), BENCH_DELIVERY_BACKLOG (the delivery
  * group's large backlog, default 100 000, 50 000–1 000 000) and BENCH_DELIVERY_PROFILE (a directory: CPU profiles of the
  * delivering instances land there) and BENCH_RECOVERY_EVENTS (events per row of the recovery group, bench/recovery.ts,
- * default 5000, 500–100 000).
+ * default 5000, 500–100 000) and BENCH_RECOVERY_FULL (1: the recovery group adds the 4-minute outage with the contract's
+ * full backlog held, maxHeldEvents, beside the drain lint:spec counts for it; minutes more; default 0).
  */
 function loadBenchOptions(env: NodeJS.ProcessEnv): RunSettings {
   const int = (name: string, fallback: number, min: number, max: number) => {
@@ -58,6 +60,7 @@ function loadBenchOptions(env: NodeJS.ProcessEnv): RunSettings {
     connections: int('BENCH_CONNECTIONS', 10, 1, 200),
     growthMax: int('BENCH_GROWTH_MAX', 1_000_000, 10_000, 1_000_000),
     recoveryEvents: int('BENCH_RECOVERY_EVENTS', 5000, 500, 100_000),
+    recoveryFull: int('BENCH_RECOVERY_FULL', 0, 0, 1) === 1,
     only: new Set(only.length ? only : GROUPS),
     delivery: {
       events: int('BENCH_DELIVERY_EVENTS', 3000, 500, 100_000),
@@ -89,7 +92,7 @@ try {
           },
         }
       : {}),
-    appendix: `${asStarted}${settings.only.has('recovery') ? `## Recovery after an outage\n\n${renderRecovery(await runRecoveryBench(redis.url, settings.recoveryEvents), settings.recoveryEvents)}\n` : ''}${settings.only.has('cluster') ? `${renderClusterSection(await runClusterCases({ ...options, seedSessions: settings.growthMax }))}\n` : ''}${settings.only.has('footprint') ? `${await runFootprintSection()}\n` : ''}${readFileSync(fileURLToPath(new URL('findings.md', import.meta.url)), 'utf8')}`,
+    appendix: `${asStarted}${settings.only.has('recovery') ? `## Recovery after an outage\n\n${renderRecovery(await runRecoveryBench(redis.url, settings.recoveryEvents, settings.recoveryFull), settings.recoveryEvents)}\n` : ''}${settings.only.has('cluster') ? `${renderClusterSection(await runClusterCases({ ...options, seedSessions: settings.growthMax }))}\n` : ''}${settings.only.has('footprint') ? `${await runFootprintSection()}\n` : ''}${readFileSync(fileURLToPath(new URL('findings.md', import.meta.url)), 'utf8')}`,
   };
   const cpu = cpus();
   const command = `${settings.only.size < GROUPS.length ? `BENCH_ONLY=${[...settings.only].join(',')} ` : ''}npm run bench`;

@@ -11,7 +11,12 @@
  * that a simulated outage of hours takes seconds; their waits are the injected clock's (the
  * probe schedule), plus the real time to the first delivery.
  *
- *   tsx bench/recovery.ts            (BENCH_RECOVERY_EVENTS, default 5000)
+ * With `full` (BENCH_RECOVERY_FULL=1) one more row: the 4-minute outage with the contract's
+ * full backlog held (`maxHeldEvents`, 100 000), against plain fetch of as many events in the same
+ * run, its drain beside the contract's count for it (tools/lint/circuit-hold.ts, what
+ * `npm run lint:spec` composes into the dedupe window). Off by default: it takes minutes.
+ *
+ *   tsx bench/recovery.ts            (BENCH_RECOVERY_EVENTS, default 5000; BENCH_RECOVERY_FULL=1 adds the full backlog)
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,6 +29,7 @@ import { waitUntilConnected } from '../server/redis/create-redis-connection.js';
 import { ENDPOINT_HEALTH_POLICY } from '../server/webhooks/endpoint-health-policy.js';
 import { createRedisDelivery, type RedisDelivery } from '../server/webhooks/redis-delivery.js';
 import { startRedisServer } from '../test/helpers/redis-server.js';
+import { circuitDelay } from '../tools/lint/circuit-hold.js';
 
 /** One row: the waits in ms and the drain as a share of plain fetch's rate. */
 export interface RecoveryRow {
@@ -36,6 +42,10 @@ export interface RecoveryRow {
   /** Events delivered per second from the first delivery, as a share of plain fetch's rate. */
   vsFetch: number;
   note?: string;
+  /** From the first enqueue to every event held, ms (the injected-clock rows). */
+  holdMs?: number;
+  /** Redis's `used_memory` once every event is held, bytes (the injected-clock rows). */
+  heldRedisBytes?: number;
 }
 
 const SCHEDULE = WEBHOOK_DELIVERY_POLICY.retry.scheduleMs;
@@ -94,6 +104,8 @@ interface Context {
   connection: Redis;
   events: number;
   fetchRate: number;
+  /** Scales every wait's timeout: the full backlog takes minutes to hold and to drain. */
+  timeoutScale: number;
 }
 
 /** A delivery instance on a fresh prefix, its circuit on a clock that `freeze` stops and `jump` moves on from, or none. */
@@ -129,7 +141,12 @@ function enqueueAll(engine: RedisDelivery, events: number): string[] {
 
 /** The drain's figures once the receiver answers 200 at `recoveredAt` (performance.now()). */
 async function drained(ctx: Context, receiver: Awaited<ReturnType<typeof startReceiver>>, recoveredAt: number, expected: string[], extraWaitMs = 0) {
-  await until(() => expected.every((id) => receiver.state.delivered.has(id)), 600_000, 'every event delivered');
+  // The size first: a scan of 100 000 ids every 5 ms would take the CPU the drain needs.
+  await until(
+    () => receiver.state.delivered.size >= expected.length && expected.every((id) => receiver.state.delivered.has(id)),
+    600_000 * ctx.timeoutScale,
+    'every event delivered',
+  );
   const { firstAt } = receiver.state;
   const drainMs = performance.now() - firstAt;
   return { waitMs: firstAt - recoveredAt + extraWaitMs, drainMs, vsFetch: expected.length / (drainMs / 1000) / ctx.fetchRate };
@@ -159,15 +176,18 @@ async function longOutage(ctx: Context, outageMs: number, label: string): Promis
   try {
     // The injected clock stands still while the events are held: no probe before the outage is simulated.
     sender.freeze(Date.now());
+    const holdStarted = performance.now();
     const ids = enqueueAll(sender.engine, ctx.events);
-    await until(async () => (await sender.engine.endpoint())?.state === 'open', 60_000, 'the circuit to open');
+    await until(async () => (await sender.engine.endpoint())?.state === 'open', 60_000 * ctx.timeoutScale, 'the circuit to open');
     await until(
       async () => {
         return (await sender.engine.endpoint())?.held === ctx.events;
       },
-      120_000,
+      120_000 * ctx.timeoutScale,
       'every event held',
     );
+    const holdMs = performance.now() - holdStarted;
+    const heldRedisBytes = redisMemory(await ctx.client.info('memory'), 'used_memory');
     const failedBefore = new Set(receiver.state.failed);
     let health = await sender.engine.endpoint();
     const recoveredClock = (health?.changedAt as number) + outageMs;
@@ -175,7 +195,7 @@ async function longOutage(ctx: Context, outageMs: number, label: string): Promis
     while ((health?.nextProbeAt as number) <= recoveredClock) {
       const before = health?.probes ?? 0;
       sender.freeze(health?.nextProbeAt as number);
-      await until(async () => ((health = await sender.engine.endpoint())?.probes ?? 0) > before, 30_000, 'a failed probe');
+      await until(async () => ((health = await sender.engine.endpoint())?.probes ?? 0) > before, 30_000 * ctx.timeoutScale, 'a failed probe');
       probes++;
     }
     receiver.state.status = 200;
@@ -195,6 +215,8 @@ async function longOutage(ctx: Context, outageMs: number, label: string): Promis
       outage: label,
       sender: 'circuit',
       ...row,
+      holdMs,
+      heldRedisBytes,
       note: `${probes} failed probes (their ${probed.size} events left out of the drain); the wait includes ${Math.round(probeWaitMs / 1000)} s of the injected clock until the next probe`,
     };
   } finally {
@@ -213,18 +235,47 @@ function scheduleOnlyWaitMs(outageMs: number): number {
   return Number.POSITIVE_INFINITY;
 }
 
-/** Every row of the recovery bench, one instance on `redisUrl`. */
-export async function runRecoveryBench(redisUrl: string, events: number): Promise<{ rows: RecoveryRow[]; fetchRate: number }> {
+/** Plain fetch's rate for `events` to a receiver that answers 200 (after a warm-up of 2000). */
+async function fetchRateFor(events: number): Promise<number> {
+  const fetchReceiver = await startReceiver();
+  fetchReceiver.state.status = 200;
+  try {
+    await plainFetch(fetchReceiver.url, 2000);
+    return await plainFetch(fetchReceiver.url, events);
+  } finally {
+    await fetchReceiver.close();
+  }
+}
+
+/** A byte count of Redis's INFO memory section. */
+function redisMemory(info: string, field: string): number {
+  return Number(new RegExp(`^${field}:(\\d+)`, 'm').exec(info)?.[1] ?? Number.NaN);
+}
+
+/** The contract's count for the drain of the full backlog (what `npm run lint:spec` reads), ms. */
+export const FULL_BACKLOG_BOUND_MS = circuitDelay(ENDPOINT_HEALTH_POLICY, WEBHOOK_DELIVERY_POLICY.answerDeadlineMs).drainMs;
+
+/** The 4-minute outage with `maxHeldEvents` held, its plain fetch of as many events measured just before it. */
+async function fullBacklog(ctx: Context): Promise<{ row: RecoveryRow; fetchRate: number }> {
+  const events = ENDPOINT_HEALTH_POLICY.maxHeldEvents;
+  const fetchRate = await fetchRateFor(events);
+  const row = await longOutage({ ...ctx, events, fetchRate, timeoutScale: 10 }, 4 * 60_000, `4-minute outage, full backlog (${events})`);
+  const s = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+  const mb = (bytes: number) => `${Math.round(bytes / 1_000_000)} MB`;
+  const peak = redisMemory(await ctx.client.info('memory'), 'used_memory_peak');
+  const held = `held in ${s(row.holdMs ?? Number.NaN)}, Redis ${mb(row.heldRedisBytes ?? Number.NaN)} then (peak ${mb(peak)}); plain fetch ${Math.round(fetchRate)} events/s for ${events}`;
+  const bound = `bound ${s(FULL_BACKLOG_BOUND_MS)} (lint:spec), measured ${s(row.drainMs)} = ${(row.drainMs / FULL_BACKLOG_BOUND_MS).toFixed(2)} of it`;
+  return { row: { ...row, note: `${bound}; ${held}; ${row.note ?? ''}` }, fetchRate };
+}
+
+/** Every row of the recovery bench, one instance on `redisUrl`; with `full`, the full backlog's row after them. */
+export async function runRecoveryBench(redisUrl: string, events: number, full = false): Promise<{ rows: RecoveryRow[]; fetchRate: number }> {
   const client = createRedisClient(redisUrl, { commandTimeoutMs: 30_000 });
   await waitUntilConnected(client);
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
   try {
-    const fetchReceiver = await startReceiver();
-    fetchReceiver.state.status = 200;
-    await plainFetch(fetchReceiver.url, 2000);
-    const fetchRate = await plainFetch(fetchReceiver.url, events);
-    await fetchReceiver.close();
-    const ctx: Context = { redisUrl, client, connection, events, fetchRate };
+    const fetchRate = await fetchRateFor(events);
+    const ctx: Context = { redisUrl, client, connection, events, fetchRate, timeoutScale: 1 };
     const rows: RecoveryRow[] = [await blip(ctx, 'circuit'), await blip(ctx, 'none')];
     for (const [ms, label] of [
       [4 * 60_000, '4-minute outage'],
@@ -240,6 +291,7 @@ export async function runRecoveryBench(redisUrl: string, events: number): Promis
         note: 'computed from the retry schedule (its next step after the outage); every event comes due at once, as in the blip row',
       });
     }
+    if (full) rows.push((await fullBacklog(ctx)).row);
     return { rows, fetchRate };
   } finally {
     await client.quit();
@@ -251,7 +303,7 @@ export async function runRecoveryBench(redisUrl: string, events: number): Promis
 export function renderRecovery(result: { rows: RecoveryRow[]; fetchRate: number }, events: number): string {
   const s = (ms: number) => (Number.isNaN(ms) ? '—' : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 0)} s`);
   const lines = [
-    `Plain fetch: ${Math.round(result.fetchRate)} events/s (50 in flight). ${events} events per row.`,
+    `Plain fetch: ${Math.round(result.fetchRate)} events/s (50 in flight). ${events} events per row${result.rows.some((r) => r.outage.includes('full backlog')) ? " (the full backlog's row: its own count and plain fetch, in its note)" : ''}.`,
     '',
     '| outage | sender | 200 again → first delivery | first delivery → empty backlog | drain vs plain fetch | note |',
     '|---|---|---|---|---|---|',
@@ -265,9 +317,10 @@ export function renderRecovery(result: { rows: RecoveryRow[]; fetchRate: number 
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const events = Number(process.env.BENCH_RECOVERY_EVENTS ?? 5000);
+  const full = process.env.BENCH_RECOVERY_FULL === '1';
   const redis = await startRedisServer();
   try {
-    process.stdout.write(renderRecovery(await runRecoveryBench(redis.url, events), events));
+    process.stdout.write(renderRecovery(await runRecoveryBench(redis.url, events, full), events));
   } finally {
     await redis.stop();
   }
