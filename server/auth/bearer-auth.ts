@@ -17,8 +17,9 @@ const BEARER = new RegExp(`^bearer +(${BEARER_TOKEN_PATTERN}) *$`, 'i');
 
 /** Parses an Authorization header value: missing, malformed (another scheme, no token) or a bearer token. */
 export function parseBearer(header: string | undefined): BearerCredentials {
-  if (header === undefined || header.trim() === '') return { kind: 'missing' };
-  const match = BEARER.exec(header.trim());
+  const value = header?.trim();
+  if (!value) return { kind: 'missing' };
+  const match = BEARER.exec(value);
   return match?.[1] ? { kind: 'token', token: match[1] } : { kind: 'malformed' };
 }
 
