@@ -61,11 +61,23 @@ async function urlOf(child: ChildProcess, pick: (line: string) => string | undef
   return Promise.race([found, exited, late]);
 }
 
+/** Spawns `node args`, under `launcher` when given (bench/instructions.ts: valgrind). */
+function spawnNode(args: string[], env: NodeJS.ProcessEnv | undefined, launcher: readonly string[]): ChildProcess {
+  const [command, ...prefix] = launcher.length ? [...launcher, process.execPath] : [process.execPath];
+  return spawn(command!, [...prefix, ...args], { cwd: root, ...(env ? { env } : {}), stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
 /** The reference server at `main` (a server/dist/main.js) with the environment `npm start` would see: only the key and a free port set. */
-async function startNpmStart(name: string, main: string, nodeArgs: string[] = [], settings: Record<string, string> = {}): Promise<Started> {
+export async function startNpmStart(
+  name: string,
+  main: string,
+  nodeArgs: string[] = [],
+  settings: Record<string, string> = {},
+  launcher: readonly string[] = [],
+): Promise<Started> {
   const { PATH, HOME } = process.env;
   const env = { ...(PATH ? { PATH } : {}), ...(HOME ? { HOME } : {}), ...settings, API_KEYS: BENCH_KEY, PORT: '0' };
-  const child = spawn(process.execPath, [...nodeArgs, main], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnNode([...nodeArgs, main], env, launcher);
   const url = await urlOf(child, (line) => {
     const parsed = line.startsWith('{') ? (JSON.parse(line) as { msg?: string; url?: string }) : {};
     return parsed.msg === 'listening' ? parsed.url : undefined;
@@ -73,22 +85,24 @@ async function startNpmStart(name: string, main: string, nodeArgs: string[] = []
   return { name, url, child };
 }
 
-async function startCardStack(nodeArgs: string[] = []): Promise<Started> {
-  const child = spawn(process.execPath, [...nodeArgs, fileURLToPath(new URL('card-stack.mjs', import.meta.url)), specPath, BENCH_KEY], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+/** The card's stack (bench/card-stack.mjs) under plain node. */
+export async function startCardStack(nodeArgs: string[] = [], launcher: readonly string[] = []): Promise<Started> {
+  const child = spawnNode([...nodeArgs, fileURLToPath(new URL('card-stack.mjs', import.meta.url)), specPath, BENCH_KEY], undefined, launcher);
   return { name: CARD_STACK, url: await urlOf(child, (line) => (line.startsWith('http') ? line : undefined)), child };
 }
+
+/** This tree's server build, as `npm start` runs it. */
+export const THIS_BUILD = fileURLToPath(new URL('../server/dist/main.js', import.meta.url));
 
 /** The resume URL every load asks (the demo set's running session). */
 export const resumeUrlOf = (target: Started): string => `${target.url}/v1/sessions/${RUNNING_DEMO_SESSION}/resume`;
 
+/** The headers of every resume the benches send. */
+export const RESUME_HEADERS = { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' } as const;
+
 /** Starts the card's stack or `npm start`'s server of this tree, with `nodeArgs` (bench/profile.ts: `--cpu-prof`). */
 export function startAsStarted(kind: 'card-stack' | 'npm-start', nodeArgs: string[] = []): Promise<Started> {
-  return kind === 'card-stack'
-    ? startCardStack(nodeArgs)
-    : startNpmStart(NPM_START, fileURLToPath(new URL('../server/dist/main.js', import.meta.url)), nodeArgs);
+  return kind === 'card-stack' ? startCardStack(nodeArgs) : startNpmStart(NPM_START, THIS_BUILD, nodeArgs);
 }
 
 /** Stops a server started here (SIGTERM; both exit 0, so `--cpu-prof` writes its profile). */
@@ -117,11 +131,9 @@ export interface AsStartedOptions {
   others?: ReadonlyArray<{ label: string; main: string; env?: Record<string, string> }>;
 }
 
-const headers = { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' };
-
 async function measure(target: Started, durationS: number, connections: number): Promise<{ result: LoadResult; cpu: number }> {
   const before = cpuMicros(target.child.pid!);
-  const result = await runLoad({ url: resumeUrlOf(target), method: 'POST', headers, connections, durationS });
+  const result = await runLoad({ url: resumeUrlOf(target), method: 'POST', headers: RESUME_HEADERS, connections, durationS });
   return { result, cpu: (cpuMicros(target.child.pid!) - before) / Math.max(1, result.requests) };
 }
 
