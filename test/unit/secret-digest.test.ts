@@ -12,6 +12,16 @@ test('digestsEqual is string equality for any two strings', () => {
   );
 });
 
+test('digestsEqual tells apart two strings of one length that differ at any one place', () => {
+  fc.assert(
+    fc.property(fc.string({ minLength: 1, maxLength: 64 }), fc.nat(), (a, at) => {
+      const i = at % a.length;
+      const b = `${a.slice(0, i)}${String.fromCharCode(a.charCodeAt(i) ^ 1)}${a.slice(i + 1)}`;
+      expect(digestsEqual(a, b)).toBe(false);
+    }),
+  );
+});
+
 test('a digest is the secret SHA-256 in lower-case hex; only the secret itself matches it', () => {
   expect(secretDigest('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   fc.assert(
