@@ -15,7 +15,7 @@
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent, request, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +34,7 @@ async function resumes(target: Started, count: number): Promise<void> {
   let sent = 0;
   const one = async () => {
     const req = request({ agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: RESUME_HEADERS }).end();
-    const [res] = (await once(req, 'response')) as [import('node:http').IncomingMessage];
+    const [res] = (await once(req, 'response')) as [IncomingMessage];
     res.resume();
     await once(res, 'end');
     if (res.statusCode !== 409) throw new Error(`bench/instructions: ${target.name} answered ${res.statusCode}, not 409`);
