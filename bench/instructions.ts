@@ -58,7 +58,7 @@ function totalInstructions(file: string): number {
 }
 
 /** Counts one server, started by `start` under callgrind with its instrumentation off. */
-async function count(start: (launcher: string[]) => Promise<Started>, options: { warm: number; count: number }): Promise<InstructionsRow> {
+async function countInstructions(start: (launcher: string[]) => Promise<Started>, options: { warm: number; count: number }): Promise<InstructionsRow> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-instructions-'));
   const file = join(dir, 'callgrind.out');
   const target = await start(['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${file}`]);
@@ -84,10 +84,10 @@ export async function runInstructions(options: {
   others?: ReadonlyArray<{ label: string; main: string }>;
 }): Promise<InstructionsRow[]> {
   const rows = [
-    await count((launcher) => startCardStack([], launcher), options),
-    await count((launcher) => startNpmStart(NPM_START, THIS_BUILD, [], {}, launcher), options),
+    await countInstructions((launcher) => startCardStack([], launcher), options),
+    await countInstructions((launcher) => startNpmStart(NPM_START, THIS_BUILD, [], {}, launcher), options),
   ];
-  for (const other of options.others ?? []) rows.push(await count((launcher) => startNpmStart(other.label, other.main, [], {}, launcher), options));
+  for (const other of options.others ?? []) rows.push(await countInstructions((launcher) => startNpmStart(other.label, other.main, [], {}, launcher), options));
   return rows;
 }
 

@@ -269,7 +269,11 @@ async function fullBacklog(ctx: Context): Promise<{ row: RecoveryRow; fetchRate:
 }
 
 /** Every row of the recovery bench, one instance on `redisUrl`; with `full`, the full backlog's row after them. */
-export async function runRecoveryBench(redisUrl: string, events: number, full = false): Promise<{ rows: RecoveryRow[]; fetchRate: number }> {
+export async function runRecoveryBench(
+  redisUrl: string,
+  events: number,
+  { full = false }: { full?: boolean } = {},
+): Promise<{ rows: RecoveryRow[]; fetchRate: number }> {
   const client = createRedisClient(redisUrl, { commandTimeoutMs: 30_000 });
   await waitUntilConnected(client);
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
@@ -320,7 +324,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const full = process.env.BENCH_RECOVERY_FULL === '1';
   const redis = await startRedisServer();
   try {
-    process.stdout.write(renderRecovery(await runRecoveryBench(redis.url, events, full), events));
+    process.stdout.write(renderRecovery(await runRecoveryBench(redis.url, events, { full }), events));
   } finally {
     await redis.stop();
   }

@@ -52,7 +52,7 @@ export function createApiKeyCheck(apiKeys: readonly string[]): ApiKeyCheck {
     return { digest, id: digest.slice(0, 16) };
   });
   return (token) => {
-    // One digest of the token, compared with every key's: the time depends on the number of keys only.
+    // One digest of the token, compared with every key's, all of them: the time never tells which key matched.
     const given = secretDigest(token);
     let found: string | undefined;
     for (const key of keys) {

@@ -88,7 +88,7 @@ function createResume(deps: ResumeHandlerDeps) {
     if (flightKey !== undefined) inFlight.add(flightKey);
     let transition;
     try {
-      transition = await (world?.store ?? store).resume(id, new ResumeOptions(key === undefined ? undefined : { scope, key, answers: ANSWERS }, span));
+      transition = await (world?.store ?? store).resume(id, storeOptions(key === undefined ? undefined : { scope, key, answers: ANSWERS }, span));
     } catch (err) {
       if (err instanceof StoreUnavailableError && err.outcomeUnknown) {
         throw new HttpError(503, 'service_unavailable', UNKNOWN_OUTCOME, { 'Retry-After': '1' }, { cause: err });
@@ -123,17 +123,17 @@ function createResume(deps: ResumeHandlerDeps) {
 }
 
 /**
- * The store's options, the trace context a getter: only a store writing an event reads it, so a 404
- * or 409 makes no new trace. A class: its getter lives on the prototype, not on an object literal per request.
+ * The trace context is an own getter: the memory store reads it only when it writes an event, so a
+ * 404 or 409 there makes no new trace; an object literal, so a store that copies the options
+ * (`{ ...options }`) still gets it.
  */
-class ResumeOptions implements StoreResumeOptions {
-  constructor(
-    readonly idempotency: StoreResumeOptions['idempotency'],
-    private readonly span: TracedSpan,
-  ) {}
-  get trace() {
-    return this.span.trace;
-  }
+function storeOptions(idempotency: StoreResumeOptions['idempotency'], span: TracedSpan): StoreResumeOptions {
+  return {
+    ...(idempotency ? { idempotency } : {}),
+    get trace() {
+      return span.trace;
+    },
+  };
 }
 
 function readIdempotencyKey(req: Request): string | undefined {

@@ -30,20 +30,31 @@ export function createProcessLogger(options: ProcessLoggerOptions): Logger {
   return pino({ level: options.level, ...base }, turnBatchedDestination(options.fd ?? 1));
 }
 
-// A turn with more than this many characters of lines writes them as it fills.
+// A turn that has written at least this many characters of lines writes them at once: the lines
+// held in memory stay bounded however many a turn logs.
 const TURN_BUFFER_CHARS = 8192;
 
 // No event loop is left at exit: held lines go out synchronously, before the process ends (one
 // listener for every logger of the process).
 const held = new Set<{ flushSync(): void }>();
 process.once('exit', () => {
-  for (const destination of held) destination.flushSync();
+  // Every logger gets its turn even when one cannot write; the first failure is thrown after.
+  const failures: unknown[] = [];
+  for (const destination of held) {
+    try {
+      destination.flushSync();
+    } catch (err) {
+      failures.push(err);
+    }
+  }
+  if (failures.length) throw new Error('the log could not be written at exit', { cause: failures[0] });
 });
 
 /**
  * Lines written synchronously, in order, once per event-loop turn; whatever is held is written at exit.
  * The turn's lines are kept here and joined once: sonic-boom's own buffer (`minLength`) measures
- * its whole buffer again on every write, which cost more than the line itself.
+ * its whole buffer again on every write, which cost more than formatting the line
+ * (BENCHMARKS.md, resume as users start them).
  */
 function turnBatchedDestination(fd: 1 | 2): DestinationStream {
   const destination = pino.destination({ dest: fd, sync: true });

@@ -37,5 +37,7 @@ test('the key check finds the key whatever its place in the list, and its id is 
   expect(check('second-key')).toBe(secretDigest('second-key').slice(0, 16));
   expect(check('third-key')).toBe(secretDigest('third-key').slice(0, 16));
   expect(check('second-ke')).toBeUndefined();
+  // Ids scope Idempotency-Keys and label metrics: the first 16 hex digits of the key's SHA-256, as before.
+  expect(createApiKeyCheck(['abc'])('abc')).toBe('ba7816bf8f01cfea');
   expect(check('')).toBeUndefined();
 });
