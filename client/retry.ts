@@ -67,33 +67,36 @@ export type AttemptResult =
 /** What follows an attempt: another one after `delayMs`, or none (the result stands). */
 export type RetryDecision = { retry: true; delayMs: number } | { retry: false };
 
+// Node's fetch (undici) names the failure in `cause.code`: these codes come before a byte of the
+// request is written.
+const BEFORE_REQUEST_SENT: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'EAI_NONAME',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+]);
+
+/** When a failed fetch failed: before a byte of the request was written, or after (the resume may have been applied). */
 export function networkFailureKind(error: unknown): NetworkFailureKind {
-  // Node's fetch (undici) names the failure in `cause.code` (on each of `cause.errors` when
-  // several addresses were tried); these codes come before a byte of the request is written.
-  // Browsers say nothing (a bare TypeError), and a reset may come before or after the request was
-  // written: both count as `afterRequestSent`, the kind that may have applied the resume.
-  const beforeRequestSent = [
-    'ECONNREFUSED',
-    'ENOTFOUND',
-    'EAI_AGAIN',
-    'EAI_FAIL',
-    'EAI_NONAME',
-    'ENETUNREACH',
-    'EHOSTUNREACH',
-    'EADDRNOTAVAIL',
-    'UND_ERR_CONNECT_TIMEOUT',
-    'CERT_HAS_EXPIRED',
-    'CERT_NOT_YET_VALID',
-    'DEPTH_ZERO_SELF_SIGNED_CERT',
-    'SELF_SIGNED_CERT_IN_CHAIN',
-    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-    'ERR_TLS_CERT_ALTNAME_INVALID',
-    'ERR_SSL_WRONG_VERSION_NUMBER',
-  ];
+  // `cause.errors` holds one failure per address when several were tried. Browsers say nothing
+  // (a bare TypeError), and a reset may come before or after the request was written: both count
+  // as `afterRequestSent`, the kind that may have applied the resume.
   const cause = (error as { cause?: { code?: unknown; errors?: unknown } } | null)?.cause;
   const causes: unknown[] = Array.isArray(cause?.errors) && cause.errors.length > 0 ? cause.errors : [cause];
-  const before = causes.every((c) => beforeRequestSent.includes(String((c as { code?: unknown } | null)?.code)));
+  const before = causes.every((c) => BEFORE_REQUEST_SENT.has(String((c as { code?: unknown } | null)?.code)));
   return before ? 'beforeRequestSent' : 'afterRequestSent';
 }
 
