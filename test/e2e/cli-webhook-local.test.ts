@@ -3,7 +3,7 @@
  * --insecure-localhost (never otherwise), https:// against a plain-HTTP server, --ca with
  * --insecure-localhost, the probe, and duplicates reported by `webhook send`.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_PROBE_EVENT } from '@session-resume-api/runtime/webhook-probe';
-import { startHttpsReceiver, type HttpsReceiver } from '../helpers/tls.js';
+import { makeCertificate, startHttpsReceiver, type HttpsReceiver } from '../helpers/tls.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 interface Run {
@@ -107,29 +107,8 @@ describe('--ca with --insecure-localhost', () => {
     expect(good.stdout).toMatch(/ok\s+TLS handshake\s+CN=localhost/);
     expect(good.stdout).not.toContain('not verified');
 
-    const otherKey = join(dir, 'other-key.pem');
     const other = join(dir, 'other.pem');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-nodes',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-keyout',
-        otherKey,
-        '-out',
-        other,
-        '-days',
-        '1',
-        '-subj',
-        '/CN=other',
-      ],
-      { stdio: 'ignore' },
-    );
+    writeFileSync(other, makeCertificate('other').cert);
     expect(readFileSync(other, 'utf8')).toContain('BEGIN CERTIFICATE');
     const bad = await cli('webhook', 'check', `${probeAware.origin}/h`, '--insecure-localhost', '--ca', other);
     expect(bad.code).toBe(1);

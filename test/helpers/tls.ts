@@ -21,10 +21,18 @@ let cached: TestCertificate | undefined;
 
 /**
  * A self-signed EC P-256 certificate for `localhost` and `127.0.0.1` (subjectAltName,
- * RFC 6125 §6), valid 1 day, made once per test process with `/usr/bin/openssl`.
+ * RFC 6125 §6), valid 1 day, made once per test process.
  */
 export function getTestCertificate(): TestCertificate {
-  if (cached) return cached;
+  cached ??= makeCertificate('localhost', 'subjectAltName=DNS:localhost,IP:127.0.0.1');
+  return cached;
+}
+
+/**
+ * A new self-signed EC P-256 certificate with common name `commonName` (and `extension`, an
+ * `openssl -addext` value, when given), valid 1 day, made with `/usr/bin/openssl`.
+ */
+export function makeCertificate(commonName: string, extension?: string): TestCertificate {
   const dir = mkdtempSync(join(tmpdir(), 'sra-tls-'));
   try {
     const keyPath = join(dir, 'key.pem');
@@ -46,14 +54,12 @@ export function getTestCertificate(): TestCertificate {
         '-days',
         '1',
         '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        `/CN=${commonName}`,
+        ...(extension ? ['-addext', extension] : []),
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
-    cached = { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8') };
-    return cached;
+    return { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
