@@ -7,18 +7,17 @@
  * leaves out what the kernel does for the process (the writes) and what a cache miss costs.
  *
  * Per server: `WARM` resumes to warm it up (the JIT's tiers), then callgrind's instrumentation is
- * switched on (`callgrind_control -i on`) for `COUNT` resumes on 4 kept-alive connections and off
+ * switched on (`callgrind_control -i on`) for `COUNT` resumes by autocannon on 4 connections and off
  * again; instructions ÷ `COUNT`. Needs valgrind (Debian's package). About a minute per server.
  *
  *   tsx bench/instructions.ts [label=path/to/server/dist/main.js …]   (BENCH_WARM 5000, BENCH_COUNT 2000)
  */
 import { execFileSync } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, request, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runLoad } from './run-case.js';
 import { CARD_STACK, NPM_START, RESUME_HEADERS, THIS_BUILD, resumeUrlOf, startCardStack, startNpmStart, stop, type Started } from './as-started.js';
 
 /** One server's count. */
@@ -27,27 +26,11 @@ export interface InstructionsRow {
   instructionsPerRequest: number;
 }
 
-/** `count` resumes on 4 kept-alive connections; rejects on any answer but 409 (the steady state). */
+/** `count` resumes on 4 connections; rejects on any answer but 409 (the steady state). */
 async function resumes(target: Started, count: number): Promise<void> {
-  const url = new URL(resumeUrlOf(target));
-  const agent = new Agent({ keepAlive: true, maxSockets: 4 });
-  let sent = 0;
-  const one = async () => {
-    const req = request({ agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: RESUME_HEADERS }).end();
-    const [res] = (await once(req, 'response')) as [IncomingMessage];
-    res.resume();
-    await once(res, 'end');
-    if (res.statusCode !== 409) throw new Error(`bench/instructions: ${target.name} answered ${res.statusCode}, not 409`);
-  };
-  try {
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        while (sent++ < count) await one();
-      }),
-    );
-  } finally {
-    agent.destroy();
-  }
+  const result = await runLoad({ url: resumeUrlOf(target), method: 'POST', headers: RESUME_HEADERS, connections: 4, amount: count });
+  const unexpected = result.requests - result.non2xx + result.errors + result.timeouts;
+  if (unexpected > 0) throw new Error(`bench/instructions: ${target.name} gave ${unexpected} answers that were not 409`);
 }
 
 /** The instructions of the run counted in callgrind's output file (its `totals:` line). */

@@ -14,6 +14,8 @@ export interface LoadCase {
   sign?: (body: string) => Record<string, string>;
   /** Seconds of measured load (default 3). */
   durationS?: number;
+  /** Exactly this many requests instead of a duration. */
+  amount?: number;
   /** Concurrent connections (default 10). */
   connections?: number;
 }
@@ -41,7 +43,7 @@ export async function runLoad(load: LoadCase): Promise<LoadResult> {
     url: load.url,
     method: load.method ?? 'GET',
     headers: load.headers ?? {},
-    duration: load.durationS ?? 3,
+    ...(load.amount === undefined ? { duration: load.durationS ?? 3 } : { amount: load.amount }),
     connections: load.connections ?? 10,
     ...(typeof body === 'string' ? { body } : {}),
     ...(perRequest
